@@ -1,0 +1,15 @@
+// Package client is the Go client of the Agentry HTTP API, and the only
+// package of this repository meant to be imported by other programs. It
+// imports nothing of the server.
+//
+// It owns the conventions every call follows: credentials (an API key, a
+// bearer token or token function, or an SSO login from ~/.service/config),
+// the X-Account-Id and Service-Version headers, typed errors, lists and
+// their pages in every response shape the API has used, server-sent event
+// streams with resumption, polling, and streamed uploads and downloads.
+// Each API area adds one file of typed methods on top of these.
+//
+//	c, err := client.New(client.WithAPIKey(os.Getenv("MY_KEY")))
+//	if err != nil { … }
+//	me, err := c.Me(ctx)
+package client

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/agentry/agentry/internal/envflag"
+	"github.com/agentry/agentry/internal/server"
+	"github.com/spf13/cobra"
+)
+
+func serveCommand() *cobra.Command {
+	d := server.Defaults()
+	cfg := d
+	var logLevel, logFormat string
+	var envErr error
+	str := func(name, def string) string { return envflag.String(name, def) }
+	flt := func(name string, def float64) float64 {
+		v, err := envflag.Float(name, def)
+		if err != nil && envErr == nil {
+			envErr = err
+		}
+		return v
+	}
+	num := func(name string, def int) int {
+		v, err := envflag.Int(name, def)
+		if err != nil && envErr == nil {
+			envErr = err
+		}
+		return v
+	}
+	dur := envflag.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the platform: HTTP API, job workers and scheduler",
+		Long: `Run Agentry. With no flags it keeps everything in ./agentry-data (SQLite,
+blobs) and listens on 127.0.0.1:8080. On first start it creates an owner
+account and prints an API key once.
+
+Every flag defaults from the SERVICE_* variable named in its help.`,
+		Example: `  agentry serve
+  SERVICE_DATABASE_URL=postgres://agentry@db/agentry agentry serve --addr :8080 --role api`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if envErr != nil {
+				return envErr
+			}
+			configureLogging(logLevel, logFormat)
+			s, err := server.New(cmd.Context(), cfg, os.Stderr)
+			if err != nil {
+				return err
+			}
+			return s.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", str("SERVICE_ADDR", d.Addr), "listen address (SERVICE_ADDR)")
+	f.StringVar(&cfg.DataDir, "data-dir", str("SERVICE_DATA_DIR", d.DataDir), "directory for the embedded database and blobs (SERVICE_DATA_DIR)")
+	f.StringVar(&cfg.DatabaseURL, "database-url", str("SERVICE_DATABASE_URL", ""), "postgres://… to run on PostgreSQL; empty for SQLite in the data dir (SERVICE_DATABASE_URL)")
+	f.StringVar(&cfg.BlobURL, "blob-url", str("SERVICE_BLOB_URL", ""), "blob store: file://DIR or s3://bucket?region=…&endpoint=… (SERVICE_BLOB_URL; default file://<data-dir>/blobs)")
+	f.StringVar(&cfg.Role, "role", str("SERVICE_ROLE", d.Role), "api, worker or all (SERVICE_ROLE)")
+	f.StringVar(&cfg.OIDCIssuer, "oidc-issuer", str("SERVICE_OIDC_ISSUER", ""), "OIDC issuer URL whose tokens are accepted (SERVICE_OIDC_ISSUER)")
+	f.StringVar(&cfg.OIDCAudience, "oidc-audience", str("SERVICE_OIDC_AUDIENCE", ""), "audiences a token may carry, comma-separated: the CLI's client id, an API audience (SERVICE_OIDC_AUDIENCE)")
+	f.StringVar(&cfg.BootstrapAPIKey, "bootstrap-api-key", str("SERVICE_BOOTSTRAP_API_KEY", ""), "on an empty database, use this exact value as the owner's API key (SERVICE_BOOTSTRAP_API_KEY)")
+	f.Float64Var(&cfg.DefaultCredits, "default-credits", flt("SERVICE_DEFAULT_CREDITS", d.DefaultCredits), "credit balance of new accounts (SERVICE_DEFAULT_CREDITS)")
+	f.Float64Var(&cfg.RateLimit, "rate-limit", flt("SERVICE_RATE_LIMIT", d.RateLimit), "requests per second per credential; 0 disables (SERVICE_RATE_LIMIT)")
+	f.IntVar(&cfg.RateBurst, "rate-burst", num("SERVICE_RATE_BURST", d.RateBurst), "rate limit burst (SERVICE_RATE_BURST)")
+	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(num("SERVICE_MAX_BODY_BYTES", int(d.MaxBodyBytes))), "largest JSON request body (SERVICE_MAX_BODY_BYTES)")
+	f.IntVar(&cfg.MaxWorkers, "max-workers", num("SERVICE_MAX_WORKERS", d.MaxWorkers), "concurrent jobs per process (SERVICE_MAX_WORKERS)")
+	jt, err := dur("SERVICE_JOB_TIMEOUT", d.JobTimeout)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	ra, err := dur("SERVICE_JOB_RESCUE_AFTER", d.JobRescueAfter)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	st, err := dur("SERVICE_SHUTDOWN_TIMEOUT", d.ShutdownTimeout)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.JobTimeout, "job-timeout", jt, "longest a job attempt may run (SERVICE_JOB_TIMEOUT)")
+	f.DurationVar(&cfg.JobRescueAfter, "job-rescue-after", ra, "retry a job left running by a dead process after this long (SERVICE_JOB_RESCUE_AFTER)")
+	ur, err := dur("SERVICE_UPLOAD_RETENTION", d.UploadRetention)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.UploadRetention, "upload-retention", ur, "how long input uploads are kept (SERVICE_UPLOAD_RETENTION)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight work may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
+	f.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", str("SERVICE_ALLOW_PRIVATE_WEBHOOKS", "") == "true", "let webhook and S3 steps reach private and loopback addresses (SERVICE_ALLOW_PRIVATE_WEBHOOKS=true)")
+	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")
+	f.StringVar(&logFormat, "log-format", str("SERVICE_LOG_FORMAT", "text"), "text or json (SERVICE_LOG_FORMAT)")
+	return cmd
+}
+
+func configureLogging(level, format string) {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(strings.ToUpper(level)))
+	opts := &slog.HandlerOptions{Level: l}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
+	if format == "json" {
+		h = slog.NewJSONHandler(os.Stderr, opts)
+	}
+	slog.SetDefault(slog.New(h))
+}

@@ -1,0 +1,138 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/agentry/agentry/internal/admin"
+	"github.com/agentry/agentry/internal/server"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// run executes `agentry admin ARGS… -o json` on the database at url.
+func run(t *testing.T, url string, args ...string) (string, error) {
+	t.Helper()
+	cmd := admin.Command()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs(append(args, "--database-url", url, "-o", "json", "--data-dir", t.TempDir()))
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func runJSON(t *testing.T, url string, v any, args ...string) {
+	t.Helper()
+	out, err := run(t, url, args...)
+	if err != nil {
+		t.Fatalf("admin %v: %v", args, err)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("admin %v: output is not JSON: %v\n%s", args, err, out)
+	}
+}
+
+func TestAdmin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		url := storetest.URL(t, d)
+		var u map[string]string
+		runJSON(t, url, &u, "users", "create", "--email", "ops@example.com", "--name", "Ops")
+		if u["user_id"] == "" || u["personal_account_id"] == "" {
+			t.Fatalf("user: %v", u)
+		}
+		if _, err := run(t, url, "users", "create", "--email", "OPS@example.com"); err == nil {
+			t.Error("duplicate email accepted")
+		}
+		var org map[string]string
+		runJSON(t, url, &org, "orgs", "create", "--name", "Acme", "--owner", u["user_id"])
+		if _, err := run(t, url, "orgs", "create", "--name", "Ghost", "--owner", store.NewID()); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("org with unknown owner: %v", err)
+		}
+		var second map[string]string
+		runJSON(t, url, &second, "users", "create", "--name", "Second")
+		var m map[string]string
+		runJSON(t, url, &m, "members", "add", "--account", org["id"], "--user", second["user_id"], "--role", "admin")
+		if _, err := run(t, url, "members", "add", "--account", org["id"], "--user", second["user_id"], "--role", "boss"); err == nil {
+			t.Error("bad role accepted")
+		}
+		var members []map[string]string
+		runJSON(t, url, &members, "members", "list", "--account", org["id"])
+		if len(members) != 2 {
+			t.Errorf("members: %v", members)
+		}
+		var orgs []map[string]any
+		runJSON(t, url, &orgs, "orgs", "list")
+		if len(orgs) != 1 || orgs[0]["name"] != "Acme" {
+			t.Errorf("orgs: %v", orgs)
+		}
+		var accounts []map[string]any
+		runJSON(t, url, &accounts, "accounts", "list")
+		if len(accounts) != 3 {
+			t.Errorf("accounts: %v", accounts)
+		}
+
+		var key map[string]string
+		runJSON(t, url, &key, "keys", "create", "--account", org["id"], "--user", second["user_id"], "--name", "ci", "--role", "member")
+		if !strings.HasPrefix(key["key"], "agk_") {
+			t.Fatalf("key: %v", key)
+		}
+		if _, err := run(t, url, "keys", "create", "--account", org["id"], "--user", store.NewID()); err == nil {
+			t.Error("key for a non-member accepted")
+		}
+		var keys []map[string]any
+		runJSON(t, url, &keys, "keys", "list", "--account", org["id"])
+		if len(keys) != 1 || keys[0]["revoked_at"] != nil || strings.Contains(toJSON(keys), key["key"]) {
+			t.Errorf("keys list: %v", keys)
+		}
+		if _, err := run(t, url, "keys", "revoke", key["id"]); err != nil {
+			t.Fatal(err)
+		}
+		runJSON(t, url, &keys, "keys", "list", "--account", org["id"])
+		if keys[0]["revoked_at"] == nil {
+			t.Error("not revoked")
+		}
+
+		var grant map[string]any
+		runJSON(t, url, &grant, "credits", "grant", "--account", org["id"], "--amount", "250.5")
+		if grant["balance"] != 1250.5 {
+			t.Errorf("grant: %v", grant)
+		}
+		var show map[string]any
+		runJSON(t, url, &show, "credits", "show", "--account", org["id"])
+		if show["balance"] != 1250.5 || len(show["ledger"].([]any)) != 2 {
+			t.Errorf("show: %v", show)
+		}
+		if _, err := run(t, url, "credits", "grant", "--account", store.NewID(), "--amount", "1"); err == nil {
+			t.Error("grant to unknown account accepted")
+		}
+
+		// jobs ping needs a worker on the same database.
+		cfg := server.Defaults()
+		cfg.Addr, cfg.DataDir, cfg.DatabaseURL = "127.0.0.1:0", t.TempDir(), url
+		s, err := server.New(context.Background(), cfg, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- s.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		cmd := admin.Command()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetArgs([]string{"jobs", "ping", "--database-url", url, "--wait", "20s"})
+		if err := cmd.ExecuteContext(context.Background()); err != nil || !strings.Contains(out.String(), "ran in") {
+			t.Errorf("jobs ping: %v %s", err, out.String())
+		}
+	})
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,78 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/riverqueue/river"
+	"github.com/spf13/cobra"
+)
+
+// reviewsCommand lets operators decide human_in_the_loop steps: the API
+// contract has no operation for it, and a parked run otherwise waits for
+// its deadline's on_timeout policy.
+func reviewsCommand(o *options) *cobra.Command {
+	cmd := &cobra.Command{Use: "reviews", Short: "List and decide runs waiting for a human review"}
+	var account string
+	list := &cobra.Command{
+		Use: "list", Short: "List undecided reviews, oldest first",
+		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
+			rs, err := db.OpenReviews(ctx, account, 500)
+			if err != nil {
+				return err
+			}
+			var rows [][]string
+			var js []map[string]any
+			for _, r := range rs {
+				rows = append(rows, []string{r.RunID, r.StepKey, r.AccountID, r.Deadline.Format(time.RFC3339), r.OnTimeout, r.Instructions})
+				js = append(js, map[string]any{"run_id": r.RunID, "step_key": r.StepKey, "account_id": r.AccountID, "instructions": r.Instructions,
+					"content": r.Content, "requested_at": r.RequestedAt, "deadline": r.Deadline, "on_timeout": r.OnTimeout})
+			}
+			return o.print(out, js, []string{"RUN", "STEP", "ACCOUNT", "DEADLINE", "ON TIMEOUT", "INSTRUCTIONS"}, rows)
+		}),
+	}
+	list.Flags().StringVar(&account, "account", "", "only this account's reviews")
+	var approve, reject bool
+	var edited string
+	decide := &cobra.Command{
+		Use: "decide RUN_ID STEP_KEY (--approve [--edited TEXT] | --reject)", Short: "Approve or reject a review; the run resumes",
+		Example: "  agentry admin reviews decide 0190… review --approve\n  agentry admin reviews decide 0190… review --reject",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if approve == reject {
+				return errors.New("give exactly one of --approve or --reject")
+			}
+			return o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
+				r, err := db.RunForWorker(ctx, args[0])
+				if err != nil {
+					return notFound(err, "run", args[0])
+				}
+				q, err := jobs.Open(ctx, db, river.NewWorkers(), jobs.Config{}) // enqueue only
+				if err != nil {
+					return err
+				}
+				defer q.Stop(context.Background())
+				svc := &runs.Service{DB: db, Queue: q}
+				if err := svc.Decide(ctx, r.AccountID, r.ID, args[1], approve, edited); err != nil {
+					if errors.Is(err, store.ErrConflict) {
+						return fmt.Errorf("review %s of run %s is already decided", args[1], r.ID)
+					}
+					return notFound(err, "review "+args[1]+" of run", r.ID)
+				}
+				fmt.Fprintf(out, "decided; run %s resumes\n", r.ID)
+				return nil
+			})(cmd, args)
+		},
+	}
+	decide.Flags().BoolVar(&approve, "approve", false, "approve: the content (or --edited) flows on")
+	decide.Flags().BoolVar(&reject, "reject", false, "reject: the branch ends")
+	decide.Flags().StringVar(&edited, "edited", "", "the reviewer's edited content, for steps that allow edits")
+	cmd.AddCommand(list, decide)
+	return cmd
+}

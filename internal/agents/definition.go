@@ -1,0 +1,79 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+
+	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// DefinitionView is GET/PUT /agents/{id}/definition (AgentDefinitionResponse).
+type DefinitionView struct {
+	ChangeID      string
+	Definition    json.RawMessage
+	SchemaVersion string
+	Warnings      def.Problems // shapes that run but are probably mistakes
+}
+
+// GetDefinition returns the workflow, its change id and its warnings.
+func (s *Service) GetDefinition(ctx context.Context, accountID, agentID string) (DefinitionView, error) {
+	a, d, err := s.Definition(ctx, accountID, agentID)
+	if err != nil {
+		return DefinitionView{}, err
+	}
+	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID})
+	if err != nil {
+		return DefinitionView{}, err
+	}
+	return DefinitionView{ChangeID: a.ChangeID, Definition: a.Definition, SchemaVersion: a.SchemaVersion,
+		Warnings: rep.Problems.Warnings()}, nil
+}
+
+// PutDefinitionInput is PUT /agents/{id}/definition.
+type PutDefinitionInput struct {
+	AccountID, AgentID, UserID string
+	ExpectedChangeID           string
+	Definition                 json.RawMessage
+}
+
+// PutDefinition replaces the workflow if expectedChangeID is still the
+// current change id (ErrStaleChange otherwise). Problems are an
+// *InvalidError whose locations are ["body", "definition", …]; the
+// previous workflow is kept in the history.
+func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (DefinitionView, error) {
+	cur, err := s.db.Agent(ctx, in.AccountID, in.AgentID)
+	if err != nil {
+		return DefinitionView{}, err
+	}
+	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: "definition",
+		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID)})
+	if err != nil {
+		return DefinitionView{}, err
+	}
+	if errs := probs.Errors(); len(errs) > 0 {
+		items := make([]FieldProblem, len(errs))
+		for i, p := range errs {
+			items[i] = FieldProblem{Loc: append([]any{"body"}, p.Loc()...), Msg: p.Message, Type: string(p.Code)}
+		}
+		return DefinitionView{}, &InvalidError{Items: items}
+	}
+	body, err := json.Marshal(d)
+	if err != nil {
+		return DefinitionView{}, err
+	}
+	a, err := s.db.UpdateAgent(ctx, in.AccountID, in.AgentID, in.UserID, func(a *store.Agent) error {
+		// Checked under the row's lock: two writers holding the same
+		// change id cannot both pass.
+		if a.ChangeID != in.ExpectedChangeID {
+			return ErrStaleChange
+		}
+		a.Definition, a.CallTargets = body, d.CallTargets()
+		return nil
+	})
+	s.saved(ctx, a, err)
+	if err != nil {
+		return DefinitionView{}, err
+	}
+	return DefinitionView{ChangeID: a.ChangeID, Definition: a.Definition, SchemaVersion: a.SchemaVersion, Warnings: probs.Warnings()}, nil
+}

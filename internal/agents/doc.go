@@ -1,0 +1,12 @@
+// Package agents owns agents: creating them (from scratch, a template or
+// an imported export), their settings, their workflow definition with
+// optimistic locking and history, exports and import previews, pausing,
+// the callers of an agent, the attachment contract, and files uploaded as
+// run input with their text extraction and expiry.
+//
+// The workflow format itself belongs to the definition package; this
+// package applies it to an account's data: it resolves references against
+// the account, stores what an import brings, and builds exports from what
+// is stored. Handlers in internal/api call the Service; the runs area calls
+// Runnable before dispatching a run.
+package agents

@@ -1,0 +1,61 @@
+package agents
+
+import (
+	"context"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Disable pauses an agent, so that no trigger starts it. Live agents that
+// call it would then fail their runs, so while any exists the pause is
+// refused with a *CallersError naming them.
+func (s *Service) Disable(ctx context.Context, accountID, agentID, userID string) (store.Agent, error) {
+	a, callers, err := s.db.DisableAgent(ctx, accountID, agentID, userID, ReasonManual)
+	if err != nil {
+		return store.Agent{}, err
+	}
+	if len(callers) > 0 {
+		return store.Agent{}, &CallersError{AgentID: agentID, Callers: toCallers(callers)}
+	}
+	return a, nil
+}
+
+// Enable resumes a paused agent, whatever paused it.
+func (s *Service) Enable(ctx context.Context, accountID, agentID, userID string) (store.Agent, error) {
+	return s.db.EnableAgent(ctx, accountID, agentID, userID)
+}
+
+// Callers lists the live agents that call this one through call_agent steps.
+func (s *Service) Callers(ctx context.Context, accountID, agentID string) ([]Caller, error) {
+	if _, err := s.db.Agent(ctx, accountID, agentID); err != nil {
+		return nil, err
+	}
+	callers, err := s.db.AgentCallers(ctx, accountID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return toCallers(callers), nil
+}
+
+// Runnable is the check the runs area makes before dispatching a run of an
+// agent, from any trigger: nil when the agent may run, store.ErrNotFound
+// when the account has no such agent, and a *DisabledError (errors.Is
+// ErrAgentDisabled) when it is paused.
+func (s *Service) Runnable(ctx context.Context, accountID, agentID string) error {
+	a, err := s.db.Agent(ctx, accountID, agentID)
+	if err != nil {
+		return err
+	}
+	if a.DisabledAt != nil {
+		return &DisabledError{AgentID: a.ID, Reason: a.DisabledReason, Since: *a.DisabledAt}
+	}
+	return nil
+}
+
+func toCallers(names []store.AgentName) []Caller {
+	out := make([]Caller, len(names))
+	for i, n := range names {
+		out[i] = Caller{ID: n.ID, Name: n.Name, Disabled: n.Disabled}
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+
+	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Get returns a live agent of the account (store.ErrNotFound otherwise).
+func (s *Service) Get(ctx context.Context, accountID, agentID string) (store.Agent, error) {
+	return s.db.Agent(ctx, accountID, agentID)
+}
+
+// List returns a page (1-based) of the account's agents, newest first, and
+// the total.
+func (s *Service) List(ctx context.Context, accountID string, page, limit int) ([]store.Agent, int, error) {
+	return s.db.Agents(ctx, accountID, (page-1)*limit, limit)
+}
+
+// Delete soft-deletes an agent.
+func (s *Service) Delete(ctx context.Context, accountID, agentID string) error {
+	return s.db.DeleteAgent(ctx, accountID, agentID)
+}
+
+// Definition returns an agent with its parsed workflow: what the runs area
+// executes. Stored definitions were validated when saved, so a parse
+// failure here means the row was damaged and is an error.
+func (s *Service) Definition(ctx context.Context, accountID, agentID string) (store.Agent, *def.Definition, error) {
+	a, err := s.db.Agent(ctx, accountID, agentID)
+	if err != nil {
+		return store.Agent{}, nil, err
+	}
+	d, err := parseStored(a)
+	return a, d, err
+}
+
+func parseStored(a store.Agent) (*def.Definition, error) {
+	d, probs, err := def.ParseDefinition(a.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("stored definition of agent %s: %w", a.ID, err)
+	}
+	if errs := probs.Errors(); len(errs) > 0 {
+		return nil, fmt.Errorf("stored definition of agent %s: %v", a.ID, errs[0])
+	}
+	return d, nil
+}
+
+// AttachmentReferences is the agent's attachment-reference contract: what
+// files a run needs, computed from the templates of its workflow.
+func (s *Service) AttachmentReferences(ctx context.Context, accountID, agentID string) (def.AttachmentContract, error) {
+	_, d, err := s.Definition(ctx, accountID, agentID)
+	if err != nil {
+		return def.AttachmentContract{}, err
+	}
+	return d.AttachmentContract(), nil
+}

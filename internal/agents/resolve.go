@@ -1,0 +1,88 @@
+package agents
+
+import (
+	"context"
+	"errors"
+
+	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// The account's entities a definition can reference. Agents and users
+// exist today; knowledge bases, memory banks and source connections come
+// with their own areas, and until then every reference to one is
+// unresolved: imports refuse them (or, previewing, list them), rather than
+// pointing a workflow at something that cannot exist.
+
+// resolver checks references against one account.
+func (s *Service) resolver(accountID string) def.Resolver {
+	return def.ResolverFunc(func(ctx context.Context, kind def.RefKind, id string) (bool, error) {
+		switch kind {
+		case def.RefAgent:
+			return s.db.AgentExists(ctx, accountID, id)
+		case def.RefUser:
+			return s.db.UserInAccount(ctx, accountID, id)
+		}
+		return false, nil
+	})
+}
+
+// describer names referenced entities for an export's dependency manifest.
+func (s *Service) describer(accountID string) def.Describer {
+	return def.DescriberFunc(func(ctx context.Context, kind def.RefKind, id string) (def.Entity, bool, error) {
+		switch kind {
+		case def.RefAgent:
+			a, err := s.db.Agent(ctx, accountID, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return def.Entity{}, false, nil
+			}
+			if err != nil {
+				return def.Entity{}, false, err
+			}
+			return def.Entity{ID: a.ID, Name: a.Name, Description: a.Description}, true, nil
+		case def.RefUser:
+			ok, err := s.db.UserInAccount(ctx, accountID, id)
+			if err != nil || !ok {
+				return def.Entity{}, false, err
+			}
+			u, err := s.db.User(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return def.Entity{}, false, nil
+			}
+			if err != nil {
+				return def.Entity{}, false, err
+			}
+			return def.Entity{ID: u.ID, Name: u.Name}, true, nil
+		}
+		return def.Entity{}, false, nil
+	})
+}
+
+// candidates lists the account's entities of a kind, the replacements an
+// import preview ranks for an unresolved reference.
+func (s *Service) candidates(ctx context.Context, accountID string, kind def.RefKind) ([]def.Candidate, error) {
+	var out []def.Candidate
+	switch kind {
+	case def.RefAgent:
+		names, err := s.db.AgentNames(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			out = append(out, def.Candidate{ID: n.ID, Name: n.Name, Description: n.Description})
+		}
+	case def.RefUser:
+		members, err := s.db.MembershipsOfAccount(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range members {
+			u, err := s.db.User(ctx, m.UserID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, def.Candidate{ID: u.ID, Name: u.Name})
+		}
+	}
+	return out, nil
+}

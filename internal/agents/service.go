@@ -1,0 +1,152 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Defaults of Config.
+const (
+	DefaultUploadRetention = 7 * 24 * time.Hour
+	DefaultMaxUploadBytes  = 200 << 20
+)
+
+// Config tunes the service.
+type Config struct {
+	// SoftwareVersion is written into exports.
+	SoftwareVersion string
+	// UploadRetention is how long an input upload is kept
+	// (SERVICE_UPLOAD_RETENTION); DefaultUploadRetention when zero.
+	UploadRetention time.Duration
+	// MaxUploadBytes bounds one uploaded file; DefaultMaxUploadBytes when zero.
+	MaxUploadBytes int64
+	// OnSaved, when set, is told of every saved workflow, so that other
+	// areas can react at once (the models area checks the models it uses
+	// for deprecation). It must not fail the save: errors are its own.
+	OnSaved func(ctx context.Context, accountID, agentID string)
+}
+
+// Enqueuer inserts background jobs (*jobs.Queue).
+type Enqueuer interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobRow, error)
+}
+
+// Service is the agents area.
+type Service struct {
+	db    *store.DB
+	blobs *blob.Store // nil: uploads are unavailable
+	queue Enqueuer    // nil: uploads are unavailable
+	cfg   Config
+	now   func() time.Time
+}
+
+// New builds the service. Blobs and the queue may be nil in processes that
+// do not take uploads (tests of other areas); SetQueue provides the queue
+// once it is open, since its workers are registered before.
+func New(db *store.DB, blobs *blob.Store, cfg Config) *Service {
+	if cfg.UploadRetention <= 0 {
+		cfg.UploadRetention = DefaultUploadRetention
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	return &Service{db: db, blobs: blobs, cfg: cfg, now: store.Now}
+}
+
+// saved tells OnSaved of a save that succeeded.
+func (s *Service) saved(ctx context.Context, a store.Agent, err error) {
+	if err == nil && s.cfg.OnSaved != nil {
+		s.cfg.OnSaved(ctx, a.AccountID, a.ID)
+	}
+}
+
+// SetQueue gives the service the job queue it enqueues extraction on.
+func (s *Service) SetQueue(q Enqueuer) { s.queue = q }
+
+// MaxUploadBytes is the largest file an upload accepts.
+func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }
+
+// Errors the API maps to statuses. store.ErrNotFound (404) is returned
+// for an agent or upload that is absent or another account's.
+var (
+	// ErrAgentDisabled: the agent is paused (409 for a run).
+	ErrAgentDisabled = errors.New("agent is disabled")
+	// ErrStaleChange: expected_change_id is not the current one (409).
+	ErrStaleChange = errors.New("the definition was modified since it was read")
+	// ErrUploadsNotAccepted: the agent's templates reference no uploads (400).
+	ErrUploadsNotAccepted = errors.New("agent does not accept uploads")
+	// ErrUploadTooLarge: the file is over MaxUploadBytes (413).
+	ErrUploadTooLarge = errors.New("file is too large")
+	// ErrUploadsUnavailable: no blob store or queue in this process (503).
+	ErrUploadsUnavailable = errors.New("uploads are not available")
+	// ErrUploadNotFound: the agent exists but the upload does not (404);
+	// it matches store.ErrNotFound too.
+	ErrUploadNotFound = fmt.Errorf("upload %w", store.ErrNotFound)
+)
+
+// DisabledError says why an agent cannot run; it matches ErrAgentDisabled.
+type DisabledError struct {
+	AgentID string
+	Reason  string // manual, email_overload
+	Since   time.Time
+}
+
+func (e *DisabledError) Error() string {
+	return fmt.Sprintf("agent %s is paused (%s) since %s; enable it to run it", e.AgentID, e.Reason, e.Since.Format(time.RFC3339))
+}
+
+// Is makes errors.Is(err, ErrAgentDisabled) true.
+func (e *DisabledError) Is(target error) bool { return target == ErrAgentDisabled }
+
+// CallersError refuses to pause an agent that live agents still call.
+type CallersError struct {
+	AgentID string
+	Callers []Caller
+}
+
+func (e *CallersError) Error() string {
+	names := make([]string, len(e.Callers))
+	for i, c := range e.Callers {
+		names[i] = fmt.Sprintf("%q (%s)", c.Name, c.ID)
+	}
+	return fmt.Sprintf("agent %s cannot be disabled: live agents call it through call_agent steps: %s; disable them first",
+		e.AgentID, strings.Join(names, ", "))
+}
+
+// Caller is an agent calling another (AgentCallerApiResponse).
+type Caller struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Disabled bool   `json:"disabled"`
+}
+
+// InvalidError is a request the service refuses field by field (422).
+type InvalidError struct{ Items []FieldProblem }
+
+// FieldProblem is one refused field: its location in the request
+// (["body", "name"]), a sentence, and a machine-readable type.
+type FieldProblem struct {
+	Loc  []any
+	Msg  string
+	Type string
+}
+
+func (e *InvalidError) Error() string {
+	msgs := make([]string, len(e.Items))
+	for i, p := range e.Items {
+		msgs[i] = fmt.Sprintf("%v: %s", p.Loc, p.Msg)
+	}
+	return "invalid request: " + strings.Join(msgs, "; ")
+}
+
+func invalid(msg, typ string, loc ...any) *InvalidError {
+	return &InvalidError{Items: []FieldProblem{{Loc: loc, Msg: msg, Type: typ}}}
+}

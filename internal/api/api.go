@@ -1,0 +1,214 @@
+// Package api is the HTTP layer: the route table, the error model, and the
+// middleware every operation runs through (request ids, panics, metrics,
+// authentication, rate limits, versions, undeclared parameters). It holds no
+// SQL and makes no model calls; handlers call the area services.
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/models/alerts"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/playground"
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/version"
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Deps are what the handlers need.
+type Deps struct {
+	DB              *store.DB
+	Auth            *auth.Authenticator
+	SoftwareVersion string
+	// RateLimit is requests per second per credential (0 turns it off);
+	// RateBurst the bucket size.
+	RateLimit float64
+	RateBurst int
+	// MaxBodyBytes bounds JSON request bodies (413 above).
+	MaxBodyBytes int64
+	// Metrics registers the API's collectors; nil uses a private registry.
+	Metrics *prometheus.Registry
+	// Runs executes agent runs; Blobs holds their files.
+	Runs  *runs.Service
+	Blobs *blob.Store
+	// Agents is the agents area; nil builds one on DB without uploads.
+	Agents *agents.Service
+	// Models area (models*.go, playground.go): the catalog (nil: the
+	// built-in one), lifecycle alerts (nil: a service on DB) and the
+	// playground (nil: its operations are not served).
+	Catalog     *catalog.Catalog
+	ModelAlerts *alerts.Service
+	Playground  *playground.Service
+	// Ready reports whether the process can serve (database reachable…).
+	Ready func(context.Context) error
+}
+
+// Server is the API's handler.
+type Server struct {
+	deps    Deps
+	mux     *chi.Mux
+	api     huma.API
+	limiter *limiter
+	pins    *pinCache
+	handler http.Handler
+}
+
+func init() { installErrorModel() }
+
+// New builds the API.
+func New(d Deps) *Server {
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = 1 << 20
+	}
+	if d.Metrics == nil {
+		d.Metrics = prometheus.NewRegistry()
+	}
+	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
+		pins: &pinCache{db: d.DB, m: map[string]pinEntry{}}}
+
+	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)
+	cfg.Info.Description = "Agentry: build, run and govern AI agents. Version dated behaviour with the " + version.Header + " header."
+	cfg.OpenAPIPath = "/openapi"
+	cfg.DocsPath = "/docs"
+	cfg.SchemasPath = "/schemas"
+	// No $schema links in bodies: responses must carry exactly the
+	// contract's fields.
+	cfg.CreateHooks = nil
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"ApiKeyAuth": {Type: "apiKey", In: "header", Name: "X-API-Key", Description: "API key issued by the service."},
+		"BearerAuth": {Type: "http", Scheme: "bearer", BearerFormat: "JWT", Description: "An API key, or an access token from the configured OIDC identity provider."},
+	}
+	// chi, not http.ServeMux: the contract has paths such as
+	// /agents/{agent_id}/runs beside /agents/runs/{run_id} that ServeMux
+	// refuses as ambiguous; chi prefers the literal segment.
+	s.api = humachi.New(s.mux, cfg)
+	s.api.UseMiddleware(s.authenticate)
+
+	s.routes()
+	allowExtraFields(s.api)
+	s.mux.Get("/healthz", s.healthz)
+	s.mux.Get("/readyz", s.readyz)
+	s.mux.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{}))
+	s.mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
+	})
+	s.mux.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		// HTTP requires a 405 to list what the path does allow; chi's own
+		// handler would, but without our JSON body, so ask the router.
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if s.mux.Match(chi.NewRouteContext(), m, r.URL.Path) {
+				w.Header().Add("Allow", m)
+			}
+		}
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+	})
+
+	m := newMetrics(d.Metrics)
+	s.handler = withRequestID(withRecover(m.wrap(withJSONDefault(s.mux))))
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// OpenAPI returns the generated document (the conformance test reads it).
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
+
+// HumaAPI exposes the huma API so tests can register extra operations.
+func (s *Server) HumaAPI() huma.API { return s.api }
+
+// routes is the whole API surface at a glance: one line per operation.
+func (s *Server) routes() {
+	register(s, op("get_me", http.MethodGet, "/me", "Get current user identity", "identity"), s.getMe)
+	register(s, op("get_api_version", http.MethodGet, "/version", "Get the account's API version", "version"), s.getVersion)
+	if s.deps.Runs != nil {
+		s.runsRoutes()
+	}
+	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
+	s.modelsRoutes() // models catalog, lifecycle alerts, playground (models.go)
+
+	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)
+	register(s, withStatus(op("create_agent", http.MethodPost, "/agents", "Create an agent", "agents"), http.StatusCreated), s.createAgent)
+	register(s, op("preview_import_agent", http.MethodPost, "/agents/preview-import", "Preview an agent_definition import", "agents"), s.previewImportAgent)
+	register(s, op("get_agent", http.MethodGet, "/agents/{agent_id}", "Get an agent", "agents"), s.getAgent)
+	register(s, op("update_agent", http.MethodPut, "/agents/{agent_id}", "Update agent metadata", "agents"), s.updateAgent)
+	register(s, withStatus(op("delete_agent", http.MethodDelete, "/agents/{agent_id}", "Delete an agent", "agents"), http.StatusNoContent), s.deleteAgent)
+	register(s, op("get_agent_definition", http.MethodGet, "/agents/{agent_id}/definition", "Get agent definition", "agents"), s.getAgentDefinition)
+	register(s, op("update_agent_definition", http.MethodPut, "/agents/{agent_id}/definition", "Update agent definition", "agents"), s.putAgentDefinition)
+	register(s, op("export_agent", http.MethodGet, "/agents/{agent_id}/export", "Export agent definition", "agents"), s.exportAgent)
+	register(s, op("disable_agent", http.MethodPost, "/agents/{agent_id}/disable", "Pause (disable) an agent", "agents"), s.disableAgent)
+	register(s, op("enable_agent", http.MethodPost, "/agents/{agent_id}/enable", "Resume (enable) a paused agent", "agents"), s.enableAgent)
+	register(s, op("get_agent_callers", http.MethodGet, "/agents/{agent_id}/callers", "List agents that call this agent", "agents"), s.getAgentCallers)
+	register(s, op("get_agent_attachment_references", http.MethodGet, "/agents/{agent_id}/attachment-references", "Get agent attachment-reference contract", "agents"), s.getAgentAttachmentReferences)
+	s.registerUploadInput(op("upload_agent_input", http.MethodPost, uploadPath, "Upload file input", "agents"))
+	register(s, op("get_agent_input_upload", http.MethodGet, "/agents/{agent_id}/input-uploads/{upload_id}", "Get upload status", "agents"), s.getAgentInputUpload)
+}
+
+// op describes an operation with the defaults every operation shares.
+func op(id, method, path, summary, tag string) huma.Operation {
+	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag}}
+}
+
+// register adds an operation with the shared defaults: authentication, the
+// body limit, and the two headers every operation accepts.
+func register[I, O any](s *Server, o huma.Operation, h func(context.Context, *I) (*O, error)) {
+	if o.Security == nil {
+		o.Security = []map[string][]string{{"ApiKeyAuth": {}}, {"BearerAuth": {}}}
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = s.deps.MaxBodyBytes
+	}
+	o.Parameters = append(o.Parameters,
+		&huma.Param{Name: "X-Account-Id", In: "header", Description: "Target an organization account (OAuth only); ignored for API keys.", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
+		&huma.Param{Name: version.Header, In: "header", Description: "Opt into dated API changes (YYYY-MM-DD).", Schema: &huma.Schema{Type: "string", Pattern: `^\d{4}-\d{2}-\d{2}$`}},
+	)
+	huma.Register(s.api, o, h)
+}
+
+// principal returns the caller; every authenticated handler has one.
+func principal(ctx context.Context) auth.Principal {
+	p, _ := auth.FromContext(ctx)
+	return p
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if err := s.deps.DB.Ping(r.Context()); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "detail": "database: " + err.Error()})
+		return
+	}
+	if s.deps.Ready != nil {
+		if err := s.deps.Ready(r.Context()); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "detail": err.Error()})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// allowExtraFields lets request bodies carry fields an operation does not
+// declare, as the contract's schemas do (they never close an object): a
+// client built against a newer version keeps working. huma closes objects
+// by default and checks the flag at validation time, so opening the
+// registered schemas after registration is enough.
+func allowExtraFields(a huma.API) {
+	for _, sc := range a.OpenAPI().Components.Schemas.Map() {
+		if sc.Type == "object" {
+			if closed, ok := sc.AdditionalProperties.(bool); ok && !closed {
+				sc.AdditionalProperties = true
+			}
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// AgentRunRequest is the body of POST /agents/{agent_id}/runs.
+type AgentRunRequest struct {
+	Input          *string        `json:"input,omitempty" required:"false" nullable:"true" doc:"Input for agents with dynamic triggers."`
+	InputUploadID  *string        `json:"input_upload_id,omitempty" required:"false" nullable:"true" format:"uuid" doc:"A file uploaded with POST /agents/{agent_id}/upload-input; excludes input."`
+	InputUploadIDs []string       `json:"input_upload_ids,omitempty" required:"false" nullable:"true" maxItems:"20" doc:"Several uploaded files (at most 20)."`
+	Metadata       map[string]any `json:"metadata,omitempty" required:"false" nullable:"true" doc:"Values for {{metadata.key}} placeholders."`
+	Priority       bool           `json:"priority,omitempty" required:"false" doc:"Dispatch ahead of normal runs and stream tokens."`
+	ReplayOfRunID  *string        `json:"replay_of_run_id,omitempty" required:"false" nullable:"true" format:"uuid" doc:"Re-run reusing a prior run's uploaded files."`
+}
+
+// AgentRunStreamRequest is the body of POST /agents/{agent_id}/runs/stream.
+type AgentRunStreamRequest struct {
+	Input          *string        `json:"input,omitempty" required:"false" nullable:"true"`
+	InputUploadID  *string        `json:"input_upload_id,omitempty" required:"false" nullable:"true" format:"uuid"`
+	InputUploadIDs []string       `json:"input_upload_ids,omitempty" required:"false" nullable:"true" maxItems:"20"`
+	Metadata       map[string]any `json:"metadata,omitempty" required:"false" nullable:"true"`
+	ReplayOfRunID  *string        `json:"replay_of_run_id,omitempty" required:"false" nullable:"true" format:"uuid"`
+}
+
+// TraceSearchRequest is the body of POST /agents/runs/search.
+type TraceSearchRequest struct {
+	Query     string  `json:"query" minLength:"1"`
+	AgentID   *string `json:"agent_id,omitempty" required:"false" nullable:"true"`
+	RunStatus *string `json:"run_status,omitempty" required:"false" nullable:"true"`
+	StepType  *string `json:"step_type,omitempty" required:"false" nullable:"true"`
+	TopN      int     `json:"top_n,omitempty" required:"false" default:"10" minimum:"1" maximum:"100"`
+}
+
+// TraceSearchResponse answers a trace search.
+type TraceSearchResponse struct {
+	Matches []runs.TraceMatch `json:"matches"`
+	Total   int               `json:"total"`
+}
+
+type runOutput struct{ Body runs.RunResponse }
+
+type startRunInput struct {
+	AgentID string `path:"agent_id"`
+	Body    AgentRunRequest
+}
+
+type streamRunInput struct {
+	AgentID     string `path:"agent_id"`
+	LastEventID string `header:"Last-Event-ID" doc:"Resume a stream: the id of the last event received (run_id:seq)."`
+	Body        AgentRunStreamRequest
+}
+
+type getRunInput struct {
+	RunID             string `path:"run_id"`
+	IncludeStepOutput bool   `query:"include_step_outputs" doc:"Include per-step outputs, timing and credits."`
+}
+
+type listRunsInput struct {
+	AgentID string `path:"agent_id"`
+	Page    int    `query:"page" default:"1" minimum:"1"`
+	Limit   int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
+	Status  string `query:"status" enum:"pending,processing,completed,failed,queued,waiting_human,waiting_scheduled" required:"false"`
+}
+
+type runIDInput struct {
+	RunID string `path:"run_id"`
+}
+
+type searchInput struct{ Body TraceSearchRequest }
+
+type searchOutput struct{ Body TraceSearchResponse }
+
+type listRunsOutput struct{ Body any }
+
+type attachmentInput struct {
+	RunID        string `path:"run_id" format:"uuid"`
+	AttachmentID string `path:"attachment_id"`
+	DownloadName string `query:"download_name" maxLength:"255" required:"false"`
+}
+
+func (s *Server) runsRoutes() {
+	register(s, op("run_agent", http.MethodPost, "/agents/{agent_id}/runs", "Run an agent", "agents"), s.startRun)
+	register(s, op("run_agent_stream", http.MethodPost, "/agents/{agent_id}/runs/stream", "Run an agent (stream events)", "agents"), s.streamRun)
+	register(s, op("get_agent_run", http.MethodGet, "/agents/runs/{run_id}", "Get an agent run", "agents"), s.getRun)
+	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
+	register(s, op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents"), s.searchTraces)
+	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
+	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
+}
+
+// runError maps the runs area's errors to statuses.
+func runError(err error) error {
+	var in *runs.InputError
+	switch {
+	case errors.As(err, &in):
+		return Fail(http.StatusBadRequest, "%s", in.Error())
+	case errors.Is(err, runs.ErrDisabled):
+		return Fail(http.StatusConflict, "%s", err.Error())
+	case errors.Is(err, runs.ErrUnavailableStep):
+		return Fail(http.StatusBadRequest, "%s", err.Error())
+	case errors.Is(err, runs.ErrTerminal):
+		return Fail(http.StatusConflict, "The run has already finished and cannot be cancelled")
+	case errors.Is(err, store.ErrNotFound):
+		return NotFound("Resource")
+	}
+	return err
+}
+
+func (s *Server) startRun(ctx context.Context, in *startRunInput) (*runOutput, error) {
+	p := principal(ctx)
+	b := in.Body
+	r, err := s.deps.Runs.Start(ctx, p.AccountID, in.AgentID, runs.StartRequest{Input: b.Input, InputUploadID: deref(b.InputUploadID),
+		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: b.Priority, ReplayOfRunID: deref(b.ReplayOfRunID)})
+	if err != nil {
+		return nil, runError(err)
+	}
+	snap, err := s.deps.Runs.Get(ctx, p.AccountID, r.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	return &runOutput{Body: snap}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// streamRun starts a priority run and streams its events, or, given a
+// Last-Event-ID of an earlier stream of this agent, resumes that stream
+// after the event named — without starting anything.
+func (s *Server) streamRun(ctx context.Context, in *streamRunInput) (*huma.StreamResponse, error) {
+	p := principal(ctx)
+	if in.LastEventID != "" {
+		runID, seq, ok := parseEventID(in.LastEventID)
+		if !ok {
+			return nil, Invalid([]any{"header", "Last-Event-ID"}, "Last-Event-ID must be an event id from this stream (run_id:seq)", "value_error")
+		}
+		r, err := s.deps.DB.Run(ctx, p.AccountID, runID)
+		if err != nil || r.AgentID != in.AgentID {
+			return nil, NotFound("Run")
+		}
+		return s.sse(p.AccountID, runID, seq, nil), nil
+	}
+	b := in.Body
+	r, err := s.deps.Runs.Start(ctx, p.AccountID, in.AgentID, runs.StartRequest{Input: b.Input, InputUploadID: deref(b.InputUploadID),
+		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: true, ReplayOfRunID: deref(b.ReplayOfRunID)})
+	if err != nil {
+		return nil, runError(err)
+	}
+	snap, err := s.deps.Runs.Get(ctx, p.AccountID, r.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.sse(p.AccountID, r.ID, 0, &snap), nil
+}
+
+// parseEventID reads "run_id:seq".
+func parseEventID(id string) (string, int64, bool) {
+	runID, seqText, ok := strings.Cut(strings.TrimSpace(id), ":")
+	if !ok || len(runID) != 36 {
+		return "", 0, false
+	}
+	seq, err := strconv.ParseInt(seqText, 10, 64)
+	if err != nil || seq < 0 {
+		return "", 0, false
+	}
+	return runID, seq, true
+}
+
+// SSE settings; tests shorten them.
+var (
+	sseKeepalive = 15 * time.Second
+	sseMaxLife   = 30 * time.Minute
+)
+
+// sse writes a run's events as Server-Sent Events: init (when starting),
+// every event after seq in order, and done; keepalive comments between.
+// A client that disconnects leaves the run running.
+func (s *Server) sse(accountID, runID string, after int64, init *runs.RunResponse) *huma.StreamResponse {
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		hctx.SetHeader("Content-Type", "text/event-stream")
+		hctx.SetHeader("Cache-Control", "no-cache")
+		hctx.SetHeader("X-Accel-Buffering", "no")
+		hctx.SetStatus(http.StatusOK)
+		w := hctx.BodyWriter()
+		flush := func() {
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+		}
+		write := func(id, event string, data any) bool {
+			b, err := json.Marshal(data)
+			if err != nil {
+				return false
+			}
+			if id != "" {
+				if _, err := fmt.Fprintf(w, "id: %s\n", id); err != nil {
+					return false
+				}
+			}
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+				return false
+			}
+			flush()
+			return true
+		}
+		if init != nil && !write(runID+":0", "init", init) {
+			return
+		}
+		flush()
+		ctx, cancel := context.WithTimeout(hctx.Context(), sseMaxLife)
+		defer cancel()
+		ch, errc := s.deps.Runs.Bus.Subscribe(ctx, accountID, runID, after, func(e events.Event) bool { return e.Type == "done" })
+		keep := time.NewTicker(sseKeepalive)
+		defer keep.Stop()
+		for {
+			select {
+			case e, open := <-ch:
+				if !open {
+					if err := <-errc; err != nil {
+						write("", "error", map[string]any{"run_id": runID, "detail": "event stream failed; poll GET /agents/runs/" + runID})
+						return
+					}
+					if hctx.Context().Err() == nil && ctx.Err() != nil {
+						write("", "timeout", map[string]any{"run_id": runID, "detail": "stream time limit reached; poll GET /agents/runs/" + runID})
+					}
+					return
+				}
+				if !write(fmt.Sprintf("%s:%d", runID, e.Seq), e.Type, json.RawMessage(e.Data)) {
+					return
+				}
+			case <-keep.C:
+				if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil {
+					return
+				}
+				flush()
+			}
+		}
+	}}
+}
+
+func (s *Server) getRun(ctx context.Context, in *getRunInput) (*runOutput, error) {
+	snap, err := s.deps.Runs.Get(ctx, principal(ctx).AccountID, in.RunID, in.IncludeStepOutput)
+	if err != nil {
+		return nil, runError(err)
+	}
+	return &runOutput{Body: snap}, nil
+}
+
+func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*listRunsOutput, error) {
+	items, total, err := s.deps.Runs.List(ctx, principal(ctx).AccountID, in.AgentID, in.Status, in.Page, in.Limit)
+	if err != nil {
+		return nil, runError(err)
+	}
+	// This list has answered the canonical envelope since before versioning.
+	envelope := func(items []runs.RunResponse, p Pagination) any {
+		return Envelope[runs.RunResponse]{Data: items, Pagination: p}
+	}
+	return &listRunsOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), envelope)}, nil
+}
+
+func (s *Server) searchTraces(ctx context.Context, in *searchInput) (*searchOutput, error) {
+	b := in.Body
+	if strings.TrimSpace(b.Query) == "" {
+		return nil, Invalid([]any{"body", "query"}, "query must not be empty", "string_too_short")
+	}
+	if b.TopN == 0 {
+		b.TopN = 10
+	}
+	matches, err := s.deps.Runs.Search(ctx, principal(ctx).AccountID, runs.SearchRequest{Query: b.Query, AgentID: deref(b.AgentID),
+		RunStatus: deref(b.RunStatus), StepType: deref(b.StepType), TopN: b.TopN})
+	if err != nil {
+		return nil, err
+	}
+	return &searchOutput{Body: TraceSearchResponse{Matches: matches, Total: len(matches)}}, nil
+}
+
+func (s *Server) cancelRun(ctx context.Context, in *runIDInput) (*runOutput, error) {
+	snap, err := s.deps.Runs.Cancel(ctx, principal(ctx).AccountID, in.RunID)
+	if err != nil {
+		return nil, runError(err)
+	}
+	return &runOutput{Body: snap}, nil
+}
+
+// inlineSafe are the types served as declared; anything else is sent as
+// an octet-stream download so a stored file can never run script in the
+// API's origin.
+func inlineSafe(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch {
+	case strings.HasPrefix(mt, "image/") && mt != "image/svg+xml", strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"):
+		return true
+	}
+	return mt == "application/pdf" || mt == "text/plain" || mt == "application/vnd.service.manifest+json"
+}
+
+// downloadAttachment streams a file a run's step emitted; every lookup
+// failure is the same 404 so other accounts' files cannot be probed.
+func (s *Server) downloadAttachment(ctx context.Context, in *attachmentInput) (*huma.StreamResponse, error) {
+	key, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(in.AttachmentID, "="))
+	if err != nil {
+		return nil, NotFound("Attachment")
+	}
+	p := principal(ctx)
+	a, err := s.deps.DB.RunAttachmentByKey(ctx, p.AccountID, in.RunID, string(key))
+	if err != nil {
+		return nil, NotFound("Attachment")
+	}
+	rd, err := s.deps.Blobs.Get(ctx, a.StorageKey)
+	if err != nil {
+		return nil, NotFound("Attachment")
+	}
+	name := a.Name
+	if in.DownloadName != "" {
+		name = in.DownloadName
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer rd.Close()
+		ct, disp := a.ContentType, "inline"
+		if !inlineSafe(ct) {
+			ct, disp = "application/octet-stream", "attachment"
+		}
+		hctx.SetHeader("Content-Type", ct)
+		hctx.SetHeader("X-Content-Type-Options", "nosniff")
+		hctx.SetHeader("Content-Disposition", mime.FormatMediaType(disp, map[string]string{"filename": name}))
+		if a.Size > 0 {
+			hctx.SetHeader("Content-Length", strconv.FormatInt(a.Size, 10))
+		}
+		hctx.SetStatus(http.StatusOK)
+		_, _ = io.Copy(hctx.BodyWriter(), rd)
+	}}, nil
+}

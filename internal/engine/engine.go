@@ -1,0 +1,275 @@
+// Package engine is the workflow interpreter: it walks an agent definition's
+// step tree for one run, renders templates, runs each step through the
+// handler registered for its type, and records every step result in the
+// run's journal before the next step begins, so a run interrupted anywhere
+// resumes from its last completed step. The engine knows step types only
+// through the registry: each area registers its own (retrieval in
+// knowledge, memory steps in memory, send_email in mail).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/llm"
+)
+
+// Handler runs steps of one type.
+type Handler interface {
+	Execute(ctx context.Context, x *Exec) (Result, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, x *Exec) (Result, error)
+
+// Execute calls f.
+func (f HandlerFunc) Execute(ctx context.Context, x *Exec) (Result, error) { return f(ctx, x) }
+
+// Result is what a step produced.
+type Result struct {
+	Output      string
+	ContentType string // "" means text/plain
+	Credits     float64
+	ToolCalls   []ToolCall
+	// Stop ends this branch quietly: a closed gate, a rejected review.
+	Stop bool
+	// Final marks an output step (display_result, streaming_result, join):
+	// the run's output is the last final output, in tree order.
+	Final bool
+	// SkipChildren: the handler ran the step's continuation itself.
+	SkipChildren bool
+}
+
+// ToolCall is one tool invocation of a prompt_call step, recorded in the
+// shape runs report it (AgentRunToolCallResponse).
+type ToolCall struct {
+	ID              string   `json:"id"`
+	Name            string   `json:"function_name"`
+	Arguments       string   `json:"input"`
+	Result          string   `json:"output"`
+	Error           *string  `json:"error"`
+	Succeeded       bool     `json:"succeeded"`
+	RoundIndex      int      `json:"round_index"`
+	Sequence        int      `json:"sequence"`
+	StartedAt       string   `json:"started_at"`
+	EndedAt         string   `json:"ended_at"`
+	DurationSeconds *float64 `json:"duration_seconds"`
+	CreditsUsed     float64  `json:"credits_used"`
+}
+
+// Registry maps step types to handlers.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[definition.StepType]Handler
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{m: map[definition.StepType]Handler{}} }
+
+// Register adds or replaces the handler of a step type.
+func (r *Registry) Register(t definition.StepType, h Handler) {
+	r.mu.Lock()
+	r.m[t] = h
+	r.mu.Unlock()
+}
+
+// Handler returns the handler of t.
+func (r *Registry) Handler(t definition.StepType) (Handler, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	h, ok := r.m[t]
+	return h, ok
+}
+
+// Missing lists the step types of def that no area has registered, so a run
+// can be refused before it starts rather than fail half-way.
+func (r *Registry) Missing(def *definition.Definition) []string {
+	seen := map[string]bool{}
+	for _, s := range def.AllSteps() {
+		if _, ok := r.Handler(s.Type); !ok {
+			seen[string(s.Type)] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Attachment is an uploaded file a run carries.
+type Attachment struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	ContentType string `json:"content_type"`
+	Text        string `json:"text,omitempty"`
+}
+
+// Run is what the engine needs to know about the run it executes.
+type Run struct {
+	ID          string
+	AccountID   string
+	AgentID     string
+	Input       string
+	Metadata    map[string]any
+	Attachments []Attachment
+	Trigger     definition.TriggerType
+	// Priority runs stream tokens of streaming_result steps.
+	Priority bool
+	// CallChain lists the agents above this run (call_agent), outermost
+	// first, for depth limits and cycle detection.
+	CallChain []string
+}
+
+// StepRecord is one attempt of one step, as journaled.
+type StepRecord struct {
+	Key         string // step id, qualified by for_each item when inside a body
+	StepID      string
+	StepType    string
+	Status      string // processing, completed, failed
+	Input       string
+	Output      string
+	ContentType string
+	StartedAt   time.Time
+	EndedAt     time.Time
+	Credits     float64
+	ToolCalls   []ToolCall
+	Error       string
+	Attempt     int
+	Stopped     bool // completed, and ended its branch (gate closed)
+	Final       bool
+}
+
+// Step statuses.
+const (
+	StatusProcessing = "processing"
+	StatusCompleted  = "completed"
+	StatusFailed     = "failed"
+)
+
+// Event is a run event the engine emits (step progress, stream tokens).
+type Event struct {
+	Type string
+	Data map[string]any
+}
+
+// Journal is where a run's progress lives. The runs area implements it on
+// the store. StepFinished must be durable when it returns: the engine moves
+// on only after it does. StepStarted and StepFinished also announce the
+// step's progress as run events (step_started, step_completed,
+// step_failed), in the same write, so the record and its event never
+// disagree and cost one commit.
+type Journal interface {
+	// Completed returns the latest completed attempt of every step key that
+	// is still valid (not superseded by a retry), for resuming.
+	Completed(ctx context.Context) (map[string]StepRecord, error)
+	StepStarted(ctx context.Context, rec StepRecord) error
+	StepFinished(ctx context.Context, rec StepRecord) error
+	// Supersede invalidates completed attempts of keys, which a retry runs again.
+	Supersede(ctx context.Context, keys []string) error
+	Emit(ctx context.Context, evs ...Event) error
+}
+
+// Host provides what steps need from the rest of the platform.
+type Host interface {
+	// Model returns the metered provider charging this run's account.
+	Model() llm.Provider
+	// DefaultModel is the model used when a step names none.
+	DefaultModel() string
+	// Price returns the credits of a call's usage.
+	Price(model string, u llm.Usage) float64
+	// CallAgent runs another agent of the account as a sub-run and returns
+	// its output (or, when wait is false, starts it and returns "").
+	CallAgent(ctx context.Context, parent *Run, agentID, input string, wait bool) (string, error)
+	// AwaitHuman asks for a decision on content. It returns ErrParked when
+	// none has been made yet; the run then waits and is resumed later.
+	AwaitHuman(ctx context.Context, run *Run, stepKey, instructions, content string, cfg map[string]any) (approved bool, edited string, err error)
+}
+
+// Errors the runs area tells apart.
+var (
+	// ErrParked means the run waits for something outside it (a human).
+	ErrParked = errors.New("run is waiting")
+	// ErrMissingReference is a template naming something that does not exist.
+	ErrMissingReference = errors.New("missing template reference")
+)
+
+// StepError is a step's failure, naming the step.
+type StepError struct {
+	StepID   string
+	StepType string
+	Err      error
+}
+
+func (e *StepError) Error() string {
+	return fmt.Sprintf("step %s (%s): %v", e.StepID, e.StepType, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// Engine executes definitions.
+type Engine struct {
+	Registry *Registry
+	// StepAttempts bounds attempts of a step failing with a transient error.
+	StepAttempts int
+	// Backoff is the wait before the second attempt; it doubles after.
+	Backoff time.Duration
+	// MaxCallDepth bounds nested call_agent runs.
+	MaxCallDepth int
+	// TokenFlush bounds how long stream tokens are held to be journaled together.
+	TokenFlush time.Duration
+	// Webhooks configures outbound HTTP of webhook_call steps.
+	Webhooks WebhookPolicy
+}
+
+// New returns an engine with the built-in step types registered.
+func New() *Engine {
+	e := &Engine{Registry: NewRegistry(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond}
+	registerBuiltins(e)
+	return e
+}
+
+// Outcome is a finished execution.
+type Outcome struct {
+	Output      string
+	ContentType string
+	Credits     float64 // of the steps run in this execution
+	ErrorCount  int
+}
+
+// Execute runs def for run, resuming past the steps the journal shows
+// completed. It returns ErrParked (wrapped) when the run must wait.
+func (e *Engine) Execute(ctx context.Context, def *definition.Definition, run *Run, j Journal, h Host) (Outcome, error) {
+	if missing := e.Registry.Missing(def); len(missing) > 0 {
+		return Outcome{}, fmt.Errorf("step types not available on this server: %s", strings.Join(missing, ", "))
+	}
+	done, err := j.Completed(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	x := &execution{e: e, def: def, run: run, journal: j, host: h, done: done,
+		outputs: map[string]stepIO{}, retries: map[string]int{}, parents: parentIndex(def)}
+	for _, rec := range done {
+		x.outputs[rec.Key] = stepIO{input: rec.Input, output: rec.Output}
+	}
+	res, err := x.runList(ctx, def.Steps, run.Input, "")
+	out := Outcome{Credits: x.credits, ErrorCount: x.errors}
+	if err != nil {
+		return out, err
+	}
+	out.Output, out.ContentType = res.output, res.contentType
+	if x.final != nil {
+		out.Output, out.ContentType = x.final.output, x.final.contentType
+	}
+	if out.ContentType == "" {
+		out.ContentType = "text/plain"
+	}
+	return out, nil
+}

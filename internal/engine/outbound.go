@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentry/agentry/internal/llm"
+)
+
+// WebhookPolicy governs outbound requests of steps. By default private,
+// loopback, link-local and other non-public addresses are refused, checked
+// on the address actually dialled, so a hostname that resolves to an
+// internal address (DNS rebinding included) is refused too.
+type WebhookPolicy struct {
+	AllowPrivate bool
+	once         sync.Once
+	c            *http.Client
+}
+
+// ErrForbiddenAddress is a request aimed at a non-public address.
+var ErrForbiddenAddress = errors.New("refusing to connect to a private or loopback address (set SERVICE_ALLOW_PRIVATE_WEBHOOKS to allow)")
+
+func (p *WebhookPolicy) client() *http.Client {
+	p.once.Do(func() {
+		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		if !p.AllowPrivate {
+			d.Control = func(_, address string, _ syscall.RawConn) error {
+				host, _, err := net.SplitHostPort(address)
+				if err != nil {
+					return err
+				}
+				ip, err := netip.ParseAddr(host)
+				if err != nil {
+					return err
+				}
+				if !Public(ip) {
+					return fmt.Errorf("%w: %s", ErrForbiddenAddress, ip)
+				}
+				return nil
+			}
+		}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = d.DialContext
+		tr.Proxy = nil // a proxy would hide the real destination from the guard
+		p.c = &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("too many redirects")
+			}
+			return nil
+		}}
+	})
+	return p.c
+}
+
+// Public reports whether ip is a globally routable unicast address.
+func Public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"), // NAT64 can reach IPv4 internals
+}
+
+// transientError marks a failure worth another attempt.
+type transientError struct{ error }
+
+func (t transientError) Unwrap() error { return t.error }
+
+// transient reports whether a step failure may pass on a later attempt:
+// provider 5xx/429 after the adapter's own retries, webhook 5xx, network
+// timeouts. Bad configuration, missing references, refused addresses and
+// exhausted credits are not.
+func transient(err error) bool {
+	var te transientError
+	if errors.As(err, &te) {
+		return true
+	}
+	if errors.Is(err, ErrForbiddenAddress) || errors.Is(err, ErrMissingReference) || errors.Is(err, llm.ErrInsufficientCredits) ||
+		errors.Is(err, context.Canceled) {
+		return false
+	}
+	var api *llm.APIError
+	if errors.As(err, &api) {
+		return api.Retryable()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return false
+}

@@ -1,0 +1,180 @@
+// Package jobs owns the durable job queue: River on the same database as
+// everything else (riversqlite embedded, riverpgxv5 when scaled out), the
+// registry of job kinds, and the worker lifecycle. Areas add their kinds to
+// the Workers they are given; nothing above this package sees River's
+// database-specific generic types.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Config tunes the queue.
+type Config struct {
+	// Work says whether this process runs workers (role worker or all) or
+	// only enqueues (role api).
+	Work bool
+	// MaxWorkers bounds concurrent jobs of the default queue.
+	MaxWorkers int
+	// JobTimeout bounds one attempt of a job; RescueAfter is how long a job
+	// may sit in running (its process died) before it is retried.
+	JobTimeout  time.Duration
+	RescueAfter time.Duration
+	// PollInterval is how often idle workers look for new jobs on SQLite,
+	// which has no LISTEN/NOTIFY.
+	PollInterval time.Duration
+	// Periodic jobs run on the elected leader only, so a schedule fires
+	// once however many replicas run.
+	Periodic []*river.PeriodicJob
+}
+
+// Queue enqueues jobs and, when configured to work, runs them.
+type Queue struct {
+	insert func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	start  func(ctx context.Context) error
+	stop   func(ctx context.Context) error
+	close  func()
+	work   bool
+}
+
+// Open migrates River's tables and builds a client on db.
+func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config) (*Queue, error) {
+	rc := &river.Config{
+		Logger:               slog.New(quietShutdown{slog.Default().Handler()}),
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    cfg.PollInterval,
+	}
+	if rc.FetchPollInterval <= 0 {
+		rc.FetchPollInterval = 250 * time.Millisecond
+	}
+	rc.FetchCooldown = min(100*time.Millisecond, rc.FetchPollInterval)
+	if cfg.Work {
+		if cfg.MaxWorkers <= 0 {
+			cfg.MaxWorkers = 16
+		}
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}}
+		rc.Workers = workers
+		rc.PeriodicJobs = cfg.Periodic
+	}
+	switch db.Dialect {
+	case store.SQLite:
+		unlock, err := db.MigrationLock()
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		return openSQLite(ctx, db.W, rc, cfg.Work)
+	case store.Postgres:
+		return openPostgres(ctx, db.URL, rc, cfg.Work)
+	}
+	return nil, fmt.Errorf("jobs: unsupported dialect %q", db.Dialect)
+}
+
+func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*Queue, error) {
+	drv := riversqlite.New(db)
+	m, err := rivermigrate.New(drv, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("migrate job queue: %w", err)
+	}
+	rc.PollOnly = true
+	c, err := river.NewClient(drv, rc)
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{insert: c.Insert, start: c.Start, stop: c.Stop, close: func() {}, work: work}, nil
+}
+
+// riverMigrationLock serialises River's migrations across replicas starting at once.
+const riverMigrationLock = 7_361_902_114
+
+func openPostgres(ctx context.Context, url string, rc *river.Config, work bool) (*Queue, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	drv := riverpgxv5.New(pool)
+	m, err := rivermigrate.New(drv, nil)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := migratePostgres(ctx, pool, m); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	c, err := river.NewClient(drv, rc)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Queue{insert: c.Insert, start: c.Start, stop: c.Stop, close: pool.Close, work: work}, nil
+}
+
+// Insert enqueues a job.
+func (q *Queue) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobRow, error) {
+	res, err := q.insert(ctx, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	return res.Job, nil
+}
+
+// Start runs the workers until Stop (a no-op for an enqueue-only queue).
+func (q *Queue) Start(ctx context.Context) error {
+	if !q.work {
+		return nil
+	}
+	return q.start(ctx)
+}
+
+// Stop stops taking new jobs and waits for running ones to finish, until
+// ctx ends; jobs still running then are cancelled and retried later.
+func (q *Queue) Stop(ctx context.Context) error {
+	defer q.close()
+	if !q.work {
+		return nil
+	}
+	err := q.stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}
+
+// migratePostgres runs River's migrations under a session advisory lock, so
+// replicas starting together take turns. Each River version runs in its own
+// transaction, as River requires: one version adds an enum value that a
+// later statement uses, which PostgreSQL only allows after a commit.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, m *rivermigrate.Migrator[pgx.Tx]) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, riverMigrationLock); err != nil {
+		return err
+	}
+	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, riverMigrationLock) //nolint:errcheck // released with the session anyway
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/agentry/agentry/internal/models/catalog"
+)
+
+func meteredRouter(t *testing.T, p Provider, balances map[string]int64) (*Metered, *MemoryMeter) {
+	t.Helper()
+	cat := catalog.Builtin()
+	r := NewRouter(cat)
+	r.Register("openai", p, Serving{CatalogProviders: []string{"openai"}})
+	m := NewMemoryMeter(balances)
+	return NewMetered(r, m, cat), m
+}
+
+func TestMeteredChatRecordsCost(t *testing.T) {
+	p := &recorder{name: "x", usage: Usage{InputTokens: 1000, OutputTokens: 1000, CachedInputTokens: 400}}
+	mt, meter := meteredRouter(t, p, map[string]int64{"acct": 1_000_000})
+	meta := CallMeta{AccountID: "acct", Purpose: "prompt_call", RunID: "run1", StepID: "step1", ExperimentID: "exp1"}
+	resp, err := mt.Chat(context.Background(), ChatRequest{Model: "gpt-4o", Meta: meta, Messages: []Message{User("hello")}})
+	if err != nil || resp.Model != "openai_gpt_4o" {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	recs := meter.Records()
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	// 600 at 2500 + 400 at 1250 + 1000 at 10000, per 1000 tokens.
+	if r.Credits != 12000 || r.ExactCredits != 12000 || r.Model != "openai_gpt_4o" || r.InputTokens != 1000 || r.CachedInputTokens != 400 {
+		t.Errorf("record %+v", r)
+	}
+	if r.AccountID != "acct" || r.Purpose != "prompt_call" || r.RunID != "run1" || r.StepID != "step1" || r.ExperimentID != "exp1" || r.Latency < 0 || r.At.IsZero() {
+		t.Errorf("record meta %+v", r)
+	}
+	if meter.Balance("acct") != 1_000_000-12000 {
+		t.Errorf("balance %d", meter.Balance("acct"))
+	}
+}
+
+func TestMeteredRefusesBeforeCalling(t *testing.T) {
+	p := &recorder{name: "x", usage: Usage{InputTokens: 1, OutputTokens: 1}}
+	mt, meter := meteredRouter(t, p, map[string]int64{"poor": 10})
+	_, err := mt.Chat(context.Background(), ChatRequest{Model: "openai_gpt_4o", Meta: CallMeta{AccountID: "poor"}, Messages: []Message{User("hello")}})
+	if !errors.Is(err, ErrInsufficientCredits) || len(p.models) != 0 || len(meter.Records()) != 0 {
+		t.Errorf("err %v, provider called %d times", err, len(p.models))
+	}
+	_, err = mt.Stream(context.Background(), ChatRequest{Model: "openai_gpt_4o", Meta: CallMeta{AccountID: "poor"}, Messages: []Message{User("hello")}}, func(Delta) error { return nil })
+	if !errors.Is(err, ErrInsufficientCredits) || len(p.models) != 0 {
+		t.Errorf("stream: err %v", err)
+	}
+	if _, err := mt.Chat(context.Background(), ChatRequest{Model: "openai_gpt_4o", Messages: []Message{User("x")}}); !errors.Is(err, ErrNoAccount) {
+		t.Errorf("no account: %v", err)
+	}
+	// Unpriced models are refused outright.
+	if _, err := mt.Chat(context.Background(), ChatRequest{Model: "anthropic_claude_sonnet_5_5", Meta: CallMeta{AccountID: "poor"}}); !errors.Is(err, catalog.ErrNoPrice) {
+		t.Errorf("unpriced: %v", err)
+	}
+	// A free model passes authorisation but still needs a route.
+	mt2, _ := meteredRouter(t, p, map[string]int64{"a": 1})
+	if _, err := mt2.Chat(context.Background(), ChatRequest{Model: "meta_llama_3_1_8b", Meta: CallMeta{AccountID: "a"}}); !errors.Is(err, ErrProviderNotConfigured) {
+		t.Errorf("free but unrouted model: %v", err)
+	}
+}
+
+func TestMeteredStreamAndEmbed(t *testing.T) {
+	p := &recorder{name: "x", usage: Usage{InputTokens: 10, OutputTokens: 20}, deltas: []Delta{{Text: "a"}, {Text: "b"}}}
+	mt, meter := meteredRouter(t, p, map[string]int64{"acct": 1_000_000})
+	n := 0
+	if _, err := mt.Stream(context.Background(), ChatRequest{Model: "openai_gpt_4o_mini", Meta: CallMeta{AccountID: "acct", Purpose: "playground"}},
+		func(Delta) error { n++; return nil }); err != nil || n != 2 {
+		t.Fatalf("stream %v %d", err, n)
+	}
+	// A stream that fails after output is recorded as partial.
+	p.err = errors.New("connection reset")
+	if _, err := mt.Stream(context.Background(), ChatRequest{Model: "openai_gpt_4o_mini", Meta: CallMeta{AccountID: "acct"}, Messages: []Message{User("hi there")}},
+		func(Delta) error { return nil }); err == nil {
+		t.Fatal("want error")
+	}
+	p.err = nil
+	if _, err := mt.Embed(context.Background(), EmbedRequest{Model: "openai_text_embedding_3_small", Input: []string{"some text"}, Meta: CallMeta{AccountID: "acct", Purpose: "ingestion"}}); err != nil {
+		t.Fatal(err)
+	}
+	recs := meter.Records()
+	if len(recs) != 3 {
+		t.Fatalf("%d records", len(recs))
+	}
+	// gpt-4o-mini: 10*150/1000 + 20*600/1000 = 1.5 + 12 = 13.5 → 14.
+	if recs[0].Credits != 14 || recs[0].Purpose != "playground" || recs[0].Partial {
+		t.Errorf("stream record %+v", recs[0])
+	}
+	if !recs[1].Partial || recs[1].OutputTokens != 2 || recs[1].Credits == 0 {
+		t.Errorf("partial record %+v", recs[1])
+	}
+	if recs[2].Kind != catalog.KindEmbedding || recs[2].InputTokens != 10 || recs[2].Credits != 1 {
+		t.Errorf("embed record %+v", recs[2])
+	}
+}
+
+type failingMeter struct{ *MemoryMeter }
+
+func (f *failingMeter) Record(context.Context, UsageRecord) error { return errors.New("ledger down") }
+
+func TestMeteredRecordFailureKeepsResponse(t *testing.T) {
+	cat := catalog.Builtin()
+	r := NewRouter(cat)
+	r.Register("openai", &recorder{name: "x", usage: Usage{InputTokens: 1}}, Serving{CatalogProviders: []string{"openai"}})
+	fm := &failingMeter{MemoryMeter: NewMemoryMeter(map[string]int64{"a": 100000})}
+	resp, err := NewMetered(r, fm, cat).Chat(context.Background(), ChatRequest{Model: "openai_gpt_4o", Meta: CallMeta{AccountID: "a"}})
+	var re *RecordError
+	if resp == nil || !errors.As(err, &re) {
+		t.Errorf("resp %v err %v", resp, err)
+	}
+}

@@ -1,0 +1,84 @@
+package alerts
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/lifecycle"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Alert types beyond the lifecycle ones (model_deprecated, model_sunset,
+// model_newer_available), for the changes the upgrade job makes itself.
+const (
+	TypeAutoUpgraded    = "model_auto_upgraded"
+	TypeAutoRolledBack  = "model_auto_rolled_back"
+	TypeRollbackBlocked = "model_rollback_blocked"
+)
+
+// Service raises and serves model lifecycle alerts and applies agents'
+// upgrade strategies.
+type Service struct {
+	DB      *store.DB
+	Catalog *catalog.Catalog
+	// Policy tunes the lifecycle windows (zero values: the defaults).
+	Policy lifecycle.Policy
+	// Now is the clock; tests move it to the dates the catalog names.
+	Now func() time.Time
+}
+
+// New builds the service over the process's catalog.
+func New(db *store.DB, cat *catalog.Catalog) *Service {
+	return &Service{DB: db, Catalog: cat, Now: func() time.Time { return time.Now().UTC() }}
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+// Query selects alerts for List.
+type Query struct {
+	AgentID    string
+	UnreadOnly bool
+	Offset     int
+	Limit      int
+}
+
+// List returns a page of an account's alerts, newest first, and the total.
+func (s *Service) List(ctx context.Context, accountID string, q Query) ([]store.ModelAlert, int, error) {
+	return s.DB.ModelAlerts(ctx, accountID, store.ModelAlertFilter{AgentID: q.AgentID, UnreadOnly: q.UnreadOnly}, q.Offset, q.Limit)
+}
+
+// UnreadCount counts an account's unread alerts.
+func (s *Service) UnreadCount(ctx context.Context, accountID string) (int, error) {
+	return s.DB.UnreadModelAlerts(ctx, accountID)
+}
+
+// MarkRead dismisses one alert; store.ErrNotFound for an alert that is
+// not the account's.
+func (s *Service) MarkRead(ctx context.Context, accountID, alertID string) error {
+	return s.DB.MarkModelAlertRead(ctx, accountID, alertID)
+}
+
+// MarkAllRead dismisses every unread alert of the account.
+func (s *Service) MarkAllRead(ctx context.Context, accountID string) (int, error) {
+	return s.DB.MarkAllModelAlertsRead(ctx, accountID)
+}
+
+// RecordSignal stores a failure signal about an agent for the rollback
+// rules: evaluations call it with agent_eval_fail, governance with
+// governance_flag or governance_block. Failed runs need no call; they are
+// read from the runs themselves.
+func (s *Service) RecordSignal(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error {
+	if _, err := lifecycle.ParseSignal(string(signal)); err != nil {
+		return err
+	}
+	if at.IsZero() {
+		at = s.now()
+	}
+	return s.DB.RecordModelSignal(ctx, accountID, agentID, string(signal), at)
+}

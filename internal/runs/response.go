@@ -1,0 +1,113 @@
+package runs
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// RunResponse is AgentRunResponse: the snapshot GET answers and SSE init
+// and done events carry.
+type RunResponse struct {
+	RunID                 string        `json:"run_id"`
+	Status                string        `json:"status"`
+	ErrorCount            int           `json:"error_count"`
+	Credits               *float64      `json:"credits"`
+	Priority              bool          `json:"priority"`
+	Input                 *string       `json:"input"`
+	Output                *string       `json:"output"`
+	OutputContentType     *string       `json:"output_content_type"`
+	Attempts              []AttemptView `json:"attempts"`
+	Steps                 []StepView    `json:"steps"`
+	BlockedPolicies       []any         `json:"blocked_policies"`
+	FlaggedPolicies       []any         `json:"flagged_policies"`
+	HITLWaitMS            *int64        `json:"hitl_wait_ms"`
+	WaitMS                *int64        `json:"wait_ms"`
+	GovernanceInputStatus *string       `json:"governance_input_status"`
+	GovernanceInputWaitMS *int64        `json:"governance_input_wait_ms"`
+	InputScanStatus       *string       `json:"input_scan_status"`
+	ScanWaitMS            *int64        `json:"scan_wait_ms"`
+}
+
+// AttemptView is AgentRunAttemptResponse.
+type AttemptView struct {
+	Status    string   `json:"status"`
+	StartedAt *string  `json:"started_at"`
+	EndedAt   *string  `json:"ended_at"`
+	Duration  *float64 `json:"duration"`
+	Error     *string  `json:"error"`
+}
+
+// StepView is AgentRunStepResponse.
+type StepView struct {
+	AgentStepID       string          `json:"agent_step_id"`
+	StepType          string          `json:"step_type"`
+	Status            string          `json:"status"`
+	Input             *string         `json:"input"`
+	Output            *string         `json:"output"`
+	OutputContentType *string         `json:"output_content_type"`
+	StartedAt         *string         `json:"started_at"`
+	EndedAt           *string         `json:"ended_at"`
+	DurationSeconds   *float64        `json:"duration_seconds"`
+	CreditsUsed       float64         `json:"credits_used"`
+	ToolCalls         json.RawMessage `json:"tool_calls"`
+}
+
+func ts(t time.Time) *string {
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+func optTS(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	return ts(*t)
+}
+
+func seconds(a time.Time, b *time.Time) *float64 {
+	if b == nil {
+		return nil
+	}
+	d := b.Sub(a).Seconds()
+	return &d
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// snapshot renders a run, with its step attempts when steps is non-nil.
+func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow) RunResponse {
+	credits := r.Credits
+	hitl, wait := r.HITLWaitMS, r.WaitMS
+	out := RunResponse{RunID: r.ID, Status: r.Status, ErrorCount: r.ErrorCount, Credits: &credits, Priority: r.Priority,
+		Input: r.Input, Output: r.Output, OutputContentType: r.OutputContentType, Attempts: []AttemptView{},
+		BlockedPolicies: []any{}, FlaggedPolicies: []any{}, HITLWaitMS: &hitl, WaitMS: &wait}
+	for _, a := range attempts {
+		out.Attempts = append(out.Attempts, AttemptView{Status: a.Status, StartedAt: ts(a.StartedAt), EndedAt: optTS(a.EndedAt),
+			Duration: seconds(a.StartedAt, a.EndedAt), Error: strPtr(a.Error)})
+	}
+	if steps != nil {
+		out.Steps = []StepView{}
+		for _, s := range steps {
+			in, o := s.Input, s.Output
+			v := StepView{AgentStepID: s.StepID, StepType: s.StepType, Status: s.Status, Input: &in, Output: &o,
+				OutputContentType: strPtr(s.ContentType), StartedAt: ts(s.StartedAt), EndedAt: optTS(s.EndedAt),
+				DurationSeconds: seconds(s.StartedAt, s.EndedAt), CreditsUsed: s.Credits, ToolCalls: s.ToolCalls}
+			if s.Status == "failed" && s.Error != "" {
+				e := s.Error
+				v.Output = &e
+			}
+			if len(v.ToolCalls) == 0 {
+				v.ToolCalls = json.RawMessage("[]")
+			}
+			out.Steps = append(out.Steps, v)
+		}
+	}
+	return out
+}

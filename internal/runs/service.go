@@ -1,0 +1,312 @@
+// Package runs owns agent runs: starting them, executing them as durable
+// jobs through the engine, their step journal and events, cancellation,
+// reviews of human_in_the_loop steps, and the snapshots the API answers.
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/riverqueue/river"
+)
+
+// Agent is what a run needs of its agent.
+type Agent struct {
+	ID         string
+	Definition *definition.Definition
+	Trigger    definition.TriggerType
+	Disabled   bool
+	Contract   definition.AttachmentContract
+}
+
+// Agents looks agents up for runs; the agents area implements it.
+type Agents interface {
+	// ForRun returns an agent of the account, or store.ErrNotFound.
+	ForRun(ctx context.Context, accountID, agentID string) (Agent, error)
+}
+
+// Uploads resolves input uploads to attachments; the agents area implements it.
+type Uploads interface {
+	Attachments(ctx context.Context, accountID, agentID string, uploadIDs []string) ([]engine.Attachment, error)
+}
+
+// Errors the API maps to statuses.
+var (
+	ErrDisabled        = errors.New("the agent is paused (disabled); enable it to run it") // 409
+	ErrUnavailableStep = errors.New("unavailable step types")                              // 400
+	ErrBadInput        = errors.New("invalid run input")                                   // 400
+	ErrTerminal        = errors.New("the run has already finished")                        // 409
+)
+
+// Service runs agents.
+type Service struct {
+	DB      *store.DB
+	Bus     *events.Bus
+	Queue   *jobs.Queue
+	Engine  *engine.Engine
+	Agents  Agents
+	Uploads Uploads
+	Models  llm.Provider // the router of configured providers (unmetered)
+	Catalog *catalog.Catalog
+	// Meter charges model calls; each run's provider is Models metered by it.
+	Meter llm.Meter
+}
+
+// StartRequest is a run request.
+type StartRequest struct {
+	Input          *string
+	InputUploadID  string
+	InputUploadIDs []string
+	Metadata       map[string]any
+	Priority       bool
+	ReplayOfRunID  string
+	TriggerType    string // set by triggers (schedule, new_content…); "" for API calls
+	ParentRunID    string
+	CallChain      []string
+}
+
+// InputError lists what is wrong with a run request.
+type InputError struct{ Problems []string }
+
+func (e *InputError) Error() string { return strings.Join(e.Problems, "; ") }
+func (e *InputError) Unwrap() error { return ErrBadInput }
+
+// Start validates a request, records the run and enqueues it. Priority runs
+// are dispatched ahead of normal ones.
+func (s *Service) Start(ctx context.Context, accountID, agentID string, req StartRequest) (store.Run, error) {
+	a, err := s.Agents.ForRun(ctx, accountID, agentID)
+	if err != nil {
+		return store.Run{}, err
+	}
+	if a.Disabled {
+		return store.Run{}, ErrDisabled
+	}
+	if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
+		return store.Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
+	}
+	if ok, err := s.DB.CanAfford(ctx, accountID, 0); err != nil {
+		return store.Run{}, err
+	} else if !ok {
+		return store.Run{}, store.ErrInsufficientCredits
+	}
+	uploads, err := s.uploadIDs(ctx, accountID, agentID, req)
+	if err != nil {
+		return store.Run{}, err
+	}
+	if len(uploads) > 0 {
+		atts, err := s.Uploads.Attachments(ctx, accountID, agentID, uploads)
+		if err != nil {
+			return store.Run{}, err
+		}
+		names := make([]string, len(atts))
+		for i, at := range atts {
+			names[i] = at.Name
+		}
+		if unmet := a.Contract.Unmet(names); len(unmet) > 0 {
+			return store.Run{}, &InputError{Problems: []string{definition.UnmetMessage(unmet)}}
+		}
+	}
+	r, err := s.DB.CreateRun(ctx, store.Run{AccountID: accountID, AgentID: agentID, Priority: req.Priority,
+		TriggerType: orString(req.TriggerType, string(a.Trigger)), Input: req.Input, Metadata: req.Metadata,
+		InputUploadIDs: uploads, ReplayOfRunID: req.ReplayOfRunID, ParentRunID: req.ParentRunID, CallChain: req.CallChain})
+	if err != nil {
+		return store.Run{}, err
+	}
+	if _, err := s.Bus.Append(ctx, accountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": r.Status}}); err != nil {
+		return store.Run{}, err
+	}
+	if err := s.enqueue(ctx, r, ""); err != nil {
+		_ = s.DB.FinishRunAttempt(context.WithoutCancel(ctx), r.ID, 0, store.RunResult{Status: store.RunFailed, Error: "could not be queued: " + err.Error()})
+		return store.Run{}, err
+	}
+	return r, nil
+}
+
+func orString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// enqueue hands the run to the workers. River's priority 1 is taken first.
+// A run's job is unique by its arguments: enqueueing a run whose job
+// exists is a no-op, so the stranded-run sweeper can never make two workers
+// execute one run. A resume after a review passes what it resumes, which
+// makes its job a new one.
+func (s *Service) enqueue(ctx context.Context, r store.Run, resume string) error {
+	prio := 2
+	if r.Priority {
+		prio = 1
+	}
+	_, err := s.Queue.Insert(ctx, RunArgs{RunID: r.ID, Resume: resume}, &river.InsertOpts{Priority: prio, MaxAttempts: 5,
+		UniqueOpts: river.UniqueOpts{ByArgs: true}})
+	return err
+}
+
+// strandedAfter is how long a run may stay pending before the sweeper
+// assumes its job was never enqueued (the process died in between).
+const strandedAfter = 2 * time.Minute
+
+// RequeueStranded enqueues the runs left pending without a job; it returns
+// how many it handed to the queue (an existing job makes that a no-op).
+func (s *Service) RequeueStranded(ctx context.Context, now time.Time) (int, error) {
+	stranded, err := s.DB.PendingRunsBefore(ctx, now.Add(-strandedAfter), 500)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range stranded {
+		if err := s.enqueue(ctx, r, ""); err != nil {
+			return 0, err
+		}
+	}
+	return len(stranded), nil
+}
+
+// uploadIDs checks the input options and returns the upload batch.
+func (s *Service) uploadIDs(ctx context.Context, accountID, agentID string, req StartRequest) ([]string, error) {
+	var problems []string
+	if req.Input != nil && (req.InputUploadID != "" || len(req.InputUploadIDs) > 0) {
+		problems = append(problems, "give either input or uploaded files (input_upload_id / input_upload_ids), not both")
+	}
+	if req.InputUploadID != "" && len(req.InputUploadIDs) > 0 {
+		problems = append(problems, "give input_upload_id or input_upload_ids, not both")
+	}
+	if len(req.InputUploadIDs) > 20 {
+		problems = append(problems, "input_upload_ids takes at most 20 uploads")
+	}
+	if len(problems) > 0 {
+		return nil, &InputError{Problems: problems}
+	}
+	ids := req.InputUploadIDs
+	if req.InputUploadID != "" {
+		ids = []string{req.InputUploadID}
+	}
+	if req.ReplayOfRunID != "" {
+		src, err := s.DB.Run(ctx, accountID, req.ReplayOfRunID)
+		if err != nil || src.AgentID != agentID {
+			return nil, fmt.Errorf("replay_of_run_id: %w", store.ErrNotFound)
+		}
+		if len(ids) == 0 {
+			ids = src.InputUploadIDs
+		}
+	}
+	if len(ids) > 0 && s.Uploads == nil {
+		return nil, &InputError{Problems: []string{"this server does not accept input uploads"}}
+	}
+	return ids, nil
+}
+
+// Get returns a run's snapshot.
+func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bool) (RunResponse, error) {
+	r, err := s.DB.Run(ctx, accountID, runID)
+	if err != nil {
+		return RunResponse{}, err
+	}
+	return s.snapshotOf(ctx, r, withSteps)
+}
+
+func (s *Service) snapshotOf(ctx context.Context, r store.Run, withSteps bool) (RunResponse, error) {
+	attempts, err := s.DB.RunAttempts(ctx, r.ID)
+	if err != nil {
+		return RunResponse{}, err
+	}
+	var steps []store.StepRow
+	if withSteps {
+		if steps, err = s.DB.Steps(ctx, r.ID); err != nil {
+			return RunResponse{}, err
+		}
+		if steps == nil {
+			steps = []store.StepRow{}
+		}
+	}
+	return snapshot(r, attempts, steps), nil
+}
+
+// List lists an agent's runs, newest first.
+func (s *Service) List(ctx context.Context, accountID, agentID, status string, page, limit int) ([]RunResponse, int, error) {
+	if _, err := s.Agents.ForRun(ctx, accountID, agentID); err != nil {
+		return nil, 0, err
+	}
+	rs, total, err := s.DB.RunsOfAgent(ctx, accountID, agentID, status, limit, (page-1)*limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]RunResponse, 0, len(rs))
+	for _, r := range rs {
+		snap, err := s.snapshotOf(ctx, r, false)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, snap)
+	}
+	return out, total, nil
+}
+
+// Cancel asks a queued or processing run to stop. The worker running it
+// notices within a fraction of a second and interrupts in-flight model and
+// HTTP calls; a run not yet picked up is failed at once.
+func (s *Service) Cancel(ctx context.Context, accountID, runID string) (RunResponse, error) {
+	r, err := s.DB.RequestCancel(ctx, accountID, runID)
+	if errors.Is(err, store.ErrConflict) {
+		return RunResponse{}, ErrTerminal
+	}
+	if err != nil {
+		return RunResponse{}, err
+	}
+	if r.Status == store.RunPending || r.Status == store.RunQueued || r.Status == store.RunWaitingHuman {
+		// Nobody is executing it: settle it here. A worker that picks it up
+		// later sees it terminal and does nothing.
+		if err := s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "Run cancelled"}); err != nil {
+			return RunResponse{}, err
+		}
+	}
+	return s.Get(ctx, accountID, runID, false)
+}
+
+// finish records a run's end (or park) and announces it.
+func (s *Service) finish(ctx context.Context, r store.Run, attempt int, res store.RunResult) error {
+	ctx = context.WithoutCancel(ctx)
+	if err := s.DB.FinishRunAttempt(ctx, r.ID, attempt, res); err != nil {
+		return err
+	}
+	fresh, err := s.DB.Run(ctx, r.AccountID, r.ID)
+	if err != nil {
+		return err
+	}
+	evs := []events.New{{Type: "status", Data: map[string]any{"run_id": r.ID, "status": fresh.Status}}}
+	if store.RunTerminal(fresh.Status) {
+		snap, err := s.snapshotOf(ctx, fresh, false)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, events.New{Type: "done", Data: snap})
+	}
+	_, err = s.Bus.Append(ctx, r.AccountID, r.ID, evs...)
+	return err
+}
+
+// Decide records a reviewer's decision on a parked run and resumes it.
+func (s *Service) Decide(ctx context.Context, accountID, runID, stepKey string, approved bool, edited string) error {
+	if _, err := s.DB.DecideReview(ctx, accountID, runID, stepKey, approved, edited); err != nil {
+		return err
+	}
+	r, err := s.DB.Run(ctx, accountID, runID)
+	if err != nil {
+		return err
+	}
+	if r.Status != store.RunWaitingHuman {
+		return nil
+	}
+	return s.enqueue(ctx, r, "review:"+stepKey)
+}

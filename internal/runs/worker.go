@@ -1,0 +1,319 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/riverqueue/river"
+)
+
+// RunArgs is the job that executes a run.
+type RunArgs struct {
+	RunID string `json:"run_id"`
+	// Resume names what a later job of the same run resumes after (a
+	// decided review), so that it is not taken for a duplicate of the
+	// run's first job.
+	Resume string `json:"resume,omitempty"`
+}
+
+// Kind names the job kind.
+func (RunArgs) Kind() string { return "agent_run" }
+
+// Worker executes runs.
+type Worker struct {
+	river.WorkerDefaults[RunArgs]
+	S *Service
+	// CancelPoll is how often a running run checks for a cancel request.
+	CancelPoll time.Duration
+}
+
+// Work executes (or resumes) a run. A run already finished is left alone,
+// so a job delivered twice never runs a workflow twice.
+func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
+	r, err := w.S.DB.RunForWorker(ctx, job.Args.RunID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted with its account
+	}
+	if err != nil {
+		return err
+	}
+	if store.RunTerminal(r.Status) {
+		return nil
+	}
+	if r.CancelRequested {
+		return w.S.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "Run cancelled"})
+	}
+	return w.S.execute(ctx, r, w.CancelPoll)
+}
+
+// execute runs the workflow of r in this goroutine until it ends or parks.
+func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Duration) error {
+	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)
+	if err != nil {
+		return s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "agent not found: " + err.Error()})
+	}
+	attempt, err := s.DB.StartRunAttempt(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Bus.Append(ctx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
+		return err
+	}
+	var atts []engine.Attachment
+	if len(r.InputUploadIDs) > 0 && s.Uploads != nil {
+		if atts, err = s.Uploads.Attachments(ctx, r.AccountID, r.AgentID, r.InputUploadIDs); err != nil {
+			return s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: "input uploads: " + err.Error()})
+		}
+	}
+	input := ""
+	if r.Input != nil {
+		input = *r.Input
+	} else if len(atts) > 0 {
+		input = attachmentsInput(atts)
+	}
+	er := &engine.Run{ID: r.ID, AccountID: r.AccountID, AgentID: r.AgentID, Input: input, Metadata: r.Metadata,
+		Attachments: atts, Trigger: a.Trigger, Priority: r.Priority, CallChain: r.CallChain}
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go s.watchCancel(runCtx, r.ID, cancel, cancelPoll)
+
+	h := &host{s: s, run: r, model: llm.NewMetered(s.Models, s.Meter, s.Catalog)}
+	j := &journal{db: s.DB, bus: s.Bus, run: r}
+	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
+	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
+	switch {
+	case err == nil:
+		res.Status, res.Output, res.OutputContentType = store.RunCompleted, &out.Output, &out.ContentType
+	case errors.Is(err, engine.ErrParked):
+		res.Status = store.RunWaitingHuman
+	case errors.Is(context.Cause(runCtx), errCancelled):
+		res.Status, res.Error = store.RunFailed, "Run cancelled"
+	case ctx.Err() != nil:
+		// The process is shutting down: leave the run to be resumed.
+		return ctx.Err()
+	case errors.Is(err, llm.ErrInsufficientCredits):
+		res.Status, res.Error = store.RunFailed, "The account ran out of credits during the run: "+err.Error()
+	default:
+		res.Status, res.Error = store.RunFailed, err.Error()
+	}
+	if res.Status == store.RunFailed && res.ErrorCount == 0 {
+		res.ErrorCount = 1
+	}
+	return s.finish(ctx, r, attempt, res)
+}
+
+var errCancelled = errors.New("run cancelled")
+
+// watchCancel polls for a cancel request: the request may arrive on any
+// replica, and the flag in the database reaches them all.
+func (s *Service) watchCancel(ctx context.Context, runID string, cancel context.CancelCauseFunc, every time.Duration) {
+	if every <= 0 {
+		every = 250 * time.Millisecond
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if c, err := s.DB.CancelRequested(ctx, runID); err == nil && c {
+				cancel(errCancelled)
+				return
+			}
+		}
+	}
+}
+
+func attachmentsInput(atts []engine.Attachment) string {
+	var out string
+	for i, a := range atts {
+		if i > 0 {
+			out += "\n\n"
+		}
+		out += "## " + a.Name + "\n\n" + a.Text
+	}
+	return out
+}
+
+// journal is engine.Journal on the store and the event bus.
+type journal struct {
+	db  *store.DB
+	bus *events.Bus
+	run store.Run
+	ids syncMap
+}
+
+func (j *journal) Completed(ctx context.Context) (map[string]engine.StepRecord, error) {
+	rows, err := j.db.Steps(ctx, j.run.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]engine.StepRecord{}
+	for _, s := range rows {
+		if s.Status != engine.StatusCompleted || s.Superseded {
+			continue
+		}
+		out[s.Key] = engine.StepRecord{Key: s.Key, StepID: s.StepID, StepType: s.StepType, Status: s.Status, Input: s.Input,
+			Output: s.Output, ContentType: s.ContentType, Attempt: s.Attempt, Stopped: s.Stopped, Final: s.Final}
+	}
+	return out, nil
+}
+
+// StepStarted records the attempt and announces it in one transaction.
+func (j *journal) StepStarted(ctx context.Context, rec engine.StepRecord) error {
+	err := j.db.Tx(ctx, func(tx *sql.Tx) error {
+		id, err := j.db.InsertStep(ctx, tx, store.StepRow{RunID: j.run.ID, AccountID: j.run.AccountID, Key: rec.Key, StepID: rec.StepID,
+			StepType: rec.StepType, Attempt: rec.Attempt, Status: rec.Status, Input: rec.Input, StartedAt: rec.StartedAt})
+		if err != nil {
+			return err
+		}
+		j.ids.set(fmt.Sprintf("%s#%d", rec.Key, rec.Attempt), id)
+		_, err = j.bus.AppendTx(ctx, tx, j.run.AccountID, j.run.ID, events.New{Type: "step_started", Data: stepEvent(j.run.ID, rec)})
+		return err
+	})
+	if err == nil {
+		j.bus.Wake(j.run.ID)
+	}
+	return err
+}
+
+// StepFinished records the outcome and announces it in one transaction;
+// it is durable when it returns, before the engine moves on.
+func (j *journal) StepFinished(ctx context.Context, rec engine.StepRecord) error {
+	id, ok := j.ids.get(fmt.Sprintf("%s#%d", rec.Key, rec.Attempt))
+	if !ok {
+		return fmt.Errorf("step %s attempt %d finished without starting", rec.Key, rec.Attempt)
+	}
+	tc, _ := json.Marshal(rec.ToolCalls)
+	if rec.ToolCalls == nil {
+		tc = []byte("[]")
+	}
+	ended := rec.EndedAt
+	typ := "step_completed"
+	data := stepEvent(j.run.ID, rec)
+	switch rec.Status {
+	case engine.StatusFailed:
+		typ, data["error"] = "step_failed", rec.Error
+	case engine.StatusProcessing:
+		typ = "" // parked: nothing to announce yet
+	default:
+		data["credits"] = rec.Credits
+	}
+	err := j.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := j.db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: rec.Status, Output: rec.Output, ContentType: rec.ContentType,
+			EndedAt: &ended, Credits: rec.Credits, ToolCalls: tc, Error: rec.Error, Stopped: rec.Stopped, Final: rec.Final}); err != nil {
+			return err
+		}
+		if typ == "" {
+			return nil
+		}
+		_, err := j.bus.AppendTx(ctx, tx, j.run.AccountID, j.run.ID, events.New{Type: typ, Data: data})
+		return err
+	})
+	if err == nil {
+		j.bus.Wake(j.run.ID)
+	}
+	return err
+}
+
+func stepEvent(runID string, rec engine.StepRecord) map[string]any {
+	return map[string]any{"run_id": runID, "step_id": rec.StepID, "step_type": rec.StepType, "attempt": rec.Attempt}
+}
+
+func (j *journal) Supersede(ctx context.Context, keys []string) error {
+	return j.db.SupersedeSteps(ctx, j.run.ID, keys)
+}
+
+func (j *journal) Emit(ctx context.Context, evs ...engine.Event) error {
+	out := make([]events.New, len(evs))
+	for i, e := range evs {
+		out[i] = events.New{Type: e.Type, Data: e.Data}
+	}
+	_, err := j.bus.Append(ctx, j.run.AccountID, j.run.ID, out...)
+	return err
+}
+
+// host is engine.Host for one run.
+type host struct {
+	s        *Service
+	run      store.Run
+	model    llm.Provider
+	hitlWait time.Duration
+}
+
+func (h *host) Model() llm.Provider { return h.model }
+
+func (h *host) DefaultModel() string {
+	if m, ok := h.s.Catalog.Default(catalog.KindChat); ok {
+		return m.ID
+	}
+	return "agentry_offline"
+}
+
+func (h *host) Price(model string, u llm.Usage) float64 {
+	c, err := h.s.Catalog.Price(model, catalog.TokenUsage{Input: u.InputTokens, Output: u.OutputTokens, CachedInput: u.CachedInputTokens, CacheWrite: u.CacheWriteTokens})
+	if err != nil {
+		return 0
+	}
+	return float64(c.Credits)
+}
+
+// CallAgent runs the callee as a sub-run in this goroutine when waiting for
+// it, so its events and credits are recorded like any run's.
+func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input string, wait bool) (string, error) {
+	chain := append(append([]string(nil), parent.CallChain...), parent.AgentID)
+	sub, err := h.s.DB.CreateRun(ctx, store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
+		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"})
+	if err != nil {
+		return "", err
+	}
+	if !wait {
+		return "", h.s.enqueue(ctx, sub, "")
+	}
+	if err := h.s.execute(ctx, sub, 0); err != nil {
+		return "", err
+	}
+	done, err := h.s.DB.Run(ctx, parent.AccountID, sub.ID)
+	if err != nil {
+		return "", err
+	}
+	if done.Status != store.RunCompleted || done.Output == nil {
+		return "", fmt.Errorf("called agent %s: run %s %s: %s", agentID, sub.ID, done.Status, done.Error)
+	}
+	return *done.Output, nil
+}
+
+// AwaitHuman asks for a review once and parks the run until it is decided
+// (or its deadline applies on_timeout).
+func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instructions, content string, cfg map[string]any) (bool, string, error) {
+	minutes := 1440.0
+	if v, ok := cfg["timeout_minutes"].(float64); ok && v > 0 {
+		minutes = v
+	}
+	onTimeout, _ := cfg["on_timeout"].(string)
+	if onTimeout == "" {
+		onTimeout = "reject"
+	}
+	rv, err := h.s.DB.RequestReview(ctx, store.Review{RunID: run.ID, StepKey: key, AccountID: run.AccountID, Instructions: instructions,
+		Content: content, Deadline: time.Now().Add(time.Duration(minutes * float64(time.Minute))), OnTimeout: onTimeout})
+	if err != nil {
+		return false, "", err
+	}
+	if rv.DecidedAt == nil {
+		_, _ = h.s.Bus.Append(ctx, run.AccountID, run.ID, events.New{Type: "waiting_human", Data: map[string]any{"run_id": run.ID, "step_key": key, "instructions": instructions}})
+		return false, "", engine.ErrParked
+	}
+	h.hitlWait += rv.DecidedAt.Sub(rv.RequestedAt)
+	return rv.Approved, rv.Edited, nil
+}

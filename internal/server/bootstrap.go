@@ -1,0 +1,51 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// bootstrap makes a new installation usable at once: on an empty database it
+// creates an owner, their personal account and an API key, and prints the key
+// once with a request to paste. Only one replica wins the claim.
+func bootstrap(ctx context.Context, db *store.DB, cfg Config, out io.Writer) error {
+	n, err := db.AccountCount(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	won, err := db.Claim(ctx, "bootstrapped", store.Now().Format("2006-01-02T15:04:05Z"))
+	if err != nil || !won {
+		return err
+	}
+	u, a, err := db.CreateUser(ctx, store.NewUser{Name: "owner", OpeningCredits: cfg.DefaultCredits})
+	if err != nil {
+		return fmt.Errorf("bootstrap owner: %w", err)
+	}
+	secret, prefix, hash := auth.NewKey()
+	fromEnv := cfg.BootstrapAPIKey != ""
+	if fromEnv {
+		secret = cfg.BootstrapAPIKey
+		prefix, hash = auth.DisplayPrefix(secret), auth.HashKey(secret)
+	}
+	if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: a.ID, UserID: u.ID, Name: "bootstrap", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
+		return fmt.Errorf("bootstrap key: %w", err)
+	}
+	base := "http://" + cfg.Addr
+	if strings.HasPrefix(cfg.Addr, ":") {
+		base = "http://127.0.0.1" + cfg.Addr
+	}
+	shown := secret
+	if fromEnv {
+		shown = "$SERVICE_BOOTSTRAP_API_KEY"
+		fmt.Fprintf(out, "\nAgentry created the owner account %s with the API key from SERVICE_BOOTSTRAP_API_KEY.\n", a.ID)
+	} else {
+		fmt.Fprintf(out, "\nAgentry created the owner account %s and this API key. It is shown once; keep it safe:\n\n    %s\n", a.ID, secret)
+	}
+	fmt.Fprintf(out, "\nTry it:\n\n    curl -H \"X-API-Key: %s\" %s/me\n\n", shown, base)
+	return nil
+}

@@ -1,0 +1,104 @@
+// Package server assembles a running Agentry process from its configuration:
+// database, migrations, first-start bootstrap, blob store, job queue,
+// authentication and the HTTP API, with graceful shutdown.
+package server
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/models/catalog"
+)
+
+// Roles a process can take when scaled out.
+const (
+	RoleAll    = "all"    // API and workers (the embedded default)
+	RoleAPI    = "api"    // HTTP API only; jobs are enqueued for workers elsewhere
+	RoleWorker = "worker" // workers only; HTTP serves health and metrics
+)
+
+// Config is everything `agentry serve` can be told. Each field has a flag
+// and a SERVICE_* environment variable (see cmd/agentry).
+type Config struct {
+	Addr            string
+	DataDir         string
+	DatabaseURL     string
+	BlobURL         string
+	Role            string
+	OIDCIssuer      string
+	OIDCAudience    string
+	BootstrapAPIKey string
+	DefaultCredits  float64
+	RateLimit       float64
+	RateBurst       int
+	MaxBodyBytes    int64
+	JobTimeout      time.Duration
+	JobRescueAfter  time.Duration
+	MaxWorkers      int
+	ShutdownTimeout time.Duration
+	AuthCacheTTL    time.Duration
+	// UploadRetention is how long input uploads are kept.
+	UploadRetention time.Duration
+	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
+	AllowPrivateWebhooks bool
+	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
+	// source of the model router and catalog. It has no flag: tests set it
+	// to serve models from fake providers with a catalog of their own.
+	ModelSetup func() (*llm.Router, *catalog.Catalog, error)
+}
+
+// Defaults returns the embedded, zero-setup configuration.
+func Defaults() Config {
+	return Config{
+		Addr:            "127.0.0.1:8080",
+		DataDir:         "./agentry-data",
+		Role:            RoleAll,
+		DefaultCredits:  1000,
+		RateLimit:       50,
+		RateBurst:       100,
+		MaxBodyBytes:    10 << 20,
+		JobTimeout:      10 * time.Minute,
+		JobRescueAfter:  15 * time.Minute,
+		MaxWorkers:      16,
+		ShutdownTimeout: 30 * time.Second,
+		AuthCacheTTL:    2 * time.Second,
+		UploadRetention: 7 * 24 * time.Hour,
+	}
+}
+
+// Validate checks the configuration and fills what derives from other fields.
+func (c *Config) Validate() error {
+	switch c.Role {
+	case RoleAll, RoleAPI, RoleWorker:
+	default:
+		return fmt.Errorf("--role %q: want api, worker or all", c.Role)
+	}
+	if c.DataDir == "" {
+		c.DataDir = "./agentry-data"
+	}
+	if c.BlobURL == "" {
+		abs, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))
+		if err != nil {
+			return err
+		}
+		c.BlobURL = "file://" + filepath.ToSlash(abs)
+	}
+	if (c.OIDCIssuer == "") != (c.OIDCAudience == "") {
+		return fmt.Errorf("OIDC needs both SERVICE_OIDC_ISSUER and SERVICE_OIDC_AUDIENCE")
+	}
+	if c.AuthCacheTTL <= 0 || c.AuthCacheTTL >= 5*time.Second {
+		return fmt.Errorf("auth cache ttl %v: must be above 0 and under 5s, so revoked keys stop within 5s", c.AuthCacheTTL)
+	}
+	if c.JobTimeout > 0 && c.JobRescueAfter > 0 && c.JobRescueAfter <= c.JobTimeout {
+		return fmt.Errorf("job rescue-after (%v) must exceed the job timeout (%v)", c.JobRescueAfter, c.JobTimeout)
+	}
+	if c.UploadRetention <= 0 {
+		return fmt.Errorf("upload retention must be positive")
+	}
+	if c.DefaultCredits < 0 {
+		return fmt.Errorf("default credits must not be negative")
+	}
+	return nil
+}

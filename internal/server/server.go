@@ -1,0 +1,251 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/billing"
+	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/llm/llmconfig"
+	"github.com/agentry/agentry/internal/models/alerts"
+	"github.com/agentry/agentry/internal/playground"
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
+)
+
+// SoftwareVersion is set at build time with -ldflags "-X …server.SoftwareVersion=…".
+var SoftwareVersion = "dev"
+
+// Server is an assembled process, ready to Run.
+type Server struct {
+	Config Config
+	DB     *store.DB
+	Blobs  *blob.Store
+	Queue  *jobs.Queue
+	Auth   *auth.Authenticator
+	API    *api.Server
+	Bus    *events.Bus
+	Runs   *runs.Service
+	Agents *agents.Service
+	// Models area: lifecycle alerts and auto-upgrades; the playground.
+	ModelAlerts *alerts.Service
+	Playground  *playground.Service
+
+	listener net.Listener
+	handler  http.Handler
+}
+
+// New opens and migrates the database, bootstraps an empty one (printing the
+// first key to bootstrapOut), and assembles the process. Nothing listens
+// until Run.
+func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Config: cfg, DB: db}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	if err := db.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	if err := bootstrap(ctx, db, cfg, bootstrapOut); err != nil {
+		return nil, err
+	}
+	if s.Blobs, err = blob.Open(ctx, cfg.BlobURL); err != nil {
+		return nil, err
+	}
+	if s.Bus, err = events.Open(ctx, db); err != nil {
+		return nil, err
+	}
+	modelSetup := llmconfig.FromEnvironment
+	if cfg.ModelSetup != nil { // models area: tests inject fake providers
+		modelSetup = cfg.ModelSetup
+	}
+	router, cat, err := modelSetup()
+	if err != nil {
+		return nil, fmt.Errorf("model providers: %w", err)
+	}
+	eng := engine.New()
+	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
+	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
+		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}}
+
+	// Agents area: the service, its job kinds (upload text extraction,
+	// expired-upload cleanup) and its periodic cleanup.
+	s.ModelAlerts = alerts.New(db, cat)
+	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
+		// A saved workflow's models are checked for deprecation at once.
+		OnSaved: func(ctx context.Context, accountID, agentID string) {
+			if _, err := s.ModelAlerts.CheckAgent(ctx, accountID, agentID); err != nil {
+				slog.Warn("model lifecycle check on save", "agent", agentID, "err", err)
+			}
+		}})
+	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
+	s.Runs.Uploads = runs.AgentsArea{S: s.Agents}
+
+	// Models area: lifecycle alerts and auto-upgrades, and the playground,
+	// which calls the router metered like runs do.
+	s.Playground = &playground.Service{DB: db, Router: router, Catalog: cat, Meter: billing.Meter{DB: db}}
+
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &jobs.PingWorker{DB: db})
+	agents.AddWorkers(workers, s.Agents)
+	river.AddWorker(workers, &runs.Worker{S: s.Runs})
+	river.AddWorker(workers, &runs.ReviewDeadlinesWorker{S: s.Runs})
+	river.AddWorker(workers, &runs.SchedulerWorker{S: s.Runs})
+	river.AddWorker(workers, &runs.StrandedRunsWorker{S: s.Runs})
+	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
+	playground.AddWorkers(workers, s.Playground) // models area
+	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
+		Work: cfg.Role != RoleAPI, MaxWorkers: cfg.MaxWorkers,
+		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
+		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
+			alerts.PeriodicJobs()...), // models area
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Runs.Queue = s.Queue
+	s.Agents.SetQueue(s.Queue)
+	s.Playground.Queue = s.Queue // models area
+	var verifier *auth.OIDC
+	if cfg.OIDCIssuer != "" {
+		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
+			return nil, err
+		}
+	}
+	s.Auth = auth.New(db, verifier, auth.Config{CacheTTL: cfg.AuthCacheTTL, DefaultCredits: cfg.DefaultCredits})
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if cfg.Role == RoleWorker {
+		s.handler = healthOnly(db, reg)
+	} else {
+		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
+			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
+			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
+			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground}) // models area
+		s.handler = s.API
+	}
+	ok = true
+	return s, nil
+}
+
+// Handler is the process's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Listen binds the address now, so callers learn the port (":0" in tests)
+// before Run.
+func (s *Server) Listen() (net.Addr, error) {
+	l, err := net.Listen("tcp", s.Config.Addr)
+	if err != nil {
+		return nil, err
+	}
+	s.listener = l
+	return l.Addr(), nil
+}
+
+// Run serves until ctx ends, then shuts down gracefully: the listener closes,
+// in-flight requests finish, workers stop taking jobs and let running ones
+// finish, last-used times are flushed, and the database closes.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.close()
+	if s.listener == nil {
+		if _, err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
+
+	bg, stopBG := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.Auth.Run(bg) }()
+
+	if err := s.Queue.Start(bg); err != nil {
+		stopBG()
+		return fmt.Errorf("start workers: %w", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(s.listener) }()
+	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion)
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	slog.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
+	defer cancel()
+	if e := srv.Shutdown(shutdownCtx); e != nil && !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, e)
+	}
+	if e := s.Queue.Stop(shutdownCtx); e != nil {
+		err = errors.Join(err, e)
+	}
+	stopBG()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) close() {
+	if s.Bus != nil {
+		s.Bus.Close()
+	}
+	if s.Blobs != nil {
+		s.Blobs.Close()
+	}
+	if s.DB != nil {
+		s.DB.Close()
+	}
+}
+
+// healthOnly serves a worker process's probes and metrics.
+func healthOnly(db *store.DB, reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"ok"}`)
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if err := db.Ping(r.Context()); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"status":"unavailable"}`)
+			return
+		}
+		io.WriteString(w, `{"status":"ready"}`)
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return mux
+}

@@ -1,0 +1,243 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+func newAgent(accountID, name string, calls ...string) store.NewAgent {
+	return store.NewAgent{
+		Agent: store.Agent{AccountID: accountID, Name: name, SchemaVersion: "v1", Definition: json.RawMessage(`{"child_steps":[]}`),
+			Settings:    store.AgentSettings{EvaluationMode: "eval_and_retry", MaxRetries: 3, RetryOnFailure: true, ModelUpgradeStrategy: "none"},
+			CallTargets: calls},
+		Trigger: store.Trigger{Type: "dynamic_input"},
+	}
+}
+
+func TestAgentsStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "owner"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "other"})
+		sol, err := db.CreateSolution(ctx, acct.ID, "Ops", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		foreignSol, _ := db.CreateSolution(ctx, other.ID, "Theirs", "")
+
+		// Everything an import brings, in one transaction.
+		tier := "fast"
+		next := store.Now().Add(time.Hour)
+		in := newAgent(acct.ID, "full")
+		in.Agent.CreatedBy = u.ID
+		in.Agent.Settings.DefaultEvaluationTier = &tier
+		in.Agent.Settings.SamplingConfig = json.RawMessage(`{"combinator":"and","rules":[]}`)
+		in.Agent.Settings.ModelRollbackTriggers = []string{}
+		in.Trigger = store.Trigger{Type: "schedule", Config: json.RawMessage(`{"name":"n"}`), Schedules: []store.Schedule{
+			{CronExpression: "0 6 * * 1", Timezone: "Europe/Paris", Enabled: true, Extra: json.RawMessage(`{"note":"x"}`), NextRunAt: &next}}}
+		in.AlertConfigs = []store.AlertConfig{{AlertType: "agent_run_failed", Enabled: true, Threshold: json.RawMessage(`{"count":3}`),
+			CooldownMinutes: 60, DistributionType: "selected_members", RecipientUserIDs: []string{u.ID}}}
+		in.EvaluationCriteria = []store.EvaluationCriterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true, MaxRetries: 2, PassThreshold: 0.7}}
+		in.GovernancePolicies = []store.GovernancePolicy{{Name: "p", Enabled: true, Config: json.RawMessage(`{"a":1}`)}}
+		in.SolutionIDs = []string{sol.ID, foreignSol.ID}
+		a, err := db.CreateAgent(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Agent(ctx, acct.ID, a.ID)
+		if err != nil || got.Name != "full" || got.TriggerType != "schedule" || got.TriggerID == "" || got.ChangeID == "" || got.CreatedBy != u.ID ||
+			*got.Settings.DefaultEvaluationTier != "fast" || string(got.Settings.SamplingConfig) != `{"combinator":"and","rules":[]}` ||
+			got.Settings.ModelRollbackTriggers == nil || len(got.Settings.ModelRollbackTriggers) != 0 || got.Description != nil {
+			t.Fatalf("agent %+v %v", got, err)
+		}
+		trig, err := db.AgentTrigger(ctx, acct.ID, a.ID)
+		if err != nil || string(trig.Config) != `{"name":"n"}` || len(trig.Schedules) != 1 || trig.Schedules[0].Timezone != "Europe/Paris" ||
+			!trig.Schedules[0].Enabled || string(trig.Schedules[0].Extra) != `{"note":"x"}` || !trig.Schedules[0].NextRunAt.Equal(next) {
+			t.Fatalf("trigger %+v %v", trig, err)
+		}
+		alerts, _ := db.AgentAlertConfigs(ctx, acct.ID, a.ID)
+		crit, _ := db.AgentEvaluationCriteria(ctx, acct.ID, a.ID)
+		pols, _ := db.AgentGovernancePolicies(ctx, acct.ID, a.ID)
+		sols, _ := db.AgentSolutions(ctx, acct.ID, a.ID)
+		if len(alerts) != 1 || alerts[0].RecipientUserIDs[0] != u.ID || string(alerts[0].Threshold) != `{"count":3}` ||
+			len(crit) != 1 || crit[0].PassThreshold != 0.7 || crit[0].MaxRetries != 2 ||
+			len(pols) != 1 || string(pols[0].Config) != `{"a":1}` || pols[0].KnowledgeBaseIDs == nil ||
+			len(sols) != 1 || sols[0].ID != sol.ID {
+			t.Fatalf("extras: %+v %+v %+v %+v", alerts, crit, pols, sols)
+		}
+
+		// Scoped by account.
+		if _, err := db.Agent(ctx, other.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another account's agent: %v", err)
+		}
+		if _, err := db.AgentTrigger(ctx, other.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another account's trigger: %v", err)
+		}
+		if list, _ := db.AgentAlertConfigs(ctx, other.ID, a.ID); len(list) != 0 {
+			t.Fatal("another account's alerts")
+		}
+
+		// An agent of an account that does not exist is refused.
+		if _, err := db.CreateAgent(ctx, newAgent(store.NewID(), "no account")); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("agent of a missing account: %v", err)
+		}
+		if _, total, _ := db.Agents(ctx, acct.ID, 0, 10); total != 1 {
+			t.Fatalf("total %d", total)
+		}
+
+		// Definition updates keep history and the call list.
+		callee, err := db.CreateAgent(ctx, newAgent(acct.ID, "callee"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := got.ChangeID
+		upd, err := db.UpdateAgent(ctx, acct.ID, a.ID, u.ID, func(a *store.Agent) error {
+			a.Definition = json.RawMessage(`{"child_steps":[{"id":"c"}]}`)
+			a.CallTargets = []string{callee.ID, callee.ID}
+			a.Name = "renamed"
+			return nil
+		})
+		if err != nil || upd.ChangeID == old || upd.Name != "renamed" || upd.DefinitionSavedBy != u.ID {
+			t.Fatalf("update %+v %v", upd, err)
+		}
+		hist, err := db.DefinitionHistory(ctx, acct.ID, a.ID)
+		if err != nil || len(hist) != 1 || hist[0].ChangeID != old || string(hist[0].Definition) != `{"child_steps":[]}` || hist[0].ReplacedBy != u.ID {
+			t.Fatalf("history %+v %v", hist, err)
+		}
+		callers, err := db.AgentCallers(ctx, acct.ID, callee.ID)
+		if err != nil || len(callers) != 1 || callers[0].ID != a.ID || callers[0].Name != "renamed" {
+			t.Fatalf("callers %+v %v", callers, err)
+		}
+		// A metadata-only update keeps the change id and writes no history.
+		same, _ := db.UpdateAgent(ctx, acct.ID, a.ID, u.ID, func(a *store.Agent) error { a.Name = "again"; return nil })
+		if same.ChangeID != upd.ChangeID {
+			t.Fatal("a metadata update renewed the change id")
+		}
+		if hist, _ := db.DefinitionHistory(ctx, acct.ID, a.ID); len(hist) != 1 {
+			t.Fatalf("history grew on a metadata update: %d", len(hist))
+		}
+		// An edit's error aborts the update and is returned as is.
+		if _, err := db.UpdateAgent(ctx, acct.ID, a.ID, u.ID, func(a *store.Agent) error {
+			a.Name = "lost"
+			return store.ErrStale
+		}); !errors.Is(err, store.ErrStale) {
+			t.Fatalf("edit error: %v", err)
+		}
+		if g, _ := db.Agent(ctx, acct.ID, a.ID); g.Name != "again" {
+			t.Fatalf("an aborted update wrote: %s", g.Name)
+		}
+		if _, err := db.UpdateAgent(ctx, other.ID, a.ID, "", func(*store.Agent) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("update across accounts: %v", err)
+		}
+
+		// A caller blocks pausing its callee; a paused caller does not.
+		if _, blocking, err := db.DisableAgent(ctx, acct.ID, callee.ID, u.ID, "manual"); err != nil || len(blocking) != 1 {
+			t.Fatalf("disable with a caller: %v %v", blocking, err)
+		}
+		if p, blocking, err := db.DisableAgent(ctx, acct.ID, a.ID, u.ID, "manual"); err != nil || len(blocking) != 0 || !p.Disabled() || p.DisabledReason != "manual" || p.DisabledBy != u.ID {
+			t.Fatalf("disable: %+v %v %v", p, blocking, err)
+		}
+		if p, blocking, err := db.DisableAgent(ctx, acct.ID, callee.ID, u.ID, "manual"); err != nil || len(blocking) != 0 || !p.Disabled() {
+			t.Fatalf("disable after the caller: %v %v", blocking, err)
+		}
+		if e, err := db.EnableAgent(ctx, acct.ID, callee.ID, u.ID); err != nil || e.Disabled() || e.DisabledReason != "" {
+			t.Fatalf("enable %+v %v", e, err)
+		}
+
+		// Soft delete: gone from lookups and lists, no longer a caller.
+		if _, err := db.EnableAgent(ctx, acct.ID, a.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.DeleteAgent(ctx, acct.ID, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.DeleteAgent(ctx, acct.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		if ok, _ := db.AgentExists(ctx, acct.ID, a.ID); ok {
+			t.Fatal("deleted agent exists")
+		}
+		if c, _ := db.AgentCallers(ctx, acct.ID, callee.ID); len(c) != 0 {
+			t.Fatalf("deleted caller still listed: %+v", c)
+		}
+		names, _ := db.AgentNames(ctx, acct.ID)
+		if len(names) != 1 || names[0].ID != callee.ID {
+			t.Fatalf("names %+v", names)
+		}
+		if ok, _ := db.UserInAccount(ctx, acct.ID, u.ID); !ok {
+			t.Fatal("owner is not a member")
+		}
+		if ok, _ := db.UserInAccount(ctx, other.ID, u.ID); ok {
+			t.Fatal("owner is a member of another account")
+		}
+		found, _ := db.SolutionsNamed(ctx, acct.ID, []string{"Ops", "Theirs", "none"})
+		if len(found) != 1 || found["Ops"].ID != sol.ID {
+			t.Fatalf("solutions by name: %+v", found)
+		}
+	})
+}
+
+func TestUploadsStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "u"})
+		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "o"})
+		agentID := store.NewID()
+		mk := func(expires time.Time) store.Upload {
+			u, err := db.CreateUpload(ctx, store.Upload{ID: store.NewID(), AccountID: acct.ID, AgentID: agentID, Filename: "a.txt",
+				ContentType: "text/plain", FileSize: 3, SHA256: "x", BlobKey: "k", ExpiresAt: expires})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return u
+		}
+		live := mk(store.Now().Add(time.Hour))
+		expired := mk(store.Now().Add(-time.Second))
+
+		got, err := db.Upload(ctx, acct.ID, agentID, live.ID)
+		if err != nil || got.Status != store.UploadProcessing || got.Filename != "a.txt" || got.ProcessedAt != nil {
+			t.Fatalf("upload %+v %v", got, err)
+		}
+		for _, tc := range []struct{ account, agent, id string }{
+			{other.ID, agentID, live.ID}, {acct.ID, store.NewID(), live.ID}, {acct.ID, agentID, expired.ID},
+		} {
+			if _, err := db.Upload(ctx, tc.account, tc.agent, tc.id); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%+v: %v", tc, err)
+			}
+		}
+		if _, err := db.Upload(ctx, acct.ID, "", live.ID); err != nil {
+			t.Fatalf("any agent: %v", err)
+		}
+		if err := db.FinishUpload(ctx, acct.ID, live.ID, store.UploadResult{Status: store.UploadReady, TextKey: "t", TextChars: 3, Extractor: "plain"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishUpload(ctx, other.ID, live.ID, store.UploadResult{Status: store.UploadFailed}); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("finish across accounts: %v", err)
+		}
+		got, _ = db.Upload(ctx, acct.ID, agentID, live.ID)
+		if got.Status != store.UploadReady || got.TextKey != "t" || got.TextChars != 3 || got.Extractor != "plain" || got.ProcessedAt == nil {
+			t.Fatalf("finished %+v", got)
+		}
+		exp, err := db.ExpiredUploads(ctx, store.Now(), 10)
+		if err != nil || len(exp) != 1 || exp[0].ID != expired.ID {
+			t.Fatalf("expired %+v %v", exp, err)
+		}
+		if err := db.DeleteUpload(ctx, acct.ID, expired.ID); err != nil {
+			t.Fatal(err)
+		}
+		if exp, _ := db.ExpiredUploads(ctx, store.Now().Add(2*time.Hour), 10); len(exp) != 1 || exp[0].ID != live.ID {
+			t.Fatalf("expired later %+v", exp)
+		}
+	})
+}

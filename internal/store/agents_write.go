@@ -1,0 +1,254 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// NewAgent is everything POST /agents creates, in one transaction: the
+// agent, its trigger with schedules, and the extras of an import.
+type NewAgent struct {
+	Agent              Agent // ID, ChangeID and times are assigned
+	Trigger            Trigger
+	AlertConfigs       []AlertConfig
+	EvaluationCriteria []EvaluationCriterion
+	GovernancePolicies []GovernancePolicy
+	SolutionIDs        []string
+}
+
+// CreateAgent stores a new agent with its trigger and extras. Either all of
+// it is stored or nothing is.
+func (db *DB) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
+	now := Now()
+	a := in.Agent
+	a.ID, a.ChangeID = NewID(), NewID()
+	a.CreatedAt, a.UpdatedAt, a.DefinitionSavedAt = now, now, now
+	a.DefinitionSavedBy = a.CreatedBy
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		rollback, err := rollbackJSON(a.Settings.ModelRollbackTriggers)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO agents (id, account_id, name, description, schema_version, definition,
+			change_id, definition_saved_at, definition_saved_by, evaluation_mode, default_evaluation_tier, max_retries,
+			retry_on_failure, sampling_config, prompt_model_auto_upgrade_strategy, prompt_model_auto_rollback_enabled,
+			prompt_model_auto_rollback_triggers, created_by, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`,
+			a.ID, a.AccountID, a.Name, nullablePtr(a.Description), a.SchemaVersion, string(a.Definition),
+			a.ChangeID, now, nullable(a.CreatedBy), a.Settings.EvaluationMode, nullablePtr(a.Settings.DefaultEvaluationTier),
+			a.Settings.MaxRetries, a.Settings.RetryOnFailure, nullableJSON(a.Settings.SamplingConfig),
+			a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled, rollback, nullable(a.CreatedBy), now)
+		if err != nil {
+			if isForeignKeyViolation(err) {
+				return ErrNotFound
+			}
+			return err
+		}
+		if err := writeCalls(ctx, tx, a.AccountID, a.ID, a.CallTargets); err != nil {
+			return err
+		}
+		trig := in.Trigger
+		trig.AccountID, trig.AgentID = a.AccountID, a.ID
+		if trig, err = insertTrigger(ctx, tx, trig, now); err != nil {
+			return err
+		}
+		a.TriggerID, a.TriggerType = trig.ID, trig.Type
+		return insertExtras(ctx, tx, a, in, now)
+	})
+	if err != nil {
+		return Agent{}, err
+	}
+	return a, nil
+}
+
+// ErrStale means an optimistic lock failed: the definition changed since
+// the caller read it.
+var ErrStale = errors.New("the definition was changed by someone else")
+
+// UpdateAgent changes an agent in one transaction: it loads the agent,
+// locked, lets edit change it, and saves the result. Metadata is always
+// written; when edit changed Definition the previous version goes to the
+// history, ChangeID is renewed and the call list is rewritten from
+// CallTargets. An error from edit aborts without writing and is returned
+// as is (edit can refuse a stale change id with ErrStale).
+func (db *DB) UpdateAgent(ctx context.Context, accountID, id, userID string, edit func(a *Agent) error) (Agent, error) {
+	return db.updateAgent(ctx, accountID, id, userID, func(_ *sql.Tx, a *Agent) error { return edit(a) })
+}
+
+// updateAgent is UpdateAgent with the transaction at hand, for edits that
+// read other rows under the same lock.
+func (db *DB) updateAgent(ctx context.Context, accountID, id, userID string, edit func(tx *sql.Tx, a *Agent) error) (Agent, error) {
+	var out Agent
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		// Touching the row first takes its lock on PostgreSQL (SQLite's
+		// write transaction already excludes other writers), so the read
+		// below and the write after it cannot interleave with another
+		// update of this agent.
+		now := Now()
+		res, err := tx.ExecContext(ctx, `UPDATE agents SET updated_at = updated_at
+			WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		old, err := scanAgent(tx.QueryRowContext(ctx, `SELECT `+agentColumns+agentFrom+` WHERE a.id = $1`, id))
+		if err != nil {
+			return err
+		}
+		a := old
+		a.Definition = append(json.RawMessage(nil), old.Definition...)
+		if err := edit(tx, &a); err != nil {
+			return err
+		}
+		a.UpdatedAt = now
+		if string(a.Definition) != string(old.Definition) || a.SchemaVersion != old.SchemaVersion {
+			if err := keepHistory(ctx, tx, old, now, userID); err != nil {
+				return err
+			}
+			a.ChangeID, a.DefinitionSavedAt, a.DefinitionSavedBy = NewID(), now, userID
+			if err := writeCalls(ctx, tx, a.AccountID, a.ID, a.CallTargets); err != nil {
+				return err
+			}
+		} else {
+			a.ChangeID, a.DefinitionSavedAt, a.DefinitionSavedBy = old.ChangeID, old.DefinitionSavedAt, old.DefinitionSavedBy
+		}
+		rollback, err := rollbackJSON(a.Settings.ModelRollbackTriggers)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE agents SET name = $1, description = $2, schema_version = $3, definition = $4,
+			change_id = $5, definition_saved_at = $6, definition_saved_by = $7, evaluation_mode = $8,
+			default_evaluation_tier = $9, max_retries = $10, retry_on_failure = $11, sampling_config = $12,
+			prompt_model_auto_upgrade_strategy = $13, prompt_model_auto_rollback_enabled = $14,
+			prompt_model_auto_rollback_triggers = $15, disabled_at = $16, disabled_reason = $17, disabled_by = $18,
+			updated_at = $19 WHERE id = $20`,
+			a.Name, nullablePtr(a.Description), a.SchemaVersion, string(a.Definition),
+			a.ChangeID, a.DefinitionSavedAt, nullable(a.DefinitionSavedBy), a.Settings.EvaluationMode,
+			nullablePtr(a.Settings.DefaultEvaluationTier), a.Settings.MaxRetries, a.Settings.RetryOnFailure,
+			nullableJSON(a.Settings.SamplingConfig), a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled,
+			rollback, nullableTime(a.DisabledAt), nullable(a.DisabledReason), nullable(a.DisabledBy), now, id)
+		if err != nil {
+			return err
+		}
+		out = a
+		return nil
+	})
+	return out, err
+}
+
+// DisableAgent pauses an agent unless live agents still call it, in one
+// transaction so that no caller can appear in between. It returns the
+// blocking callers (and no error) when there are any; pausing a paused
+// agent keeps its original time and reason.
+func (db *DB) DisableAgent(ctx context.Context, accountID, id, userID, reason string) (Agent, []AgentName, error) {
+	var callers []AgentName
+	a, err := db.updateAgent(ctx, accountID, id, userID, func(tx *sql.Tx, a *Agent) error {
+		if a.DisabledAt != nil {
+			return nil
+		}
+		var err error
+		callers, err = agentCallers(ctx, tx, a.AccountID, a.ID)
+		if err != nil {
+			return err
+		}
+		if len(callers) > 0 {
+			return errHasCallers
+		}
+		now := Now()
+		a.DisabledAt, a.DisabledReason, a.DisabledBy = &now, reason, userID
+		return nil
+	})
+	if errors.Is(err, errHasCallers) {
+		return Agent{}, callers, nil
+	}
+	return a, nil, err
+}
+
+var errHasCallers = errors.New("agent has live callers")
+
+// EnableAgent resumes a paused agent (a no-op for an enabled one).
+func (db *DB) EnableAgent(ctx context.Context, accountID, id, userID string) (Agent, error) {
+	return db.UpdateAgent(ctx, accountID, id, userID, func(a *Agent) error {
+		a.DisabledAt, a.DisabledReason, a.DisabledBy = nil, "", ""
+		return nil
+	})
+}
+
+// DefinitionVersion is one past definition of an agent.
+type DefinitionVersion struct {
+	ChangeID      string
+	SchemaVersion string
+	Definition    json.RawMessage
+	SavedAt       time.Time
+	SavedBy       string
+	ReplacedAt    time.Time
+	ReplacedBy    string
+}
+
+// DefinitionHistory returns an agent's previous definitions, oldest first.
+func (db *DB) DefinitionHistory(ctx context.Context, accountID, agentID string) ([]DefinitionVersion, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT change_id, schema_version, definition, saved_at, COALESCE(saved_by, ''),
+		replaced_at, COALESCE(replaced_by, '') FROM agent_definition_history
+		WHERE account_id = $1 AND agent_id = $2 ORDER BY replaced_at, id`, accountID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []DefinitionVersion
+	for rows.Next() {
+		var (
+			v   DefinitionVersion
+			def string
+		)
+		if err := rows.Scan(&v.ChangeID, &v.SchemaVersion, &def, &v.SavedAt, &v.SavedBy, &v.ReplacedAt, &v.ReplacedBy); err != nil {
+			return nil, err
+		}
+		v.Definition = json.RawMessage(def)
+		v.SavedAt, v.ReplacedAt = v.SavedAt.UTC(), v.ReplacedAt.UTC()
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func keepHistory(ctx context.Context, tx *sql.Tx, old Agent, now time.Time, userID string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO agent_definition_history (id, account_id, agent_id, change_id, schema_version,
+		definition, saved_at, saved_by, replaced_at, replaced_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		NewID(), old.AccountID, old.ID, old.ChangeID, old.SchemaVersion, string(old.Definition),
+		old.DefinitionSavedAt, nullable(old.DefinitionSavedBy), now, nullable(userID))
+	return err
+}
+
+// writeCalls replaces the list of agents caller calls.
+func writeCalls(ctx context.Context, tx *sql.Tx, accountID, callerID string, callees []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, callerID); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, c := range callees {
+		if c == "" || seen[c] {
+			continue
+		}
+		seen[c] = true
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agent_calls (account_id, caller_id, callee_id) VALUES ($1, $2, $3)`,
+			accountID, callerID, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rollbackJSON(triggers []string) (any, error) {
+	if triggers == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(triggers)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
+}

@@ -1,0 +1,455 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Run statuses.
+const (
+	RunPending      = "pending"
+	RunQueued       = "queued"
+	RunProcessing   = "processing"
+	RunCompleted    = "completed"
+	RunFailed       = "failed"
+	RunWaitingHuman = "waiting_human"
+)
+
+// RunTerminal reports whether a run status is final.
+func RunTerminal(status string) bool { return status == RunCompleted || status == RunFailed }
+
+// Run is an agent run.
+type Run struct {
+	ID, AccountID, AgentID string
+	Status                 string
+	Priority               bool
+	TriggerType            string
+	Input                  *string
+	Output                 *string
+	OutputContentType      *string
+	Metadata               map[string]any
+	InputUploadIDs         []string
+	ReplayOfRunID          string
+	ParentRunID            string
+	CallChain              []string
+	Credits                float64
+	ErrorCount             int
+	Error                  string
+	HITLWaitMS, WaitMS     int64
+	CancelRequested        bool
+	CreatedAt              time.Time
+	StartedAt, EndedAt     *time.Time
+	UpdatedAt              time.Time
+}
+
+// CreateRun inserts a run in status pending (or queued).
+func (db *DB) CreateRun(ctx context.Context, r Run) (Run, error) {
+	r.ID, r.CreatedAt, r.UpdatedAt = NewID(), Now(), Now()
+	if r.Status == "" {
+		r.Status = RunPending
+	}
+	md, _ := json.Marshal(orEmptyMap(r.Metadata))
+	ups, _ := json.Marshal(orEmptyList(r.InputUploadIDs))
+	chain, _ := json.Marshal(orEmptyList(r.CallChain))
+	_, err := db.W.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
+		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
+		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt)
+	return r, err
+}
+
+func orEmptyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func orEmptyList(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+const runColumns = `id, account_id, agent_id, status, priority, trigger_type, input, output, output_content_type, metadata,
+	input_upload_ids, COALESCE(replay_of_run_id, ''), COALESCE(parent_run_id, ''), call_chain, credits, error_count,
+	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at`
+
+func scanRun(row interface{ Scan(...any) error }) (Run, error) {
+	var (
+		r                Run
+		md, ups, chain   string
+		micro            int64
+		started, ended   sql.NullTime
+		input, out, outC sql.NullString
+	)
+	err := row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.Status, &r.Priority, &r.TriggerType, &input, &out, &outC, &md, &ups,
+		&r.ReplayOfRunID, &r.ParentRunID, &chain, &micro, &r.ErrorCount, &r.Error, &r.HITLWaitMS, &r.WaitMS, &r.CancelRequested,
+		&r.CreatedAt, &started, &ended, &r.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, ErrNotFound
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	if input.Valid {
+		r.Input = &input.String
+	}
+	if out.Valid {
+		r.Output = &out.String
+	}
+	if outC.Valid {
+		r.OutputContentType = &outC.String
+	}
+	_ = json.Unmarshal([]byte(md), &r.Metadata)
+	_ = json.Unmarshal([]byte(ups), &r.InputUploadIDs)
+	_ = json.Unmarshal([]byte(chain), &r.CallChain)
+	r.Credits = FromMicro(micro)
+	if started.Valid {
+		t := started.Time.UTC()
+		r.StartedAt = &t
+	}
+	if ended.Valid {
+		t := ended.Time.UTC()
+		r.EndedAt = &t
+	}
+	return r, nil
+}
+
+// Run returns one of an account's runs.
+func (db *DB) Run(ctx context.Context, accountID, runID string) (Run, error) {
+	return scanRun(db.R.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID))
+}
+
+// RunForWorker reads a run by id alone; only the job worker, which was
+// handed the id by the queue, may call it.
+func (db *DB) RunForWorker(ctx context.Context, runID string) (Run, error) {
+	return scanRun(db.W.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1`, runID))
+}
+
+// RunsOfAgent lists an agent's runs, newest first, optionally by status.
+func (db *DB) RunsOfAgent(ctx context.Context, accountID, agentID, status string, limit, offset int) ([]Run, int, error) {
+	where := `account_id = $1 AND agent_id = $2 AND ($3 = '' OR status = $3)`
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+where, accountID, agentID, status).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE `+where+` ORDER BY id DESC LIMIT $4 OFFSET $5`,
+		accountID, agentID, status, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
+// StartRunAttempt marks a run processing and opens an attempt row; it
+// returns the attempt number (1 on first execution, more after a crash).
+func (db *DB) StartRunAttempt(ctx context.Context, runID string) (int, error) {
+	var n int
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		now := Now()
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_attempts WHERE run_id = $1`, runID).Scan(&n); err != nil {
+			return err
+		}
+		// An attempt still open belongs to a process that died: close it.
+		if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
+			WHERE run_id = $3 AND ended_at IS NULL`, RunFailed, now, runID); err != nil {
+			return err
+		}
+		// So are its step attempts that never finished.
+		if _, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
+			WHERE run_id = $3 AND status = $4`, RunFailed, now, runID, RunProcessing); err != nil {
+			return err
+		}
+		n++
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
+			runID, n, RunProcessing, now); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET status = $1, started_at = COALESCE(started_at, $2), updated_at = $2 WHERE id = $3`,
+			RunProcessing, now, runID)
+		return err
+	})
+	return n, err
+}
+
+// RunAttempt is one execution attempt of a run.
+type RunAttempt struct {
+	Attempt   int
+	Status    string
+	StartedAt time.Time
+	EndedAt   *time.Time
+	Error     string
+}
+
+// RunAttempts lists a run's attempts in order.
+func (db *DB) RunAttempts(ctx context.Context, runID string) ([]RunAttempt, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT attempt, status, started_at, ended_at, COALESCE(error, '') FROM run_attempts WHERE run_id = $1 ORDER BY attempt`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RunAttempt
+	for rows.Next() {
+		var (
+			a     RunAttempt
+			ended sql.NullTime
+		)
+		if err := rows.Scan(&a.Attempt, &a.Status, &a.StartedAt, &ended, &a.Error); err != nil {
+			return nil, err
+		}
+		if ended.Valid {
+			t := ended.Time.UTC()
+			a.EndedAt = &t
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// RunResult is how an execution ended.
+type RunResult struct {
+	Status            string
+	Output            *string
+	OutputContentType *string
+	Credits           float64 // added to the run's total
+	ErrorCount        int     // added to the run's count
+	Error             string
+	HITLWaitMS        int64
+}
+
+// FinishRunAttempt records an attempt's end and the run's state after it.
+// A terminal status ends the run; waiting_human parks it.
+func (db *DB) FinishRunAttempt(ctx context.Context, runID string, attempt int, res RunResult) error {
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		now := Now()
+		attemptStatus := res.Status
+		if !RunTerminal(attemptStatus) {
+			attemptStatus = RunCompleted // the attempt ended by parking, without failing
+		}
+		if attempt == 0 && RunTerminal(res.Status) {
+			// Settled without being executed (cancelled before a worker
+			// took it): record the outcome as an attempt, so its error shows.
+			if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at, ended_at, error)
+				SELECT $1, COALESCE(MAX(attempt), 0) + 1, $2, $3, $3, $4 FROM run_attempts WHERE run_id = $1`,
+				runID, attemptStatus, now, nullable(res.Error)); err != nil {
+				return err
+			}
+		} else if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = $3 WHERE run_id = $4 AND attempt = $5`,
+			attemptStatus, now, nullable(res.Error), runID, attempt); err != nil {
+			return err
+		}
+		var ended any
+		if RunTerminal(res.Status) {
+			ended = now
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET status = $1, output = COALESCE($2, output), output_content_type = COALESCE($3, output_content_type),
+			credits = credits + $4, error_count = error_count + $5, error = $6, hitl_wait_ms = hitl_wait_ms + $7,
+			ended_at = COALESCE($8, ended_at), updated_at = $9 WHERE id = $10`,
+			res.Status, res.Output, res.OutputContentType, ToMicro(res.Credits), res.ErrorCount, nullable(res.Error), res.HITLWaitMS,
+			ended, now, runID)
+		return err
+	})
+}
+
+// RequestCancel asks for a run to stop. It answers the run's status as it
+// was; a terminal run is left alone (ErrConflict).
+func (db *DB) RequestCancel(ctx context.Context, accountID, runID string) (Run, error) {
+	r, err := db.Run(ctx, accountID, runID)
+	if err != nil {
+		return Run{}, err
+	}
+	if RunTerminal(r.Status) {
+		return r, ErrConflict
+	}
+	res, err := db.W.ExecContext(ctx, `UPDATE runs SET cancel_requested = TRUE, updated_at = $1 WHERE id = $2 AND account_id = $3
+		AND status NOT IN ('completed', 'failed')`, Now(), runID, accountID)
+	if err != nil {
+		return Run{}, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return r, ErrConflict
+	}
+	r.CancelRequested = true
+	return r, nil
+}
+
+// CancelRequested reports whether someone asked the run to stop.
+func (db *DB) CancelRequested(ctx context.Context, runID string) (bool, error) {
+	var c bool
+	err := db.W.QueryRowContext(ctx, `SELECT cancel_requested FROM runs WHERE id = $1`, runID).Scan(&c)
+	return c, err
+}
+
+// StepRow is one attempt of one step.
+type StepRow struct {
+	ID, RunID, AccountID       string
+	Key, StepID, StepType      string
+	Attempt                    int
+	Status                     string
+	Input, Output, ContentType string
+	StartedAt                  time.Time
+	EndedAt                    *time.Time
+	Credits                    float64
+	ToolCalls                  json.RawMessage
+	Error                      string
+	Stopped, Final, Superseded bool
+}
+
+// InsertStep records a step attempt as it starts, within tx.
+func (db *DB) InsertStep(ctx context.Context, tx *sql.Tx, s StepRow) (string, error) {
+	s.ID = NewID()
+	_, err := tx.ExecContext(ctx, `INSERT INTO run_steps (id, run_id, account_id, step_key, step_id, step_type, attempt, status, input, started_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		s.ID, s.RunID, s.AccountID, s.Key, s.StepID, s.StepType, s.Attempt, s.Status, s.Input, s.StartedAt.UTC())
+	return s.ID, err
+}
+
+// FinishStep records a step attempt's outcome within tx.
+func (db *DB) FinishStep(ctx context.Context, tx *sql.Tx, s StepRow) error {
+	tc := s.ToolCalls
+	if len(tc) == 0 {
+		tc = json.RawMessage("[]")
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
+		tool_calls = $6, error = $7, stopped = $8, final = $9 WHERE id = $10`,
+		s.Status, s.Output, nullable(s.ContentType), s.EndedAt, ToMicro(s.Credits), string(tc), nullable(s.Error), s.Stopped, s.Final, s.ID)
+	return err
+}
+
+// SupersedeSteps invalidates the completed attempts of keys (a retry runs them again).
+func (db *DB) SupersedeSteps(ctx context.Context, runID string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	args := []any{runID}
+	ph := make([]string, len(keys))
+	for i, k := range keys {
+		args = append(args, k)
+		ph[i] = "$" + strconv.Itoa(i+2)
+	}
+	_, err := db.W.ExecContext(ctx, `UPDATE run_steps SET superseded = TRUE WHERE run_id = $1 AND step_key IN (`+strings.Join(ph, ", ")+`)`, args...)
+	return err
+}
+
+// Steps lists a run's step attempts in execution order.
+func (db *DB) Steps(ctx context.Context, runID string) ([]StepRow, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT id, run_id, account_id, step_key, step_id, step_type, attempt, status, COALESCE(input, ''),
+		COALESCE(output, ''), COALESCE(content_type, ''), started_at, ended_at, credits, tool_calls, COALESCE(error, ''), stopped, final, superseded
+		FROM run_steps WHERE run_id = $1 ORDER BY id`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StepRow
+	for rows.Next() {
+		var (
+			s     StepRow
+			ended sql.NullTime
+			micro int64
+			tc    string
+		)
+		if err := rows.Scan(&s.ID, &s.RunID, &s.AccountID, &s.Key, &s.StepID, &s.StepType, &s.Attempt, &s.Status, &s.Input, &s.Output,
+			&s.ContentType, &s.StartedAt, &ended, &micro, &tc, &s.Error, &s.Stopped, &s.Final, &s.Superseded); err != nil {
+			return nil, err
+		}
+		if ended.Valid {
+			t := ended.Time.UTC()
+			s.EndedAt = &t
+		}
+		s.Credits, s.ToolCalls = FromMicro(micro), json.RawMessage(tc)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// TraceCandidate is a step attempt considered by trace search.
+type TraceCandidate struct {
+	StepRowID, RunID, AgentID, RunStatus string
+	StepID, StepType, Input, Output      string
+}
+
+// TraceCandidates returns an account's most recent step attempts matching
+// the filters, newest first, for trace search to rank.
+func (db *DB) TraceCandidates(ctx context.Context, accountID, agentID, runStatus, stepType string, limit int) ([]TraceCandidate, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT s.id, s.run_id, r.agent_id, r.status, s.step_id, s.step_type, COALESCE(s.input, ''), COALESCE(s.output, '')
+		FROM run_steps s JOIN runs r ON r.id = s.run_id
+		WHERE s.account_id = $1 AND r.account_id = $1 AND ($2 = '' OR r.agent_id = $2) AND ($3 = '' OR r.status = $3) AND ($4 = '' OR s.step_type = $4)
+		AND s.status = 'completed' AND NOT s.superseded
+		ORDER BY s.id DESC LIMIT $5`, accountID, agentID, runStatus, stepType, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TraceCandidate
+	for rows.Next() {
+		var c TraceCandidate
+		if err := rows.Scan(&c.StepRowID, &c.RunID, &c.AgentID, &c.RunStatus, &c.StepID, &c.StepType, &c.Input, &c.Output); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// RunAttachment is a file a run's step emitted.
+type RunAttachment struct {
+	StorageKey, RunID, AccountID, StepID string
+	Name, ContentType                    string
+	Size                                 int64
+	CreatedAt                            time.Time
+}
+
+// AddRunAttachment records a file stored in the blob store under StorageKey.
+func (db *DB) AddRunAttachment(ctx context.Context, a RunAttachment) error {
+	_, err := db.W.ExecContext(ctx, `INSERT INTO run_attachments (storage_key, run_id, account_id, step_id, name, content_type, size, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, a.StorageKey, a.RunID, a.AccountID, nullable(a.StepID), a.Name, a.ContentType, a.Size, Now())
+	return err
+}
+
+// RunAttachmentByKey finds a file of an account's run.
+func (db *DB) RunAttachmentByKey(ctx context.Context, accountID, runID, key string) (RunAttachment, error) {
+	var a RunAttachment
+	err := db.R.QueryRowContext(ctx, `SELECT storage_key, run_id, account_id, COALESCE(step_id, ''), name, content_type, size, created_at
+		FROM run_attachments WHERE storage_key = $1 AND run_id = $2 AND account_id = $3`, key, runID, accountID).
+		Scan(&a.StorageKey, &a.RunID, &a.AccountID, &a.StepID, &a.Name, &a.ContentType, &a.Size, &a.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return RunAttachment{}, ErrNotFound
+	}
+	return a, err
+}
+
+// PendingRunsBefore lists runs still pending that were created before t,
+// oldest first, across accounts: only the stranded-run sweeper calls it.
+func (db *DB) PendingRunsBefore(ctx context.Context, t time.Time, limit int) ([]Run, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE status = 'pending' AND created_at < $1 ORDER BY id LIMIT $2`, t.UTC(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,181 @@
+// Package testserver starts a real Agentry server for tests: the full
+// process assembly (server.New) on a fresh database of the given dialect,
+// listening on a loopback port, with the first-start owner key at hand and a
+// way to add more tenants. API, client, isolation and conformance suites all
+// start their servers through it, so each runs on both databases.
+package testserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/server"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// Server is a running server and the owner it bootstrapped.
+type Server struct {
+	URL       string // http://127.0.0.1:PORT
+	Key       string // the bootstrap owner's API key
+	AccountID string // the owner's personal account
+	UserID    string
+	S         *server.Server
+	DB        *store.DB
+}
+
+// BootstrapKey is the owner key every test server starts with.
+const BootstrapKey = "agk_test_owner_key_0123456789abcdefghijklmnop"
+
+// Start runs a server until the test ends. opts adjust the configuration
+// (rate limits, OIDC, …) before it starts.
+func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server {
+	t.Helper()
+	cfg := server.Defaults()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.DatabaseURL = storetest.URL(t, d)
+	cfg.BootstrapAPIKey = BootstrapKey
+	cfg.RateLimit = 0
+	cfg.ShutdownTimeout = 5 * time.Second
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := server.New(ctx, cfg, io.Discard)
+	if err != nil {
+		cancel()
+		t.Fatalf("start server: %v", err)
+	}
+	addr, err := s.Listen()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("server did not stop within 15s")
+		}
+	})
+	ts := &Server{URL: "http://" + addr.String(), Key: BootstrapKey, S: s, DB: s.DB}
+	k, err := s.DB.APIKeyByHash(ctx, auth.HashKey(BootstrapKey))
+	if err != nil {
+		t.Fatalf("bootstrap key: %v", err)
+	}
+	ts.AccountID, ts.UserID = k.AccountID, k.UserID
+	return ts
+}
+
+// Tenant is another account with its own owner and key.
+type Tenant struct {
+	Key, AccountID, UserID string
+}
+
+// NewTenant creates a user with a personal account and an owner key for it.
+func (s *Server) NewTenant(t testing.TB, name string) Tenant {
+	t.Helper()
+	ctx := context.Background()
+	u, a, err := s.DB.CreateUser(ctx, store.NewUser{Name: name, OpeningCredits: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Tenant{Key: s.IssueKey(t, a.ID, u.ID, store.RoleOwner), AccountID: a.ID, UserID: u.ID}
+}
+
+// IssueKey creates an API key for an account with a role.
+func (s *Server) IssueKey(t testing.TB, accountID, userID, role string) string {
+	t.Helper()
+	secret, prefix, hash := auth.NewKey()
+	if _, err := s.DB.CreateAPIKey(context.Background(), store.APIKey{AccountID: accountID, UserID: userID, Name: "test", Prefix: prefix, Role: role}, hash); err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// Response is a request's outcome.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test if it is not JSON.
+func (r Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("response %d is not JSON: %v\n%s", r.Status, err, r.Body)
+	}
+}
+
+// Do sends a request with key (none when "") and optional headers given as
+// "Name: value" strings; body is marshalled as JSON unless it is a string or
+// []byte, which are sent as they are.
+func (s *Server) Do(t testing.TB, method, path, key string, body any, headers ...string) Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// StoreAgent stores an agent of accountID with a workflow definition (JSON)
+// and a trigger type, straight into the agents area's tables, for tests of
+// other areas that need an agent but are not testing how one is created.
+func (s *Server) StoreAgent(t testing.TB, accountID, name, definition, trigger string) string {
+	t.Helper()
+	a, err := s.DB.CreateAgent(context.Background(), store.NewAgent{
+		Agent: store.Agent{AccountID: accountID, Name: name, Definition: json.RawMessage(definition),
+			Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+		Trigger: store.Trigger{Type: trigger, Config: json.RawMessage(`{}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
