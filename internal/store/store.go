@@ -111,11 +111,32 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	db := &DB{W: w, R: r, Dialect: SQLite, Path: path}
-	if err := db.Ping(ctx); err != nil {
+	if err := db.firstConnections(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// firstConnections opens one connection of each pool while holding the
+// file lock beside the database. The first connection to a new file switches
+// it to WAL, which needs an exclusive lock; SQLite refuses that at once with
+// SQLITE_BUSY, without waiting in the busy handler, when another process is
+// opening the same file at that moment. Taking turns here makes replicas that
+// start together on one file safe; once the file is in WAL mode the switch
+// is a no-op and the lock is held only for an instant.
+func (db *DB) firstConnections(ctx context.Context) error {
+	unlock, err := lockFile(db.Path + ".migrate-lock")
+	if err != nil {
+		return fmt.Errorf("lock database file: %w", err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.W.PingContext(ctx); err != nil {
+		return err
+	}
+	return db.Ping(ctx)
 }
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
