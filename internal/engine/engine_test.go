@@ -11,10 +11,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/llm/anthropic"
+	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/llm/offline"
 )
 
@@ -395,5 +398,29 @@ func TestMissingStepTypes(t *testing.T) {
 	}
 	if _, err := e.Execute(context.Background(), d, &engine.Run{ID: "r"}, newJournal(), &host{}); err == nil || !strings.Contains(err.Error(), "retrieval") {
 		t.Errorf("unregistered type not refused: %v", err)
+	}
+}
+
+// A prompt_call with thinking asks the model to reason, and across tool
+// rounds hands its signed reasoning back the way Anthropic requires.
+func TestPromptCallThinkingAcrossToolRounds(t *testing.T) {
+	s := fakellm.NewAnthropic(t)
+	s.Enqueue(
+		fakellm.Reply{Thinking: "Check the clock.", ThinkingSignature: "sig-1",
+			ToolCalls: []fakellm.ToolCall{{ID: "toolu_1", Name: "current_datetime", Arguments: `{}`}}},
+		fakellm.Reply{Text: "It is late."})
+	model := anthropic.New(anthropic.Config{BaseURL: s.URL, APIKey: "k", Timeout: 5 * time.Second})
+	out, err := run(t, engine.New(), `{"child_steps":[{"id":"ask","step_type":"prompt_call","model":"claude","thinking":"high",
+		"prompt_template":"What time is it?","tools":["current_datetime"]}]}`, "", newJournal(), &host{model: model})
+	if err != nil || out.Output != "It is late." {
+		t.Fatalf("%q %v", out.Output, err)
+	}
+	reqs := s.Requests()
+	if th := reqs[0].JSON()["thinking"].(map[string]any); th["type"] != "enabled" || th["budget_tokens"] != 16000.0 {
+		t.Errorf("thinking asked as %v", th)
+	}
+	turn := reqs[1].JSON()["messages"].([]any)[1].(map[string]any)
+	if b := turn["content"].([]any)[0].(map[string]any); turn["role"] != "assistant" || b["type"] != "thinking" || b["signature"] != "sig-1" {
+		t.Errorf("assistant turn sent back as %v", turn)
 	}
 }

@@ -40,6 +40,9 @@ func stepPromptCall(ctx context.Context, x *Exec) (Result, error) {
 	if f, ok := x.Step.String("response_format"); ok && f == "json" {
 		req.ResponseFormat = llm.ResponseFormat{Type: llm.FormatJSONObject}
 	}
+	if e, ok := x.Step.String("thinking"); ok && e != "" && e != "off" {
+		req.Thinking = &llm.Thinking{Effort: e}
+	}
 	tools, bound, err := stepTools(x.Step.Config["tools"])
 	if err != nil {
 		return Result{}, err

@@ -79,6 +79,22 @@ type Message struct {
 	ToolName   string `json:"tool_name,omitempty"`
 	// IsError marks a tool message whose content is an error report.
 	IsError bool `json:"is_error,omitempty"`
+	// Thinking holds the reasoning blocks of an assistant message as the
+	// provider returned them. Callers pass the message back unchanged in
+	// the next round of a tool-calling loop: providers that sign their
+	// reasoning (Anthropic) refuse a tool result whose preceding turn lost
+	// its thinking blocks.
+	Thinking []ThinkingBlock `json:"thinking,omitempty"`
+}
+
+// ThinkingBlock is one block of a model's reasoning. Its fields are opaque
+// to everything but the adapter that produced it.
+type ThinkingBlock struct {
+	// Text is the visible reasoning; Signature proves it unaltered.
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	// Redacted holds encrypted reasoning the provider did not show.
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // System returns a system message.

@@ -41,6 +41,16 @@ func buildParams(req llm.ChatRequest) (sdk.MessageNewParams, error) {
 				[]sdk.ContentBlockParamUnion{sdk.NewToolResultBlock(m.ToolCallID, m.Text(), m.IsError)})
 		case llm.RoleAssistant:
 			var blocks []sdk.ContentBlockParamUnion
+			// Thinking comes first, as the model wrote it: with extended
+			// thinking on, the API checks the signed blocks of the turn
+			// that asked for tools when their results come back.
+			for _, th := range m.Thinking {
+				if th.Redacted != "" {
+					blocks = append(blocks, sdk.NewRedactedThinkingBlock(th.Redacted))
+				} else if th.Signature != "" {
+					blocks = append(blocks, sdk.NewThinkingBlock(th.Signature, th.Text))
+				}
+			}
 			if t := m.Text(); t != "" {
 				blocks = append(blocks, sdk.NewTextBlock(t))
 			}
@@ -222,6 +232,9 @@ func fromMessage(m *sdk.Message, format llm.FormatType) *llm.ChatResponse {
 			text.WriteString(b.Text)
 		case "thinking":
 			thinking.WriteString(b.Thinking)
+			resp.Message.Thinking = append(resp.Message.Thinking, llm.ThinkingBlock{Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			resp.Message.Thinking = append(resp.Message.Thinking, llm.ThinkingBlock{Redacted: b.Data})
 		case "tool_use":
 			args := json.RawMessage(b.Input)
 			if len(args) == 0 {

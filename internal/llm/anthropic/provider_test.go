@@ -178,3 +178,55 @@ func TestEmbedUnsupported(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// With extended thinking on, the API refuses tool results whose assistant
+// turn lost its signed thinking: the loop must send the blocks back exactly,
+// whether the first round was a plain call or a stream.
+func TestThinkingBlocksReplayedInToolLoop(t *testing.T) {
+	for _, streamed := range []bool{false, true} {
+		s := fakellm.NewAnthropic(t)
+		s.Enqueue(
+			fakellm.Reply{Thinking: "I should look it up first.", ThinkingSignature: "sig-abc==", RedactedThinking: "enc-xyz",
+				ToolCalls: []fakellm.ToolCall{{ID: "toolu_1", Name: "lookup", Arguments: `{"q":"a"}`}}},
+			fakellm.Reply{Text: "done"})
+		p := newProvider(s)
+		req := llm.ChatRequest{Model: "claude", Thinking: &llm.Thinking{BudgetTokens: 2000},
+			Tools:    []llm.Tool{{Name: "lookup", Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}},
+			Messages: []llm.Message{llm.User("look it up")}}
+		var first *llm.ChatResponse
+		var err error
+		if streamed {
+			var reasoning strings.Builder
+			first, err = p.Stream(context.Background(), req, func(d llm.Delta) error { reasoning.WriteString(d.Reasoning); return nil })
+			if reasoning.String() != "I should look it up first." {
+				t.Errorf("streamed reasoning %q", reasoning.String())
+			}
+		} else {
+			first, err = p.Chat(context.Background(), req)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []llm.ThinkingBlock{{Text: "I should look it up first.", Signature: "sig-abc=="}, {Redacted: "enc-xyz"}}
+		if got := first.Message.Thinking; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("streamed=%v: thinking blocks %+v", streamed, got)
+		}
+		if first.Reasoning != "I should look it up first." {
+			t.Errorf("reasoning %q", first.Reasoning)
+		}
+		req.Messages = append(req.Messages, first.Message, llm.ToolResult(first.ToolCalls()[0], "found", false))
+		if _, err := p.Chat(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		msgs := s.Requests()[1].JSON()["messages"].([]any)
+		blocks := msgs[1].(map[string]any)["content"].([]any)
+		if len(blocks) != 3 {
+			t.Fatalf("streamed=%v: assistant turn sent back as %v", streamed, blocks)
+		}
+		b0, b1, b2 := blocks[0].(map[string]any), blocks[1].(map[string]any), blocks[2].(map[string]any)
+		if b0["type"] != "thinking" || b0["thinking"] != "I should look it up first." || b0["signature"] != "sig-abc==" ||
+			b1["type"] != "redacted_thinking" || b1["data"] != "enc-xyz" || b2["type"] != "tool_use" {
+			t.Errorf("streamed=%v: assistant turn sent back as %v", streamed, blocks)
+		}
+	}
+}

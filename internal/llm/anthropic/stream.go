@@ -15,8 +15,12 @@ type accumulator struct {
 	text     strings.Builder
 	thinking strings.Builder
 	blocks   map[int64]*toolBuf // content block index -> tool call
-	order    []*toolBuf
-	usage    struct{ input, output, cacheRead, cacheWrite int64 }
+	// reasoning keeps the thinking blocks in order; thinkingAt finds the
+	// one a delta or signature belongs to by content block index.
+	reasoning  []*thinkingBuf
+	thinkingAt map[int64]*thinkingBuf
+	order      []*toolBuf
+	usage      struct{ input, output, cacheRead, cacheWrite int64 }
 }
 
 type toolBuf struct {
@@ -25,8 +29,13 @@ type toolBuf struct {
 	args     strings.Builder
 }
 
+type thinkingBuf struct {
+	text                strings.Builder
+	signature, redacted string
+}
+
 func newAccumulator() *accumulator {
-	a := &accumulator{blocks: map[int64]*toolBuf{}}
+	a := &accumulator{blocks: map[int64]*toolBuf{}, thinkingAt: map[int64]*thinkingBuf{}}
 	a.resp.Message.Role = llm.RoleAssistant
 	a.resp.FinishReason = llm.FinishStop
 	return a
@@ -40,7 +49,15 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, emit llm.StreamFunc) e
 		a.usage.input, a.usage.output = u.InputTokens, u.OutputTokens
 		a.usage.cacheRead, a.usage.cacheWrite = u.CacheReadInputTokens, u.CacheCreationInputTokens
 	case "content_block_start":
-		if ev.ContentBlock.Type == "tool_use" {
+		switch ev.ContentBlock.Type {
+		case "thinking":
+			b := &thinkingBuf{signature: ev.ContentBlock.Signature}
+			b.text.WriteString(ev.ContentBlock.Thinking)
+			a.thinkingAt[ev.Index] = b
+			a.reasoning = append(a.reasoning, b)
+		case "redacted_thinking":
+			a.reasoning = append(a.reasoning, &thinkingBuf{redacted: ev.ContentBlock.Data})
+		case "tool_use":
 			b := &toolBuf{pos: len(a.order), id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
 			a.blocks[ev.Index] = b
 			a.order = append(a.order, b)
@@ -53,7 +70,14 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, emit llm.StreamFunc) e
 			return emit(llm.Delta{Text: ev.Delta.Text})
 		case "thinking_delta":
 			a.thinking.WriteString(ev.Delta.Thinking)
+			if b, ok := a.thinkingAt[ev.Index]; ok {
+				b.text.WriteString(ev.Delta.Thinking)
+			}
 			return emit(llm.Delta{Reasoning: ev.Delta.Thinking})
+		case "signature_delta":
+			if b, ok := a.thinkingAt[ev.Index]; ok {
+				b.signature += ev.Delta.Signature
+			}
 		case "input_json_delta":
 			if b, ok := a.blocks[ev.Index]; ok {
 				b.args.WriteString(ev.Delta.PartialJSON)
@@ -86,6 +110,9 @@ func (a *accumulator) finish(emit llm.StreamFunc, format llm.FormatType) (*llm.C
 		a.resp.Message.Parts = []llm.Part{llm.TextPart(t)}
 	}
 	a.resp.Reasoning = a.thinking.String()
+	for _, b := range a.reasoning {
+		a.resp.Message.Thinking = append(a.resp.Message.Thinking, llm.ThinkingBlock{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted})
+	}
 	for _, b := range a.order {
 		args := b.args.String()
 		if strings.TrimSpace(args) == "" {

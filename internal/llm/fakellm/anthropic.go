@@ -50,6 +50,12 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, body []by
 		return
 	}
 	var content []any
+	if rep.Thinking != "" {
+		content = append(content, map[string]any{"type": "thinking", "thinking": rep.Thinking, "signature": rep.ThinkingSignature})
+	}
+	if rep.RedactedThinking != "" {
+		content = append(content, map[string]any{"type": "redacted_thinking", "data": rep.RedactedThinking})
+	}
 	if rep.Text != "" {
 		content = append(content, map[string]any{"type": "text", "text": rep.Text})
 	}
@@ -67,6 +73,26 @@ func streamAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rep Repl
 	e.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_fake", "type": "message",
 		"role": "assistant", "model": model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": startUsage}})
 	idx := 0
+	if rep.Thinking != "" {
+		// Reasoning streams in deltas; its signature arrives last, in a
+		// delta of its own, as the real API sends it.
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+			"content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		for _, w := range strings.SplitAfter(rep.Thinking, " ") {
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx,
+				"delta": map[string]any{"type": "thinking_delta", "thinking": w}})
+		}
+		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx,
+			"delta": map[string]any{"type": "signature_delta", "signature": rep.ThinkingSignature}})
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
+	if rep.RedactedThinking != "" {
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+			"content_block": map[string]any{"type": "redacted_thinking", "data": rep.RedactedThinking}})
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
 	next := textChunks(rep)
 	if rep.Text != "" || rep.Timestamps {
 		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,

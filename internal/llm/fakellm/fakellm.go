@@ -38,11 +38,17 @@ type Reply struct {
 	ErrorMessage string
 	RetryAfter   string
 
-	Text         string
-	ToolCalls    []ToolCall
-	Usage        Usage
-	FinishReason string // protocol-specific; derived when empty
-	Model        string
+	Text      string
+	ToolCalls []ToolCall
+	// Thinking, with ThinkingSignature, answers a signed thinking block
+	// ahead of the text (Anthropic protocol); RedactedThinking adds a
+	// redacted block after it.
+	Thinking          string
+	ThinkingSignature string
+	RedactedThinking  string
+	Usage             Usage
+	FinishReason      string // protocol-specific; derived when empty
+	Model             string
 
 	// Delay waits before answering. StallAfter > 0 stops a stream after
 	// that many content chunks and holds the connection open until the
