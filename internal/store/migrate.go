@@ -108,9 +108,13 @@ func (db *DB) MigrationLock() (func(), error) {
 	if db.Dialect != SQLite {
 		return func() {}, nil
 	}
-	unlock, err := lockFile(db.Path + ".migrate-lock")
+	unlock, err := db.lockFile()
 	if err != nil {
 		return nil, fmt.Errorf("lock migrations: %w", err)
 	}
 	return unlock, nil
 }
+
+// lockFile takes the SQLite file's cross-process lock, kept beside it.
+// Migrations and the first connections of a process take turns on it.
+func (db *DB) lockFile() (func(), error) { return lockFile(db.Path + ".migrate-lock") }

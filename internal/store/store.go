@@ -126,7 +126,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 // start together on one file safe; once the file is in WAL mode the switch
 // is a no-op and the lock is held only for an instant.
 func (db *DB) firstConnections(ctx context.Context) error {
-	unlock, err := lockFile(db.Path + ".migrate-lock")
+	unlock, err := db.lockFile()
 	if err != nil {
 		return fmt.Errorf("lock database file: %w", err)
 	}
