@@ -11,10 +11,9 @@ import (
 
 // accumulator assembles stream events into a response, relaying deltas.
 type accumulator struct {
-	resp     llm.ChatResponse
-	text     strings.Builder
-	thinking strings.Builder
-	blocks   map[int64]*toolBuf // content block index -> tool call
+	resp   llm.ChatResponse
+	text   strings.Builder
+	blocks map[int64]*toolBuf // content block index -> tool call
 	// reasoning keeps the thinking blocks in order; thinkingAt finds the
 	// one a delta or signature belongs to by content block index.
 	reasoning  []*thinkingBuf
@@ -69,7 +68,6 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, emit llm.StreamFunc) e
 			a.text.WriteString(ev.Delta.Text)
 			return emit(llm.Delta{Text: ev.Delta.Text})
 		case "thinking_delta":
-			a.thinking.WriteString(ev.Delta.Thinking)
 			if b, ok := a.thinkingAt[ev.Index]; ok {
 				b.text.WriteString(ev.Delta.Thinking)
 			}
@@ -109,10 +107,12 @@ func (a *accumulator) finish(emit llm.StreamFunc, format llm.FormatType) (*llm.C
 	if t := finalText(a.text.String(), format); t != "" {
 		a.resp.Message.Parts = []llm.Part{llm.TextPart(t)}
 	}
-	a.resp.Reasoning = a.thinking.String()
+	var reasoning strings.Builder
 	for _, b := range a.reasoning {
+		reasoning.WriteString(b.text.String())
 		a.resp.Message.Thinking = append(a.resp.Message.Thinking, llm.ThinkingBlock{Text: b.text.String(), Signature: b.signature, Redacted: b.redacted})
 	}
+	a.resp.Reasoning = reasoning.String()
 	for _, b := range a.order {
 		args := b.args.String()
 		if strings.TrimSpace(args) == "" {
