@@ -7,6 +7,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
@@ -156,6 +157,23 @@ func (s *Server) routes() {
 // op describes an operation with the defaults every operation shares.
 func op(id, method, path, summary, tag string) huma.Operation {
 	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag}}
+}
+
+// ExtensionKey marks, in /openapi.json, an operation of ours that the Agent
+// Platform API lacks (human review decisions, schedules, account secrets,
+// knowledge-base search…), so users and the conformance suite can tell them
+// apart. Extensions only add paths; they never change a reference operation.
+const ExtensionKey = "x-agentry-extension"
+
+// extension marks o as one of our extensions, in its OpenAPI extensions and
+// at the head of its description.
+func extension(o huma.Operation) huma.Operation {
+	if o.Extensions == nil {
+		o.Extensions = map[string]any{}
+	}
+	o.Extensions[ExtensionKey] = true
+	o.Description = strings.TrimSpace("Extension: Agentry adds this operation; the Agent Platform API does not have it.\n\n" + o.Description)
+	return o
 }
 
 // register adds an operation with the shared defaults: authentication, the

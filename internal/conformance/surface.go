@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentry/agentry/internal/api"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -40,6 +41,17 @@ func (o ServerOp) Public() bool {
 		return true
 	}
 	return len(o.Op.Security) == 0
+}
+
+// ExtensionKey is api.ExtensionKey: the OpenAPI extension that marks an
+// operation of ours the reference lacks, which the surface check lets through.
+const ExtensionKey = api.ExtensionKey
+
+// Extension reports whether the operation is one of our documented
+// extensions rather than an operation of the reference.
+func (o ServerOp) Extension() bool {
+	ext, _ := o.Op.Extensions[ExtensionKey].(bool)
+	return ext
 }
 
 // QueryParams returns the names of the query parameters the operation declares.

@@ -30,6 +30,8 @@ func TestSurfaceCatches(t *testing.T) {
 	secured := []map[string][]string{{"ApiKeyAuth": {}}}
 	huma.Register(api, huma.Operation{OperationID: "me", Method: http.MethodGet, Path: "/me", Security: secured}, nop)
 	huma.Register(api, huma.Operation{OperationID: "extra", Method: http.MethodGet, Path: "/not-in-the-reference", Security: secured}, nop)
+	huma.Register(api, huma.Operation{OperationID: "ext", Method: http.MethodPost, Path: "/an-extension", Security: secured,
+		Extensions: map[string]any{ExtensionKey: true}}, nop)
 	huma.Register(api, huma.Operation{OperationID: "agents", Method: http.MethodGet, Path: "/agents", Security: secured}, list)
 	huma.Register(api, huma.Operation{OperationID: "version", Method: http.MethodGet, Path: "/version", Security: secured}, nop)
 	ops := ServerOps(api.OpenAPI())
@@ -49,6 +51,9 @@ func TestSurfaceCatches(t *testing.T) {
 		if !contains(problems[op], fragment) {
 			t.Errorf("%q: want a problem containing %q, got %q", op, fragment, problems[op])
 		}
+	}
+	if len(problems["POST /an-extension"]) > 0 {
+		t.Errorf("an operation marked %s is one of ours and allowed: %q", ExtensionKey, problems["POST /an-extension"])
 	}
 	for _, fragment := range []string{"which the server does not implement", "not an operation of the reference"} {
 		if !contains(problems[""], fragment) {
