@@ -39,6 +39,14 @@ type Config struct {
 	MaxWorkers      int
 	ShutdownTimeout time.Duration
 	AuthCacheTTL    time.Duration
+	// JobShutdownTimeout is how long running jobs may go on after SIGTERM
+	// before they are cancelled (and resumed by the next process);
+	// ShutdownTimeout bounds the HTTP drain. The two run side by side.
+	JobShutdownTimeout time.Duration
+	// MaxStreamsPerKey and MaxStreamsPerAccount cap the event streams open
+	// at once on one process, per credential and per account (0: no cap).
+	MaxStreamsPerKey     int
+	MaxStreamsPerAccount int
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
@@ -65,6 +73,10 @@ func Defaults() Config {
 		ShutdownTimeout: 30 * time.Second,
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
+
+		JobShutdownTimeout:   20 * time.Second,
+		MaxStreamsPerKey:     50,
+		MaxStreamsPerAccount: 200,
 	}
 }
 
@@ -96,6 +108,12 @@ func (c *Config) Validate() error {
 	}
 	if c.UploadRetention <= 0 {
 		return fmt.Errorf("upload retention must be positive")
+	}
+	if c.MaxStreamsPerKey < 0 || c.MaxStreamsPerAccount < 0 {
+		return fmt.Errorf("stream caps must not be negative (0 turns a cap off)")
+	}
+	if c.ShutdownTimeout < 0 || c.JobShutdownTimeout < 0 {
+		return fmt.Errorf("shutdown timeouts must not be negative")
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
