@@ -143,7 +143,7 @@ func TestRunOutputLimit(t *testing.T) {
 	// for_each and join refuse to assemble an output past the limit.
 	_, err = run(t, e, `{"child_steps":[{"id":"loop","step_type":"for_each","body":[{"id":"item","step_type":"text","text":"{{input}}{{input}}"}]}]}`,
 		`["`+strings.Repeat("q", 200)+`","`+strings.Repeat("r", 200)+`","`+strings.Repeat("s", 200)+`"]`, newJournal(), nil)
-	wantStepLimit(t, err, "loop", "the items' outputs together exceeds the 1000-byte limit")
+	wantStepLimit(t, err, "loop", "the items' combined output exceeds the 1000-byte limit")
 }
 
 // A nested for_each of 200×200 items ran 40,000 steps: the run now stops

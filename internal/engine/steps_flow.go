@@ -182,7 +182,7 @@ func stepForEach(ctx context.Context, x *Exec) (Result, error) {
 	// The JSON array is longer than its elements together: refuse it
 	// before building it when they alone are too long.
 	if max := x.x.budget.limits.MaxStepOutputBytes; totalLen(outs, "") > max {
-		return Result{}, stepOutputError("the items' outputs together", max)
+		return Result{}, stepOutputError("the items' combined output", max)
 	}
 	b := marshalText(outs)
 	return Result{Output: string(b), ContentType: "application/json"}, nil
