@@ -88,6 +88,9 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.DurationVar(&cfg.UploadRetention, "upload-retention", ur, "how long input uploads are kept (SERVICE_UPLOAD_RETENTION)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight work may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
 	f.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", str("SERVICE_ALLOW_PRIVATE_WEBHOOKS", "") == "true", "let webhook and S3 steps reach private and loopback addresses (SERVICE_ALLOW_PRIVATE_WEBHOOKS=true)")
+	f.Int64Var(&cfg.MaxStepOutputBytes, "max-step-output-bytes", int64(num("SERVICE_MAX_STEP_OUTPUT_BYTES", int(d.MaxStepOutputBytes))), "largest output of one workflow step; a step past it fails (SERVICE_MAX_STEP_OUTPUT_BYTES)")
+	f.Int64Var(&cfg.MaxRunOutputBytes, "max-run-output-bytes", int64(num("SERVICE_MAX_RUN_OUTPUT_BYTES", int(d.MaxRunOutputBytes))), "largest total of the step outputs of one run; the step past it fails (SERVICE_MAX_RUN_OUTPUT_BYTES)")
+	f.IntVar(&cfg.MaxStepsPerRun, "max-steps-per-run", num("SERVICE_MAX_STEPS_PER_RUN", d.MaxStepsPerRun), "most steps one run executes, loop items and retries included (SERVICE_MAX_STEPS_PER_RUN)")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", str("SERVICE_LOG_FORMAT", "text"), "text or json (SERVICE_LOG_FORMAT)")
 	return cmd

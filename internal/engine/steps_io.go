@@ -141,7 +141,9 @@ func stepWebhookCall(ctx context.Context, x *Exec) (Result, error) {
 		return Result{}, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	// One byte past the step limit is enough to know the reply is too long
+	// to be the step's output; the engine refuses it after.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, min(maxResponseBytes, x.x.budget.limits.MaxStepOutputBytes+1)))
 	if err != nil {
 		return Result{}, err
 	}

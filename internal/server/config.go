@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 )
@@ -43,6 +44,11 @@ type Config struct {
 	UploadRetention time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
 	AllowPrivateWebhooks bool
+	// Workflow limits per run (see engine.Limits): one step's output, the
+	// outputs of all a run's steps together, and the steps a run executes.
+	MaxStepOutputBytes int64
+	MaxRunOutputBytes  int64
+	MaxStepsPerRun     int
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
@@ -65,6 +71,10 @@ func Defaults() Config {
 		ShutdownTimeout: 30 * time.Second,
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
+
+		MaxStepOutputBytes: engine.DefaultMaxStepOutputBytes,
+		MaxRunOutputBytes:  engine.DefaultMaxRunOutputBytes,
+		MaxStepsPerRun:     engine.DefaultMaxStepsPerRun,
 	}
 }
 
@@ -96,6 +106,12 @@ func (c *Config) Validate() error {
 	}
 	if c.UploadRetention <= 0 {
 		return fmt.Errorf("upload retention must be positive")
+	}
+	if c.MaxStepOutputBytes <= 0 || c.MaxRunOutputBytes <= 0 || c.MaxStepsPerRun <= 0 {
+		return fmt.Errorf("max step output bytes, max run output bytes and max steps per run must be positive")
+	}
+	if c.MaxStepOutputBytes > c.MaxRunOutputBytes {
+		return fmt.Errorf("max step output bytes (%d) must not exceed max run output bytes (%d)", c.MaxStepOutputBytes, c.MaxRunOutputBytes)
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")

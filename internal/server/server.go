@@ -92,6 +92,7 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	}
 	eng := engine.New()
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
+	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}}
 

@@ -70,6 +70,9 @@ func TestConfigValidation(t *testing.T) {
 		"slow revoke": func(c *server.Config) { c.AuthCacheTTL = 10e9 },
 		"rescue":      func(c *server.Config) { c.JobRescueAfter = c.JobTimeout },
 		"credits":     func(c *server.Config) { c.DefaultCredits = -1 },
+		"step output": func(c *server.Config) { c.MaxStepOutputBytes = 0 },
+		"step > run":  func(c *server.Config) { c.MaxStepOutputBytes = c.MaxRunOutputBytes + 1 },
+		"steps":       func(c *server.Config) { c.MaxStepsPerRun = -1 },
 	} {
 		c := server.Defaults()
 		mutate(&c)
