@@ -155,3 +155,30 @@ func TestDOCXBombs(t *testing.T) {
 	_, _, err = run(t, MediaDOCX, buf.Bytes())
 	wantLimit(t, err, "the DOCX archive has more than 10000 entries")
 }
+
+// A few bytes that declare object numbers in the hundreds of millions
+// made the PDF library allocate a cross-reference table for all of them
+// (6 GB for 200,000,000): such files are refused before it reads them.
+func TestPDFObjectNumberBombs(t *testing.T) {
+	valid := string(extracttest.PDF("hello"))
+	xref, trailer := strings.Index(valid, "xref\n"), strings.Index(valid, "trailer")
+	for name, file := range map[string]string{
+		"table subsection": valid[:trailer] + "200000000 1\n0000000009 00000 n \n" + valid[trailer:],
+		"trailer size":     strings.Replace(valid, "/Size 6", "/Size 3000000000", 1),
+		"escaped name":     strings.Replace(valid, "/Size 6", "/Si#7Ae 99999999999999999999999", 1),
+		"xref stream":      valid[:xref] + "9 0 obj\n<< /Type /XRef /Size 6 /Index [0 6 150000000 2] /W [1 2 1] /Length 0 >>\nstream\n\nendstream\nendobj\n" + valid[xref:],
+	} {
+		var err error
+		alloc := allocated(func() { _, _, err = run(t, "application/pdf", []byte(file)) })
+		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "(at most 2000000 are read)") {
+			t.Errorf("%s: %v", name, err)
+		}
+		if alloc > 4<<20 {
+			t.Errorf("%s: allocated %d MiB", name, alloc>>20)
+		}
+	}
+	// The check reads the real thing as it is.
+	if got, _, err := run(t, "application/pdf", []byte(valid)); err != nil || got != "hello" {
+		t.Fatalf("%q %v", got, err)
+	}
+}

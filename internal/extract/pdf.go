@@ -27,6 +27,9 @@ func pdfText(ctx context.Context, src Source, w *textWriter, l Limits) (err erro
 			err = malformed("not a readable PDF: %v", v)
 		}
 	}()
+	if err := checkPDFObjectNumbers(io.NewSectionReader(src.RA, 0, src.Size)); err != nil {
+		return err
+	}
 	r, err := pdf.NewReader(src.RA, src.Size)
 	if err != nil {
 		if strings.Contains(strings.ToLower(err.Error()), "encrypt") || strings.Contains(err.Error(), "password") {
