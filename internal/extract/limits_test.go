@@ -182,3 +182,51 @@ func TestPDFObjectNumberBombs(t *testing.T) {
 		t.Fatalf("%q %v", got, err)
 	}
 }
+
+// pdfOf builds a PDF from object bodies (object 1 is the catalog); a body
+// may hold a stream.
+func pdfOf(objects ...string) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, body := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, body)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return b.Bytes()
+}
+
+func streamObj(data string) string {
+	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(data), data)
+}
+
+// A font with a character map (two-byte codes, as CID fonts have) is
+// decoded through it, and a map past its limit is refused before the
+// library interprets it.
+func TestPDFCharacterMaps(t *testing.T) {
+	build := func(cmap string) []byte {
+		return pdfOf(
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+			"<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /ToUnicode 6 0 R >>",
+			streamObj("BT /F1 12 Tf <00010002> Tj [<0002>] TJ ET"),
+			streamObj(cmap),
+		)
+	}
+	cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n1 begincodespacerange <0000> <FFFF> endcodespacerange\n" +
+		"2 beginbfchar <0001> <0048> <0002> <0069> endbfchar\nendcmap CMapName currentdict /CMap defineresource pop end end"
+	got, _, err := run(t, "application/pdf", build(cmap))
+	if err != nil || got != "Hii" {
+		t.Fatalf("%q %v", got, err)
+	}
+	huge := cmap + "\n%" + strings.Repeat("x", maxCMapBytes)
+	_, _, err = run(t, "application/pdf", build(huge))
+	wantLimit(t, err, "a font's character map in the PDF exceeds 4 MiB decompressed")
+}
