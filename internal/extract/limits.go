@@ -12,8 +12,9 @@ import (
 // zero value of a field means its default.
 type Limits struct {
 	// MaxDecompressedBytes bounds the bytes decompressed from one file:
-	// the PDF content streams and character maps read, or the DOCX
-	// document part. DefaultMaxDecompressedBytes when zero.
+	// the PDF page content streams and character maps read (and, as a
+	// second budget, its object streams), or the DOCX document part.
+	// DefaultMaxDecompressedBytes when zero.
 	MaxDecompressedBytes int64
 	// MaxTextBytes bounds the extracted text of one file (UTF-8 bytes).
 	// DefaultMaxTextBytes when zero.

@@ -230,3 +230,44 @@ func TestPDFCharacterMaps(t *testing.T) {
 	_, _, err = run(t, "application/pdf", build(huge))
 	wantLimit(t, err, "a font's character map in the PDF exceeds 4 MiB decompressed")
 }
+
+// Object streams are inflated by the PDF library itself, when it looks an
+// object up: they are measured beforehand, through the same budget.
+func TestPDFObjectStreamBomb(t *testing.T) {
+	valid := string(extracttest.PDF("hello"))
+	xref := strings.Index(valid, "xref\n")
+	with := func(dict string, data []byte) []byte {
+		obj := fmt.Sprintf("9 0 obj\n<< %s /N 1 /First 4 /Length %d >>\nstream\n", dict, len(data)) + string(data) + "\nendstream\nendobj\n"
+		return []byte(valid[:xref] + obj + valid[xref:])
+	}
+	bomb := extracttest.Deflated(extracttest.RepeatReader("\x00", 1<<20))
+	for name, file := range map[string][]byte{
+		"flate":        with("/Type /ObjStm /Filter /FlateDecode", bomb),
+		"array":        with("/Type /ObjStm /Filter [/FlateDecode]", bomb),
+		"escaped type": with("/Type /Obj#53tm /Filter /FlateDecode", bomb),
+		"xref stream":  with("/Type /XRef /Filter /FlateDecode /W [1 1 1]", bomb),
+	} {
+		r := bytes.NewReader(file)
+		_, err := Limits{MaxDecompressedBytes: 64 << 10}.Extract(context.Background(), "application/pdf", Source{R: r, RA: r, Size: int64(len(file))}, io.Discard)
+		if !errors.Is(err, ErrLimit) || err.Error() != "extraction stopped: the PDF's object stream data exceeds 65536 bytes decompressed" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Within the budget, the file reads as before.
+	file := pdfOf(
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		streamObj("BT (hello) Tj ET"),
+		fmt.Sprintf("<< /Type /ObjStm /Filter /FlateDecode /N 1 /First 4 /Length %d >>\nstream\n%s\nendstream", len(bomb), bomb),
+	)
+	got, _, err := run(t, "application/pdf", file)
+	if err != nil || got != "hello" {
+		t.Fatalf("%q %v", got, err)
+	}
+	// Filters that are not measured are refused for object streams.
+	_, _, err = run(t, "application/pdf", with("/Type /ObjStm /Filter [/ASCIIHexDecode /FlateDecode]", []byte("78")))
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "object streams use filters") {
+		t.Fatal(err)
+	}
+}

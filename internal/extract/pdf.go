@@ -27,7 +27,7 @@ func pdfText(ctx context.Context, src Source, w *textWriter, l Limits) (err erro
 			err = malformed("not a readable PDF: %v", v)
 		}
 	}()
-	if err := checkPDFObjectNumbers(io.NewSectionReader(src.RA, 0, src.Size)); err != nil {
+	if err := checkPDFStructure(io.NewSectionReader(src.RA, 0, src.Size), l.MaxDecompressedBytes); err != nil {
 		return err
 	}
 	r, err := pdf.NewReader(src.RA, src.Size)

@@ -2,9 +2,11 @@ package extract
 
 import (
 	"bufio"
+	"compress/zlib"
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // maxPDFObjects bounds the object numbers a PDF may use. The PDF library
@@ -14,16 +16,20 @@ import (
 // thousand-page report, some hundred thousand).
 const maxPDFObjects = 2_000_000
 
-// checkPDFObjectNumbers reads the whole file once, as the library's lexer
-// would, and refuses a file whose cross-reference data (a /Size, an /Index
-// range, a table subsection) reaches past maxPDFObjects. It looks at every
-// place such data could be, not only those the library will read, which
-// errs on the side of refusing.
-func checkPDFObjectNumbers(r io.Reader) error {
+// checkPDFStructure reads the whole file once, as the library's lexer
+// would, before the library reads it. It refuses a file whose
+// cross-reference data (a /Size, an /Index range, a table subsection)
+// reaches past maxPDFObjects, and one whose object and cross-reference
+// streams, which the library decompresses on its own, inflate past
+// maxDecompressed in all. It looks at every place such data could be, not
+// only those the library will read, which errs on the side of refusing.
+func checkPDFStructure(r io.Reader, maxDecompressed int64) error {
 	sc := &pdfTokens{r: bufio.NewReaderSize(r, 64<<10)}
 	tooMany := func(n int64) error {
 		return limitErr("the PDF declares %d objects (at most %d are read)", n, maxPDFObjects)
 	}
+	budget := &decompressBudget{left: maxDecompressed, max: maxDecompressed, what: "PDF's object stream data"}
+	var typ, filter string // of the object being read
 	for {
 		tok, kind, err := sc.next()
 		if errors.Is(err, io.EOF) {
@@ -33,6 +39,19 @@ func checkPDFObjectNumbers(r io.Reader) error {
 			return err
 		}
 		switch {
+		case kind == 'k' && tok == "obj":
+			typ, filter = "", ""
+		case kind == '/' && tok == "Type":
+			if t, k, _ := sc.next(); k == '/' {
+				typ = t
+			}
+		case kind == '/' && tok == "Filter":
+			filter = sc.filter()
+		case kind == 'k' && tok == "stream" && (typ == "ObjStm" || typ == "XRef"):
+			if err := sc.measureStream(filter, budget); err != nil {
+				return err
+			}
+			typ, filter = "", ""
 		case kind == '/' && tok == "Size":
 			if n, ok := sc.int(); ok && (n < 0 || n > maxPDFObjects) {
 				return tooMany(n)
@@ -78,6 +97,57 @@ func checkPDFObjectNumbers(r io.Reader) error {
 			}
 		}
 	}
+}
+
+// filter reads the value of /Filter: a name, or the names of an array
+// joined by spaces.
+func (s *pdfTokens) filter() string {
+	t, k, _ := s.next()
+	if k == '/' {
+		return t
+	}
+	if t != "[" {
+		return ""
+	}
+	var names []string
+	for len(names) < 8 {
+		t, k, err := s.next()
+		if err != nil || k != '/' {
+			break
+		}
+		names = append(names, t)
+	}
+	return strings.Join(names, " ")
+}
+
+// measureStream inflates the stream data that follows the stream keyword,
+// charging it to the budget. Only unfiltered and FlateDecode streams are
+// measured; an object stream with any other filter is refused, since the
+// library would inflate it unmeasured.
+func (s *pdfTokens) measureStream(filter string, budget *decompressBudget) error {
+	if c, err := s.r.ReadByte(); err == nil && c == '\r' {
+		if next, _ := s.r.Peek(1); len(next) == 1 && next[0] == '\n' {
+			s.r.ReadByte()
+		}
+	}
+	switch filter {
+	case "":
+		return nil // stored as it is: no larger than the file
+	case "FlateDecode":
+	default:
+		return malformed("the PDF's object streams use filters that are not read here (%s)", filter)
+	}
+	// The inflater reads the bufio.Reader byte by byte, so it stops at
+	// the end of the compressed data and the scan goes on from there.
+	zr, err := zlib.NewReader(s.r)
+	if err != nil {
+		return nil // not zlib data: the library will find it malformed
+	}
+	_, err = io.Copy(io.Discard, &countingReader{r: zr, b: budget})
+	if errors.Is(err, ErrLimit) {
+		return err
+	}
+	return nil
 }
 
 // pdfTokens splits a PDF into the tokens that matter here: names ('/'),
