@@ -135,7 +135,7 @@ func (s *pdfTokens) measureStream(filter string, budget *decompressBudget) error
 		return nil // stored as it is: no larger than the file
 	case "FlateDecode":
 	default:
-		return malformed("the PDF's object streams use filters that are not read here (%s)", filter)
+		return malformed("the PDF's object streams use filters that are not read here")
 	}
 	// The inflater reads the bufio.Reader byte by byte, so it stops at
 	// the end of the compressed data and the scan goes on from there.
@@ -203,7 +203,7 @@ func (s *pdfTokens) next() (string, byte, error) {
 					s.tok = append(s.tok, c)
 				}
 			}
-			return s.remember(string(s.tok), '/')
+			return s.remember(intern(s.tok), '/')
 		case isContentDelim(c):
 			return s.remember(string(c), 'd')
 		default:
@@ -220,9 +220,23 @@ func (s *pdfTokens) next() (string, byte, error) {
 					s.tok = append(s.tok, c)
 				}
 			}
-			return s.remember(string(s.tok), 'k')
+			return s.remember(intern(s.tok), 'k')
 		}
 	}
+}
+
+// intern returns the names and keywords the check looks for, and numbers,
+// as strings; any other token is "?", so that reading megabytes of binary
+// stream data does not allocate a string per token.
+func intern(b []byte) string {
+	switch string(b) {
+	case "Size", "Index", "xref", "obj", "stream", "f", "n", "Type", "Filter", "ObjStm", "XRef", "FlateDecode":
+		return string(b)
+	}
+	if len(b) > 0 && isDigits(string(b)) {
+		return string(b)
+	}
+	return "?"
 }
 
 func (s *pdfTokens) remember(tok string, kind byte) (string, byte, error) {
