@@ -74,12 +74,13 @@ func TestPDFBudgetAndTextLimit(t *testing.T) {
 func TestPDFContentOperators(t *testing.T) {
 	content := "q 1 0 0 1 0 0 cm /P <</MCID 0 /Alt (not shown)>> BDC BT /F1 12 Tf 72 720 Td (Hello \\(a\\) \\101\\\nB) Tj ET EMC\n" +
 		"BI /W 2 /H 2 /BPC 8 /CS /G ID \x00(\xff[ EI Q\n" +
-		"BT /F1 12 Tf [(Wor) -20 (ld) [(!)]] TJ T* <48 69 2> Tj 0 0 (quoted) ' 1 2 (dq) \" ET % comment (x) Tj\n"
+		"BT /F1 12 Tf [(Wor) -20 (ld) [(!)]] TJ T* <48 69 2> Tj 0 0 (quoted) ' 1 2 (dq) \" ET % comment (x) Tj\n" +
+		"BT (a) (bb) (ccc) (dddd) (eeeee) /F1 12 Tf (kept) ' ET\n"
 	got, res, err := run(t, "application/pdf", extracttest.PDFWithContent(extracttest.Deflated(strings.NewReader(content)), "FlateDecode"))
 	if err != nil || res.Extractor != "pdf" {
 		t.Fatal(res, err)
 	}
-	want := "Hello (a) AB\nWorld!\nHi quoteddq"
+	want := "Hello (a) AB\nWorld!\nHi quoteddq\nkept"
 	if got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}

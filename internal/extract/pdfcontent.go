@@ -59,7 +59,11 @@ func (s *contentScanner) push(kind byte, b []byte) error {
 		return nil
 	}
 	if s.n == maxOperands {
+		// Drop the oldest; its buffer is reused for the new one (the
+		// slots must not share one).
+		oldest := s.ops[0].b
 		copy(s.ops[:], s.ops[1:])
+		s.ops[maxOperands-1] = operand{b: oldest[:0]}
 		s.n--
 	}
 	s.ops[s.n] = operand{kind: kind, b: append(s.ops[s.n].b[:0], b...)}
