@@ -151,7 +151,7 @@ const (
 	answerSentences   = 2
 	minRelevance      = 0.08
 	relativeRelevance = 0.85
-	typeBonus         = 0.12
+	typeBonus         = 0.2
 )
 
 // answerKind is what a question word asks for.
@@ -358,7 +358,7 @@ func summaryText(e *Embedder, p prompt) string {
 }
 
 // reOpen marks sentences about unresolved matters.
-var reOpen = regexp.MustCompile(`(?i)\b(pending|open question|open issue|unresolved|undecided|tbd|to be decided|unclear|risk|risks|blocked|blocker|delayed|waiting|not yet|outstanding)\b`)
+var reOpen = regexp.MustCompile(`(?i)\b(pending|open questions?|open issues?|unresolved|undecided|tbd|to be (decided|confirmed|approved|agreed)|unclear|risks?|blocked|blockers?|delayed|waiting|awaits|awaiting|not yet|outstanding|under discussion|still ha(s|ve) to|under review)\b`)
 
 // report writes a periodic report from the material: a summary, the
 // sentences with figures, dates or names as highlights, and what the
@@ -375,9 +375,9 @@ func report(e *Embedder, p prompt) string {
 	var highlights, open []string
 	for _, s := range p.sentences {
 		switch {
-		case inSum[s]:
 		case isQuestion(s) || reOpen.MatchString(s):
 			open = append(open, s)
+		case inSum[s]:
 		case len(highlights) < 5 && (reDigit.MatchString(s) || len(dates(s)) > 0 || len(people(s)) > 0 || len(organizations(s)) > 0):
 			highlights = append(highlights, s)
 		}

@@ -25,7 +25,11 @@ var orgSuffixes = map[string]bool{"inc": true, "corp": true, "corporation": true
 	"institute": true, "foundation": true, "company": true, "co": true, "labs": true, "systems": true,
 	"technologies": true, "partners": true, "holdings": true, "agency": true, "ministry": true, "council": true,
 	"association": true, "society": true, "capital": true, "ventures": true, "industries": true, "bv": true,
-	"limited": true, "software": true, "studios": true, "media": true, "airlines": true, "motors": true}
+	"limited": true, "software": true, "studios": true, "media": true, "airlines": true, "motors": true,
+	"foods": true, "telecom": true, "energy": true, "logistics": true, "robotics": true, "pharmaceuticals": true,
+	"pharma": true, "insurance": true, "solutions": true, "networks": true, "communications": true,
+	"services": true, "consulting": true, "bancorp": true, "trust": true, "fund": true, "hospital": true,
+	"school": true, "college": true, "press": true, "airways": true, "railways": true, "electric": true}
 
 // orgHeads start organisation names followed by "of" ("University of Oslo").
 var orgHeads = map[string]bool{"university": true, "bank": true, "ministry": true, "department": true,
@@ -53,14 +57,19 @@ var roleWords = map[string]bool{"ceo": true, "cfo": true, "cto": true, "coo": tr
 	"cofounder": true, "co-founder": true, "director": true, "manager": true, "president": true, "chair": true,
 	"chairman": true, "chairwoman": true, "head": true, "lead": true, "engineer": true, "analyst": true,
 	"spokesperson": true, "spokesman": true, "spokeswoman": true, "minister": true, "mayor": true, "owner": true,
-	"editor": true, "author": true, "professor": true, "doctor": true, "chief": true, "vp": true, "partner": true}
+	"editor": true, "author": true, "professor": true, "doctor": true, "chief": true, "vp": true, "partner": true,
+	"principal": true, "curator": true, "keynote": true, "speaker": true, "radiologist": true, "coordinator": true,
+	"librarian": true, "executive": true, "officer": true, "dr": true, "mr": true, "mrs": true, "ms": true, "prof": true,
+	"senator": true, "governor": true, "judge": true, "coach": true, "captain": true, "secretary": true}
 
 // personVerbs after a single capitalised word make it a person's name.
 var personVerbs = map[string]bool{"said": true, "says": true, "told": true, "announced": true, "joined": true,
 	"wrote": true, "asked": true, "replied": true, "explained": true, "added": true, "noted": true, "leads": true,
 	"led": true, "founded": true, "signed": true, "approved": true, "presented": true, "will": false}
 
-var reCapRun = regexp.MustCompile(`[A-Z][\p{L}'’\-]*\.?(?:\s+(?:of\s+|de\s+|van\s+|von\s+|&\s+)?[A-Z][\p{L}'’\-]*\.?)*`)
+// reCapRun matches runs of capitalised words on one line, never across a
+// sentence end (a word's trailing dot ends the run).
+var reCapRun = regexp.MustCompile(`[A-Z][\p{L}'’\-]*(?:[ \t]+(?:of[ \t]+|de[ \t]+|van[ \t]+|von[ \t]+|&[ \t]+)?[A-Z][\p{L}'’\-]*)*`)
 
 var reTrailingSuffix = regexp.MustCompile(`^,?\s+(Inc|Ltd|LLC|Corp|GmbH|AG|PLC|plc)\b\.?`)
 
@@ -152,6 +161,22 @@ func people(text string) []string {
 		if isOrgName(ws) || orgs[r.text] || strings.Contains(r.text, "&") {
 			continue
 		}
+		// A possessive ends a name ("Pinecrest's Dublin office").
+		for i, f := range fields {
+			if strings.HasSuffix(f, "'s") || strings.HasSuffix(f, "’s") {
+				fields, ws = fields[:i+1], ws[:i+1]
+				fields[i] = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s")
+				ws[i] = strings.ToLower(fields[i])
+				break
+			}
+		}
+		// A title inside the run starts the name ("Pinecrest CEO Robert Lang").
+		for i := len(ws) - 1; i >= 0; i-- {
+			if roleWords[ws[i]] && i < len(ws)-1 {
+				fields, ws = fields[i+1:], ws[i+1:]
+				break
+			}
+		}
 		// Drop leading titles and sentence words ("CEO Jane Doe", "Dr Ada Lovelace", "Yesterday Omar").
 		for len(ws) > 0 && (notNames[strings.Trim(ws[0], ".")] || roleWords[ws[0]]) {
 			ws, fields = ws[1:], fields[1:]
@@ -159,7 +184,7 @@ func people(text string) []string {
 		// Stop at a calendar or organisation word.
 		for i, w := range ws {
 			w = strings.Trim(w, ".")
-			if _, m := months[w]; m || weekdays[w] || orgSuffixes[w] || notNames[w] || w == "of" || w == "de" || w == "van" || w == "von" {
+			if _, m := months[w]; m || weekdays[w] || orgSuffixes[w] || notNames[w] || w == "of" {
 				ws, fields = ws[:i], fields[:i]
 				break
 			}
