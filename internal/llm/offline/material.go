@@ -190,8 +190,11 @@ func splitPlain(s string) (instr, quest, mat []string) {
 					rest = append(rest, x)
 				}
 			}
-			if len(rest) > 0 {
-				mat = append(mat, strings.Join(rest, " "))
+			switch {
+			case k == 0 && len(rest) == len(sents):
+				mat = append(mat, para) // untouched: keep its lines and bullets
+			case len(rest) > 0:
+				mat = append(mat, strings.Join(rest, "\n"))
 			}
 			mat = append(mat, paras[pi+1:]...)
 			return instr, quest, mat
