@@ -77,6 +77,24 @@ func isInstruction(s string) bool {
 	return len(f) > 1 && (f[0] == "as" && (f[1] == "a" || f[1] == "an") || f[0] == "if" && f[1] == "you")
 }
 
+// modelTaskStarts are imperatives that only a model is asked to do.
+var modelTaskStarts = map[string]bool{"summarise": true, "summarize": true, "answer": true, "extract": true,
+	"convert": true, "reply": true, "respond": true, "return": true, "translate": true, "classify": true,
+	"categorise": true, "categorize": true, "rewrite": true, "paraphrase": true, "output": true, "evaluate": true}
+
+// isModelInstruction: an instruction that clearly addresses the model,
+// wherever it stands.
+func isModelInstruction(s string) bool {
+	ls := strings.ToLower(strings.TrimSpace(s))
+	for _, p := range instructionPhrases {
+		if strings.Contains(ls, p) {
+			return true
+		}
+	}
+	f := strings.FieldsFunc(ls, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	return len(f) > 0 && (modelTaskStarts[f[0]] || f[0] == "you" || f[0] == "your")
+}
+
 // isQuestion says whether a sentence asks something.
 func isQuestion(s string) bool {
 	s = strings.TrimSpace(s)
@@ -181,10 +199,12 @@ func splitPlain(s string) (instr, quest, mat []string) {
 			k++
 		}
 		if k < len(sents) {
-			// Instructions in the middle of material stay steering too.
+			// Within the material only sentences that clearly address the
+			// model steer ("Summarise it."); an e-mail's "Please send the
+			// invoice." is material.
 			var rest []string
 			for _, x := range sents[k:] {
-				if isInstruction(x) {
+				if isModelInstruction(x) {
 					instr = append(instr, x)
 				} else {
 					rest = append(rest, x)

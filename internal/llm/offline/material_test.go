@@ -48,6 +48,10 @@ func TestSplitUserText(t *testing.T) {
 		{"Summarise this: Sales rose. Costs fell.", "", "Sales rose. Costs fell."},
 		{"Write this period's report.\n\nContext:\n", "", ""},
 		{"Sales rose in May.", "", "Sales rose in May."},
+		// Imperatives inside the material are material; only those
+		// addressing the model steer.
+		{"What did Bob ask? Bob wrote: thanks for the call. Please send the invoice by Friday. Summarise it.", "What did Bob ask?",
+			"Bob wrote: thanks for the call.\nPlease send the invoice by Friday."},
 	} {
 		_, q, m := splitUserText(c.in)
 		if q != c.question || strings.Join(m, "\n") != c.material {
