@@ -58,6 +58,8 @@ var judgeLabels = map[string]string{
 	"actual output": "response", "model response": "response", "model answer": "response",
 }
 
+var reResponseToEvaluate = regexp.MustCompile(`(?mi)^\s*response to evaluate\s*:`)
+
 var reJudgeLabel = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z ]{0,40}?)\s*:\s*(.*)$`)
 
 // judgeSections splits the grading request's user text into its labelled
@@ -75,10 +77,18 @@ func judgeSections(text string) map[string]string {
 		}
 		buf = nil
 	}
+	// When the request uses the explicit label, an "Answer:" line inside
+	// the prompt is the prompt's text, not the response.
+	explicit := reResponseToEvaluate.MatchString(text)
 	for _, line := range strings.Split(text, "\n") {
 		if cur != "response" {
 			if m := reJudgeLabel.FindStringSubmatch(line); m != nil {
-				if sec, ok := judgeLabels[strings.ToLower(strings.TrimSpace(m[1]))]; ok {
+				label := strings.ToLower(strings.TrimSpace(m[1]))
+				sec, ok := judgeLabels[label]
+				_, seen := out[sec]
+				// A label of the section being read, or of one already
+				// read, is text ("Question:" inside the prompt).
+				if ok && sec != cur && !seen && (!explicit || sec != "response" || label == "response to evaluate") {
 					flush()
 					cur = sec
 					buf = append(buf, m[2])

@@ -158,3 +158,12 @@ func TestJudgeExplainsOrAbstains(t *testing.T) {
 		t.Errorf("JSON mode judge: %s %v", resp.Text(), err)
 	}
 }
+
+func TestJudgeSections(t *testing.T) {
+	sec := judgeSections("Prompt:\nQuestion: Who chairs the board?\nAnswer: in one line.\nContext: Omar chairs it.\n\n" +
+		"Reference output:\nOmar.\n\nResponse to evaluate:\nAnswer: Omar chairs the board.\nReference: none")
+	if !strings.Contains(sec["prompt"], "Who chairs the board?") || !strings.Contains(sec["prompt"], "Omar chairs it.") ||
+		sec["reference"] != "Omar." || sec["response"] != "Answer: Omar chairs the board.\nReference: none" {
+		t.Errorf("sections %q", sec)
+	}
+}
