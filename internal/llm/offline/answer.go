@@ -425,7 +425,8 @@ func newFiller(e *Embedder, p prompt) *filler {
 	if n == 0 {
 		n = 3
 	}
-	f := &filler{question: p.question, summary: summarize(e, p, n), sentences: p.sentences, text: p.text, emb: e}
+	f := &filler{question: p.question, summary: summarize(e, p, n), sentences: p.sentences, text: p.text, emb: e,
+		isoDates: strings.Contains(strings.ToLower(p.steer+" "+p.system), "iso date") || strings.Contains(strings.ToLower(p.steer+" "+p.system), "iso 8601")}
 	if len(p.sentences) == 0 {
 		f.summary = ""
 	}

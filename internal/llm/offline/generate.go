@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ type filler struct {
 	summary   string   // leading sentences of the context
 	sentences []string // context sentences in original order
 	text      string   // all prompt text, for extraction
+	isoDates  bool     // the instructions ask for ISO dates: quarters do not qualify
 	emb       *Embedder
 }
 
@@ -700,7 +702,7 @@ func nameHas(name string, keys ...string) bool {
 // sentences as the prompt offers (up to 5 or 3), else one.
 func (f *filler) listSize(name string) int {
 	if k := fieldKind(name, ""); k != "" {
-		return min(10, len(kindValues(k, f.text)))
+		return min(10, len(f.values(k)))
 	}
 	switch {
 	case nameHas(name, "keywords", "keyword", "tags", "tag", "topics", "topic", "entities", "labels", "categories", "terms"):
@@ -714,6 +716,23 @@ func (f *filler) listSize(name string) int {
 	return 1
 }
 
+// values extracts the values of a field kind from the material.
+func (f *filler) values(kind string) []string {
+	vals := kindValues(kind, f.text)
+	if kind == "date" && f.isoDates {
+		out := vals[:0:0]
+		for _, v := range vals {
+			if reISOish.MatchString(v) {
+				out = append(out, v)
+			}
+		}
+		vals = out
+	}
+	return vals
+}
+
+var reISOish = regexp.MustCompile(`^\d{4}-\d{2}(-\d{2})?$`)
+
 // absent says a nullable property is better null: the prompt has no
 // material, or the property asks for an entity the material lacks.
 func (f *filler) absent(name, desc string) bool {
@@ -721,7 +740,7 @@ func (f *filler) absent(name, desc string) bool {
 		return !nameHas(name, "question", "query", "q", "search", "prompt", "input", "request")
 	}
 	if k := fieldKind(name, desc); k != "" {
-		return len(kindValues(k, f.text)) == 0
+		return len(f.values(k)) == 0
 	}
 	return false
 }
@@ -730,7 +749,7 @@ func (f *filler) absent(name, desc string) bool {
 func (f *filler) stringCandidates(name, desc, format string, idx int) []string {
 	var c []string
 	if k := fieldKind(name, desc); k != "" && format == "" {
-		if vals := kindValues(k, f.text); len(vals) > 0 {
+		if vals := f.values(k); len(vals) > 0 {
 			c = append(c, vals[idx%len(vals)])
 		}
 	}
