@@ -99,7 +99,9 @@ func (s *Server) runsRoutes() {
 	register(s, op("run_agent_stream", http.MethodPost, "/agents/{agent_id}/runs/stream", "Run an agent (stream events)", "agents"), s.streamRun)
 	register(s, op("get_agent_run", http.MethodGet, "/agents/runs/{run_id}", "Get an agent run", "agents"), s.getRun)
 	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
-	register(s, op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents"), s.searchTraces)
+	search := op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents")
+	search.Description = runs.SearchDescription
+	register(s, search, s.searchTraces)
 	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
 	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
 }
