@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
@@ -63,7 +64,7 @@ type Service struct {
 
 	// beforePark, when set (tests only), is called as a run is about to
 	// park on an undecided review: the window a decision can race into.
-	beforePark func(runID, stepKey string)
+	beforePark atomic.Pointer[func(runID, stepKey string)]
 }
 
 // StartRequest is a run request.

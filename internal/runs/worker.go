@@ -365,8 +365,8 @@ func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instruction
 	}
 	if rv.DecidedAt == nil {
 		_, _ = h.s.Bus.Append(ctx, run.AccountID, run.ID, events.New{Type: "waiting_human", Data: map[string]any{"run_id": run.ID, "step_key": key, "instructions": instructions}})
-		if hook := h.s.beforePark; hook != nil {
-			hook(run.ID, key)
+		if hook := h.s.beforePark.Load(); hook != nil {
+			(*hook)(run.ID, key)
 		}
 		return false, "", engine.ErrParked
 	}

@@ -1,0 +1,182 @@
+package runs_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/server"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+	"github.com/agentry/agentry/internal/testserver"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+func parseDef(t *testing.T, js string) *definition.Definition {
+	t.Helper()
+	d, _, err := definition.ParseDefinition([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func countEvents(t *testing.T, s *testserver.Server, runID, typ string) int {
+	t.Helper()
+	evs, err := s.S.Runs.Bus.Read(context.Background(), s.AccountID, runID, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+func workJob(ctx context.Context, s *testserver.Server, runID string) error {
+	w := &runs.Worker{S: s.S.Runs}
+	return w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: runs.RunArgs{RunID: runID}})
+}
+
+// TestCancelRacesWorker: a cancel and a worker race for a queued run
+// many times. Each run ends exactly once (one done event, one attempt),
+// and a cancel answered "failed" is what the run ends as.
+func TestCancelRacesWorker(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		// An API-only server: jobs are enqueued but this test works them.
+		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
+		agent := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"t","step_type":"text","text":"ran {{input}}"}]}`), definition.TriggerDynamicInput)
+		outcomes := map[string]int{}
+		for i := 0; i < 40; i++ {
+			in := "x"
+			r, err := s.S.Runs.Start(ctx, s.AccountID, agent, runs.StartRequest{Input: &in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var (
+				wg        sync.WaitGroup
+				answer    runs.RunResponse
+				cerr, werr error
+			)
+			wg.Add(2)
+			go func() { defer wg.Done(); werr = workJob(ctx, s, r.ID) }()
+			go func() { defer wg.Done(); answer, cerr = s.S.Runs.Cancel(ctx, s.AccountID, r.ID) }()
+			wg.Wait()
+			if werr != nil {
+				t.Fatalf("run %d: worker: %v", i, werr)
+			}
+			final, err := s.DB.Run(ctx, s.AccountID, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cerr != nil && final.Status != store.RunCompleted {
+				t.Fatalf("run %d: cancel failed (%v) but the run is %s", i, cerr, final.Status)
+			}
+			if !store.RunTerminal(final.Status) {
+				t.Fatalf("run %d: left %s", i, final.Status)
+			}
+			if n := countEvents(t, s, r.ID, "done"); n != 1 {
+				t.Fatalf("run %d (%s): %d done events", i, final.Status, n)
+			}
+			if atts, _ := s.DB.RunAttempts(ctx, r.ID); len(atts) != 1 {
+				t.Fatalf("run %d (%s): %d attempts", i, final.Status, len(atts))
+			}
+			if cerr == nil && answer.Status == store.RunFailed && final.Status != store.RunFailed {
+				t.Fatalf("run %d: the cancel answered failed, the run ended %s", i, final.Status)
+			}
+			if final.Status == store.RunFailed && final.Error != "Run cancelled" {
+				t.Fatalf("run %d failed: %s", i, final.Error)
+			}
+			outcomes[final.Status]++
+		}
+		t.Logf("outcomes: %v", outcomes)
+	})
+}
+
+// TestDecisionWhileParking: a review decided after the worker asked for
+// it but before the run is parked (the decider finds the run still
+// processing) still resumes the run.
+func TestDecisionWhileParking(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		s := testserver.Start(t, d)
+		agent := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"ok?","allow_edit":true,
+			"child_steps":[{"id":"show","step_type":"display_result","template":"published: {{input}}"}]}]}`), definition.TriggerDynamicInput)
+		decided := make(chan error, 1)
+		runs.SetBeforeParkHook(s.S.Runs, func(runID, key string) {
+			_, err := s.S.Runs.Decide(ctx, s.AccountID, runID, key, store.Decision{Approved: true, Edited: "edited"})
+			decided <- err
+		})
+		in := "draft"
+		r, err := s.S.Runs.Start(ctx, s.AccountID, agent, runs.StartRequest{Input: &in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-decided:
+			if err != nil {
+				t.Fatalf("decide: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the run never asked for a review")
+		}
+		done := waitDone(t, s, r.ID)
+		if done.Status != store.RunCompleted || done.Output == nil || *done.Output != "published: edited" {
+			t.Fatalf("run %s %v %s", done.Status, done.Output, done.Error)
+		}
+		if n := countEvents(t, s, r.ID, "done"); n != 1 {
+			t.Errorf("%d done events", n)
+		}
+	})
+}
+
+// TestDeadlineSweepGoesPastBadReview: one overdue review that cannot be
+// applied (its run is not in its account) is reported, and the sweep
+// still applies the others.
+func TestDeadlineSweepGoesPastBadReview(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
+		other := s.NewTenant(t, "other")
+		parked := func(deadline time.Time, reviewAccount string) store.Run {
+			r, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: store.NewID()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := s.DB.StartRunAttempt(ctx, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.DB.RequestReview(ctx, store.Review{RunID: r.ID, StepKey: "h", AccountID: reviewAccount, Deadline: deadline, OnTimeout: "reject"}); err != nil && reviewAccount == s.AccountID {
+				t.Fatal(err)
+			}
+			if err := s.DB.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunWaitingHuman}); err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		bad := parked(time.Now().Add(-2*time.Hour), other.AccountID)
+		good := parked(time.Now().Add(-time.Hour), s.AccountID)
+
+		err := (&runs.ReviewDeadlinesWorker{S: s.S.Runs}).Work(ctx, &river.Job[runs.ReviewDeadlinesArgs]{})
+		if err == nil || !strings.Contains(err.Error(), bad.ID) {
+			t.Errorf("the sweep did not report the bad review: %v", err)
+		}
+		rv, err := s.DB.Review(ctx, s.AccountID, good.ID, "h")
+		if err != nil || rv.DecidedAt == nil || rv.Approved || !rv.TimedOut {
+			t.Fatalf("the good review after the sweep: %+v %v", rv, err)
+		}
+		if n := jobsForRun(t, s, good.ID); n != 1 {
+			t.Errorf("the good review's run has %d resume jobs", n)
+		}
+	})
+}
