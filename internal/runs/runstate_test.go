@@ -63,8 +63,8 @@ func TestCancelRacesWorker(t *testing.T) {
 				t.Fatal(err)
 			}
 			var (
-				wg        sync.WaitGroup
-				answer    runs.RunResponse
+				wg         sync.WaitGroup
+				answer     runs.RunResponse
 				cerr, werr error
 			)
 			wg.Add(2)
