@@ -104,32 +104,42 @@ func TestCancelRacesWorker(t *testing.T) {
 
 // TestDecisionWhileParking: a review decided after the worker asked for
 // it but before the run is parked (the decider finds the run still
-// processing) still resumes the run.
+// processing, so enqueues nothing) still gets the run resumed: the worker
+// that parks it enqueues the resume. The test works the jobs itself on an
+// API-only server, so no sweep can hide a missing resume.
 func TestDecisionWhileParking(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
-		s := testserver.Start(t, d)
+		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
 		agent := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"ok?","allow_edit":true,
 			"child_steps":[{"id":"show","step_type":"display_result","template":"published: {{input}}"}]}]}`), definition.TriggerDynamicInput)
-		decided := make(chan error, 1)
+		var decided error
 		runs.SetBeforeParkHook(s.S.Runs, func(runID, key string) {
-			_, err := s.S.Runs.Decide(ctx, s.AccountID, runID, key, store.Decision{Approved: true, Edited: "edited"})
-			decided <- err
+			got, _ := s.DB.Run(ctx, s.AccountID, runID)
+			if got.Status != store.RunProcessing {
+				t.Errorf("the hook ran with the run %s", got.Status)
+			}
+			_, decided = s.S.Runs.Decide(ctx, s.AccountID, runID, key, store.Decision{Approved: true, Edited: "edited"})
 		})
 		in := "draft"
 		r, err := s.S.Runs.Start(ctx, s.AccountID, agent, runs.StartRequest{Input: &in})
 		if err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-decided:
-			if err != nil {
-				t.Fatalf("decide: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("the run never asked for a review")
+		if err := workJob(ctx, s, r.ID); err != nil || decided != nil {
+			t.Fatalf("work: %v; decide: %v", err, decided)
 		}
-		done := waitDone(t, s, r.ID)
+		if got, _ := s.DB.Run(ctx, s.AccountID, r.ID); got.Status != store.RunWaitingHuman {
+			t.Fatalf("after the first job the run is %s", got.Status)
+		}
+		if n := jobsForRun(t, s, r.ID); n != 2 {
+			t.Fatalf("the parked run has %d jobs; want its first and a resume", n)
+		}
+		w := &runs.Worker{S: s.S.Runs}
+		if err := w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: runs.RunArgs{RunID: r.ID, Resume: "review:review"}}); err != nil {
+			t.Fatal(err)
+		}
+		done, _ := s.DB.Run(ctx, s.AccountID, r.ID)
 		if done.Status != store.RunCompleted || done.Output == nil || *done.Output != "published: edited" {
 			t.Fatalf("run %s %v %s", done.Status, done.Output, done.Error)
 		}
