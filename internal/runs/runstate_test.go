@@ -190,3 +190,40 @@ func TestDeadlineSweepGoesPastBadReview(t *testing.T) {
 		}
 	})
 }
+
+// TestCallAgentToPausedAgent: a call_agent step whose (rendered) target is
+// paused fails with the reason a run request of it gets, and starts no run
+// of it; a live target named by a placeholder runs.
+func TestCallAgentToPausedAgent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
+		callee := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"t","step_type":"text","text":"callee got {{input}}"}]}`), definition.TriggerDynamicInput)
+		caller := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"c","step_type":"call_agent","agent_id":"{{metadata.callee}}"}]}`), definition.TriggerDynamicInput)
+		call := func() store.Run {
+			in := "hi"
+			r, err := s.S.Runs.Start(ctx, s.AccountID, caller, runs.StartRequest{Input: &in, Metadata: map[string]any{"callee": callee}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := workJob(ctx, s, r.ID); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := s.DB.Run(ctx, s.AccountID, r.ID)
+			return got
+		}
+		if got := call(); got.Status != store.RunCompleted || *got.Output != "callee got hi" {
+			t.Fatalf("live callee: %s %s", got.Status, got.Error)
+		}
+		if _, err := s.S.Agents.Disable(ctx, s.AccountID, callee, s.UserID); err != nil {
+			t.Fatal(err)
+		}
+		got := call()
+		if got.Status != store.RunFailed || !strings.Contains(got.Error, runs.ErrDisabled.Error()) {
+			t.Fatalf("paused callee: %s %q", got.Status, got.Error)
+		}
+		if _, n, _ := s.DB.RunsOfAgent(ctx, s.AccountID, callee, "", 10, 0); n != 1 {
+			t.Errorf("the paused callee has %d runs; want only the one from before the pause", n)
+		}
+	})
+}

@@ -1,5 +1,11 @@
 package definition
 
+import (
+	"strings"
+
+	"github.com/google/uuid"
+)
+
 // Step types that reach outside the agent: mail, HTTP, object storage and
 // other agents.
 func integrationSpecs() []*StepSpec {
@@ -69,7 +75,20 @@ func integrationSpecs() []*StepSpec {
 
 func callAgentRules(c *checker, v Visit) {
 	id, ok := v.Step.String("agent_id")
-	if ok && id != "" && c.opts.AgentID != "" && id == c.opts.AgentID {
-		c.errorf(CodeSelfCall, fieldPath(v.Path, "agent_id"), "an agent cannot call itself")
+	if !ok || strings.TrimSpace(id) == "" {
+		return // reported as a missing field
+	}
+	path := fieldPath(v.Path, "agent_id")
+	if hasPlaceholder(id) {
+		return // rendered at run time (a dynamic_ref warning says so)
+	}
+	// Agent ids are UUIDs: anything else can never name an agent, and a
+	// template missing its braces would otherwise be taken for an id.
+	if _, err := uuid.Parse(id); err != nil {
+		c.errorf(CodeInvalidValue, path, "agent_id %q is neither an agent id (a UUID) nor a {{…}} template", id)
+		return
+	}
+	if c.opts.AgentID != "" && id == c.opts.AgentID {
+		c.errorf(CodeSelfCall, path, "an agent cannot call itself")
 	}
 }
