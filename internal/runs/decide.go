@@ -17,6 +17,8 @@ var (
 	ErrReviewRunFinished = errors.New("the run has already finished; its review can no longer be decided")
 	// ErrNotReviewer: the caller is neither an owner or admin of the account nor an assignee of the step (403).
 	ErrNotReviewer = errors.New("only the account's owners and admins, or the users the step names in assignee_user_ids, may decide this review")
+	// ErrStepKeyNeeded: no step key, and the run waits on several reviews (422).
+	ErrStepKeyNeeded = errors.New("the run waits on several reviews: give step_key")
 	// ErrEditNotAllowed: edited content for a step without allow_edit (422).
 	ErrEditNotAllowed = errors.New("this human_in_the_loop step does not allow edits (allow_edit is false)")
 )
@@ -42,8 +44,34 @@ func (s *Service) Decide(ctx context.Context, accountID, runID, stepKey string, 
 
 // DecideAs is Decide for a user of the account: an owner or admin, or a
 // user the step names as assignee.
+// An empty stepKey names the run's only pending review.
 func (s *Service) DecideAs(ctx context.Context, accountID string, who Reviewer, runID, stepKey string, d store.Decision) (store.Review, error) {
 	d.DecidedBy, d.TimedOut = who.UserID, false
+	if stepKey == "" {
+		open, _, err := s.DB.PendingReviews(ctx, accountID, store.PendingReviewFilter{RunID: runID}, 2, 0)
+		if err != nil {
+			return store.Review{}, err
+		}
+		switch len(open) {
+		case 0:
+			// Decided already, or never asked for.
+			all, err := s.DB.ReviewsOfRun(ctx, accountID, runID)
+			if err != nil {
+				return store.Review{}, err
+			}
+			if len(all) == 0 {
+				return store.Review{}, fmt.Errorf("no review of run %s: %w", runID, store.ErrNotFound)
+			}
+			if last := all[len(all)-1]; who.mayDecide(last) {
+				return last, ErrReviewDecided
+			}
+			return store.Review{}, ErrNotReviewer
+		case 1:
+			stepKey = open[0].StepKey
+		default:
+			return store.Review{}, ErrStepKeyNeeded
+		}
+	}
 	return s.decide(ctx, accountID, runID, stepKey, d, &who)
 }
 

@@ -221,3 +221,9 @@ func (db *DB) reviews(ctx context.Context, q string, args ...any) ([]Review, err
 	}
 	return out, errors.Join(errs...)
 }
+
+// ReviewsOfRun lists every review of an account's run, oldest first.
+func (db *DB) ReviewsOfRun(ctx context.Context, accountID, runID string) ([]Review, error) {
+	return db.reviews(ctx, `SELECT `+reviewColumns+reviewFrom+`WHERE v.run_id = $1 AND v.account_id = $2 AND r.account_id = $2
+		ORDER BY v.requested_at, v.step_key`, runID, accountID)
+}
