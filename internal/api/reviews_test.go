@@ -61,7 +61,9 @@ func TestRunReviews(t *testing.T) {
 		start := func() string {
 			r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "draft"})
 			wantStatus(t, r, http.StatusOK)
-			var run struct{ RunID string `json:"run_id"` }
+			var run struct {
+				RunID string `json:"run_id"`
+			}
 			r.JSON(t, &run)
 			if got := waitRun(t, s, s.Key, run.RunID); got.Status != store.RunWaitingHuman {
 				t.Fatalf("run %s: %+v", got.Status, got)
