@@ -84,4 +84,3 @@ func TestReviewsOnRealServer(t *testing.T) {
 		}
 	})
 }
-
