@@ -23,9 +23,10 @@ func reviewsCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List undecided reviews, oldest first",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			rs, err := db.OpenReviews(ctx, account, 500)
-			if err != nil {
-				return err
+			// Rows that cannot be read are reported after the others.
+			rs, readErr := db.OpenReviews(ctx, account, 500)
+			if readErr != nil && len(rs) == 0 {
+				return readErr
 			}
 			var rows [][]string
 			var js []map[string]any
@@ -34,7 +35,10 @@ func reviewsCommand(o *options) *cobra.Command {
 				js = append(js, map[string]any{"run_id": r.RunID, "step_key": r.StepKey, "account_id": r.AccountID, "instructions": r.Instructions,
 					"content": r.Content, "requested_at": r.RequestedAt, "deadline": r.Deadline, "on_timeout": r.OnTimeout})
 			}
-			return o.print(out, js, []string{"RUN", "STEP", "ACCOUNT", "DEADLINE", "ON TIMEOUT", "INSTRUCTIONS"}, rows)
+			if err := o.print(out, js, []string{"RUN", "STEP", "ACCOUNT", "DEADLINE", "ON TIMEOUT", "INSTRUCTIONS"}, rows); err != nil {
+				return err
+			}
+			return readErr
 		}),
 	}
 	list.Flags().StringVar(&account, "account", "", "only this account's reviews")

@@ -135,6 +135,14 @@ func TestDecisionWhileParking(t *testing.T) {
 		if n := jobsForRun(t, s, r.ID); n != 2 {
 			t.Fatalf("the parked run has %d jobs; want its first and a resume", n)
 		}
+		// The sweep of parked runs finds the decided review too, and adds
+		// no second resume job.
+		if n, err := s.S.Runs.ResumeDecided(ctx); err != nil || n != 1 {
+			t.Fatalf("sweep: %d %v", n, err)
+		}
+		if n := jobsForRun(t, s, r.ID); n != 2 {
+			t.Fatalf("after the sweep the run has %d jobs", n)
+		}
 		w := &runs.Worker{S: s.S.Runs}
 		if err := w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: runs.RunArgs{RunID: r.ID, Resume: "review:review"}}); err != nil {
 			t.Fatal(err)
@@ -145,6 +153,10 @@ func TestDecisionWhileParking(t *testing.T) {
 		}
 		if n := countEvents(t, s, r.ID, "done"); n != 1 {
 			t.Errorf("%d done events", n)
+		}
+		// Taken in: nothing left for the sweep.
+		if n, err := s.S.Runs.ResumeDecided(ctx); err != nil || n != 0 {
+			t.Errorf("sweep after the resume: %d %v", n, err)
 		}
 	})
 }
@@ -224,6 +236,46 @@ func TestCallAgentToPausedAgent(t *testing.T) {
 		}
 		if _, n, _ := s.DB.RunsOfAgent(ctx, s.AccountID, callee, "", 10, 0); n != 1 {
 			t.Errorf("the paused callee has %d runs; want only the one from before the pause", n)
+		}
+	})
+}
+
+// TestFailDeadlineWhileParking: a deadline with on_timeout "fail" that
+// lands while the worker is parking the run still fails the run, once.
+func TestFailDeadlineWhileParking(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
+		// A deadline a few milliseconds away (the validator would refuse it;
+		// the worker takes what is stored).
+		agent := s.StoreAgent(t, s.AccountID, "hurried", `{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"ok?",
+			"timeout_minutes":0.0001,"on_timeout":"fail","child_steps":[{"id":"show","step_type":"display_result","template":"{{input}}"}]}]}`, "dynamic_input")
+		var swept error
+		runs.SetBeforeParkHook(s.S.Runs, func(runID, key string) {
+			time.Sleep(20 * time.Millisecond)
+			swept = (&runs.ReviewDeadlinesWorker{S: s.S.Runs}).Work(ctx, &river.Job[runs.ReviewDeadlinesArgs]{})
+		})
+		in := "draft"
+		r, err := s.S.Runs.Start(ctx, s.AccountID, agent, runs.StartRequest{Input: &in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := workJob(ctx, s, r.ID); err != nil || swept != nil {
+			t.Fatalf("work: %v; sweep: %v", err, swept)
+		}
+		if rv, _ := s.DB.Review(ctx, s.AccountID, r.ID, "review"); rv.DecidedAt == nil || !rv.TimedOut {
+			t.Fatalf("the deadline did not apply: %+v", rv)
+		}
+		w := &runs.Worker{S: s.S.Runs}
+		if err := w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: runs.RunArgs{RunID: r.ID, Resume: "review:review"}}); err != nil {
+			t.Fatal(err)
+		}
+		done, _ := s.DB.Run(ctx, s.AccountID, r.ID)
+		if done.Status != store.RunFailed || !strings.Contains(done.Error, "No reviewer decided before the deadline") {
+			t.Fatalf("run %s %q", done.Status, done.Error)
+		}
+		if n := countEvents(t, s, r.ID, "done"); n != 1 {
+			t.Errorf("%d done events", n)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/llm"
@@ -341,7 +342,8 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 // review consumed, so the sweep of parked runs does not resume for it again.
 func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instructions, content string, cfg map[string]any) (bool, string, error) {
 	minutes := 1440.0
-	if v, ok := cfg["timeout_minutes"].(float64); ok && v > 0 {
+	// Parsed numbers are json.Number: read them through the step's accessor.
+	if v, ok := (&definition.Step{Config: cfg}).Number("timeout_minutes"); ok && v > 0 {
 		minutes = v
 	}
 	onTimeout, _ := cfg["on_timeout"].(string)
