@@ -103,6 +103,7 @@ func (s *Server) runsRoutes() {
 	search.Description = runs.SearchDescription
 	register(s, search, s.searchTraces)
 	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
+	s.reviewsRoutes() // human review decisions, an extension (reviews.go)
 	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
 }
 

@@ -42,6 +42,7 @@ const (
 	CodeUnknownStepRef     Code = "unknown_step_ref"
 	CodeUnresolvedRef      Code = "unresolved_ref"
 	CodeSelfCall           Code = "self_call"
+	CodeDisabledAgent      Code = "disabled_agent"
 	CodeTooDeep            Code = "too_deep"
 	CodeInvalidRegex       Code = "invalid_regex"
 	CodeInvalidPayload     Code = "invalid_payload"

@@ -1,5 +1,11 @@
 package definition
 
+import (
+	"strings"
+
+	"github.com/google/uuid"
+)
+
 // Step types that reach outside the agent: mail, HTTP, object storage and
 // other agents.
 func integrationSpecs() []*StepSpec {
@@ -55,9 +61,9 @@ func integrationSpecs() []*StepSpec {
 			Type:    StepCallAgent,
 			Group:   "Integrations",
 			Summary: "Invoke another agent of the account.",
-			Doc:     "Runs the agent `agent_id` with `input` and outputs its result. The callee cannot be paused while live callers exist (`GET /agents/{id}/callers`). An agent may not call itself.",
+			Doc:     "Runs the agent `agent_id` with `input` and outputs its result. `agent_id` is an agent id (a UUID, checked at save: it must exist and not be paused) or a template such as `{{metadata.agent}}`, rendered at run time. A paused or absent callee fails the step (for a paused one with the reason a run request gets). The callee cannot be paused while live callers naming it literally exist (`GET /agents/{id}/callers`). An agent may not call itself.",
 			Fields: []Field{
-				{Name: "agent_id", Kind: KindRef, Ref: RefAgent, Required: true, Doc: "Agent to run."},
+				{Name: "agent_id", Kind: KindRef, Ref: RefAgent, Required: true, Doc: "Agent to run: its id, or a template rendering to one."},
 				{Name: "input", Kind: KindTemplate, Default: "{{input}}", Doc: "Input passed to the callee."},
 				{Name: "wait_for_completion", Kind: KindBoolean, Default: true, Doc: "Wait for the result (true) or start the run and pass the input on (false)."},
 				bounded(Field{Name: "timeout_seconds", Kind: KindInteger, Default: 600, Doc: "How long to wait for the callee."}, 1, 3600),
@@ -69,7 +75,20 @@ func integrationSpecs() []*StepSpec {
 
 func callAgentRules(c *checker, v Visit) {
 	id, ok := v.Step.String("agent_id")
-	if ok && id != "" && c.opts.AgentID != "" && id == c.opts.AgentID {
-		c.errorf(CodeSelfCall, fieldPath(v.Path, "agent_id"), "an agent cannot call itself")
+	if !ok || strings.TrimSpace(id) == "" {
+		return // reported as a missing field
+	}
+	path := fieldPath(v.Path, "agent_id")
+	if hasPlaceholder(id) {
+		return // rendered at run time (a dynamic_ref warning says so)
+	}
+	// Agent ids are UUIDs: anything else can never name an agent, and a
+	// template missing its braces would otherwise be taken for an id.
+	if _, err := uuid.Parse(id); err != nil {
+		c.errorf(CodeInvalidValue, path, "agent_id %q is neither an agent id (a UUID) nor a {{…}} template", id)
+		return
+	}
+	if c.opts.AgentID != "" && id == c.opts.AgentID {
+		c.errorf(CodeSelfCall, path, "an agent cannot call itself")
 	}
 }
