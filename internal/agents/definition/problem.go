@@ -45,6 +45,8 @@ const (
 	CodeTooDeep            Code = "too_deep"
 	CodeInvalidRegex       Code = "invalid_regex"
 	CodeInvalidPayload     Code = "invalid_payload"
+	CodeLiteralCredential  Code = "literal_credential"
+	CodeServerCredentials  Code = "server_credentials"
 	CodeEmptyWorkflow      Code = "empty_workflow"      // (w)
 	CodeMissingName        Code = "missing_name"        // (w)
 	CodeMissingModel       Code = "missing_model"       // (w)
