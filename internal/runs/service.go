@@ -60,6 +60,8 @@ type Service struct {
 	Catalog *catalog.Catalog
 	// Meter charges model calls; each run's provider is Models metered by it.
 	Meter llm.Meter
+	// Secrets opens the account secrets steps sign with (secrets.go).
+	Secrets Secrets
 }
 
 // StartRequest is a run request.
