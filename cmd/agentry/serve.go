@@ -88,6 +88,9 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.DurationVar(&cfg.UploadRetention, "upload-retention", ur, "how long input uploads are kept (SERVICE_UPLOAD_RETENTION)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight work may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
 	f.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", str("SERVICE_ALLOW_PRIVATE_WEBHOOKS", "") == "true", "let webhook and S3 steps reach private and loopback addresses (SERVICE_ALLOW_PRIVATE_WEBHOOKS=true)")
+	f.StringSliceVar(&cfg.S3AllowedBuckets, "s3-allowed-buckets", commaList(str("SERVICE_S3_ALLOWED_BUCKETS", "")), "buckets write_aws_s3_object steps may write with the server's own AWS credentials; others need account secrets (SERVICE_S3_ALLOWED_BUCKETS, comma-separated)")
+	// The secrets key has no flag, so that it never shows in a process list.
+	cfg.SecretsKey = str("SERVICE_SECRETS_KEY", "")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", str("SERVICE_LOG_FORMAT", "text"), "text or json (SERVICE_LOG_FORMAT)")
 	return cmd
@@ -102,4 +105,15 @@ func configureLogging(level, format string) {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
 	slog.SetDefault(slog.New(h))
+}
+
+// commaList splits a comma-separated list, dropping blanks.
+func commaList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
