@@ -154,3 +154,17 @@ func TestS3RefusesServerCredentials(t *testing.T) {
 		t.Errorf("allowed bucket signed as %q", fake.auth)
 	}
 }
+
+// TestSecretsAreNotTemplateVariables: {{secrets.NAME}} resolves only in
+// the credential fields; anywhere else it names nothing, so a secret
+// cannot be copied into an output.
+func TestSecretsAreNotTemplateVariables(t *testing.T) {
+	h := &host{model: offline.New(), secrets: map[string]string{"K": "tenant-secret-value"}}
+	out, err := run(t, engine.New(), `{"child_steps":[{"id":"show","step_type":"display_result","template":"key: {{secrets.K}}"}]}`, "x", newJournal(), h)
+	if !errors.Is(err, engine.ErrMissingReference) || strings.Contains(out.Output, "tenant-secret-value") {
+		t.Fatalf("output %q, err %v", out.Output, err)
+	}
+	if strings.Contains(err.Error(), "tenant-secret-value") {
+		t.Fatalf("the error shows the value: %v", err)
+	}
+}
