@@ -68,6 +68,7 @@ const (
 	CodeTriggerIncomplete  Code = "trigger_incomplete"  // (w)
 	CodeMultipleStreaming  Code = "multiple_streaming"  // (w)
 	CodeUnusualIdentifier  Code = "unusual_identifier"  // (w)
+	CodeSecretPlacement    Code = "secret_placement"    // (w)
 )
 
 // Problem is one finding about a payload. Path is the dotted path of the

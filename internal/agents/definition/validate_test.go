@@ -102,6 +102,7 @@ func TestValidationRules(t *testing.T) {
 		{"missing name warns", "", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, SeverityWarning, CodeMissingName, "child_steps[0]"},
 		{"empty workflow warns", "", `{"child_steps":[]}`, SeverityWarning, CodeEmptyWorkflow, "child_steps"},
 		{"template refers to unknown step", "", `{"child_steps":[{"id":"m","name":"M","step_type":"merge","template":"{{step.ghost.output}}"}]}`, SeverityWarning, CodeUnknownStepRef, "child_steps[0].template"},
+		{"secret in a template warns", "", `{"child_steps":[{"id":"d","name":"D","step_type":"display_result","template":"{{ secrets.KEY }}"}]}`, SeverityWarning, CodeSecretPlacement, "child_steps[0].template"},
 		{"bad attachment selector", "", `{"child_steps":[{"id":"p","name":"P","step_type":"prompt_call","model":"m","prompt_template":"{{attachments[-1]}}"}]}`, SeverityWarning, CodeInvalidSelector, "child_steps[0].prompt_template"},
 		{"join alone warns", "", `{"child_steps":[{"id":"j","name":"J","step_type":"join"}]}`, SeverityWarning, CodeUselessJoin, "child_steps[0]"},
 		{"join beside branches", "", `{"child_steps":[{"id":"a","name":"A","step_type":"text","text":"x"},{"id":"j","name":"J","step_type":"join"}]}`, "", "", ""},
