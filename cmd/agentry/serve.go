@@ -91,6 +91,9 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.Int64Var(&cfg.MaxStepOutputBytes, "max-step-output-bytes", int64(num("SERVICE_MAX_STEP_OUTPUT_BYTES", int(d.MaxStepOutputBytes))), "largest output of one workflow step; a step past it fails (SERVICE_MAX_STEP_OUTPUT_BYTES)")
 	f.Int64Var(&cfg.MaxRunOutputBytes, "max-run-output-bytes", int64(num("SERVICE_MAX_RUN_OUTPUT_BYTES", int(d.MaxRunOutputBytes))), "largest total of the step outputs of one run; the step past it fails (SERVICE_MAX_RUN_OUTPUT_BYTES)")
 	f.IntVar(&cfg.MaxStepsPerRun, "max-steps-per-run", num("SERVICE_MAX_STEPS_PER_RUN", d.MaxStepsPerRun), "most steps one run executes, loop items and retries included (SERVICE_MAX_STEPS_PER_RUN)")
+	f.StringSliceVar(&cfg.S3AllowedBuckets, "s3-allowed-buckets", commaList(str("SERVICE_S3_ALLOWED_BUCKETS", "")), "buckets write_aws_s3_object steps may write with the server's own AWS credentials; others need account secrets (SERVICE_S3_ALLOWED_BUCKETS, comma-separated)")
+	// The secrets key has no flag, so that it never shows in a process list.
+	cfg.SecretsKey = str("SERVICE_SECRETS_KEY", "")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", str("SERVICE_LOG_FORMAT", "text"), "text or json (SERVICE_LOG_FORMAT)")
 	return cmd
@@ -105,4 +108,15 @@ func configureLogging(level, format string) {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
 	slog.SetDefault(slog.New(h))
+}
+
+// commaList splits a comma-separated list, dropping blanks.
+func commaList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -22,7 +22,8 @@ func (s *Service) GetDefinition(ctx context.Context, accountID, agentID string) 
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID})
+	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID,
+		S3AllowedBuckets: s.cfg.S3AllowedBuckets})
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -47,7 +48,8 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 		return DefinitionView{}, err
 	}
 	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: "definition",
-		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID)})
+		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID),
+		S3AllowedBuckets: s.cfg.S3AllowedBuckets})
 	if err != nil {
 		return DefinitionView{}, err
 	}

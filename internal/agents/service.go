@@ -36,6 +36,9 @@ type Config struct {
 	// areas can react at once (the models area checks the models it uses
 	// for deprecation). It must not fail the save: errors are its own.
 	OnSaved func(ctx context.Context, accountID, agentID string)
+	// S3AllowedBuckets are the buckets write_aws_s3_object steps may write
+	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS).
+	S3AllowedBuckets []string
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

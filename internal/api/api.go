@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
@@ -49,6 +50,9 @@ type Deps struct {
 	Catalog     *catalog.Catalog
 	ModelAlerts *alerts.Service
 	Playground  *playground.Service
+	// Secrets holds the accounts' write-only secrets (secrets.go); nil:
+	// its operations are not served.
+	Secrets *secrets.Service
 	// Ready reports whether the process can serve (database reachable…).
 	Ready func(context.Context) error
 }
@@ -135,6 +139,9 @@ func (s *Server) routes() {
 		s.runsRoutes()
 	}
 	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
+	if s.deps.Secrets != nil {
+		s.secretsRoutes() // account secrets, an extension (secrets.go)
+	}
 	s.modelsRoutes() // models catalog, lifecycle alerts, playground (models.go)
 
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)

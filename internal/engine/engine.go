@@ -191,6 +191,10 @@ type Host interface {
 	// AwaitHuman asks for a decision on content. It returns ErrParked when
 	// none has been made yet; the run then waits and is resumed later.
 	AwaitHuman(ctx context.Context, run *Run, stepKey, instructions, content string, cfg map[string]any) (approved bool, edited string, err error)
+	// Secret returns the value of the run's account secret name, for a
+	// step that signs or authenticates with it. The value must never reach
+	// a step's output, an event, a log line or an error message.
+	Secret(ctx context.Context, name string) (string, error)
 }
 
 // Errors the runs area tells apart.
@@ -229,6 +233,10 @@ type Engine struct {
 	Webhooks WebhookPolicy
 	// Limits bound each run's output and steps; zero fields take the defaults.
 	Limits Limits
+	// S3AllowedBuckets are the only buckets write_aws_s3_object may write
+	// with the server's own credentials; every other write signs with the
+	// account's secrets.
+	S3AllowedBuckets []string
 }
 
 // New returns an engine with the built-in step types registered.

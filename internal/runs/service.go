@@ -65,6 +65,8 @@ type Service struct {
 	// beforePark, when set (tests only), is called as a run is about to
 	// park on an undecided review: the window a decision can race into.
 	beforePark atomic.Pointer[func(runID, stepKey string)]
+	// Secrets opens the account secrets steps sign with (secrets.go).
+	Secrets Secrets
 }
 
 // StartRequest is a run request.

@@ -49,6 +49,14 @@ type Config struct {
 	MaxStepOutputBytes int64
 	MaxRunOutputBytes  int64
 	MaxStepsPerRun     int
+	// SecretsKey seals account secrets (SERVICE_SECRETS_KEY: 32 bytes, hex
+	// or base64). Empty: a key file in the data directory, created on
+	// first start. Replicas sharing a database must share the key.
+	SecretsKey string
+	// S3AllowedBuckets are the buckets write_aws_s3_object steps may write
+	// with the server's own AWS credentials; other writes need the
+	// account's secrets.
+	S3AllowedBuckets []string
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.

@@ -23,6 +23,10 @@ type ValidateOptions struct {
 	// CollectUnresolved reports entities the Resolver does not find in
 	// Report.Unresolved instead of as errors (preview-import).
 	CollectUnresolved bool
+	// S3AllowedBuckets are the buckets a write_aws_s3_object step may write
+	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS); any
+	// other bucket needs credentials from the account's secrets.
+	S3AllowedBuckets []string
 }
 
 // Report is the outcome of Validate.
