@@ -23,9 +23,9 @@ type APIKey struct {
 	// member (or the key has no user). A key acts with the weaker of Role
 	// and MemberRole, so it follows its user's membership.
 	MemberRole string
-	CreatedAt   time.Time
-	LastUsedAt  *time.Time
-	RevokedAt   *time.Time
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
 }
 
 // CreateAPIKey stores a key by its hash.
