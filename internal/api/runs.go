@@ -73,7 +73,7 @@ type getRunInput struct {
 
 type listRunsInput struct {
 	AgentID string `path:"agent_id"`
-	Page    int    `query:"page" default:"1" minimum:"1"`
+	Page    int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 	Limit   int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
 	Status  string `query:"status" enum:"pending,processing,completed,failed,queued,waiting_human,waiting_scheduled" required:"false"`
 }
