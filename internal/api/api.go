@@ -34,6 +34,11 @@ type Deps struct {
 	// RateBurst the bucket size.
 	RateLimit float64
 	RateBurst int
+	// AuthFailureRate is failed authentication attempts per second allowed
+	// per client address (0 turns the limit off); AuthFailureBurst the
+	// bucket size.
+	AuthFailureRate  float64
+	AuthFailureBurst int
 	// MaxBodyBytes bounds JSON request bodies (413 above).
 	MaxBodyBytes int64
 	// Metrics registers the API's collectors; nil uses a private registry.
@@ -59,6 +64,8 @@ type Server struct {
 	mux     *chi.Mux
 	api     huma.API
 	limiter *limiter
+	// authFailures limits failed authentication per client address.
+	authFailures *limiter
 	pins    *pinCache
 	handler http.Handler
 }
@@ -74,6 +81,7 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
+		authFailures: newLimiter(d.AuthFailureRate, d.AuthFailureBurst),
 		pins: &pinCache{db: d.DB, m: map[string]pinEntry{}}}
 
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)

@@ -63,6 +63,10 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		s.writeErr(ctx, Fail(http.StatusForbidden, "You are not a member of account %s", ctx.Header("X-Account-Id")))
 		return
 	case errors.Is(err, auth.ErrUnauthenticated):
+		if e := s.failedAuthentication(ctx.RemoteAddr()); e != nil {
+			s.writeErr(ctx, e)
+			return
+		}
 		s.writeErr(ctx, Unauthenticated("Missing, invalid or revoked credentials. Send X-API-Key or Authorization: Bearer."))
 		return
 	case err != nil:

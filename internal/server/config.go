@@ -39,6 +39,12 @@ type Config struct {
 	MaxWorkers      int
 	ShutdownTimeout time.Duration
 	AuthCacheTTL    time.Duration
+
+	// AuthFailureRate and AuthFailureBurst limit failed authentication
+	// attempts per client address (a token bucket; rate 0 turns it off).
+	AuthFailureRate  float64
+	AuthFailureBurst int
+
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
@@ -65,6 +71,9 @@ func Defaults() Config {
 		ShutdownTimeout: 30 * time.Second,
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
+
+		AuthFailureRate:  1,
+		AuthFailureBurst: 30,
 	}
 }
 
@@ -99,6 +108,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
+	}
+	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
+		return err
 	}
 	return nil
 }

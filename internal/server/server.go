@@ -148,6 +148,7 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	} else {
 		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
+			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground}) // models area
 		s.handler = s.API
