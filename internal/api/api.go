@@ -64,10 +64,11 @@ type Server struct {
 	mux     *chi.Mux
 	api     huma.API
 	limiter *limiter
-	// authFailures limits failed authentication per client address.
-	authFailures *limiter
 	pins    *pinCache
 	handler http.Handler
+
+	// authFailures limits failed authentication per client address.
+	authFailures *limiter
 }
 
 func init() { installErrorModel() }
@@ -81,8 +82,8 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
-		authFailures: newLimiter(d.AuthFailureRate, d.AuthFailureBurst),
 		pins: &pinCache{db: d.DB, m: map[string]pinEntry{}}}
+	s.authFailures = newLimiter(d.AuthFailureRate, d.AuthFailureBurst)
 
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)
 	cfg.Info.Description = "Agentry: build, run and govern AI agents. Version dated behaviour with the " + version.Header + " header."
