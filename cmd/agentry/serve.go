@@ -66,6 +66,7 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.Float64Var(&cfg.RateLimit, "rate-limit", flt("SERVICE_RATE_LIMIT", d.RateLimit), "requests per second per credential; 0 disables (SERVICE_RATE_LIMIT)")
 	f.IntVar(&cfg.RateBurst, "rate-burst", num("SERVICE_RATE_BURST", d.RateBurst), "rate limit burst (SERVICE_RATE_BURST)")
 	f.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", flt("SERVICE_AUTH_FAILURE_RATE", d.AuthFailureRate), "failed authentication attempts per second per client address; 0 disables (SERVICE_AUTH_FAILURE_RATE)")
+	f.StringVar(&cfg.VersionHeaders, "version-headers", str("SERVICE_VERSION_HEADERS", ""), "other header names accepted exactly like Service-Version, comma-separated, for clients that send the version under their own name (SERVICE_VERSION_HEADERS)")
 	f.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", num("SERVICE_AUTH_FAILURE_BURST", d.AuthFailureBurst), "failed authentication attempts allowed at once per client address (SERVICE_AUTH_FAILURE_BURST)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(num("SERVICE_MAX_BODY_BYTES", int(d.MaxBodyBytes))), "largest JSON request body (SERVICE_MAX_BODY_BYTES)")
 	f.IntVar(&cfg.MaxWorkers, "max-workers", num("SERVICE_MAX_WORKERS", d.MaxWorkers), "concurrent jobs per process (SERVICE_MAX_WORKERS)")

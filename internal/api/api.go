@@ -39,6 +39,9 @@ type Deps struct {
 	// bucket size.
 	AuthFailureRate  float64
 	AuthFailureBurst int
+	// VersionHeaders are other header names accepted exactly like
+	// Service-Version (canonical form, see version.ParseHeaderNames).
+	VersionHeaders []string
 	// MaxBodyBytes bounds JSON request bodies (413 above).
 	MaxBodyBytes int64
 	// Metrics registers the API's collectors; nil uses a private registry.

@@ -29,3 +29,17 @@ func TestBootstrapKeyLength(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionHeadersSetting: SERVICE_VERSION_HEADERS must hold valid header
+// names; a bad one stops the start with an error naming the setting.
+func TestVersionHeadersSetting(t *testing.T) {
+	c := server.Defaults()
+	c.VersionHeaders = "X-Custom-Version, X-Other-Version"
+	if err := c.Validate(); err != nil {
+		t.Errorf("valid names: %v", err)
+	}
+	c.VersionHeaders = "X-Custom-Version, Bad Name"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "SERVICE_VERSION_HEADERS") {
+		t.Errorf("bad name: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/version"
 )
 
 // Roles a process can take when scaled out.
@@ -44,6 +45,9 @@ type Config struct {
 	// attempts per client address (a token bucket; rate 0 turns it off).
 	AuthFailureRate  float64
 	AuthFailureBurst int
+	// VersionHeaders is a comma-separated list of other header names
+	// accepted exactly like Service-Version.
+	VersionHeaders string
 
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
@@ -111,6 +115,9 @@ func (c *Config) Validate() error {
 	}
 	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
 		return err
+	}
+	if _, err := version.ParseHeaderNames(c.VersionHeaders); err != nil {
+		return fmt.Errorf("SERVICE_VERSION_HEADERS (--version-headers): %w", err)
 	}
 	return nil
 }
