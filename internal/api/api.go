@@ -35,6 +35,14 @@ type Deps struct {
 	// RateBurst the bucket size.
 	RateLimit float64
 	RateBurst int
+	// AuthFailureRate is failed authentication attempts per second allowed
+	// per client address (0 turns the limit off); AuthFailureBurst the
+	// bucket size.
+	AuthFailureRate  float64
+	AuthFailureBurst int
+	// VersionHeaders are other header names accepted exactly like
+	// Service-Version (canonical form, see version.ParseHeaderNames).
+	VersionHeaders []string
 	// MaxBodyBytes bounds JSON request bodies (413 above).
 	MaxBodyBytes int64
 	// Metrics registers the API's collectors; nil uses a private registry.
@@ -65,6 +73,9 @@ type Server struct {
 	limiter *limiter
 	pins    *pinCache
 	handler http.Handler
+
+	// authFailures limits failed authentication per client address.
+	authFailures *limiter
 }
 
 func init() { installErrorModel() }
@@ -79,6 +90,7 @@ func New(d Deps) *Server {
 	}
 	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
 		pins: &pinCache{db: d.DB, m: map[string]pinEntry{}}}
+	s.authFailures = newLimiter(d.AuthFailureRate, d.AuthFailureBurst)
 
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)
 	cfg.Info.Description = "Agentry: build, run and govern AI agents. Version dated behaviour with the " + version.Header + " header."

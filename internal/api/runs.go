@@ -56,30 +56,30 @@ type TraceSearchResponse struct {
 type runOutput struct{ Body runs.RunResponse }
 
 type startRunInput struct {
-	AgentID string `path:"agent_id"`
+	AgentID string `path:"agent_id" format:"uuid"`
 	Body    AgentRunRequest
 }
 
 type streamRunInput struct {
-	AgentID     string `path:"agent_id"`
+	AgentID     string `path:"agent_id" format:"uuid"`
 	LastEventID string `header:"Last-Event-ID" doc:"Resume a stream: the id of the last event received (run_id:seq)."`
 	Body        AgentRunStreamRequest
 }
 
 type getRunInput struct {
-	RunID             string `path:"run_id"`
+	RunID             string `path:"run_id" format:"uuid"`
 	IncludeStepOutput bool   `query:"include_step_outputs" doc:"Include per-step outputs, timing and credits."`
 }
 
 type listRunsInput struct {
-	AgentID string `path:"agent_id"`
-	Page    int    `query:"page" default:"1" minimum:"1"`
+	AgentID string `path:"agent_id" format:"uuid"`
+	Page    int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 	Limit   int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
 	Status  string `query:"status" enum:"pending,processing,completed,failed,queued,waiting_human,waiting_scheduled" required:"false"`
 }
 
 type runIDInput struct {
-	RunID string `path:"run_id"`
+	RunID string `path:"run_id" format:"uuid"`
 }
 
 type searchInput struct{ Body TraceSearchRequest }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/version"
 )
 
 // Roles a process can take when scaled out.
@@ -40,6 +41,15 @@ type Config struct {
 	MaxWorkers      int
 	ShutdownTimeout time.Duration
 	AuthCacheTTL    time.Duration
+
+	// AuthFailureRate and AuthFailureBurst limit failed authentication
+	// attempts per client address (a token bucket; rate 0 turns it off).
+	AuthFailureRate  float64
+	AuthFailureBurst int
+	// VersionHeaders is a comma-separated list of other header names
+	// accepted exactly like Service-Version.
+	VersionHeaders string
+
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
@@ -83,6 +93,8 @@ func Defaults() Config {
 		MaxStepOutputBytes: engine.DefaultMaxStepOutputBytes,
 		MaxRunOutputBytes:  engine.DefaultMaxRunOutputBytes,
 		MaxStepsPerRun:     engine.DefaultMaxStepsPerRun,
+		AuthFailureRate:    1,
+		AuthFailureBurst:   30,
 	}
 }
 
@@ -123,6 +135,12 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
+	}
+	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
+		return err
+	}
+	if _, err := version.ParseHeaderNames(c.VersionHeaders); err != nil {
+		return fmt.Errorf("SERVICE_VERSION_HEADERS (--version-headers): %w", err)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -155,8 +156,10 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	if cfg.Role == RoleWorker {
 		s.handler = healthOnly(db, reg)
 	} else {
+		versionHeaders, _ := version.ParseHeaderNames(cfg.VersionHeaders) // checked by Validate
 		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
+			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
 			Secrets: s.Secrets})
