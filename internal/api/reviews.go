@@ -45,7 +45,7 @@ type RunReviewDecisionRequest struct {
 }
 
 type listReviewsInput struct {
-	Page  int    `query:"page" default:"1" minimum:"1"`
+	Page  int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 	Limit int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
 	RunID string `query:"run_id" format:"uuid" required:"false" doc:"Only this run's reviews."`
 }
@@ -53,7 +53,7 @@ type listReviewsInput struct {
 type listReviewsOutput struct{ Body any }
 
 type decideReviewInput struct {
-	RunID string `path:"run_id"`
+	RunID string `path:"run_id" format:"uuid"`
 	Body  RunReviewDecisionRequest
 }
 

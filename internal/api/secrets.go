@@ -52,7 +52,7 @@ func secretResponse(i store.SecretInfo) SecretResponse {
 }
 
 type listSecretsInput struct {
-	Page  int `query:"page" default:"1" minimum:"1" doc:"Page number (1-based)."`
+	Page  int `query:"page" default:"1" minimum:"1" maximum:"1000000" doc:"Page number (1-based)."`
 	Limit int `query:"limit" default:"100" minimum:"1" maximum:"200" doc:"Secrets per page (1-200)."`
 }
 
