@@ -111,7 +111,7 @@ func TestJobsSurviveKill(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
-		env := []string{"SERVICE_JOB_TIMEOUT=3s", "SERVICE_JOB_RESCUE_AFTER=4s", "SERVICE_BOOTSTRAP_API_KEY=agk_e2e_key_0123456789abcdef"}
+		env := []string{"SERVICE_JOB_TIMEOUT=3s", "SERVICE_JOB_RESCUE_AFTER=4s", "SERVICE_BOOTSTRAP_API_KEY=agk_e2e_key_0123456789abcdef0123456789"}
 		first := startServe(t, dbURL, dataDir, env...)
 
 		db, err := store.Open(ctx, dbURL, dataDir)

@@ -17,7 +17,7 @@ import (
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-const e2eKey = "agk_e2e_key_0123456789abcdef"
+const e2eKey = "agk_e2e_key_0123456789abcdef0123456789"
 
 func e2eAgent(t *testing.T, db *store.DB, def string) (accountID, agentID string) {
 	t.Helper()

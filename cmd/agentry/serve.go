@@ -65,6 +65,9 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.Float64Var(&cfg.DefaultCredits, "default-credits", flt("SERVICE_DEFAULT_CREDITS", d.DefaultCredits), "credit balance of new accounts (SERVICE_DEFAULT_CREDITS)")
 	f.Float64Var(&cfg.RateLimit, "rate-limit", flt("SERVICE_RATE_LIMIT", d.RateLimit), "requests per second per credential; 0 disables (SERVICE_RATE_LIMIT)")
 	f.IntVar(&cfg.RateBurst, "rate-burst", num("SERVICE_RATE_BURST", d.RateBurst), "rate limit burst (SERVICE_RATE_BURST)")
+	f.Float64Var(&cfg.AuthFailureRate, "auth-failure-rate", flt("SERVICE_AUTH_FAILURE_RATE", d.AuthFailureRate), "failed authentication attempts per second per client address; 0 disables (SERVICE_AUTH_FAILURE_RATE)")
+	f.StringVar(&cfg.VersionHeaders, "version-headers", str("SERVICE_VERSION_HEADERS", ""), "other header names accepted exactly like Service-Version, comma-separated, for clients that send the version under their own name (SERVICE_VERSION_HEADERS)")
+	f.IntVar(&cfg.AuthFailureBurst, "auth-failure-burst", num("SERVICE_AUTH_FAILURE_BURST", d.AuthFailureBurst), "failed authentication attempts allowed at once per client address (SERVICE_AUTH_FAILURE_BURST)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", int64(num("SERVICE_MAX_BODY_BYTES", int(d.MaxBodyBytes))), "largest JSON request body (SERVICE_MAX_BODY_BYTES)")
 	f.IntVar(&cfg.MaxWorkers, "max-workers", num("SERVICE_MAX_WORKERS", d.MaxWorkers), "concurrent jobs per process (SERVICE_MAX_WORKERS)")
 	jt, err := dur("SERVICE_JOB_TIMEOUT", d.JobTimeout)
@@ -95,6 +98,12 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.IntVar(&cfg.MaxStreamsPerKey, "max-streams-per-key", num("SERVICE_MAX_STREAMS_PER_KEY", d.MaxStreamsPerKey), "event streams one credential may hold open on this process; 0: no cap (SERVICE_MAX_STREAMS_PER_KEY)")
 	f.IntVar(&cfg.MaxStreamsPerAccount, "max-streams-per-account", num("SERVICE_MAX_STREAMS_PER_ACCOUNT", d.MaxStreamsPerAccount), "event streams one account may hold open on this process; 0: no cap (SERVICE_MAX_STREAMS_PER_ACCOUNT)")
 	f.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", str("SERVICE_ALLOW_PRIVATE_WEBHOOKS", "") == "true", "let webhook and S3 steps reach private and loopback addresses (SERVICE_ALLOW_PRIVATE_WEBHOOKS=true)")
+	f.Int64Var(&cfg.MaxStepOutputBytes, "max-step-output-bytes", int64(num("SERVICE_MAX_STEP_OUTPUT_BYTES", int(d.MaxStepOutputBytes))), "largest output of one workflow step; a step past it fails (SERVICE_MAX_STEP_OUTPUT_BYTES)")
+	f.Int64Var(&cfg.MaxRunOutputBytes, "max-run-output-bytes", int64(num("SERVICE_MAX_RUN_OUTPUT_BYTES", int(d.MaxRunOutputBytes))), "largest total of the step outputs of one run; the step past it fails (SERVICE_MAX_RUN_OUTPUT_BYTES)")
+	f.IntVar(&cfg.MaxStepsPerRun, "max-steps-per-run", num("SERVICE_MAX_STEPS_PER_RUN", d.MaxStepsPerRun), "most steps one run executes, loop items and retries included (SERVICE_MAX_STEPS_PER_RUN)")
+	f.StringSliceVar(&cfg.S3AllowedBuckets, "s3-allowed-buckets", commaList(str("SERVICE_S3_ALLOWED_BUCKETS", "")), "buckets write_aws_s3_object steps may write with the server's own AWS credentials; others need account secrets (SERVICE_S3_ALLOWED_BUCKETS, comma-separated)")
+	// The secrets key has no flag, so that it never shows in a process list.
+	cfg.SecretsKey = str("SERVICE_SECRETS_KEY", "")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", str("SERVICE_LOG_FORMAT", "text"), "text or json (SERVICE_LOG_FORMAT)")
 	return cmd
@@ -109,4 +118,15 @@ func configureLogging(level, format string) {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
 	slog.SetDefault(slog.New(h))
+}
+
+// commaList splits a comma-separated list, dropping blanks.
+func commaList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

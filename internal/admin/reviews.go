@@ -23,9 +23,10 @@ func reviewsCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List undecided reviews, oldest first",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			rs, err := db.OpenReviews(ctx, account, 500)
-			if err != nil {
-				return err
+			// Rows that cannot be read are reported after the others.
+			rs, readErr := db.OpenReviews(ctx, account, 500)
+			if readErr != nil && len(rs) == 0 {
+				return readErr
 			}
 			var rows [][]string
 			var js []map[string]any
@@ -34,12 +35,15 @@ func reviewsCommand(o *options) *cobra.Command {
 				js = append(js, map[string]any{"run_id": r.RunID, "step_key": r.StepKey, "account_id": r.AccountID, "instructions": r.Instructions,
 					"content": r.Content, "requested_at": r.RequestedAt, "deadline": r.Deadline, "on_timeout": r.OnTimeout})
 			}
-			return o.print(out, js, []string{"RUN", "STEP", "ACCOUNT", "DEADLINE", "ON TIMEOUT", "INSTRUCTIONS"}, rows)
+			if err := o.print(out, js, []string{"RUN", "STEP", "ACCOUNT", "DEADLINE", "ON TIMEOUT", "INSTRUCTIONS"}, rows); err != nil {
+				return err
+			}
+			return readErr
 		}),
 	}
 	list.Flags().StringVar(&account, "account", "", "only this account's reviews")
 	var approve, reject bool
-	var edited string
+	var edited, comment string
 	decide := &cobra.Command{
 		Use: "decide RUN_ID STEP_KEY (--approve [--edited TEXT] | --reject)", Short: "Approve or reject a review; the run resumes",
 		Example: "  agentry admin reviews decide 0190… review --approve\n  agentry admin reviews decide 0190… review --reject",
@@ -59,9 +63,12 @@ func reviewsCommand(o *options) *cobra.Command {
 				}
 				defer q.Stop(context.Background())
 				svc := &runs.Service{DB: db, Queue: q}
-				if err := svc.Decide(ctx, r.AccountID, r.ID, args[1], approve, edited); err != nil {
-					if errors.Is(err, store.ErrConflict) {
+				if _, err := svc.Decide(ctx, r.AccountID, r.ID, args[1], store.Decision{Approved: approve, Edited: edited, Comment: comment}); err != nil {
+					switch {
+					case errors.Is(err, runs.ErrReviewDecided):
 						return fmt.Errorf("review %s of run %s is already decided", args[1], r.ID)
+					case errors.Is(err, runs.ErrReviewRunFinished), errors.Is(err, runs.ErrEditNotAllowed):
+						return err
 					}
 					return notFound(err, "review "+args[1]+" of run", r.ID)
 				}
@@ -73,6 +80,7 @@ func reviewsCommand(o *options) *cobra.Command {
 	decide.Flags().BoolVar(&approve, "approve", false, "approve: the content (or --edited) flows on")
 	decide.Flags().BoolVar(&reject, "reject", false, "reject: the branch ends")
 	decide.Flags().StringVar(&edited, "edited", "", "the reviewer's edited content, for steps that allow edits")
+	decide.Flags().StringVar(&comment, "comment", "", "why, kept with the decision")
 	cmd.AddCommand(list, decide)
 	return cmd
 }

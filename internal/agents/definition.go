@@ -3,8 +3,10 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/agents/definition/canonjson"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -22,7 +24,8 @@ func (s *Service) GetDefinition(ctx context.Context, accountID, agentID string) 
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID})
+	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID,
+		S3AllowedBuckets: s.cfg.S3AllowedBuckets})
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -46,8 +49,9 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: "definition",
-		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID)})
+	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: putDefinitionBase,
+		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID),
+		S3AllowedBuckets: s.cfg.S3AllowedBuckets})
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -75,5 +79,27 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	return DefinitionView{ChangeID: a.ChangeID, Definition: a.Definition, SchemaVersion: a.SchemaVersion, Warnings: probs.Warnings()}, nil
+	return DefinitionView{ChangeID: a.ChangeID, Definition: a.Definition, SchemaVersion: a.SchemaVersion,
+		Warnings: relativeTo(putDefinitionBase, probs.Warnings())}, nil
+}
+
+// putDefinitionBase is where PUT's body holds the definition: errors are
+// located in the body (["body", "definition", …]), but warnings describe
+// the definition the response returns, with the same paths GET gives them.
+const putDefinitionBase = "definition"
+
+// relativeTo rewrites the problems' paths from under base to relative to it.
+func relativeTo(base string, probs def.Problems) def.Problems {
+	bs, err := canonjson.Split(base)
+	if err != nil {
+		return probs
+	}
+	out := make(def.Problems, len(probs))
+	for i, p := range probs {
+		if segs, err := canonjson.Split(p.Path); err == nil && len(segs) >= len(bs) && slices.Equal(segs[:len(bs)], bs) {
+			p.Path = canonjson.Join(segs[len(bs):])
+		}
+		out[i] = p
+	}
+	return out
 }

@@ -46,9 +46,9 @@ type extractWorker struct {
 	s *Service
 }
 
-// Work extracts the text. A file that cannot yield text ends the upload
-// in failed, with the reason; any other failure is retried, and only the
-// last attempt marks the upload failed.
+// Work extracts the text. A file that cannot yield text, or passes the
+// extraction limits, ends the upload in failed, with the reason; any other
+// failure is retried, and only the last attempt marks the upload failed.
 func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
 	s := w.s
 	u, err := s.db.Upload(ctx, job.Args.AccountID, "", job.Args.UploadID)
@@ -63,7 +63,7 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 	}
 	res, err := s.extractText(ctx, u)
 	var fileErr bool
-	if errors.Is(err, extract.ErrMalformed) || errors.Is(err, extract.ErrUnsupported) {
+	if errors.Is(err, extract.ErrMalformed) || errors.Is(err, extract.ErrUnsupported) || errors.Is(err, extract.ErrLimit) {
 		fileErr = true
 	}
 	if err != nil && !fileErr && job.Attempt < job.MaxAttempts {
@@ -114,7 +114,7 @@ func (s *Service) extractText(ctx context.Context, u store.Upload) (store.Upload
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		res, err = extract.Extract(ctx, u.ContentType, src, pw)
+		res, err = s.cfg.ExtractLimits.Extract(ctx, u.ContentType, src, pw)
 		pw.CloseWithError(err)
 		done <- err
 	}()

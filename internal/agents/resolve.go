@@ -16,15 +16,36 @@ import (
 
 // resolver checks references against one account.
 func (s *Service) resolver(accountID string) def.Resolver {
-	return def.ResolverFunc(func(ctx context.Context, kind def.RefKind, id string) (bool, error) {
-		switch kind {
-		case def.RefAgent:
-			return s.db.AgentExists(ctx, accountID, id)
-		case def.RefUser:
-			return s.db.UserInAccount(ctx, accountID, id)
-		}
+	return accountResolver{s: s, accountID: accountID}
+}
+
+// accountResolver answers validation's questions about one account's
+// entities: whether they exist, and whether a called agent is paused.
+type accountResolver struct {
+	s         *Service
+	accountID string
+}
+
+func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string) (bool, error) {
+	switch kind {
+	case def.RefAgent:
+		return r.s.db.AgentExists(ctx, r.accountID, id)
+	case def.RefUser:
+		return r.s.db.UserInAccount(ctx, r.accountID, id)
+	}
+	return false, nil
+}
+
+// AgentPaused implements def.AgentStates.
+func (r accountResolver) AgentPaused(ctx context.Context, id string) (bool, error) {
+	a, err := r.s.db.Agent(ctx, r.accountID, id)
+	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
-	})
+	}
+	if err != nil {
+		return false, err
+	}
+	return a.DisabledAt != nil, nil
 }
 
 // describer names referenced entities for an export's dependency manifest.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/extract"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -28,10 +29,16 @@ type Config struct {
 	UploadRetention time.Duration
 	// MaxUploadBytes bounds one uploaded file; DefaultMaxUploadBytes when zero.
 	MaxUploadBytes int64
+	// ExtractLimits bound the text extraction of one upload (bytes
+	// decompressed, text written, nesting); each zero field is its default.
+	ExtractLimits extract.Limits
 	// OnSaved, when set, is told of every saved workflow, so that other
 	// areas can react at once (the models area checks the models it uses
 	// for deprecation). It must not fail the save: errors are its own.
 	OnSaved func(ctx context.Context, accountID, agentID string)
+	// S3AllowedBuckets are the buckets write_aws_s3_object steps may write
+	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS).
+	S3AllowedBuckets []string
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

@@ -99,7 +99,8 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Result, error) {
 			return Result{}, err
 		}
 		im, err = def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeUpdate, EntityRemap: in.EntityRemap,
-			Trigger: def.TriggerType(cur.TriggerType), AgentID: in.AgentID, Resolver: s.resolver(in.AccountID)})
+			Trigger: def.TriggerType(cur.TriggerType), AgentID: in.AgentID, Resolver: s.resolver(in.AccountID),
+			S3AllowedBuckets: s.cfg.S3AllowedBuckets})
 		if err != nil {
 			return Result{}, err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/extract"
 	"github.com/agentry/agentry/internal/extract/extracttest"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -140,4 +141,29 @@ func TestCleanFilename(t *testing.T) {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}
+}
+
+// A file that passes an extraction limit fails its upload at the first
+// attempt (retrying cannot help), with the reason, and keeps no text.
+func TestExtractionLimitFailsUpload(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		s, blobs, q, acct, agent := uploadService(t, d)
+		s.cfg.ExtractLimits = extract.Limits{MaxDecompressedBytes: 1 << 20}
+		bomb := extracttest.PDFWithContent(extracttest.Deflated(extracttest.RepeatReader("(x) Tj ", 1<<20)), "FlateDecode")
+		u, err := s.StoreUpload(ctx, UploadInput{AccountID: acct, AgentID: agent, Filename: "bomb.pdf", Body: bytes.NewReader(bomb)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := work(t, s, q, 1, 5); err != nil {
+			t.Fatalf("a file over the limits was retried: %v", err)
+		}
+		u, _ = s.Upload(ctx, acct, agent, u.ID)
+		if u.Status != store.UploadFailed || u.Error != "extraction stopped: the PDF's page content exceeds 1 MiB decompressed" || u.TextKey != "" {
+			t.Fatalf("%+v", u)
+		}
+		if ok, _ := blobs.Exists(ctx, uploadKey(acct, u.ID, "text.txt")); ok {
+			t.Fatal("the partial text was kept")
+		}
+	})
 }

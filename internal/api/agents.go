@@ -36,7 +36,7 @@ type agentIDPath struct {
 type agentOutput struct{ Body AgentSummaryResponse }
 
 type listAgentsInput struct {
-	Page  int `query:"page" default:"1" minimum:"1" doc:"Page number"`
+	Page  int `query:"page" default:"1" minimum:"1" maximum:"1000000" doc:"Page number"`
 	Limit int `query:"limit" default:"20" minimum:"1" maximum:"100" doc:"Items per page"`
 }
 

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -27,6 +28,10 @@ import (
 )
 
 func TestAgentUploads(t *testing.T) {
+	// Extraction bombs: a 20 MB "[[[[…", and a PDF of a few hundred KB whose
+	// content inflates to 256 MiB. Each fails with the limit it passed.
+	nested := bytes.Repeat([]byte("["), 20<<20)
+	inflating := extracttest.PDFWithContent(extracttest.Deflated(extracttest.RepeatReader("1 ", 128<<20)), "FlateDecode")
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
@@ -45,6 +50,8 @@ func TestAgentUploads(t *testing.T) {
 			{"letter.docx", "", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "ready", "Dear team,\nThanks.", "", extracttest.DOCX("Dear team,", "Thanks.")},
 			{"photo.png", "image/png", "image/png", "ready", "", "", []byte("\x89PNG\r\n\x1a\nrest")},
 			{"bundle.zip", "", "application/zip", "failed", "", "supported", []byte("PK\x03\x04")},
+			{"nested.json", "", "application/json", "failed", "", "extraction stopped: the JSON nests deeper than 1000 levels", nested},
+			{"bomb.pdf", "", "application/pdf", "failed", "", "extraction stopped: the PDF's page content exceeds 128 MiB decompressed", inflating},
 			{"blob", "", "application/pdf", "ready", "Sniffed", "", extracttest.PDF("Sniffed")},
 		} {
 			r := upload(t, s, s.Key, a.ID, tc.name, tc.declared, tc.content)

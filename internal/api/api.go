@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
@@ -34,6 +35,14 @@ type Deps struct {
 	// RateBurst the bucket size.
 	RateLimit float64
 	RateBurst int
+	// AuthFailureRate is failed authentication attempts per second allowed
+	// per client address (0 turns the limit off); AuthFailureBurst the
+	// bucket size.
+	AuthFailureRate  float64
+	AuthFailureBurst int
+	// VersionHeaders are other header names accepted exactly like
+	// Service-Version (canonical form, see version.ParseHeaderNames).
+	VersionHeaders []string
 	// MaxBodyBytes bounds JSON request bodies (413 above).
 	MaxBodyBytes int64
 	// MaxStreamsPerCredential and MaxStreamsPerAccount cap the event
@@ -53,6 +62,9 @@ type Deps struct {
 	Catalog     *catalog.Catalog
 	ModelAlerts *alerts.Service
 	Playground  *playground.Service
+	// Secrets holds the accounts' write-only secrets (secrets.go); nil:
+	// its operations are not served.
+	Secrets *secrets.Service
 	// Ready reports whether the process can serve (database reachable…).
 	Ready func(context.Context) error
 }
@@ -66,6 +78,9 @@ type Server struct {
 	pins    *pinCache
 	streams *streams
 	handler http.Handler
+
+	// authFailures limits failed authentication per client address.
+	authFailures *limiter
 }
 
 func init() { installErrorModel() }
@@ -81,6 +96,7 @@ func New(d Deps) *Server {
 	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
 		pins:    &pinCache{db: d.DB, m: map[string]pinEntry{}},
 		streams: newStreams(d.MaxStreamsPerCredential, d.MaxStreamsPerAccount)}
+	s.authFailures = newLimiter(d.AuthFailureRate, d.AuthFailureBurst)
 
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)
 	cfg.Info.Description = "Agentry: build, run and govern AI agents. Version dated behaviour with the " + version.Header + " header."
@@ -141,6 +157,9 @@ func (s *Server) routes() {
 		s.runsRoutes()
 	}
 	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
+	if s.deps.Secrets != nil {
+		s.secretsRoutes() // account secrets, an extension (secrets.go)
+	}
 	s.modelsRoutes() // models catalog, lifecycle alerts, playground (models.go)
 
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)

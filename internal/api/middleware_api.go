@@ -63,6 +63,10 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		s.writeErr(ctx, Fail(http.StatusForbidden, "You are not a member of account %s", ctx.Header("X-Account-Id")))
 		return
 	case errors.Is(err, auth.ErrUnauthenticated):
+		if e := s.failedAuthentication(ctx.RemoteAddr()); e != nil {
+			s.writeErr(ctx, e)
+			return
+		}
 		s.writeErr(ctx, Unauthenticated("Missing, invalid or revoked credentials. Send X-API-Key or Authorization: Bearer."))
 		return
 	case err != nil:
@@ -77,11 +81,11 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	}
 	ctx = huma.WithValue(ctx, auth.PrincipalContextKey(), p)
 
-	header := ctx.Header(version.Header)
+	header, headerName := version.FromRequest(ctx.Header, s.deps.VersionHeaders)
 	if header != "" {
 		if _, err := version.Parse(header); err != nil {
-			s.writeErr(ctx, Invalid([]any{"header", version.Header},
-				"Service-Version must be a date in the form YYYY-MM-DD, e.g. "+version.Latest, "value_error"))
+			s.writeErr(ctx, Invalid([]any{"header", headerName},
+				headerName+" must be a date in the form YYYY-MM-DD, e.g. "+version.Latest, "value_error"))
 			return
 		}
 	}
@@ -92,6 +96,9 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	}
 	v := version.Resolve(header, pin)
 	ctx.SetHeader(version.Header, v)
+	for _, name := range s.deps.VersionHeaders {
+		ctx.SetHeader(name, v) // clients that send another name may read it back too
+	}
 	ctx = huma.WithValue(ctx, versionKey{}, v)
 
 	if version.Strict(v) {

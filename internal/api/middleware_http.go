@@ -72,8 +72,9 @@ func withRecover(next http.Handler) http.Handler {
 	})
 }
 
-// metrics counts and times requests by route pattern (never by raw path,
-// which would let clients create unbounded label values).
+// metrics counts and times requests by route pattern and known method (never
+// by raw path or raw method, which would let clients create unbounded label
+// values).
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -112,9 +113,22 @@ func (m *metrics) wrap(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
-		m.duration.WithLabelValues(r.Method, route).Observe(time.Since(start).Seconds())
+		method := metricMethod(r.Method)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+		m.duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
 	})
+}
+
+// metricMethod names a request's method for a label: one of the standard
+// methods, or OTHER, since a client may send any token as a method and each
+// would otherwise become a new series.
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
 }
 
 // statusWriter remembers the status written, and passes Flush through so

@@ -59,7 +59,7 @@ type listModelAlertsInput struct {
 	AgentID    string `query:"agent_id" maxLength:"100" doc:"Filter alerts to a specific agent UUID."`
 	UnreadOnly bool   `query:"unread_only" default:"false" doc:"When true, only return unread alerts."`
 	Limit      int    `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Maximum number of alerts to return (1-100)."`
-	Offset     int    `query:"offset" default:"0" minimum:"0" doc:"Pagination offset."`
+	Offset     int    `query:"offset" default:"0" minimum:"0" maximum:"100000000" doc:"Pagination offset."`
 }
 
 func (s *Server) listModelAlerts(ctx context.Context, in *listModelAlertsInput) (*modelsAnyOutput, error) {

@@ -6,6 +6,15 @@ import (
 	"github.com/agentry/agentry/internal/version"
 )
 
+// Bounds of page and offset query parameters, declared as their maximum so
+// that a request past them is a 422 naming the parameter. Without a bound,
+// (page-1)*limit overflows and a huge page wraps around to the first one.
+// A million pages of the largest page size is far beyond any real list.
+const (
+	MaxPage   = 1_000_000
+	MaxOffset = 100_000_000
+)
+
 // Pagination is the canonical pagination block of the {data, pagination} envelope.
 type Pagination struct {
 	Page    int  `json:"page"`

@@ -159,7 +159,7 @@ type listExperimentsInput struct {
 	StartDate string `query:"start_date" format:"date" doc:"Explicit start date (overrides days)."`
 	EndDate   string `query:"end_date" format:"date" doc:"Explicit end date (overrides days)."`
 	Limit     int    `query:"limit" default:"20" minimum:"1" maximum:"50" doc:"Page size."`
-	Offset    int    `query:"offset" default:"0" minimum:"0" doc:"Pagination offset."`
+	Offset    int    `query:"offset" default:"0" minimum:"0" maximum:"100000000" doc:"Pagination offset."`
 }
 
 // window turns days and the explicit dates into [from, to): an end date

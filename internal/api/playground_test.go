@@ -95,7 +95,9 @@ func TestPlaygroundExperimentOverThreeModels(t *testing.T) {
 		// called one after the other or at once.
 		const delay = 700 * time.Millisecond
 		fakes.OpenAI.SetDefault(fakellm.Reply{Text: "Paris is the capital of France.", Usage: fakellm.Usage{Input: 20, Output: 8}, Delay: delay})
-		fakes.Anthropic.SetDefault(fakellm.Reply{Text: "The capital of France is Paris.", Usage: fakellm.Usage{Input: 22, Output: 9}, Delay: delay})
+		// The answers differ against the reference, so one is strictly best
+		// (equal scores would name no best model).
+		fakes.Anthropic.SetDefault(fakellm.Reply{Text: "Paris.", Usage: fakellm.Usage{Input: 22, Output: 9}, Delay: delay})
 		s := testserver.Start(t, d, withFakes)
 		fund(t, s, s.AccountID, 100_000)
 		before := balance(t, s, s.AccountID)
@@ -103,7 +105,7 @@ func TestPlaygroundExperimentOverThreeModels(t *testing.T) {
 		id := createExperiment(t, s, s.Key, map[string]any{
 			"prompt": "What is the capital of France?", "system_prompt": "Answer in one sentence. France is a country in Europe; its capital is Paris.",
 			"model_ids": threeModels, "evaluation_mode": "prompt", "evaluator_model_id": "agentry_offline", "evaluation_complexity": "complex",
-			"include_step_output_in_evaluation": true, "selected_step_output": "Paris."})
+			"include_step_output_in_evaluation": true, "selected_step_output": "Paris is the capital of France."})
 		e := waitExperiment(t, s, s.Key, id, "finished", finished)
 		if e.Status != "completed" || e.ErrorMessage != nil || e.StartedAt == nil || e.CompletedAt == nil {
 			t.Fatalf("outcome: %+v", e.ExperimentDetailResponse)
@@ -125,7 +127,7 @@ func TestPlaygroundExperimentOverThreeModels(t *testing.T) {
 			oa.Credits != 8 || oa.LatencyMS < delay.Milliseconds() || oa.Provider != "openai" || oa.ModelName == "" {
 			t.Errorf("openai result: %+v", oa)
 		}
-		if an.Output == nil || *an.Output != "The capital of France is Paris." || an.TotalTokens != 31 || an.Credits != 67 {
+		if an.Output == nil || *an.Output != "Paris." || an.TotalTokens != 31 || an.Credits != 67 {
 			t.Errorf("anthropic result: %+v", an)
 		}
 		if off.Status != playground.CallCompleted || off.Output == nil || !strings.Contains(*off.Output, "Paris") || off.Credits != 0 {
@@ -138,7 +140,7 @@ func TestPlaygroundExperimentOverThreeModels(t *testing.T) {
 				t.Errorf("%s evaluation: %+v", m.ModelID, ev)
 			}
 		}
-		if sum := e.Results.Evaluation; sum == nil || len(sum.Ranking) != 3 || sum.BestModelID == nil || *sum.BestModelID != sum.Ranking[0] {
+		if sum := e.Results.Evaluation; sum == nil || len(sum.Ranking) != 3 || sum.BestModelID == nil || *sum.BestModelID != "openai_gpt_4o_mini" || *sum.BestModelID != sum.Ranking[0] {
 			t.Errorf("ranking: %+v", sum)
 		}
 		// The calls ran at once: together they took less than one after the other.

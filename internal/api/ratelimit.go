@@ -25,6 +25,10 @@ type bucket struct {
 	seen time.Time
 }
 
+// maxBuckets bounds a limiter's memory when many distinct keys (client
+// addresses, for failed attempts) arrive within a sweep interval.
+const maxBuckets = 100_000
+
 func newLimiter(perSecond float64, burst int) *limiter {
 	if perSecond <= 0 {
 		return nil // rate limiting off
@@ -49,8 +53,11 @@ func (l *limiter) allow(credential string) (bool, time.Duration) {
 		l.buckets[credential] = b
 	}
 	b.seen = now
-	if now.Sub(l.swept) > time.Minute {
+	if now.Sub(l.swept) > time.Minute || len(l.buckets) > maxBuckets {
 		l.sweep(now)
+		if len(l.buckets) > maxBuckets { // a flood of fresh keys: start over rather than grow
+			l.buckets = map[string]*bucket{credential: b}
+		}
 	}
 	l.mu.Unlock()
 	r := b.lim.ReserveN(now, 1)

@@ -56,30 +56,30 @@ type TraceSearchResponse struct {
 type runOutput struct{ Body runs.RunResponse }
 
 type startRunInput struct {
-	AgentID string `path:"agent_id"`
+	AgentID string `path:"agent_id" format:"uuid"`
 	Body    AgentRunRequest
 }
 
 type streamRunInput struct {
-	AgentID     string `path:"agent_id"`
+	AgentID     string `path:"agent_id" format:"uuid"`
 	LastEventID string `header:"Last-Event-ID" doc:"Resume a stream: the id of the last event received (run_id:seq)."`
 	Body        AgentRunStreamRequest
 }
 
 type getRunInput struct {
-	RunID             string `path:"run_id"`
+	RunID             string `path:"run_id" format:"uuid"`
 	IncludeStepOutput bool   `query:"include_step_outputs" doc:"Include per-step outputs, timing and credits."`
 }
 
 type listRunsInput struct {
-	AgentID string `path:"agent_id"`
-	Page    int    `query:"page" default:"1" minimum:"1"`
+	AgentID string `path:"agent_id" format:"uuid"`
+	Page    int    `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 	Limit   int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
 	Status  string `query:"status" enum:"pending,processing,completed,failed,queued,waiting_human,waiting_scheduled" required:"false"`
 }
 
 type runIDInput struct {
-	RunID string `path:"run_id"`
+	RunID string `path:"run_id" format:"uuid"`
 }
 
 type searchInput struct{ Body TraceSearchRequest }
@@ -99,8 +99,11 @@ func (s *Server) runsRoutes() {
 	register(s, op("run_agent_stream", http.MethodPost, "/agents/{agent_id}/runs/stream", "Run an agent (stream events)", "agents"), s.streamRun)
 	register(s, op("get_agent_run", http.MethodGet, "/agents/runs/{run_id}", "Get an agent run", "agents"), s.getRun)
 	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
-	register(s, op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents"), s.searchTraces)
+	search := op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents")
+	search.Description = runs.SearchDescription
+	register(s, search, s.searchTraces)
 	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
+	s.reviewsRoutes() // human review decisions, an extension (reviews.go)
 	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
 }
 

@@ -91,6 +91,10 @@ func TestRunLifecycle(t *testing.T) {
 		if r.Status != http.StatusOK || found.Total == 0 || *found.Matches[0].AgentRunID != start.RunID {
 			t.Errorf("search: %d %s", r.Status, r.Body)
 		}
+		// Its description says what the lexical ranking can and cannot find.
+		if r := s.Do(t, "GET", "/openapi.json", "", nil); !strings.Contains(string(r.Body), "not meaning: a paraphrase") {
+			t.Error("/openapi.json does not describe trace search as lexical")
+		}
 
 		// Another account sees none of it.
 		other := s.NewTenant(t, "other")

@@ -122,11 +122,22 @@ func (a *Authenticator) byKey(ctx context.Context, secret string) (Principal, er
 	if ck.key.RevokedAt != nil {
 		return Principal{}, ErrUnauthenticated
 	}
+	// A key made for a user follows that user's membership: it stops when
+	// the user leaves the account, and never acts above the user's current
+	// role. Both are read with the key, so a change reaches every replica
+	// within CacheTTL, like a revocation.
+	role := ck.key.Role
+	if ck.key.UserID != "" {
+		if ck.key.MemberRole == "" {
+			return Principal{}, ErrUnauthenticated
+		}
+		role = store.WeakerRole(role, ck.key.MemberRole)
+	}
 	a.mu.Lock()
 	a.used[ck.key.ID] = now
 	a.mu.Unlock()
 	return Principal{Method: MethodAPIKey, UserID: ck.key.UserID, AccountID: ck.key.AccountID,
-		Role: ck.key.Role, AccountKind: ck.key.AccountKind, KeyID: ck.key.ID, Credential: "key:" + ck.key.ID}, nil
+		Role: role, AccountKind: ck.key.AccountKind, KeyID: ck.key.ID, Credential: "key:" + ck.key.ID}, nil
 }
 
 // byToken verifies an OIDC token and resolves the account it acts in.

@@ -22,11 +22,11 @@ func init() { addAPICommand(runsCommand) }
 func runsCommand(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs",
-		Short: "Start, stream, inspect, search and cancel agent runs",
+		Short: "Start, stream, inspect, search, cancel and review agent runs",
 		Long: `Runs execute an agent's workflow. Start one and poll it (runs start --wait),
 or stream its events as they happen (runs stream). See docs/runs.md.`,
 	}
-	cmd.AddCommand(a.runsStart(), a.runsStream(), a.runsGet(), a.runsList(), a.runsSearch(), a.runsCancel(), a.runsDownload())
+	cmd.AddCommand(a.runsStart(), a.runsStream(), a.runsGet(), a.runsList(), a.runsSearch(), a.runsCancel(), a.runsDownload(), a.runsReview())
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/agentry/agentry/internal/engine"
@@ -30,4 +31,23 @@ func BenchmarkNonLLMStep(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/steps/1000, "µs/step")
+}
+
+// BenchmarkRegexReplaceBomb runs the five empty-pattern rules that turn
+// 1 KB into 161 MB without a limit; B/op shows what the step allocates
+// before it fails at the 1 MiB step limit.
+func BenchmarkRegexReplaceBomb(b *testing.B) {
+	rule := `{"pattern":"","replacement":"0123456789"}`
+	d := parse(&testing.T{}, `{"child_steps":[{"id":"bomb","step_type":"regex_replace","rules":[`+
+		rule+","+rule+","+rule+","+rule+","+rule+`]}]}`)
+	e := engine.New()
+	h := &host{}
+	input := string(make([]byte, 1024))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := &engine.Run{ID: "r", AccountID: "a", Input: input}
+		if _, err := e.Execute(context.Background(), d, r, newJournal(), h); !errors.Is(err, engine.ErrLimitExceeded) {
+			b.Fatal(err)
+		}
+	}
 }

@@ -191,6 +191,10 @@ type Host interface {
 	// AwaitHuman asks for a decision on content. It returns ErrParked when
 	// none has been made yet; the run then waits and is resumed later.
 	AwaitHuman(ctx context.Context, run *Run, stepKey, instructions, content string, cfg map[string]any) (approved bool, edited string, err error)
+	// Secret returns the value of the run's account secret name, for a
+	// step that signs or authenticates with it. The value must never reach
+	// a step's output, an event, a log line or an error message.
+	Secret(ctx context.Context, name string) (string, error)
 }
 
 // Errors the runs area tells apart.
@@ -227,11 +231,18 @@ type Engine struct {
 	TokenFlush time.Duration
 	// Webhooks configures outbound HTTP of webhook_call steps.
 	Webhooks WebhookPolicy
+	// Limits bound each run's output and steps; zero fields take the defaults.
+	Limits Limits
+	// S3AllowedBuckets are the only buckets write_aws_s3_object may write
+	// with the server's own credentials; every other write signs with the
+	// account's secrets.
+	S3AllowedBuckets []string
 }
 
 // New returns an engine with the built-in step types registered.
 func New() *Engine {
-	e := &Engine{Registry: NewRegistry(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond}
+	e := &Engine{Registry: NewRegistry(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond,
+		Limits: DefaultLimits()}
 	registerBuiltins(e)
 	return e
 }
@@ -255,9 +266,13 @@ func (e *Engine) Execute(ctx context.Context, def *definition.Definition, run *R
 		return Outcome{}, err
 	}
 	x := &execution{e: e, def: def, run: run, journal: j, host: h, done: done,
-		outputs: map[string]stepIO{}, retries: map[string]int{}, parents: parentIndex(def)}
+		outputs: map[string]stepIO{}, retries: map[string]int{}, parents: parentIndex(def),
+		budget: &runBudget{limits: e.Limits.withDefaults()}}
 	for _, rec := range done {
 		x.outputs[rec.Key] = stepIO{input: rec.Input, output: rec.Output}
+		// A resumed run's earlier outputs count toward its total; its
+		// earlier steps are counted again as the walk passes them.
+		x.budget.outputBytes.Add(int64(len(rec.Output)))
 	}
 	res, err := x.runList(ctx, def.Steps, run.Input, "")
 	out := Outcome{Credits: x.credits, ErrorCount: x.errors}

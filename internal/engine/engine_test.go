@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,6 +88,15 @@ type host struct {
 	model    llm.Provider
 	calls    func(agentID, input string) (string, error)
 	decision *bool
+	secrets  map[string]string
+}
+
+func (h *host) Secret(_ context.Context, name string) (string, error) {
+	v, ok := h.secrets[name]
+	if !ok {
+		return "", errors.New("the account has no secret " + strconv.Quote(name))
+	}
+	return v, nil
 }
 
 func (h *host) Model() llm.Provider                 { return h.model }

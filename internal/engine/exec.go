@@ -38,7 +38,7 @@ func (ex *Exec) Render(tpl string, vars ...map[string]string) (string, error) {
 	if len(vars) > 0 {
 		extra = vars[0]
 	}
-	return render(tpl, ex.lookup(extra))
+	return render(tpl, ex.lookup(extra), ex.x.budget.limits.MaxStepOutputBytes)
 }
 
 // Field renders a template field of the step, or def when absent.

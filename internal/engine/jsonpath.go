@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -88,15 +89,14 @@ func child(v any, key string) []any {
 	return nil
 }
 
+// sortedMapKeys orders an object's keys, since a decoded object keeps no
+// document order: wildcard results are then the same on every run. The
+// sort is O(n log n); an object may hold as many keys as its run's input.
 func sortedMapKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
+	slices.Sort(keys)
 	return keys
 }

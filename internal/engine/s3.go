@@ -2,10 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -14,9 +17,18 @@ import (
 	"gocloud.dev/blob/s3blob"
 )
 
+// ErrServerCredentials is a write that would sign with the server's own
+// credentials for a bucket the operator has not allowed.
+var ErrServerCredentials = errors.New("write_aws_s3_object needs credentials of the account: set access_key_id and " +
+	"secret_access_key to account secrets ({{secrets.NAME}}); the server's own credentials only write to the buckets " +
+	"its operator allows (SERVICE_S3_ALLOWED_BUCKETS), at the server's endpoint")
+
 // stepWriteS3Object writes the rendered content to bucket/key on S3 or any
-// S3-compatible store. Credentials come from the server's environment
-// unless the step carries its own.
+// S3-compatible store. It signs with the account's secrets named in the
+// step; only a bucket the operator allows is written with the server's
+// own credentials. Validation refuses anything else when a definition is
+// saved; the checks here hold for definitions saved before, or under
+// another allowlist.
 func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 	bucket, _ := x.Step.String("bucket")
 	key, err := x.Field("key", "")
@@ -35,27 +47,19 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 		ct = "text/plain"
 	}
 	region, _ := x.Step.String("region")
+	if region == "" {
+		region = "us-east-1"
+	}
 	endpoint, _ := x.Step.String("endpoint_url")
-	pathStyle, _ := x.Step.Bool("force_path_style")
-	opts := []func(*awsconfig.LoadOptions) error{}
-	if region != "" {
-		opts = append(opts, awsconfig.WithRegion(region))
-	} else {
-		opts = append(opts, awsconfig.WithRegion("us-east-1"))
-	}
-	ak, _ := x.Step.String("access_key_id")
-	sk, _ := x.Step.String("secret_access_key")
-	if ak != "" && sk != "" {
-		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ak, sk, "")))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return Result{}, err
-	}
 	if endpoint != "" {
 		if err := checkEndpoint(endpoint); err != nil {
 			return Result{}, err
 		}
+	}
+	pathStyle, _ := x.Step.Bool("force_path_style")
+	cfg, secrets, err := s3Config(ctx, x, bucket, endpoint, region)
+	if err != nil {
+		return Result{}, err
 	}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if endpoint != "" {
@@ -66,11 +70,11 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 	})
 	b, err := s3blob.OpenBucket(ctx, client, bucket, nil)
 	if err != nil {
-		return Result{}, err
+		return Result{}, redacted(err, secrets)
 	}
 	defer b.Close()
 	if err := b.WriteAll(ctx, key, []byte(content), &blob.WriterOptions{ContentType: ct}); err != nil {
-		return Result{}, fmt.Errorf("write s3://%s/%s: %w", bucket, key, err)
+		return Result{}, redacted(fmt.Errorf("write s3://%s/%s: %w", bucket, key, err), secrets)
 	}
 	loc := "s3://" + bucket + "/" + key
 	if endpoint != "" {
@@ -80,6 +84,75 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 		}
 	}
 	return Result{Output: loc}, nil
+}
+
+// s3Config returns the configuration to sign with, and the secret values
+// it holds (to keep them out of error messages). With the account's
+// secrets it is built from them alone: no environment, shared files or
+// instance metadata are consulted. The server's own credential chain is
+// loaded only for a bucket the operator allows, at the server's endpoint.
+func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aws.Config, []string, error) {
+	var refs [2]string
+	given := 0
+	for i, f := range []string{"access_key_id", "secret_access_key"} {
+		s, _ := x.Step.String(f)
+		if s == "" {
+			continue
+		}
+		given++
+		name, ok := definition.SecretRef(s)
+		if !ok {
+			return aws.Config{}, nil, fmt.Errorf("%s must name an account secret, as {{secrets.NAME}}; keys written into the definition are not used", f)
+		}
+		refs[i] = name
+	}
+	switch given {
+	case 2:
+		id, err := x.Host().Secret(ctx, refs[0])
+		if err != nil {
+			return aws.Config{}, nil, fmt.Errorf("access_key_id: %w", err)
+		}
+		secret, err := x.Host().Secret(ctx, refs[1])
+		if err != nil {
+			return aws.Config{}, nil, fmt.Errorf("secret_access_key: %w", err)
+		}
+		return aws.Config{
+			Region:      region,
+			Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, "")),
+		}, []string{id, secret}, nil
+	case 1:
+		return aws.Config{}, nil, errors.New("access_key_id and secret_access_key go together")
+	}
+	if !slices.Contains(x.Engine().S3AllowedBuckets, bucket) || endpoint != "" {
+		return aws.Config{}, nil, ErrServerCredentials
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
+	return cfg, nil, err
+}
+
+// redactedError is an error whose message has secret values blanked out;
+// it still unwraps to the original for classification.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redacted keeps secret values out of an error's message, whatever a
+// library chose to put there.
+func redacted(err error, secrets []string) error {
+	msg := err.Error()
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "[secret]")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
 }
 
 // checkEndpoint refuses an endpoint URL that is not http(s).

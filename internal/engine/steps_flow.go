@@ -39,7 +39,7 @@ func stepText(_ context.Context, x *Exec) (Result, error) {
 	return Result{Output: out}, err
 }
 
-func stepRegexReplace(_ context.Context, x *Exec) (Result, error) {
+func stepRegexReplace(ctx context.Context, x *Exec) (Result, error) {
 	rules, _ := x.Step.Config["rules"].([]any)
 	out := x.Input
 	for i, r := range rules {
@@ -56,7 +56,10 @@ func stepRegexReplace(_ context.Context, x *Exec) (Result, error) {
 		}
 		// \1 is accepted as a synonym of $1.
 		repl = backref.ReplaceAllString(repl, "$${$1}")
-		out = re.ReplaceAllString(out, repl)
+		out, err = boundedReplace(ctx, re, out, repl, x.x.budget.limits.MaxStepOutputBytes, fmt.Sprintf("the output of rule %d", i))
+		if err != nil {
+			return Result{}, err
+		}
 	}
 	return Result{Output: out}, nil
 }
@@ -147,6 +150,7 @@ func stepForEach(ctx context.Context, x *Exec) (Result, error) {
 	if n, ok := x.Step.Int("max_items"); ok && n > 0 {
 		maxItems = n
 	}
+	maxItems = min(maxItems, maxForEachItems)
 	if len(items) > maxItems {
 		items = items[:maxItems]
 	}
@@ -158,6 +162,9 @@ func stepForEach(ctx context.Context, x *Exec) (Result, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
 	for i, item := range items {
+		if gctx.Err() != nil {
+			break // cancelled, or an item failed: start no more
+		}
 		g.Go(func() error {
 			out, stopped, err := x.RunSteps(gctx, x.Step.Body, item, x.Step.ID+"["+strconv.Itoa(i)+"]/")
 			if !stopped {
@@ -168,6 +175,14 @@ func stepForEach(ctx context.Context, x *Exec) (Result, error) {
 	}
 	if err := g.Wait(); err != nil {
 		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	// The JSON array is longer than its elements together: refuse it
+	// before building it when they alone are too long.
+	if max := x.x.budget.limits.MaxStepOutputBytes; totalLen(outs, "") > max {
+		return Result{}, stepOutputError("the items' combined output", max)
 	}
 	b := marshalText(outs)
 	return Result{Output: string(b), ContentType: "application/json"}, nil
@@ -216,6 +231,9 @@ func stepJoin(_ context.Context, x *Exec) (Result, error) {
 		if outs == nil {
 			outs = []string{}
 		}
+		if max := x.x.budget.limits.MaxStepOutputBytes; totalLen(outs, "") > max {
+			return Result{}, stepOutputError("the joined output", max)
+		}
 		b := marshalText(outs)
 		return Result{Output: string(b), ContentType: "application/json", Final: true}, nil
 	}
@@ -223,7 +241,23 @@ func stepJoin(_ context.Context, x *Exec) (Result, error) {
 	if !ok {
 		sep = "\n\n"
 	}
+	if max := x.x.budget.limits.MaxStepOutputBytes; totalLen(outs, sep) > max {
+		return Result{}, stepOutputError("the joined output", max)
+	}
 	return Result{Output: strings.Join(outs, sep), Final: true}, nil
+}
+
+// totalLen is the length of strings.Join(parts, sep), computed without
+// building it.
+func totalLen(parts []string, sep string) int64 {
+	var n int64
+	for i, p := range parts {
+		if i > 0 {
+			n += int64(len(sep))
+		}
+		n += int64(len(p))
+	}
+	return n
 }
 
 func stepDisplayResult(_ context.Context, x *Exec) (Result, error) {

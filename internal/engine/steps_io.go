@@ -141,7 +141,9 @@ func stepWebhookCall(ctx context.Context, x *Exec) (Result, error) {
 		return Result{}, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	// One byte past the step limit is enough to know the reply is too long
+	// to be the step's output; the engine refuses it after.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, min(maxResponseBytes, x.x.budget.limits.MaxStepOutputBytes+1)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -171,9 +173,18 @@ func truncate(s string, n int) string {
 }
 
 // stepCallAgent runs another agent of the account as a sub-run. The engine
-// refuses cycles and bounds depth before the host starts anything.
+// refuses cycles and bounds depth before the host starts anything. The
+// agent_id may be a template ({{metadata.agent}}): it is rendered, never
+// passed on literally. The host refuses an agent that is absent or paused.
 func stepCallAgent(ctx context.Context, x *Exec) (Result, error) {
-	target, _ := x.Step.String("agent_id")
+	target, err := x.Field("agent_id", "")
+	if err != nil {
+		return Result{}, fmt.Errorf("agent_id: %w", err)
+	}
+	target = strings.TrimSpace(target)
+	if target == "" {
+		return Result{}, errors.New("agent_id is empty: call_agent needs the id of the agent to run")
+	}
 	if target == x.Run.AgentID {
 		return Result{}, errors.New("an agent may not call itself")
 	}

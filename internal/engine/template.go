@@ -24,22 +24,28 @@ import (
 // lookupFunc resolves one expression.
 type lookupFunc func(expr string) (string, error)
 
-func render(tpl string, lookup lookupFunc) (string, error) {
+// render expands tpl, refusing to produce more than max bytes: the output
+// stops growing at the limit, so a template repeating a large value many
+// times fails before it is held in memory.
+func render(tpl string, lookup lookupFunc, max int64) (string, error) {
 	if !strings.Contains(tpl, "{{") {
+		if int64(len(tpl)) > max {
+			return "", stepOutputError("rendered template", max)
+		}
 		return tpl, nil
 	}
-	var b strings.Builder
+	b := newBoundedBuilder("rendered template", max)
 	rest := tpl
 	for {
 		i := strings.Index(rest, "{{")
 		if i < 0 {
 			b.WriteString(rest)
-			return b.String(), nil
+			return b.String()
 		}
 		j := strings.Index(rest[i+2:], "}}")
 		if j < 0 {
 			b.WriteString(rest) // an unclosed {{ is literal text
-			return b.String(), nil
+			return b.String()
 		}
 		b.WriteString(rest[:i])
 		expr := strings.TrimSpace(rest[i+2 : i+2+j])
@@ -48,6 +54,9 @@ func render(tpl string, lookup lookupFunc) (string, error) {
 			return "", err
 		}
 		b.WriteString(val)
+		if b.err != nil {
+			return "", b.err
+		}
 		rest = rest[i+2+j+2:]
 	}
 }

@@ -28,6 +28,7 @@ type execution struct {
 	credits float64
 	errors  int
 	waiters map[string][]chan struct{}
+	budget  *runBudget
 }
 
 type stepIO struct{ input, output string }
@@ -194,6 +195,9 @@ func (x *execution) runOnce(ctx context.Context, s *definition.Step, input, scop
 		return branchResult{}, err
 	}
 	key := scope + s.ID
+	if err := x.budget.step(); err != nil {
+		return branchResult{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: err}
+	}
 	x.mu.Lock()
 	rec, resumed := x.done[key]
 	x.mu.Unlock()
@@ -231,12 +235,21 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 	h, _ := x.e.Registry.Handler(s.Type)
 	backoff := x.e.Backoff
 	for n := 1; ; n++ {
+		if n > 1 {
+			// A transient failure's next attempt is one more step run.
+			if err := x.budget.step(); err != nil {
+				return Result{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: err}
+			}
+		}
 		rec := StepRecord{Key: key, StepID: s.ID, StepType: string(s.Type), Status: StatusProcessing, Input: input, StartedAt: time.Now().UTC(), Attempt: n}
 		if err := x.journal.StepStarted(ctx, rec); err != nil {
 			return Result{}, err
 		}
 		ex := &Exec{x: x, Run: x.run, Step: s, Key: key, Input: input, Scope: scope, Extra: extra}
 		res, err := h.Execute(ctx, ex)
+		if lerr := x.checkOutput(res, err); lerr != nil {
+			res.Output, err = "", lerr
+		}
 		rec.EndedAt = time.Now().UTC()
 		rec.Credits = res.Credits + ex.credits
 		rec.ToolCalls = res.ToolCalls
@@ -271,6 +284,17 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		}
 		backoff *= 2
 	}
+}
+
+// checkOutput holds a step's output to the step and run limits. Handlers
+// that build output stop at the step limit themselves; this catches every
+// other step type, areas' included, before the output is journaled.
+func (x *execution) checkOutput(res Result, err error) error {
+	var sig *retrySignal
+	if err != nil && !errors.As(err, &sig) && !errors.Is(err, ErrParked) {
+		return nil // a failure: its output is not kept
+	}
+	return x.budget.output(res.Output)
 }
 
 func (x *execution) setOutput(key, id, input, output string) {

@@ -8,13 +8,16 @@ import (
 	"io"
 )
 
-// maxDocumentXML bounds the decompressed size of a DOCX's main part, so a
-// small zip cannot inflate into gigabytes (a zip bomb).
-const maxDocumentXML = 256 << 20
-
 // docxText writes the paragraphs of word/document.xml, one per line, with
-// tabs and line breaks kept. The XML is decoded as a token stream.
-func docxText(ctx context.Context, src Source, w *textWriter) error {
+// tabs and line breaks kept. The XML is decoded as a token stream. A zip
+// can be a bomb two ways: an entry that inflates into gigabytes (the part
+// is read through a limit, whatever its header claims) and millions of
+// tiny entries (counted before the archive is opened, since opening it
+// builds a record per entry).
+func docxText(ctx context.Context, src Source, w *textWriter, l Limits) error {
+	if err := checkZipEntries(src.RA, src.Size, l.MaxArchiveEntries); err != nil {
+		return err
+	}
 	zr, err := zip.NewReader(src.RA, src.Size)
 	if err != nil {
 		return malformed("not a DOCX file (not a zip archive): %v", err)
@@ -34,9 +37,10 @@ func docxText(ctx context.Context, src Source, w *textWriter) error {
 		return malformed("word/document.xml: %v", err)
 	}
 	defer rc.Close()
-	lr := &io.LimitedReader{R: rc, N: maxDocumentXML + 1}
-	dec := xml.NewDecoder(lr)
+	budget := &decompressBudget{left: l.MaxDecompressedBytes, max: l.MaxDecompressedBytes, what: "DOCX's word/document.xml"}
+	dec := xml.NewDecoder(&countingReader{r: rc, b: budget})
 	inText := false
+	depth := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -46,14 +50,18 @@ func docxText(ctx context.Context, src Source, w *textWriter) error {
 			return nil
 		}
 		if err != nil {
-			if lr.N <= 0 {
-				return malformed("word/document.xml is larger than %d MiB uncompressed", maxDocumentXML>>20)
+			if errors.Is(err, ErrLimit) {
+				return err
 			}
 			return malformed("word/document.xml: %v", err)
 		}
 		var out string
 		switch t := tok.(type) {
 		case xml.StartElement:
+			// The decoder keeps a record per open element.
+			if depth++; depth > l.MaxDepth {
+				return limitErr("the DOCX's XML nests deeper than %d levels", l.MaxDepth)
+			}
 			switch t.Name.Local {
 			case "t": // w:delText, text deleted in tracked changes, is left out
 				inText = true
@@ -67,6 +75,7 @@ func docxText(ctx context.Context, src Source, w *textWriter) error {
 				}
 			}
 		case xml.EndElement:
+			depth--
 			if t.Name.Local == "t" {
 				inText = false
 			}

@@ -30,7 +30,8 @@ type Result struct {
 }
 
 // Errors: ErrUnsupported for a type with no extractor, ErrMalformed
-// (wrapped, with the reason) for a file that does not parse as its type.
+// (wrapped, with the reason) for a file that does not parse as its type,
+// and ErrLimit (limits.go) for one that passes a limit.
 var (
 	ErrUnsupported = errors.New("no text can be extracted from this type of file")
 	ErrMalformed   = errors.New("the file could not be read")
@@ -41,7 +42,7 @@ type extractor struct {
 	name string
 	// random says the extractor reads Source.RA rather than Source.R.
 	random bool
-	run    func(ctx context.Context, src Source, w *textWriter) error
+	run    func(ctx context.Context, src Source, w *textWriter, l Limits) error
 }
 
 var extractors = map[string]extractor{
@@ -83,8 +84,16 @@ func NeedsRandomAccess(mediaType string) bool {
 	return extractors[base(mediaType)].random
 }
 
-// Extract writes the text of src, a file of mediaType, to w as UTF-8.
+// Extract writes the text of src, a file of mediaType, to w as UTF-8,
+// within the default Limits.
 func Extract(ctx context.Context, mediaType string, src Source, w io.Writer) (Result, error) {
+	return Limits{}.Extract(ctx, mediaType, src, w)
+}
+
+// Extract writes the text of src, a file of mediaType, to w as UTF-8. A
+// file that passes a limit is an error wrapping ErrLimit, saying which.
+func (l Limits) Extract(ctx context.Context, mediaType string, src Source, w io.Writer) (Result, error) {
+	l = l.withDefaults()
 	mt := base(mediaType)
 	ex, ok := extractors[mt]
 	if !ok {
@@ -99,8 +108,11 @@ func Extract(ctx context.Context, mediaType string, src Source, w io.Writer) (Re
 	if !ex.random && src.R == nil {
 		return Result{}, fmt.Errorf("extract %s: no reader", mt)
 	}
-	tw := newTextWriter(ctx, w)
-	err := ex.run(ctx, src, tw)
+	tw := newTextWriter(ctx, w, l.MaxTextBytes)
+	err := ex.run(ctx, src, tw, l)
+	if tw.err != nil {
+		err = tw.err // however the extractor reported the failed write
+	}
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
 	}

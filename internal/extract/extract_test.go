@@ -116,7 +116,7 @@ func TestSplitCharacters(t *testing.T) {
 	// A character split across writes survives; one cut off at the end
 	// becomes U+FFFD.
 	var out bytes.Buffer
-	w := newTextWriter(context.Background(), &out)
+	w := newTextWriter(context.Background(), &out, 0)
 	e := []byte("é")
 	w.Write([]byte{'a', e[0]})
 	w.Write([]byte{e[1], 'b', 0xe2})

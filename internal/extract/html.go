@@ -14,7 +14,7 @@ import (
 // elements on lines of their own and runs of white space collapsed. Scripts,
 // styles and other non-content elements are dropped. The tokenizer streams,
 // so the page is never parsed into a tree in memory.
-func htmlText(_ context.Context, src Source, w *textWriter) error {
+func htmlText(_ context.Context, src Source, w *textWriter, _ Limits) error {
 	z := html.NewTokenizer(decodeText(src.R))
 	z.SetMaxBuf(8 << 20) // one token (say, a text run) may not exceed 8 MiB
 	out := &htmlOut{w: w}

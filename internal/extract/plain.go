@@ -13,7 +13,7 @@ import (
 // plainText copies text as it is. A byte-order mark selects UTF-16 (common
 // in files saved by Windows tools) or is dropped for UTF-8; without one the
 // text is read as UTF-8.
-func plainText(_ context.Context, src Source, w *textWriter) error {
+func plainText(_ context.Context, src Source, w *textWriter, _ Limits) error {
 	_, err := io.Copy(w, decodeText(src.R))
 	return err
 }
@@ -25,7 +25,10 @@ func decodeText(r io.Reader) io.Reader {
 // jsonText checks that the file is JSON (one value, or a sequence of values
 // as in JSON Lines) while copying it: the text a model reads is the JSON
 // itself, and a file that is not JSON is reported rather than passed on.
-func jsonText(_ context.Context, src Source, w *textWriter) error {
+// The decoder walks tokens and builds no values; it does keep a stack entry
+// per open array or object, so the nesting is bounded before it grows
+// (a 20 MB "[[[[..." would otherwise cost hundreds of MB).
+func jsonText(_ context.Context, src Source, w *textWriter, l Limits) error {
 	dec := json.NewDecoder(io.TeeReader(decodeText(src.R), w))
 	depth := 0
 	for {
@@ -37,6 +40,9 @@ func jsonText(_ context.Context, src Source, w *textWriter) error {
 			return nil
 		}
 		if err != nil {
+			if errors.Is(err, ErrLimit) {
+				return err
+			}
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
 				return malformed("not valid JSON at byte %d: %v", se.Offset, err)
@@ -48,7 +54,9 @@ func jsonText(_ context.Context, src Source, w *textWriter) error {
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			depth++
+			if depth++; depth > l.MaxDepth {
+				return limitErr("the JSON nests deeper than %d levels", l.MaxDepth)
+			}
 		case json.Delim('}'), json.Delim(']'):
 			depth--
 		}

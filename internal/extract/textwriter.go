@@ -10,20 +10,28 @@ import (
 // textWriter is where extractors write: it keeps the output valid UTF-8
 // (an invalid byte becomes U+FFFD, even when a character is split across
 // writes), counts characters, buffers, and stops once ctx is done, so a
-// cancelled job does not grind through the rest of a large file.
+// cancelled job does not grind through the rest of a large file. It also
+// stops once the text passes maxBytes, and keeps that error, so whatever
+// an extractor makes of a failed write, Extract reports the limit.
 type textWriter struct {
-	ctx     context.Context
-	w       *bufio.Writer
-	pending []byte // the start of a character the next write completes
-	chars   int64
-	writes  int
+	ctx      context.Context
+	w        *bufio.Writer
+	pending  []byte // the start of a character the next write completes
+	chars    int64
+	bytes    int64
+	maxBytes int64
+	writes   int
+	err      error // the limit, once passed
 }
 
-func newTextWriter(ctx context.Context, w io.Writer) *textWriter {
-	return &textWriter{ctx: ctx, w: bufio.NewWriterSize(w, 64<<10)}
+func newTextWriter(ctx context.Context, w io.Writer, maxBytes int64) *textWriter {
+	return &textWriter{ctx: ctx, w: bufio.NewWriterSize(w, 64<<10), maxBytes: maxBytes}
 }
 
 func (t *textWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
 	if t.writes++; t.writes%256 == 0 {
 		if err := t.ctx.Err(); err != nil {
 			return 0, err
@@ -42,20 +50,39 @@ func (t *textWriter) Write(p []byte) (int, error) {
 				t.pending = append([]byte(nil), p...)
 				break
 			}
-			if _, err := t.w.WriteRune(utf8.RuneError); err != nil {
+			if err := t.out(utf8.RuneError, nil); err != nil {
 				return 0, err
 			}
-			t.chars++
 			p = p[1:]
 			continue
 		}
-		if _, err := t.w.Write(p[:size]); err != nil {
+		if err := t.out(r, p[:size]); err != nil {
 			return 0, err
 		}
-		t.chars++
 		p = p[size:]
 	}
 	return n, nil
+}
+
+// out writes one character (its encoding b, or r when b is nil), counted
+// against the limit on the bytes written.
+func (t *textWriter) out(r rune, b []byte) error {
+	size := len(b)
+	if b == nil {
+		size = utf8.RuneLen(r)
+	}
+	if t.bytes += int64(size); t.maxBytes > 0 && t.bytes > t.maxBytes {
+		t.err = limitErr("the extracted text exceeds %s", mib(t.maxBytes))
+		return t.err
+	}
+	var err error
+	if b == nil {
+		_, err = t.w.WriteRune(r)
+	} else {
+		_, err = t.w.Write(b)
+	}
+	t.chars++
+	return err
 }
 
 // WriteString writes s (extractors mostly produce strings).
@@ -64,12 +91,11 @@ func (t *textWriter) WriteString(s string) (int, error) { return t.Write([]byte(
 // Flush writes what is buffered; a character left incomplete at the end of
 // the input becomes U+FFFD.
 func (t *textWriter) Flush() error {
-	if len(t.pending) > 0 {
-		if _, err := t.w.WriteRune(utf8.RuneError); err != nil {
+	if len(t.pending) > 0 && t.err == nil {
+		t.pending = nil
+		if err := t.out(utf8.RuneError, nil); err != nil {
 			return err
 		}
-		t.chars++
-		t.pending = nil
 	}
 	return t.w.Flush()
 }

@@ -15,7 +15,7 @@ var (
 	ErrUnknownModel = errors.New("unknown model")
 	// ErrProviderNotConfigured: the model is known but nothing serves it
 	// (e.g. no OPENAI_API_KEY and no providers file entry).
-	ErrProviderNotConfigured = errors.New("model provider not configured")
+	ErrProviderNotConfigured = errors.New("no provider configured")
 	// ErrUnsupported: the backend cannot do what was asked (embeddings on
 	// Anthropic, images on a text-only model…).
 	ErrUnsupported = errors.New("not supported by this provider")

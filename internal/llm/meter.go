@@ -104,6 +104,24 @@ func (mt *Metered) modelID(model string, kind catalog.Kind) string {
 	return ""
 }
 
+// resolver is what a Router offers to say, without calling anything,
+// whether a model can be served.
+type resolver interface {
+	Resolve(modelID string, kind catalog.Kind) (Resolution, error)
+}
+
+// routable checks that something serves model before the account is asked
+// to pay for it: a model without a provider must fail as such, not as an
+// estimate the balance cannot cover.
+func (mt *Metered) routable(model string, kind catalog.Kind) error {
+	r, ok := mt.next.(resolver)
+	if !ok {
+		return nil
+	}
+	_, err := r.Resolve(model, kind)
+	return err
+}
+
 func (mt *Metered) authorize(ctx context.Context, meta CallMeta, estimate int64) error {
 	if meta.AccountID == "" {
 		return ErrNoAccount
@@ -138,6 +156,9 @@ func (mt *Metered) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, er
 	if err != nil {
 		return nil, err
 	}
+	if err := mt.routable(model, catalog.KindChat); err != nil {
+		return nil, err
+	}
 	if err := mt.authorize(ctx, req.Meta, est); err != nil {
 		return nil, err
 	}
@@ -159,6 +180,9 @@ func (mt *Metered) Stream(ctx context.Context, req ChatRequest, fn StreamFunc) (
 	model := mt.modelID(req.Model, catalog.KindChat)
 	est, err := EstimateChatCredits(mt.cat, model, req)
 	if err != nil {
+		return nil, err
+	}
+	if err := mt.routable(model, catalog.KindChat); err != nil {
 		return nil, err
 	}
 	if err := mt.authorize(ctx, req.Meta, est); err != nil {
@@ -198,6 +222,9 @@ func (mt *Metered) Embed(ctx context.Context, req EmbedRequest) (*EmbedResponse,
 	}
 	cost, err := mt.cat.Price(model, catalog.TokenUsage{Input: n})
 	if err != nil {
+		return nil, err
+	}
+	if err := mt.routable(model, catalog.KindEmbedding); err != nil {
 		return nil, err
 	}
 	if err := mt.authorize(ctx, req.Meta, cost.Credits); err != nil {

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -114,5 +115,31 @@ func TestMeteredRecordFailureKeepsResponse(t *testing.T) {
 	var re *RecordError
 	if resp == nil || !errors.As(err, &re) {
 		t.Errorf("resp %v err %v", resp, err)
+	}
+}
+
+// TestMeteredNamesMissingProviderBeforeCredits: a call to a model nothing
+// serves fails as "no provider configured for model X", even from an
+// account whose balance could not cover it (it used to be reported as
+// insufficient credits, which sends users to top up instead of configuring
+// a provider).
+func TestMeteredNamesMissingProviderBeforeCredits(t *testing.T) {
+	p := &recorder{name: "x", usage: Usage{InputTokens: 1, OutputTokens: 1}}
+	mt, meter := meteredRouter(t, p, map[string]int64{"poor": 0, "rich": 1_000_000})
+	const unserved = "anthropic_claude_haiku_4_5" // priced, but only openai is registered
+	for _, account := range []string{"poor", "rich"} {
+		req := ChatRequest{Model: unserved, Meta: CallMeta{AccountID: account}, Messages: []Message{User("hello")}}
+		_, err := mt.Chat(context.Background(), req)
+		if !errors.Is(err, ErrProviderNotConfigured) || errors.Is(err, ErrInsufficientCredits) ||
+			!strings.Contains(err.Error(), "no provider configured for model "+unserved) {
+			t.Errorf("%s account, chat: %v", account, err)
+		}
+		_, err = mt.Stream(context.Background(), req, func(Delta) error { return nil })
+		if !errors.Is(err, ErrProviderNotConfigured) {
+			t.Errorf("%s account, stream: %v", account, err)
+		}
+	}
+	if len(p.models) != 0 || len(meter.Records()) != 0 {
+		t.Errorf("provider called %d times, %d records", len(p.models), len(meter.Records()))
 	}
 }

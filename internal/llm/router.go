@@ -132,7 +132,7 @@ func (r *Router) Resolve(modelID string, kind catalog.Kind) (Resolution, error) 
 	if rt, ok := r.routes[m.ID]; ok {
 		p, ok := r.providers[rt.Provider]
 		if !ok {
-			return Resolution{}, fmt.Errorf("%w: route for %s names unknown provider %q", ErrProviderNotConfigured, m.ID, rt.Provider)
+			return Resolution{}, fmt.Errorf("%w for model %s (its route names unknown provider %q)", ErrProviderNotConfigured, m.ID, rt.Provider)
 		}
 		if rt.Upstream == "" {
 			rt.Upstream = m.UpstreamName(r.serving[rt.Provider].Dialect)
@@ -148,7 +148,7 @@ func (r *Router) Resolve(modelID string, kind catalog.Kind) (Resolution, error) 
 			return Resolution{Model: m, Route: Route{Provider: r.fallback, Upstream: m.APIName}, Provider: p}, nil
 		}
 	}
-	return Resolution{}, fmt.Errorf("%w: nothing serves %s models (model %s)", ErrProviderNotConfigured, m.Provider, m.ID)
+	return Resolution{}, fmt.Errorf("%w for model %s (nothing serves %s models; see the providers configuration)", ErrProviderNotConfigured, m.ID, m.Provider)
 }
 
 // Available reports whether a chat or embedding model can be called.

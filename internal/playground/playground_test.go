@@ -142,7 +142,7 @@ func TestCreateChecksAndResume(t *testing.T) {
 			t.Fatalf("unserved model: %v", err)
 		}
 		// The evaluator defaults to the server's default model.
-		e, err := s.Create(ctx, CreateInput{AccountID: acct, Prompt: "p", ModelIDs: []string{"gpt-4o-mini", "openai_gpt_4o"}, EvaluationMode: ModePrompt})
+		e, err := s.Create(ctx, CreateInput{AccountID: acct, Prompt: "What is fresh? Fresh bread is baked daily.", ModelIDs: []string{"gpt-4o-mini", "openai_gpt_4o"}, EvaluationMode: ModePrompt})
 		if err != nil || e.EvaluatorModelID != "agentry_offline" || e.ModelIDs[0] != "openai_gpt_4o_mini" || *e.ProgressTotal != 4 || len(q.jobs) != 1 {
 			t.Fatalf("create: %+v %v", e, err)
 		}
@@ -256,3 +256,100 @@ func TestShutdownResumes(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestBestModelOnlyWhenStrictlyBest: best_model_id is null on a tie and
+// when an answer could not be judged; the ranking still lists the scores.
+func TestBestModelOnlyWhenStrictlyBest(t *testing.T) {
+	judged := func(id string, score float64) ModelResult {
+		return ModelResult{ModelID: id, Status: CallCompleted, Evaluation: &Evaluation{Status: CallCompleted, Score: ptr(score)}}
+	}
+	for _, c := range []struct {
+		name   string
+		models []ModelResult
+		best   string
+	}{
+		{"strict", []ModelResult{judged("a", 0.4), judged("b", 0.9)}, "b"},
+		{"tie", []ModelResult{judged("a", 0.7), judged("b", 0.7)}, ""},
+		{"tie below the top is fine", []ModelResult{judged("a", 0.9), judged("b", 0.5), judged("c", 0.5)}, "a"},
+		{"unjudged answer", []ModelResult{judged("a", 0.9), {ModelID: "b", Status: CallCompleted,
+			Evaluation: &Evaluation{Status: CallUnavailable, Error: "no basis"}}}, ""},
+		{"failed model is not a tie", []ModelResult{judged("a", 0.9), {ModelID: "b", Status: CallFailed}}, "a"},
+		{"nothing judged", []ModelResult{{ModelID: "a", Status: CallCompleted, Evaluation: &Evaluation{Status: CallUnavailable}}}, ""},
+	} {
+		r := &runner{e: store.Experiment{EvaluatorModelID: "agentry_offline"}, res: Results{Models: c.models}}
+		sum := r.summary()
+		got := ""
+		if sum.BestModelID != nil {
+			got = *sum.BestModelID
+		}
+		if got != c.best {
+			t.Errorf("%s: best %q, want %q (ranking %v)", c.name, got, c.best, sum.Ranking)
+		}
+	}
+}
+
+// TestOfflineEvaluatorJudgesOrAbstains runs experiments judged by the
+// offline model: with a reference answer it scores by overlap and says so;
+// with nothing to check against it reports the evaluation unavailable.
+// Its reasoning is never its own instructions.
+func TestOfflineEvaluatorJudgesOrAbstains(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		fake := fakellm.NewOpenAI(t)
+		fake.SetDefault(fakellm.Reply{Text: "The capital of France is Paris.", Usage: fakellm.Usage{Input: 10, Output: 7}})
+		s, _, acct := service(t, d, fake)
+		run := func(in CreateInput) Results {
+			t.Helper()
+			in.AccountID, in.EvaluationMode, in.EvaluatorModelID = acct, ModePrompt, ptr("agentry_offline")
+			e, err := s.Create(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.execute(ctx, e.ID, true); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := s.DB.Experiment(ctx, acct, e.ID)
+			var res Results
+			_ = json.Unmarshal(got.ResultData, &res)
+			return res
+		}
+		// No reference, no facts: nothing to judge against.
+		res := run(CreateInput{Prompt: "What is the capital of France?", ModelIDs: []string{"agentry_offline", "openai_gpt_4o"}})
+		for _, m := range res.Models {
+			if m.Evaluation == nil || m.Evaluation.Status != CallUnavailable || m.Evaluation.Score != nil || !strings.Contains(m.Evaluation.Error, "cannot judge") {
+				t.Errorf("%s: evaluation %+v, want unavailable", m.ModelID, m.Evaluation)
+			}
+		}
+		if res.Evaluation == nil || res.Evaluation.BestModelID != nil || len(res.Evaluation.Ranking) != 0 {
+			t.Errorf("summary without judgments: %+v", res.Evaluation)
+		}
+		// With a reference answer: an explained overlap score.
+		res = run(CreateInput{Prompt: "What is the capital of France?", ModelIDs: []string{"agentry_offline", "openai_gpt_4o"},
+			IncludeStepOutput: true, SelectedStepOutput: ptr("Paris is the capital of France.")})
+		scores := map[string]float64{}
+		for _, m := range res.Models {
+			ev := m.Evaluation
+			if ev == nil || ev.Status != CallCompleted || ev.Score == nil {
+				t.Fatalf("%s: evaluation %+v", m.ModelID, ev)
+			}
+			if strings.Contains(ev.Reasoning, "impartial evaluator") || !strings.Contains(ev.Reasoning, "reference output") {
+				t.Errorf("%s: reasoning %q", m.ModelID, ev.Reasoning)
+			}
+			scores[m.ModelID] = *ev.Score
+		}
+		// The offline model has no context to answer from; the real answer
+		// matches the reference.
+		if scores["openai_gpt_4o"] != 1 || scores["agentry_offline"] >= 0.5 {
+			t.Errorf("scores %v", scores)
+		}
+		if res.Evaluation.BestModelID == nil || *res.Evaluation.BestModelID != "openai_gpt_4o" {
+			t.Errorf("best %v", res.Evaluation.BestModelID)
+		}
+		// Two identical answers tie: no best model.
+		res = run(CreateInput{Prompt: "What is the capital of France?", ModelIDs: []string{"openai_gpt_4o", "openai_gpt_4o_mini"},
+			IncludeStepOutput: true, SelectedStepOutput: ptr("Paris is the capital of France.")})
+		if res.Evaluation.BestModelID != nil || len(res.Evaluation.Ranking) != 2 {
+			t.Errorf("tie: %+v", res.Evaluation)
+		}
+	})
+}

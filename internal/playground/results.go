@@ -7,6 +7,10 @@ const (
 	CallFailed    = "failed"
 	CallCanceled  = "canceled"
 	CallSkipped   = "skipped" // an evaluation of an output that does not exist
+	// CallUnavailable: the evaluator has no basis to judge this output
+	// (the offline model without a reference answer or facts in the
+	// prompt); error says why. It is final: a retry would not change it.
+	CallUnavailable = "unavailable"
 )
 
 // Results is an experiment's result_data.
@@ -50,6 +54,8 @@ type Evaluation struct {
 }
 
 // EvaluationSummary ranks the models by score (prompt evaluation only).
+// BestModelID is null unless one model scored strictly higher than every
+// other and every answer was judged.
 type EvaluationSummary struct {
 	Mode             string   `json:"mode"`
 	Complexity       string   `json:"complexity"`

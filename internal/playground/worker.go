@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
@@ -131,7 +132,7 @@ func (r *runner) load() {
 	r.structd = r.s.structured(r.e.EvaluatorModelID)
 	for _, id := range r.e.ModelIDs {
 		mr, ok := kept[id]
-		if !ok || (r.evalOn && (mr.Evaluation == nil || mr.Evaluation.Status != CallCompleted)) {
+		if !ok || (r.evalOn && !evaluationFinal(mr.Evaluation)) {
 			mr = ModelResult{ModelID: id, Status: CallPending}
 			if m, found := r.s.Catalog.Get(id); found {
 				mr.ModelName, mr.Provider = m.Name, m.Provider
@@ -226,9 +227,12 @@ func (r *runner) evaluate(ctx context.Context, i int) {
 			ev.Credits = r.credits(r.e.EvaluatorModelID, resp.Usage)
 			err = parseEvaluation(resp.Text(), ev)
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, offline.ErrCannotJudge):
+			ev.Status, ev.Error = CallUnavailable, err.Error()
+		case err != nil:
 			ev.Status, ev.Error = callStatus(ctx, err), callError(ctx, err)
-		} else {
+		default:
 			ev.Status = CallCompleted
 		}
 	}
@@ -261,7 +265,7 @@ func (r *runner) save(ctx context.Context) {
 	defer r.mu.Unlock()
 	done := 0
 	for i, m := range r.res.Models {
-		if m.Status != CallCompleted || r.evalOn && (m.Evaluation == nil || m.Evaluation.Status != CallCompleted) {
+		if m.Status != CallCompleted || r.evalOn && !evaluationFinal(m.Evaluation) {
 			r.res.Models[i] = ModelResult{ModelID: m.ModelID, ModelName: m.ModelName, Provider: m.Provider, Status: CallPending}
 			continue
 		}
@@ -324,7 +328,15 @@ func (r *runner) finish(ctx context.Context, cause error) error {
 	return err
 }
 
-// summary ranks the evaluated models, best first.
+// evaluationFinal says an evaluation needs no new attempt.
+func evaluationFinal(ev *Evaluation) bool {
+	return ev != nil && (ev.Status == CallCompleted || ev.Status == CallUnavailable)
+}
+
+// summary ranks the evaluated models, best first. A best model is named
+// only when the evaluator judged every answer and one score is strictly
+// highest: on a tie, or with an answer it could not judge, the ranking
+// cannot single one out.
 func (r *runner) summary() *EvaluationSummary {
 	sum := &EvaluationSummary{Mode: ModePrompt, Complexity: r.e.EvaluationComplexity, EvaluatorModelID: r.e.EvaluatorModelID, Ranking: []string{}}
 	type scored struct {
@@ -332,16 +344,20 @@ func (r *runner) summary() *EvaluationSummary {
 		score float64
 	}
 	var list []scored
+	unjudged := 0
 	for _, m := range r.res.Models {
-		if m.Evaluation != nil && m.Evaluation.Score != nil {
+		switch {
+		case m.Evaluation != nil && m.Evaluation.Score != nil:
 			list = append(list, scored{m.ModelID, *m.Evaluation.Score})
+		case m.Status == CallCompleted:
+			unjudged++ // answered, but the evaluator gave no score
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].score > list[j].score })
 	for _, x := range list {
 		sum.Ranking = append(sum.Ranking, x.id)
 	}
-	if len(list) > 0 {
+	if len(list) > 0 && unjudged == 0 && (len(list) == 1 || list[0].score > list[1].score) {
 		best := list[0].id
 		sum.BestModelID = &best
 	}

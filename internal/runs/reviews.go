@@ -2,6 +2,8 @@ package runs
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -21,31 +23,54 @@ type ReviewDeadlinesWorker struct {
 	S *Service
 }
 
-// Work approves, rejects or fails each overdue review's run.
+// Work applies each overdue review's on_timeout policy, then resumes the
+// parked runs owed a resume. One review that fails does not stop the
+// others: every error is reported, joined, at the end (River logs it and
+// the next sweep tries the failed ones again).
 func (w *ReviewDeadlinesWorker) Work(ctx context.Context, _ *river.Job[ReviewDeadlinesArgs]) error {
 	due, err := w.S.DB.OverdueReviews(ctx, time.Now())
+	errs := []error{err} // rows that could not be read; the others are still swept
+	for _, rv := range due {
+		if err := w.S.applyTimeout(ctx, rv); err != nil {
+			errs = append(errs, fmt.Errorf("review %s of run %s: %w", rv.StepKey, rv.RunID, err))
+		}
+	}
+	if _, err := w.S.ResumeDecided(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// applyTimeout decides an overdue review by its on_timeout policy.
+func (s *Service) applyTimeout(ctx context.Context, rv store.Review) error {
+	d := store.Decision{Approved: rv.OnTimeout == "approve", TimedOut: true}
+	if rv.OnTimeout != "fail" {
+		_, err := s.Decide(ctx, rv.AccountID, rv.RunID, rv.StepKey, d)
+		if errors.Is(err, ErrReviewDecided) || errors.Is(err, ErrReviewRunFinished) {
+			return nil // decided or ended meanwhile
+		}
+		return err
+	}
+	if _, err := s.DB.DecideReview(ctx, rv.AccountID, rv.RunID, rv.StepKey, d); errors.Is(err, store.ErrConflict) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	r, err := s.DB.Run(ctx, rv.AccountID, rv.RunID)
 	if err != nil {
 		return err
 	}
-	for _, rv := range due {
-		switch rv.OnTimeout {
-		case "approve":
-			err = w.S.Decide(ctx, rv.AccountID, rv.RunID, rv.StepKey, true, "")
-		case "fail":
-			if _, err = w.S.DB.DecideReview(ctx, rv.AccountID, rv.RunID, rv.StepKey, false, ""); err == nil {
-				var r store.Run
-				if r, err = w.S.DB.Run(ctx, rv.AccountID, rv.RunID); err == nil && !store.RunTerminal(r.Status) {
-					err = w.S.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "No reviewer decided before the deadline"})
-				}
-			}
-		default:
-			err = w.S.Decide(ctx, rv.AccountID, rv.RunID, rv.StepKey, false, "")
-		}
-		if err != nil {
-			return err
-		}
+	if !unheld(r.Status) {
+		// A worker holds the run (it was being parked): it finds the
+		// timed-out decision at the step, or after parking, and fails.
+		return nil
 	}
-	return nil
+	moved, err := s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: "No reviewer decided before the deadline"})
+	if err == nil && !moved {
+		// A worker took the run in between: it reads the decision and fails.
+		return nil
+	}
+	return err
 }
 
 // StrandedRunsArgs is the periodic job re-enqueueing stranded runs.

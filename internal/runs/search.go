@@ -33,9 +33,21 @@ const searchWindow = 5000
 
 var traceEmbedder = offline.NewEmbedder(384)
 
+// SearchDescription is what POST /agents/runs/search promises. The
+// ranking is lexical: the built-in embedder hashes words and word pieces,
+// so a paraphrase that shares no words with a trace is not found.
+const SearchDescription = "Search agent traces by the words they share with the query.\n\n" +
+	"Ranks the inputs and outputs of the account's most recent 5,000 step attempts: similarity of the " +
+	"built-in lexical embedding (shared words and word pieces) blended with the share of the query's words " +
+	"found. It matches wording, identifiers and word forms, not meaning: a paraphrase or synonym that shares " +
+	"no words with a trace is not found. Results include the matching text, agent and step metadata, and a " +
+	"score between 0 and 1."
+
 // Search ranks the account's recent step inputs and outputs against the
-// query: semantic similarity from the lexical embedder blended with exact
-// keyword coverage, so both paraphrases and identifiers are found.
+// query: cosine similarity of the lexical embedder's vectors (shared words
+// and word pieces) blended with exact keyword coverage. It finds wording
+// and identifiers; it does not find paraphrases, and says so
+// (SearchDescription).
 func (s *Service) Search(ctx context.Context, accountID string, req SearchRequest) ([]TraceMatch, error) {
 	cands, err := s.DB.TraceCandidates(ctx, accountID, req.AgentID, req.RunStatus, req.StepType, searchWindow)
 	if err != nil {
@@ -54,10 +66,8 @@ func (s *Service) Search(ctx context.Context, accountID string, req SearchReques
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
-			sem := float64(offline.Cosine(q, traceEmbedder.Embed(text)))
-			kw := coverage(terms, text)
-			score := 0.6*sem + 0.4*kw
-			if score <= 0.05 {
+			score := traceScore(q, terms, text)
+			if score <= minTraceScore {
 				continue
 			}
 			ranked = append(ranked, scored{i: i, text: text, score: score})
@@ -80,6 +90,15 @@ func (s *Service) Search(ctx context.Context, accountID string, req SearchReques
 			AgentStepType: &c.StepType, AgentRunStatus: &c.RunStatus, Title: &title, Text: snippet(r.text, 1000), Score: score})
 	}
 	return out, nil
+}
+
+// minTraceScore is the score a text must exceed to be a match.
+const minTraceScore = 0.05
+
+// traceScore blends lexical-embedding similarity with keyword coverage.
+func traceScore(q []float32, terms []string, text string) float64 {
+	sem := float64(offline.Cosine(q, traceEmbedder.Embed(text)))
+	return 0.6*sem + 0.4*coverage(terms, text)
 }
 
 func words(s string) []string {

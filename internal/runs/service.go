@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
@@ -60,6 +61,12 @@ type Service struct {
 	Catalog *catalog.Catalog
 	// Meter charges model calls; each run's provider is Models metered by it.
 	Meter llm.Meter
+
+	// beforePark, when set (tests only), is called as a run is about to
+	// park on an undecided review: the window a decision can race into.
+	beforePark atomic.Pointer[func(runID, stepKey string)]
+	// Secrets opens the account secrets steps sign with (secrets.go).
+	Secrets Secrets
 }
 
 // StartRequest is a run request.
@@ -126,7 +133,7 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 		return store.Run{}, err
 	}
 	if err := s.enqueue(ctx, r, ""); err != nil {
-		_ = s.DB.FinishRunAttempt(context.WithoutCancel(ctx), r.ID, 0, store.RunResult{Status: store.RunFailed, Error: "could not be queued: " + err.Error()})
+		_, _ = s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "could not be queued: " + err.Error()})
 		return store.Run{}, err
 	}
 	return r, nil
@@ -253,9 +260,12 @@ func (s *Service) List(ctx context.Context, accountID, agentID, status string, p
 	return out, total, nil
 }
 
-// Cancel asks a queued or processing run to stop. The worker running it
-// notices within a fraction of a second and interrupts in-flight model and
-// HTTP calls; a run not yet picked up is failed at once.
+// Cancel asks a run to stop. A run nobody holds (pending, queued, parked)
+// is settled here, by a compare-and-set that races safely with a worker
+// taking it: if the worker wins, it finds the cancel request as it starts
+// and fails the run itself; either way the run ends once, with one done
+// event. A run being executed is interrupted by its worker, which polls
+// for the request (in-flight model and HTTP calls are cancelled).
 func (s *Service) Cancel(ctx context.Context, accountID, runID string) (RunResponse, error) {
 	r, err := s.DB.RequestCancel(ctx, accountID, runID)
 	if errors.Is(err, store.ErrConflict) {
@@ -264,49 +274,42 @@ func (s *Service) Cancel(ctx context.Context, accountID, runID string) (RunRespo
 	if err != nil {
 		return RunResponse{}, err
 	}
-	if r.Status == store.RunPending || r.Status == store.RunQueued || r.Status == store.RunWaitingHuman {
-		// Nobody is executing it: settle it here. A worker that picks it up
-		// later sees it terminal and does nothing.
-		if err := s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "Run cancelled"}); err != nil {
+	if unheld(r.Status) {
+		if _, err := s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "Run cancelled"}); err != nil {
 			return RunResponse{}, err
 		}
 	}
 	return s.Get(ctx, accountID, runID, false)
 }
 
-// finish records a run's end (or park) and announces it.
-func (s *Service) finish(ctx context.Context, r store.Run, attempt int, res store.RunResult) error {
+// unheld reports whether no worker executes a run in this status.
+func unheld(status string) bool {
+	return status == store.RunPending || status == store.RunQueued || status == store.RunWaitingHuman
+}
+
+// finish records a run's end (or park) and announces it. The store guards
+// the change (attempt > 0: this worker holds the run; 0: nobody does);
+// when the guard fails someone else already moved the run, and finish
+// reports false and announces nothing, so a run never ends twice.
+func (s *Service) finish(ctx context.Context, r store.Run, attempt int, res store.RunResult) (bool, error) {
 	ctx = context.WithoutCancel(ctx)
-	if err := s.DB.FinishRunAttempt(ctx, r.ID, attempt, res); err != nil {
-		return err
+	if err := s.DB.FinishRunAttempt(ctx, r.ID, attempt, res); errors.Is(err, store.ErrConflict) {
+		return false, nil
+	} else if err != nil {
+		return false, err
 	}
 	fresh, err := s.DB.Run(ctx, r.AccountID, r.ID)
 	if err != nil {
-		return err
+		return true, err
 	}
 	evs := []events.New{{Type: "status", Data: map[string]any{"run_id": r.ID, "status": fresh.Status}}}
 	if store.RunTerminal(fresh.Status) {
 		snap, err := s.snapshotOf(ctx, fresh, false)
 		if err != nil {
-			return err
+			return true, err
 		}
 		evs = append(evs, events.New{Type: "done", Data: snap})
 	}
 	_, err = s.Bus.Append(ctx, r.AccountID, r.ID, evs...)
-	return err
-}
-
-// Decide records a reviewer's decision on a parked run and resumes it.
-func (s *Service) Decide(ctx context.Context, accountID, runID, stepKey string, approved bool, edited string) error {
-	if _, err := s.DB.DecideReview(ctx, accountID, runID, stepKey, approved, edited); err != nil {
-		return err
-	}
-	r, err := s.DB.Run(ctx, accountID, runID)
-	if err != nil {
-		return err
-	}
-	if r.Status != store.RunWaitingHuman {
-		return nil
-	}
-	return s.enqueue(ctx, r, "review:"+stepKey)
+	return true, err
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/llm"
@@ -36,8 +37,10 @@ type Worker struct {
 	CancelPoll time.Duration
 }
 
-// Work executes (or resumes) a run. A run already finished is left alone,
-// so a job delivered twice never runs a workflow twice.
+// Work executes (or resumes) a run. A run already finished, or held by
+// another worker, is left alone, so a job delivered twice never runs a
+// workflow twice. A retried job (attempt > 1) may take back the run its
+// earlier attempt held when it died.
 func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	r, err := w.S.DB.RunForWorker(ctx, job.Args.RunID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -49,29 +52,51 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	if store.RunTerminal(r.Status) {
 		return nil
 	}
-	if r.CancelRequested {
-		return w.S.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "Run cancelled"})
-	}
-	return w.S.execute(ctx, r, w.CancelPoll)
+	return w.S.execute(ctx, r, w.CancelPoll, job.JobRow != nil && job.Attempt > 1)
 }
 
 // execute runs the workflow of r in this goroutine until it ends or parks.
-func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Duration) error {
-	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)
-	if err != nil {
-		return s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "agent not found: " + err.Error()})
+// It first takes the run by a compare-and-set to processing: when that
+// fails, a cancel settled the run or another worker holds it, and there
+// is nothing to do.
+func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Duration, recovering bool) error {
+	take := s.DB.StartRunAttempt
+	if recovering {
+		take = s.DB.RecoverRunAttempt
 	}
-	attempt, err := s.DB.StartRunAttempt(ctx, r.ID)
+	attempt, err := take(ctx, r.ID)
+	if errors.Is(err, store.ErrConflict) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	if _, err := s.Bus.Append(ctx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
 		return err
 	}
+	fail := func(msg string) error {
+		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg})
+		return err
+	}
+	// A cancel that lost the race to take the run asked before we held it.
+	if c, err := s.DB.CancelRequested(ctx, r.ID); err != nil {
+		return err
+	} else if c {
+		return fail("Run cancelled")
+	}
+	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)
+	if err != nil {
+		return fail("agent not found: " + err.Error())
+	}
+	if a.Disabled && r.ParentRunID != "" {
+		// A call_agent run started without waiting, whose callee was
+		// paused before a worker got to it.
+		return fail(ErrDisabled.Error())
+	}
 	var atts []engine.Attachment
 	if len(r.InputUploadIDs) > 0 && s.Uploads != nil {
 		if atts, err = s.Uploads.Attachments(ctx, r.AccountID, r.AgentID, r.InputUploadIDs); err != nil {
-			return s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: "input uploads: " + err.Error()})
+			return fail("input uploads: " + err.Error())
 		}
 	}
 	input := ""
@@ -109,7 +134,14 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if res.Status == store.RunFailed && res.ErrorCount == 0 {
 		res.ErrorCount = 1
 	}
-	return s.finish(ctx, r, attempt, res)
+	moved, err := s.finish(ctx, r, attempt, res)
+	if err != nil || !moved || res.Status != store.RunWaitingHuman {
+		return err
+	}
+	// Parked. A decision that landed between the review request and the
+	// park found the run still processing and enqueued nothing: resume
+	// for it now.
+	return s.resumeOwed(context.WithoutCancel(ctx), r)
 }
 
 var errCancelled = errors.New("run cancelled")
@@ -270,8 +302,19 @@ func (h *host) Price(model string, u llm.Usage) float64 {
 }
 
 // CallAgent runs the callee as a sub-run in this goroutine when waiting for
-// it, so its events and credits are recorded like any run's.
+// it, so its events and credits are recorded like any run's. A paused
+// callee fails the step with the reason a run request would get (409).
 func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input string, wait bool) (string, error) {
+	callee, err := h.s.Agents.ForRun(ctx, parent.AccountID, agentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("called agent %s does not exist in this account", agentID)
+	}
+	if err != nil {
+		return "", err
+	}
+	if callee.Disabled {
+		return "", fmt.Errorf("called agent %s: %w", agentID, ErrDisabled)
+	}
 	chain := append(append([]string(nil), parent.CallChain...), parent.AgentID)
 	sub, err := h.s.DB.CreateRun(ctx, store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
 		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"})
@@ -281,7 +324,7 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 	if !wait {
 		return "", h.s.enqueue(ctx, sub, "")
 	}
-	if err := h.s.execute(ctx, sub, 0); err != nil {
+	if err := h.s.execute(ctx, sub, 0, false); err != nil {
 		return "", err
 	}
 	done, err := h.s.DB.Run(ctx, parent.AccountID, sub.ID)
@@ -295,25 +338,46 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 }
 
 // AwaitHuman asks for a review once and parks the run until it is decided
-// (or its deadline applies on_timeout).
+// (or its deadline applies on_timeout). Taking a decision in marks the
+// review consumed, so the sweep of parked runs does not resume for it again.
 func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instructions, content string, cfg map[string]any) (bool, string, error) {
 	minutes := 1440.0
-	if v, ok := cfg["timeout_minutes"].(float64); ok && v > 0 {
+	// Parsed numbers are json.Number: read them through the step's accessor.
+	if v, ok := (&definition.Step{Config: cfg}).Number("timeout_minutes"); ok && v > 0 {
 		minutes = v
 	}
 	onTimeout, _ := cfg["on_timeout"].(string)
 	if onTimeout == "" {
 		onTimeout = "reject"
 	}
+	allowEdit, _ := cfg["allow_edit"].(bool)
+	var assignees []string
+	if list, ok := cfg["assignee_user_ids"].([]any); ok {
+		for _, v := range list {
+			if id, ok := v.(string); ok && id != "" {
+				assignees = append(assignees, id)
+			}
+		}
+	}
 	rv, err := h.s.DB.RequestReview(ctx, store.Review{RunID: run.ID, StepKey: key, AccountID: run.AccountID, Instructions: instructions,
-		Content: content, Deadline: time.Now().Add(time.Duration(minutes * float64(time.Minute))), OnTimeout: onTimeout})
+		Content: content, Deadline: time.Now().Add(time.Duration(minutes * float64(time.Minute))), OnTimeout: onTimeout,
+		AssigneeUserIDs: assignees, AllowEdit: allowEdit})
 	if err != nil {
 		return false, "", err
 	}
 	if rv.DecidedAt == nil {
 		_, _ = h.s.Bus.Append(ctx, run.AccountID, run.ID, events.New{Type: "waiting_human", Data: map[string]any{"run_id": run.ID, "step_key": key, "instructions": instructions}})
+		if hook := h.s.beforePark.Load(); hook != nil {
+			(*hook)(run.ID, key)
+		}
 		return false, "", engine.ErrParked
 	}
+	if err := h.s.DB.ConsumeReview(ctx, run.ID, key); err != nil {
+		return false, "", err
+	}
 	h.hitlWait += rv.DecidedAt.Sub(rv.RequestedAt)
+	if rv.TimedOut && rv.OnTimeout == "fail" {
+		return false, "", errors.New("No reviewer decided before the deadline")
+	}
 	return rv.Approved, rv.Edited, nil
 }

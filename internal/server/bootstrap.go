@@ -5,10 +5,31 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
 )
+
+// MinBootstrapKeyLength is the shortest SERVICE_BOOTSTRAP_API_KEY accepted:
+// the key is an owner's credential, and a short one could be guessed.
+const MinBootstrapKeyLength = 32
+
+// checkBootstrapKey refuses a chosen owner key that is too short to be a
+// secret, or that could never be sent back intact in a header.
+func checkBootstrapKey(key string) error {
+	if key == "" {
+		return nil // a random key is made
+	}
+	if n := utf8.RuneCountInString(key); n < MinBootstrapKeyLength {
+		return fmt.Errorf("SERVICE_BOOTSTRAP_API_KEY (--bootstrap-api-key) is %d characters; it must be at least %d, e.g. the output of `openssl rand -hex 32`", n, MinBootstrapKeyLength)
+	}
+	if strings.IndexFunc(key, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return fmt.Errorf("SERVICE_BOOTSTRAP_API_KEY (--bootstrap-api-key) must not contain spaces or control characters")
+	}
+	return nil
+}
 
 // bootstrap makes a new installation usable at once: on an empty database it
 // creates an owner, their personal account and an API key, and prints the key

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/version"
 )
 
 // Roles a process can take when scaled out.
@@ -47,10 +49,32 @@ type Config struct {
 	// at once on one process, per credential and per account (0: no cap).
 	MaxStreamsPerKey     int
 	MaxStreamsPerAccount int
+
+	// AuthFailureRate and AuthFailureBurst limit failed authentication
+	// attempts per client address (a token bucket; rate 0 turns it off).
+	AuthFailureRate  float64
+	AuthFailureBurst int
+	// VersionHeaders is a comma-separated list of other header names
+	// accepted exactly like Service-Version.
+	VersionHeaders string
+
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
 	AllowPrivateWebhooks bool
+	// Workflow limits per run (see engine.Limits): one step's output, the
+	// outputs of all a run's steps together, and the steps a run executes.
+	MaxStepOutputBytes int64
+	MaxRunOutputBytes  int64
+	MaxStepsPerRun     int
+	// SecretsKey seals account secrets (SERVICE_SECRETS_KEY: 32 bytes, hex
+	// or base64). Empty: a key file in the data directory, created on
+	// first start. Replicas sharing a database must share the key.
+	SecretsKey string
+	// S3AllowedBuckets are the buckets write_aws_s3_object steps may write
+	// with the server's own AWS credentials; other writes need the
+	// account's secrets.
+	S3AllowedBuckets []string
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
@@ -77,6 +101,11 @@ func Defaults() Config {
 		JobShutdownTimeout:   20 * time.Second,
 		MaxStreamsPerKey:     50,
 		MaxStreamsPerAccount: 200,
+		MaxStepOutputBytes:   engine.DefaultMaxStepOutputBytes,
+		MaxRunOutputBytes:    engine.DefaultMaxRunOutputBytes,
+		MaxStepsPerRun:       engine.DefaultMaxStepsPerRun,
+		AuthFailureRate:      1,
+		AuthFailureBurst:     30,
 	}
 }
 
@@ -115,8 +144,20 @@ func (c *Config) Validate() error {
 	if c.ShutdownTimeout < 0 || c.JobShutdownTimeout < 0 {
 		return fmt.Errorf("shutdown timeouts must not be negative")
 	}
+	if c.MaxStepOutputBytes <= 0 || c.MaxRunOutputBytes <= 0 || c.MaxStepsPerRun <= 0 {
+		return fmt.Errorf("max step output bytes, max run output bytes and max steps per run must be positive")
+	}
+	if c.MaxStepOutputBytes > c.MaxRunOutputBytes {
+		return fmt.Errorf("max step output bytes (%d) must not exceed max run output bytes (%d)", c.MaxStepOutputBytes, c.MaxRunOutputBytes)
+	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
+	}
+	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
+		return err
+	}
+	if _, err := version.ParseHeaderNames(c.VersionHeaders); err != nil {
+		return fmt.Errorf("SERVICE_VERSION_HEADERS (--version-headers): %w", err)
 	}
 	return nil
 }

@@ -23,7 +23,9 @@ import (
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -47,6 +49,8 @@ type Server struct {
 	// Models area: lifecycle alerts and auto-upgrades; the playground.
 	ModelAlerts *alerts.Service
 	Playground  *playground.Service
+	// Secrets holds the accounts' write-only secrets.
+	Secrets *secrets.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -90,15 +94,21 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	if err != nil {
 		return nil, fmt.Errorf("model providers: %w", err)
 	}
+	if s.Secrets, err = openSecrets(cfg, db); err != nil {
+		return nil, err
+	}
 	eng := engine.New()
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
+	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
+	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
-		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}}
+		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets}
 
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
 	s.ModelAlerts = alerts.New(db, cat)
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
+		S3AllowedBuckets: cfg.S3AllowedBuckets,
 		// A saved workflow's models are checked for deprecation at once.
 		OnSaved: func(ctx context.Context, accountID, agentID string) {
 			if _, err := s.ModelAlerts.CheckAgent(ctx, accountID, agentID); err != nil {
@@ -146,11 +156,14 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	if cfg.Role == RoleWorker {
 		s.handler = healthOnly(db, reg)
 	} else {
+		versionHeaders, _ := version.ParseHeaderNames(cfg.VersionHeaders) // checked by Validate
 		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
 			MaxStreamsPerCredential: cfg.MaxStreamsPerKey, MaxStreamsPerAccount: cfg.MaxStreamsPerAccount,
+			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
-			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground}) // models area
+			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
+			Secrets: s.Secrets})
 		s.handler = s.API
 	}
 	ok = true

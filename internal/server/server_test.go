@@ -73,6 +73,9 @@ func TestConfigValidation(t *testing.T) {
 		"credits":     func(c *server.Config) { c.DefaultCredits = -1 },
 		"stream cap":  func(c *server.Config) { c.MaxStreamsPerKey = -1 },
 		"job stop":    func(c *server.Config) { c.JobShutdownTimeout = -time.Second },
+		"step output": func(c *server.Config) { c.MaxStepOutputBytes = 0 },
+		"step > run":  func(c *server.Config) { c.MaxStepOutputBytes = c.MaxRunOutputBytes + 1 },
+		"steps":       func(c *server.Config) { c.MaxStepsPerRun = -1 },
 	} {
 		c := server.Defaults()
 		mutate(&c)

@@ -18,9 +18,14 @@ type APIKey struct {
 	// AccountKind is the kind of the key's account, read with the key so
 	// that requests need not look the account up again.
 	AccountKind string
-	CreatedAt   time.Time
-	LastUsedAt  *time.Time
-	RevokedAt   *time.Time
+	// MemberRole is the key's user's current role in the key's account,
+	// read with the key by APIKeyByHash; "" when the user is no longer a
+	// member (or the key has no user). A key acts with the weaker of Role
+	// and MemberRole, so it follows its user's membership.
+	MemberRole string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
 }
 
 // CreateAPIKey stores a key by its hash.
@@ -61,11 +66,12 @@ func scanKey(row interface{ Scan(...any) error }) (APIKey, error) {
 }
 
 // APIKeyByHash finds a key by the hash of its secret, revoked or not,
-// with its account's kind. It runs on every uncached request, so its
-// statement is prepared once.
+// with its account's kind and its user's current role in that account. It
+// runs on every uncached request, so its statement is prepared once.
 func (db *DB) APIKeyByHash(ctx context.Context, hash string) (APIKey, error) {
 	stmt, err := db.prepared(ctx, `SELECT k.id, k.account_id, COALESCE(k.user_id, ''), k.name, k.prefix, k.role, k.created_at,
-		k.last_used_at, k.revoked_at, a.kind FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`)
+		k.last_used_at, k.revoked_at, a.kind, COALESCE(m.role, '') FROM api_keys k JOIN accounts a ON a.id = k.account_id
+		LEFT JOIN memberships m ON m.account_id = k.account_id AND m.user_id = k.user_id WHERE k.key_hash = $1`)
 	if err != nil {
 		return APIKey{}, err
 	}
@@ -73,7 +79,7 @@ func (db *DB) APIKeyByHash(ctx context.Context, hash string) (APIKey, error) {
 		k        APIKey
 		used, rv sql.NullTime
 	)
-	err = stmt.QueryRowContext(ctx, hash).Scan(&k.ID, &k.AccountID, &k.UserID, &k.Name, &k.Prefix, &k.Role, &k.CreatedAt, &used, &rv, &k.AccountKind)
+	err = stmt.QueryRowContext(ctx, hash).Scan(&k.ID, &k.AccountID, &k.UserID, &k.Name, &k.Prefix, &k.Role, &k.CreatedAt, &used, &rv, &k.AccountKind, &k.MemberRole)
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIKey{}, ErrNotFound
 	}

@@ -45,6 +45,27 @@ func addMember(ctx context.Context, tx *sql.Tx, accountID, userID, role string) 
 	return err
 }
 
+// WeakerRole returns the less powerful of two roles (owner > admin > member);
+// an unknown role counts as the weakest.
+func WeakerRole(a, b string) string {
+	if roleStrength(b) < roleStrength(a) {
+		return b
+	}
+	return a
+}
+
+func roleStrength(r string) int {
+	switch r {
+	case RoleOwner:
+		return 3
+	case RoleAdmin:
+		return 2
+	case RoleMember:
+		return 1
+	}
+	return 0
+}
+
 // RemoveMember takes a user out of an account.
 func (db *DB) RemoveMember(ctx context.Context, accountID, userID string) error {
 	res, err := db.W.ExecContext(ctx, `DELETE FROM memberships WHERE account_id = $1 AND user_id = $2`, accountID, userID)

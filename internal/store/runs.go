@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,10 @@ const (
 	RunFailed       = "failed"
 	RunWaitingHuman = "waiting_human"
 )
+
+// unheldStatuses are those of a run no worker executes: a worker may take
+// it (StartRunAttempt) or anyone may settle it (FinishRunAttempt, attempt 0).
+var unheldStatuses = []string{RunPending, RunQueued, RunWaitingHuman}
 
 // RunTerminal reports whether a run status is final.
 func RunTerminal(status string) bool { return status == RunCompleted || status == RunFailed }
@@ -158,12 +163,32 @@ func (db *DB) RunsOfAgent(ctx context.Context, accountID, agentID, status string
 	return out, total, rows.Err()
 }
 
-// StartRunAttempt marks a run processing and opens an attempt row; it
-// returns the attempt number (1 on first execution, more after a crash).
+// StartRunAttempt takes a run nobody holds (pending, queued, or parked in
+// waiting_human) for execution: it moves it to processing and opens an
+// attempt row, and returns the attempt number. ErrConflict means the run
+// was in none of those statuses: finished (a cancel won), or already held
+// by another worker.
 func (db *DB) StartRunAttempt(ctx context.Context, runID string) (int, error) {
+	return db.startRunAttempt(ctx, runID, unheldStatuses)
+}
+
+// RecoverRunAttempt is StartRunAttempt for a retried job, whose earlier
+// attempt may have died while holding the run: processing is accepted too,
+// and the dead attempt is closed.
+func (db *DB) RecoverRunAttempt(ctx context.Context, runID string) (int, error) {
+	return db.startRunAttempt(ctx, runID, append([]string{RunProcessing}, unheldStatuses...))
+}
+
+func (db *DB) startRunAttempt(ctx context.Context, runID string, from []string) (int, error) {
 	var n int
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		now := Now()
+		// The guarded move comes first: it locks the row, so a concurrent
+		// cancel either settled the run before (and this fails) or waits
+		// and finds it processing.
+		if err := moveRun(ctx, tx, runID, from, RunProcessing, `started_at = COALESCE(started_at, $1), updated_at = $1`, now); err != nil {
+			return err
+		}
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_attempts WHERE run_id = $1`, runID).Scan(&n); err != nil {
 			return err
 		}
@@ -178,12 +203,8 @@ func (db *DB) StartRunAttempt(ctx context.Context, runID string) (int, error) {
 			return err
 		}
 		n++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
-			runID, n, RunProcessing, now); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET status = $1, started_at = COALESCE(started_at, $2), updated_at = $2 WHERE id = $3`,
-			RunProcessing, now, runID)
+		_, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
+			runID, n, RunProcessing, now)
 		return err
 	})
 	return n, err
@@ -235,59 +256,86 @@ type RunResult struct {
 }
 
 // FinishRunAttempt records an attempt's end and the run's state after it.
-// A terminal status ends the run; waiting_human parks it.
+// A terminal status ends the run; waiting_human parks it. The change is
+// guarded: with attempt > 0 the run must be processing under that attempt,
+// still open (the worker holding it); with attempt 0 the run must be one
+// nobody holds (pending, queued, waiting_human), which a cancel, a failed
+// enqueue or a review deadline settles. ErrConflict means the guard failed
+// and nothing was written: someone else moved the run first.
 func (db *DB) FinishRunAttempt(ctx context.Context, runID string, attempt int, res RunResult) error {
+	if res.Status == RunProcessing || (attempt == 0 && !RunTerminal(res.Status)) {
+		return fmt.Errorf("finish run %s: %q is not an outcome", runID, res.Status)
+	}
 	return db.Tx(ctx, func(tx *sql.Tx) error {
 		now := Now()
-		attemptStatus := res.Status
-		if !RunTerminal(attemptStatus) {
-			attemptStatus = RunCompleted // the attempt ended by parking, without failing
-		}
-		if attempt == 0 && RunTerminal(res.Status) {
-			// Settled without being executed (cancelled before a worker
-			// took it): record the outcome as an attempt, so its error shows.
-			if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at, ended_at, error)
-				SELECT $1, COALESCE(MAX(attempt), 0) + 1, $2, $3, $3, $4 FROM run_attempts WHERE run_id = $1`,
-				runID, attemptStatus, now, nullable(res.Error)); err != nil {
-				return err
-			}
-		} else if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = $3 WHERE run_id = $4 AND attempt = $5`,
-			attemptStatus, now, nullable(res.Error), runID, attempt); err != nil {
-			return err
-		}
 		var ended any
 		if RunTerminal(res.Status) {
 			ended = now
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET status = $1, output = COALESCE($2, output), output_content_type = COALESCE($3, output_content_type),
-			credits = credits + $4, error_count = error_count + $5, error = $6, hitl_wait_ms = hitl_wait_ms + $7,
-			ended_at = COALESCE($8, ended_at), updated_at = $9 WHERE id = $10`,
-			res.Status, res.Output, res.OutputContentType, ToMicro(res.Credits), res.ErrorCount, nullable(res.Error), res.HITLWaitMS,
-			ended, now, runID)
-		return err
+		from := []string{RunProcessing}
+		if attempt == 0 {
+			from = unheldStatuses
+		}
+		if err := moveRun(ctx, tx, runID, from, res.Status, `output = COALESCE($1, output), output_content_type = COALESCE($2, output_content_type),
+			credits = credits + $3, error_count = error_count + $4, error = $5, hitl_wait_ms = hitl_wait_ms + $6,
+			ended_at = COALESCE($7, ended_at), updated_at = $8`,
+			res.Output, res.OutputContentType, ToMicro(res.Credits), res.ErrorCount, nullable(res.Error), res.HITLWaitMS, ended, now); err != nil {
+			return err
+		}
+		attemptStatus := res.Status
+		if !RunTerminal(attemptStatus) {
+			attemptStatus = RunCompleted // the attempt ended by parking, without failing
+		}
+		if attempt == 0 {
+			// Settled without being executed (cancelled before a worker
+			// took it): record the outcome as an attempt, so its error shows.
+			_, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at, ended_at, error)
+				SELECT $1, COALESCE(MAX(attempt), 0) + 1, $2, $3, $3, $4 FROM run_attempts WHERE run_id = $1`,
+				runID, attemptStatus, now, nullable(res.Error))
+			return err
+		}
+		up, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = $3 WHERE run_id = $4 AND attempt = $5 AND ended_at IS NULL`,
+			attemptStatus, now, nullable(res.Error), runID, attempt)
+		if err != nil {
+			return err
+		}
+		if n, err := up.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			// A newer attempt took the run over from this one (its job was
+			// rescued as stuck): this worker no longer holds it.
+			return ErrConflict
+		}
+		return nil
 	})
 }
 
-// RequestCancel asks for a run to stop. It answers the run's status as it
-// was; a terminal run is left alone (ErrConflict).
+// RequestCancel asks for a run to stop. It answers the run as it was when
+// the flag was set; a terminal run is left alone (ErrConflict). The flag
+// alone settles nothing: the caller settles a run nobody holds with
+// FinishRunAttempt (attempt 0), and a worker holding it notices the flag.
 func (db *DB) RequestCancel(ctx context.Context, accountID, runID string) (Run, error) {
-	r, err := db.Run(ctx, accountID, runID)
-	if err != nil {
-		return Run{}, err
-	}
-	if RunTerminal(r.Status) {
-		return r, ErrConflict
-	}
-	res, err := db.W.ExecContext(ctx, `UPDATE runs SET cancel_requested = TRUE, updated_at = $1 WHERE id = $2 AND account_id = $3
-		AND status NOT IN ('completed', 'failed')`, Now(), runID, accountID)
-	if err != nil {
-		return Run{}, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return r, ErrConflict
-	}
-	r.CancelRequested = true
-	return r, nil
+	var r Run
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET cancel_requested = TRUE, updated_at = $1 WHERE id = $2 AND account_id = $3
+			AND status NOT IN ('completed', 'failed')`, Now(), runID, accountID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		// Read in the same transaction: the status as the flag found it.
+		if r, err = scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID)); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrConflict
+		}
+		return nil
+	})
+	return r, err
 }
 
 // CancelRequested reports whether someone asked the run to stop.

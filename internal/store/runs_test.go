@@ -43,7 +43,10 @@ func TestRunsStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A crash: the next attempt closes the orphaned attempt and step.
-		if n, err := db.StartRunAttempt(ctx, r.ID); err != nil || n != 2 {
+		if _, err := db.StartRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("a second worker took a processing run: %v", err)
+		}
+		if n, err := db.RecoverRunAttempt(ctx, r.ID); err != nil || n != 2 {
 			t.Fatalf("second attempt %d %v", n, err)
 		}
 		steps, _ := db.Steps(ctx, r.ID)
@@ -97,13 +100,13 @@ func TestRunsStore(t *testing.T) {
 		if due, _ := db.OverdueReviews(ctx, time.Now()); len(due) != 1 {
 			t.Errorf("overdue %d", len(due))
 		}
-		if _, err := db.DecideReview(ctx, store.NewID(), r.ID, "h", true, ""); !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
+		if _, err := db.DecideReview(ctx, store.NewID(), r.ID, "h", store.Decision{Approved: true}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another account decided: %v", err)
 		}
-		if rv, err := db.DecideReview(ctx, a.ID, r.ID, "h", true, "edited"); err != nil || !rv.Approved || rv.Edited != "edited" {
+		if rv, err := db.DecideReview(ctx, a.ID, r.ID, "h", store.Decision{Approved: true, Edited: "edited"}); err != nil || !rv.Approved || rv.Edited != "edited" {
 			t.Fatalf("decide %+v %v", rv, err)
 		}
-		if _, err := db.DecideReview(ctx, a.ID, r.ID, "h", false, ""); !errors.Is(err, store.ErrConflict) {
+		if _, err := db.DecideReview(ctx, a.ID, r.ID, "h", store.Decision{}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("second decision: %v", err)
 		}
 	})

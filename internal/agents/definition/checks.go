@@ -106,12 +106,6 @@ func checkHeaders(c *checker, v any, path string) {
 	}
 }
 
-func checkInlineSecret(c *checker, v any, path string) {
-	if s, ok := v.(string); ok && s != "" && !hasPlaceholder(s) {
-		c.warnf(CodeInlineSecret, path, "credential written into the definition; it is exported in clear")
-	}
-}
-
 func checkMediaType(c *checker, v any, path string) {
 	s, ok := v.(string)
 	if !ok || s == "" || hasPlaceholder(s) {

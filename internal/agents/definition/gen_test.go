@@ -11,7 +11,8 @@ type genAccount struct {
 }
 
 func newGenAccount(prefix string) genAccount {
-	id := func(kind, i int) string { return fmt.Sprintf("%s-%04x-%04x-7000-8000-000000000000", prefix, kind, i) }
+	// Valid UUIDs: call_agent refuses an agent_id that is not one.
+	id := func(kind, i int) string { return fmt.Sprintf("%s-%04x-7%03x-8000-000000000000", prefix, kind, i) }
 	var a genAccount
 	for i := 0; i < 3; i++ {
 		a.kbs = append(a.kbs, id(1, i))

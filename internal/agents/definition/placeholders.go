@@ -287,6 +287,11 @@ func (c *checker) checkTemplates() {
 					c.warnf(CodeUnknownStepRef, t.Path, "{{%s}} refers to step %q, which does not exist", ph.Expr, ph.StepID)
 				case ph.Kind == PlaceholderAttachment && ph.Invalid != "":
 					c.warnf(CodeInvalidSelector, t.Path, "{{%s}}: %s; the placeholder is ignored", ph.Expr, ph.Invalid)
+				case strings.HasPrefix(ph.Expr, "secrets."):
+					// Secrets resolve only where a step signs with them, never
+					// into text a run could show.
+					c.warnf(CodeSecretPlacement, t.Path, "{{%s}} is not replaced here: account secrets are only read by "+
+						"credential fields (access_key_id and secret_access_key of write_aws_s3_object); the step will fail", ph.Expr)
 				}
 			}
 		}

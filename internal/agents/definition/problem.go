@@ -42,9 +42,12 @@ const (
 	CodeUnknownStepRef     Code = "unknown_step_ref"
 	CodeUnresolvedRef      Code = "unresolved_ref"
 	CodeSelfCall           Code = "self_call"
+	CodeDisabledAgent      Code = "disabled_agent"
 	CodeTooDeep            Code = "too_deep"
 	CodeInvalidRegex       Code = "invalid_regex"
 	CodeInvalidPayload     Code = "invalid_payload"
+	CodeLiteralCredential  Code = "literal_credential"
+	CodeServerCredentials  Code = "server_credentials"
 	CodeEmptyWorkflow      Code = "empty_workflow"      // (w)
 	CodeMissingName        Code = "missing_name"        // (w)
 	CodeMissingModel       Code = "missing_model"       // (w)
@@ -66,6 +69,7 @@ const (
 	CodeTriggerIncomplete  Code = "trigger_incomplete"  // (w)
 	CodeMultipleStreaming  Code = "multiple_streaming"  // (w)
 	CodeUnusualIdentifier  Code = "unusual_identifier"  // (w)
+	CodeSecretPlacement    Code = "secret_placement"    // (w)
 )
 
 // Problem is one finding about a payload. Path is the dotted path of the

@@ -32,6 +32,13 @@ type Resolver interface {
 	Exists(ctx context.Context, kind RefKind, id string) (bool, error)
 }
 
+// AgentStates is what a Resolver may also answer: whether an agent of the
+// account is paused. Validation refuses a call_agent step naming a paused
+// agent, which could only fail at run time.
+type AgentStates interface {
+	AgentPaused(ctx context.Context, id string) (bool, error)
+}
+
 // ResolverFunc adapts a function to Resolver.
 type ResolverFunc func(ctx context.Context, kind RefKind, id string) (bool, error)
 

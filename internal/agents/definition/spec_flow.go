@@ -129,11 +129,11 @@ func flowSpecs() []*StepSpec {
 			Doc:     "Notifies the assignees and waits. On approval the input (or the reviewer's edited version when `allow_edit`) flows to child_steps; on rejection the chain stops. Waiting time is reported as `hitl_wait_ms` and not billed as run time.",
 			Fields: []Field{
 				{Name: "instructions", Kind: KindTemplate, Required: true, Doc: "What the reviewer is asked to decide; shown with the input."},
-				{Name: "assignee_user_ids", Kind: KindRefList, Ref: RefUser, Doc: "Users who may decide; the account owners and admins when empty."},
+				{Name: "assignee_user_ids", Kind: KindRefList, Ref: RefUser, Doc: "Users who may decide besides the account's owners and admins (who always may)."},
 				bounded(Field{Name: "timeout_minutes", Kind: KindInteger, Default: 1440, Doc: "How long to wait for a decision."}, 1, 43200),
 				{Name: "on_timeout", Kind: KindString, Enum: []string{"reject", "approve", "fail"}, Default: "reject", Doc: "What happens when nobody decides in time."},
 				{Name: "allow_edit", Kind: KindBoolean, Default: false, Doc: "Let the reviewer edit the content passed on."},
-				{Name: "notify_email", Kind: KindBoolean, Default: true, Doc: "E-mail the assignees when the run starts waiting."},
+				{Name: "notify_email", Kind: KindBoolean, Default: true, Doc: "E-mail the assignees when the run starts waiting. Stored only for now: no e-mail is sent until the mail area lands."},
 			},
 		},
 	}

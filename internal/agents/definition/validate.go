@@ -23,6 +23,10 @@ type ValidateOptions struct {
 	// CollectUnresolved reports entities the Resolver does not find in
 	// Report.Unresolved instead of as errors (preview-import).
 	CollectUnresolved bool
+	// S3AllowedBuckets are the buckets a write_aws_s3_object step may write
+	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS); any
+	// other bucket needs credentials from the account's secrets.
+	S3AllowedBuckets []string
 }
 
 // Report is the outcome of Validate.
@@ -349,6 +353,34 @@ func closestStepType(t string) string {
 }
 
 // checkRefs asks the Resolver about every literal reference once.
+// checkPaused refuses a call_agent target that exists but is paused.
+func (c *checker) checkPaused(r Ref) error {
+	states, ok := c.opts.Resolver.(AgentStates)
+	if !ok || r.Kind != RefAgent || !c.callTarget(r.Path) {
+		return nil
+	}
+	paused, err := states.AgentPaused(c.ctx, r.ID)
+	if err != nil {
+		return fmt.Errorf("checking agent %s: %w", r.ID, err)
+	}
+	if paused {
+		c.errorf(CodeDisabledAgent, r.Path, "agent %s is paused (disabled); enable it to call it", r.ID)
+	}
+	return nil
+}
+
+// callTarget reports whether path is the agent_id of a call_agent step.
+func (c *checker) callTarget(path string) bool {
+	found := false
+	c.def.Walk(c.opts.BasePath, func(v Visit) bool {
+		if v.Step.Type == StepCallAgent && fieldPath(v.Path, "agent_id") == path {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 func (c *checker) checkRefs() error {
 	var slots []Ref
 	c.def.scanRefs(c.opts.BasePath, func(s refSlot, dynamic bool) {
@@ -374,6 +406,9 @@ func (c *checker) checkRefs() error {
 			exists[key] = ok
 		}
 		if ok {
+			if err := c.checkPaused(r); err != nil {
+				return err
+			}
 			continue
 		}
 		c.unresolved = append(c.unresolved, r)

@@ -92,7 +92,7 @@ func TestValidationRules(t *testing.T) {
 		{"webhook method enum", "", `{"child_steps":[{"id":"w","name":"W","step_type":"webhook_call","url":"https://hooks.acme.test/x","method":"GET"}]}`, SeverityError, CodeInvalidValue, "child_steps[0].method"},
 		{"s3 bucket name", "", `{"child_steps":[{"id":"s","name":"S","step_type":"write_aws_s3_object","bucket":"My_Bucket","key":"a"}]}`, SeverityError, CodeInvalidValue, "child_steps[0].bucket"},
 		{"s3 endpoint", "", `{"child_steps":[{"id":"s","name":"S","step_type":"write_aws_s3_object","bucket":"reports","key":"a","endpoint_url":"minio:9000"}]}`, SeverityError, CodeInvalidValue, "child_steps[0].endpoint_url"},
-		{"s3 compatible store ok", "", `{"child_steps":[{"id":"s","name":"S","step_type":"write_aws_s3_object","bucket":"reports","key":"r/{{agent.run_id}}.md","endpoint_url":"https://minio.acme.test","force_path_style":true}]}`, "", "", ""},
+		{"s3 compatible store ok", "", `{"child_steps":[{"id":"s","name":"S","step_type":"write_aws_s3_object","bucket":"reports","key":"r/{{agent.run_id}}.md","endpoint_url":"https://minio.acme.test","force_path_style":true,"access_key_id":"{{secrets.MINIO_KEY}}","secret_access_key":"{{ secrets.MINIO_SECRET }}"}]}`, "", "", ""},
 		{"content_type media type", "", `{"child_steps":[{"id":"w","name":"W","step_type":"webhook_call","url":"https://h.acme.test","content_type":"json"}]}`, SeverityError, CodeInvalidValue, "child_steps[0].content_type"},
 		{"call_agent itself", "", `{"child_steps":[{"id":"c","name":"C","step_type":"call_agent","agent_id":"` + agentID + `"}]}`, SeverityError, CodeSelfCall, "child_steps[0].agent_id"},
 		{"human_in_the_loop", "", `{"child_steps":[{"id":"h","name":"H","step_type":"human_in_the_loop","instructions":"Approve?","assignee_user_ids":["` + userID + `"],"on_timeout":"approve"}]}`, "", "", ""},
@@ -102,6 +102,7 @@ func TestValidationRules(t *testing.T) {
 		{"missing name warns", "", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, SeverityWarning, CodeMissingName, "child_steps[0]"},
 		{"empty workflow warns", "", `{"child_steps":[]}`, SeverityWarning, CodeEmptyWorkflow, "child_steps"},
 		{"template refers to unknown step", "", `{"child_steps":[{"id":"m","name":"M","step_type":"merge","template":"{{step.ghost.output}}"}]}`, SeverityWarning, CodeUnknownStepRef, "child_steps[0].template"},
+		{"secret in a template warns", "", `{"child_steps":[{"id":"d","name":"D","step_type":"display_result","template":"{{ secrets.KEY }}"}]}`, SeverityWarning, CodeSecretPlacement, "child_steps[0].template"},
 		{"bad attachment selector", "", `{"child_steps":[{"id":"p","name":"P","step_type":"prompt_call","model":"m","prompt_template":"{{attachments[-1]}}"}]}`, SeverityWarning, CodeInvalidSelector, "child_steps[0].prompt_template"},
 		{"join alone warns", "", `{"child_steps":[{"id":"j","name":"J","step_type":"join"}]}`, SeverityWarning, CodeUselessJoin, "child_steps[0]"},
 		{"join beside branches", "", `{"child_steps":[{"id":"a","name":"A","step_type":"text","text":"x"},{"id":"j","name":"J","step_type":"join"}]}`, "", "", ""},
@@ -129,6 +130,62 @@ func TestValidationRules(t *testing.T) {
 				t.Fatalf("want %s %s at %q, got:%s", c.sev, c.code, c.path, dump(got))
 			}
 		})
+	}
+}
+
+// TestS3Credentials: the step signs with the account's secrets, or with the
+// server's credentials for a bucket the operator allows; never with keys
+// written into the definition, never with the server's for other buckets.
+func TestS3Credentials(t *testing.T) {
+	step := func(extra string) string {
+		return `{"child_steps":[{"id":"s","name":"S","step_type":"write_aws_s3_object","bucket":"reports","key":"a"` + extra + `}]}`
+	}
+	allow := ValidateOptions{S3AllowedBuckets: []string{"reports"}}
+	for _, c := range []struct {
+		name, def string
+		opts      ValidateOptions
+		code      Code
+		path      string
+	}{
+		{"no credentials, no allowlist", step(``), ValidateOptions{}, CodeServerCredentials, "child_steps[0].access_key_id"},
+		{"another bucket allowed", step(``), ValidateOptions{S3AllowedBuckets: []string{"other"}}, CodeServerCredentials, "child_steps[0].access_key_id"},
+		{"allowed bucket", step(``), allow, "", ""},
+		{"allowed bucket elsewhere", step(`,"endpoint_url":"https://attacker.test"`), allow, CodeServerCredentials, "child_steps[0].endpoint_url"},
+		{"secrets", step(`,"access_key_id":"{{secrets.K}}","secret_access_key":"{{secrets.S}}"`), ValidateOptions{}, "", ""},
+		{"secrets at any endpoint", step(`,"endpoint_url":"https://minio.acme.test","access_key_id":"{{secrets.K}}","secret_access_key":"{{secrets.S}}"`), ValidateOptions{}, "", ""},
+		{"literal secret key", step(`,"access_key_id":"{{secrets.K}}","secret_access_key":"wJalrXUtnFEMI"`), allow, CodeLiteralCredential, "child_steps[0].secret_access_key"},
+		{"literal key id", step(`,"access_key_id":"AKIAEXAMPLE","secret_access_key":"{{secrets.S}}"`), ValidateOptions{}, CodeLiteralCredential, "child_steps[0].access_key_id"},
+		{"other placeholder", step(`,"access_key_id":"{{metadata.k}}","secret_access_key":"{{secrets.S}}"`), ValidateOptions{}, CodeLiteralCredential, "child_steps[0].access_key_id"},
+		{"bad secret name", step(`,"access_key_id":"{{secrets.9x}}","secret_access_key":"{{secrets.S}}"`), ValidateOptions{}, CodeLiteralCredential, "child_steps[0].access_key_id"},
+		{"key id alone", step(`,"access_key_id":"{{secrets.K}}"`), allow, CodeMissingField, "child_steps[0].secret_access_key"},
+		{"secret alone", step(`,"secret_access_key":"{{secrets.S}}"`), allow, CodeMissingField, "child_steps[0].access_key_id"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := check(t, c.def, c.opts)
+			if c.code == "" {
+				if got.HasErrors() {
+					t.Fatalf("want no errors, got:%s", dump(got))
+				}
+				return
+			}
+			if !hasProblem(got, SeverityError, c.code, c.path) {
+				t.Fatalf("want %s at %q, got:%s", c.code, c.path, dump(got))
+			}
+		})
+	}
+}
+
+func TestSecretRef(t *testing.T) {
+	for in, want := range map[string]string{
+		"{{secrets.AWS_KEY}}": "AWS_KEY", "{{ secrets._k1 }}": "_k1", " {{secrets.x}} ": "x",
+		"{{secrets.}}": "", "{{secrets.1a}}": "", "{{secrets.a-b}}": "", "{{secrets.a}}x": "", "x{{secrets.a}}": "",
+		"{{secrets.a}}{{secrets.b}}": "", "{{input}}": "", "secrets.a": "", "{{secret.a}}": "",
+		"{{secrets." + strings.Repeat("a", 65) + "}}": "",
+	} {
+		got, ok := SecretRef(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("SecretRef(%q) = %q, %v; want %q", in, got, ok, want)
+		}
 	}
 }
 

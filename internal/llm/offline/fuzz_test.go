@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agentry/agentry/internal/llm"
@@ -53,6 +54,47 @@ func FuzzOfflineChat(f *testing.F) {
 					t.Fatalf("invalid tool arguments %s: %v", c.Arguments, err)
 				}
 			}
+		}
+	})
+}
+
+// FuzzPromptParsers feeds arbitrary prompt text (it comes from users and
+// documents) to the instruction splitter, the extractors, the grading
+// section reader and the key reader: no panics, and material is always
+// text of the input.
+func FuzzPromptParsers(f *testing.F) {
+	f.Add("Who is the CEO? Jane is CEO.")
+	f.Add("Question: Who?\n\nPassages:\nDr. Ada Lovelace met Acme Corp, Inc. on March 3, 2026 for $5M (12%).")
+	f.Add("Prompt:\nx\n\nReference output:\ny\n\nResponse to evaluate:\nAnswer: z")
+	f.Add("Return a JSON object with the keys \"a\" (list), \"b\" (x, y or z) and {\"type\":\"object\",\"properties\":{}}")
+	f.Fuzz(func(t *testing.T, text string) {
+		_, _, mat := splitUserText(text)
+		// Material is the input's own words, in order (line breaks
+		// within a paragraph may become spaces, list markers go).
+		squash := func(s string) string {
+			return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+				if strings.ContainsRune("-*•#>", r) {
+					return ' '
+				}
+				return r
+			}, s)), " ")
+		}
+		norm := squash(text)
+		for _, m := range mat {
+			for _, s := range splitSentences(m) {
+				if s = squash(s); !strings.Contains(norm, s) {
+					t.Fatalf("material %q is not in the input", s)
+				}
+			}
+		}
+		_ = factsOf(text)
+		_, _, _ = people(text), organizations(text), dates(text)
+		_, _, _ = moneyAmounts(text), phones(text), title(text, splitSentences(text))
+		if j, err := grade(judgeSections(text)); err == nil && (j.score < 0 || j.score > 1) {
+			t.Fatalf("score %v out of range", j.score)
+		}
+		if s := schemaFromInstructions(text); s != nil && !json.Valid(s) {
+			t.Fatalf("invalid schema %s", s)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ type filler struct {
 	summary   string   // leading sentences of the context
 	sentences []string // context sentences in original order
 	text      string   // all prompt text, for extraction
+	isoDates  bool     // the instructions ask for ISO dates: quarters do not qualify
 	emb       *Embedder
 }
 
@@ -100,8 +102,12 @@ func (g *generator) gen(n node, name string, idx, depth int) (any, error) {
 		}
 		return v, nil
 	}
+	order := g.typeOrder(n)
+	if len(order) > 1 && order[len(order)-1] == "null" && g.f.absent(name, n.str("description")) {
+		order = append([]string{"null"}, order[:len(order)-1]...)
+	}
 	var lastErr error
-	for _, t := range g.typeOrder(n) {
+	for _, t := range order {
 		var v any
 		switch t {
 		case "object":
@@ -695,18 +701,58 @@ func nameHas(name string, keys ...string) bool {
 // listSize is how many items a list property gets: as many keywords or
 // sentences as the prompt offers (up to 5 or 3), else one.
 func (f *filler) listSize(name string) int {
+	if k := fieldKind(name, ""); k != "" {
+		return min(10, len(f.values(k)))
+	}
 	switch {
 	case nameHas(name, "keywords", "keyword", "tags", "tag", "topics", "topic", "entities", "labels", "categories", "terms"):
 		return min(5, len(keywords(f.text, 5)))
 	case nameHas(name, "sentences", "points", "highlights", "bullets", "steps", "facts", "findings", "reasons", "items", "quotes", "evidence"):
 		return min(3, len(f.sentences))
 	}
+	if len(f.sentences) == 0 {
+		return 0
+	}
 	return 1
+}
+
+// values extracts the values of a field kind from the material.
+func (f *filler) values(kind string) []string {
+	vals := kindValues(kind, f.text)
+	if kind == "date" && f.isoDates {
+		out := vals[:0:0]
+		for _, v := range vals {
+			if reISOish.MatchString(v) {
+				out = append(out, v)
+			}
+		}
+		vals = out
+	}
+	return vals
+}
+
+var reISOish = regexp.MustCompile(`^\d{4}-\d{2}(-\d{2})?$`)
+
+// absent says a nullable property is better null: the prompt has no
+// material, or the property asks for an entity the material lacks.
+func (f *filler) absent(name, desc string) bool {
+	if strings.TrimSpace(f.text) == "" {
+		return !nameHas(name, "question", "query", "q", "search", "prompt", "input", "request")
+	}
+	if k := fieldKind(name, desc); k != "" {
+		return len(f.values(k)) == 0
+	}
+	return false
 }
 
 // stringCandidates lists strings for a property, best first.
 func (f *filler) stringCandidates(name, desc, format string, idx int) []string {
 	var c []string
+	if k := fieldKind(name, desc); k != "" && format == "" {
+		if vals := f.values(k); len(vals) > 0 {
+			c = append(c, vals[idx%len(vals)])
+		}
+	}
 	switch format {
 	case "date":
 		for _, m := range reDate.FindAllString(f.text, -1) {
@@ -735,7 +781,7 @@ func (f *filler) stringCandidates(name, desc, format string, idx int) []string {
 	case nameHas(name, "answer", "response", "reply", "result", "output", "explanation", "reason", "reasoning", "rationale", "justification", "comment", "feedback", "content", "body", "text", "message", "description", "details"):
 		c = append(c, f.answer)
 	case nameHas(name, "title", "headline", "subject", "heading", "caption"):
-		c = append(c, firstWords(f.firstSentence(), 8))
+		c = append(c, title(f.text, f.sentences))
 	case nameHas(name, "question", "query", "q", "search", "prompt", "input", "request", "instruction"):
 		c = append(c, f.question)
 	case nameHas(name, "language", "lang", "locale"):
@@ -761,7 +807,9 @@ func (f *filler) stringCandidates(name, desc, format string, idx int) []string {
 		ranked := f.rankedSentences(strings.Join(nameWords(name), " ") + " " + desc)
 		c = append(c, ranked[idx%len(ranked)])
 	}
-	c = append(c, f.answer, f.summary, f.question)
+	// Free text falls back on the answer and the summary; the question
+	// is never an answer to itself.
+	c = append(c, f.answer, f.summary)
 	out := c[:0]
 	seen := map[string]bool{}
 	for _, s := range c {
@@ -771,7 +819,7 @@ func (f *filler) stringCandidates(name, desc, format string, idx int) []string {
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, "none")
+		out = append(out, "")
 	}
 	return out
 }
@@ -795,13 +843,6 @@ func (f *filler) patternCandidates() []string {
 		out = out[:400]
 	}
 	return out
-}
-
-func (f *filler) firstSentence() string {
-	if len(f.sentences) > 0 {
-		return f.sentences[0]
-	}
-	return f.question
 }
 
 // rankedSentences orders the context sentences by similarity to query.

@@ -106,7 +106,7 @@ func (m *Model) respond(req llm.ChatRequest) (*llm.ChatResponse, error) {
 
 	if t := chooseTool(m.emb, req, p); t != nil {
 		tp := p
-		tp.question = toolRequest(p.question, t)
+		tp.question = toolRequest(p.request, t)
 		args := []byte("{}")
 		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
 			var err error
@@ -127,6 +127,16 @@ func (m *Model) respond(req llm.ChatRequest) (*llm.ChatResponse, error) {
 		}
 	}
 
+	if isJudgeRequest(req, p) {
+		text, err := m.judge(req, p)
+		if err != nil {
+			return nil, err
+		}
+		resp.Message.Parts = []llm.Part{llm.TextPart(text)}
+		resp.Usage = llm.Usage{InputTokens: llm.EstimateRequestTokens(req), OutputTokens: llm.EstimateTokens(text)}
+		return resp, nil
+	}
+
 	var text string
 	switch req.ResponseFormat.Type {
 	case llm.FormatJSONSchema:
@@ -136,20 +146,9 @@ func (m *Model) respond(req llm.ChatRequest) (*llm.ChatResponse, error) {
 		}
 		text = string(out)
 	case llm.FormatJSONObject:
-		obj := map[string]string{}
-		if detectTask(p.question) == taskSummary {
-			obj["summary"] = summarize(p, summaryLength(p.question))
-		} else {
-			obj["answer"] = answer(m.emb, p)
-		}
-		out, _ := json.Marshal(obj)
-		text = string(out)
+		text = m.jsonObject(p)
 	default:
-		if detectTask(p.question) == taskSummary {
-			text = summarize(p, summaryLength(p.question))
-		} else {
-			text = answer(m.emb, p)
-		}
+		text = m.textAnswer(p)
 		text = applyStop(text, req.Stop)
 		if req.MaxTokens > 0 && llm.EstimateTokens(text) > req.MaxTokens {
 			text = truncateTokens(text, req.MaxTokens)
@@ -159,6 +158,43 @@ func (m *Model) respond(req llm.ChatRequest) (*llm.ChatResponse, error) {
 	resp.Message.Parts = []llm.Part{llm.TextPart(text)}
 	resp.Usage = llm.Usage{InputTokens: llm.EstimateRequestTokens(req), OutputTokens: llm.EstimateTokens(text)}
 	return resp, nil
+}
+
+// textAnswer is the plain-text answer for the task the prompt sets.
+func (m *Model) textAnswer(p prompt) string {
+	switch detectTask(p) {
+	case taskUnsupported:
+		return unsupportedAnswer(p.steer)
+	case taskSummary:
+		return summaryText(m.emb, p)
+	case taskReport:
+		return report(m.emb, p)
+	}
+	return answer(m.emb, p)
+}
+
+// jsonObject answers JSON mode: the object the instructions describe
+// (an embedded schema, or the keys they list), else {"summary": …},
+// {"report": …} or {"answer": …} by task.
+func (m *Model) jsonObject(p prompt) string {
+	if schema := schemaFromInstructions(p.steer + "\n" + p.system); schema != nil {
+		if out, err := generateJSON(schema, newFiller(m.emb, p)); err == nil {
+			return string(out)
+		}
+	}
+	obj := map[string]string{}
+	switch detectTask(p) {
+	case taskSummary:
+		obj["summary"] = summaryText(m.emb, p)
+	case taskReport:
+		obj["report"] = report(m.emb, p)
+	case taskUnsupported:
+		obj["answer"] = unsupportedAnswer(p.steer)
+	default:
+		obj["answer"] = answer(m.emb, p)
+	}
+	out, _ := json.Marshal(obj)
+	return string(out)
 }
 
 func applyStop(s string, stops []string) string {

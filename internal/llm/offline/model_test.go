@@ -62,9 +62,11 @@ func TestSummariseByLeadingSentences(t *testing.T) {
 
 func TestNoContextIsHonest(t *testing.T) {
 	resp := chat(t, llm.ChatRequest{Messages: []llm.Message{llm.User("What is the capital of France?")}})
-	// The question itself is the only text; the model must not invent.
-	if strings.Contains(resp.Text(), "Paris") {
-		t.Errorf("offline model invented an answer: %q", resp.Text())
+	// The question itself is the only text; the model must not invent,
+	// nor echo the question back as if it were an answer.
+	if strings.Contains(resp.Text(), "Paris") || strings.Contains(resp.Text(), "capital") ||
+		!strings.HasPrefix(resp.Text(), "I have nothing to answer from") {
+		t.Errorf("offline model without material: %q", resp.Text())
 	}
 }
 

@@ -33,7 +33,7 @@ func chooseTool(e *Embedder, req llm.ChatRequest, p prompt) *llm.Tool {
 		}
 		return nil
 	}
-	text := " " + strings.Join(nameWords(p.question), " ") + " "
+	text := " " + strings.Join(nameWords(p.request), " ") + " "
 	var best *llm.Tool
 	bestLen := 0
 	for i := range req.Tools {
@@ -49,7 +49,7 @@ func chooseTool(e *Embedder, req llm.ChatRequest, p prompt) *llm.Tool {
 	if best != nil || req.ToolChoice.Mode != llm.ToolChoiceRequired {
 		return best
 	}
-	q := e.Embed(p.question)
+	q := e.Embed(p.request)
 	var bestScore float32 = -2
 	for i := range req.Tools {
 		t := &req.Tools[i]

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/agentry/agentry/internal/secrets"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// Account secrets, an extension: write-only values that definitions name
+// as {{secrets.NAME}} (S3 credentials). No operation ever answers a value.
+
+func (s *Server) secretsRoutes() {
+	register(s, extension(withDescription(op("list_secrets", http.MethodGet, "/secrets", "List account secrets", "secrets"),
+		"Names and times of the account's secrets; values are write-only and never answered.")), s.listSecrets)
+	register(s, extension(withDescription(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"),
+		"Stores a value under a name, sealed at rest; 201 when the name is new, 200 when it replaces a value. "+
+			"Owner or admin only. The value is never answered, logged or exported.")), s.putSecret)
+	register(s, withStatus(extension(withDescription(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"),
+		"Owner or admin only. Steps naming the secret fail until it is stored again.")), http.StatusNoContent), s.deleteSecret)
+}
+
+// withDescription sets an operation's description.
+func withDescription(o huma.Operation, d string) huma.Operation {
+	o.Description = d
+	return o
+}
+
+// SecretResponse describes a secret; it never carries the value.
+type SecretResponse struct {
+	Name      string `json:"name" doc:"The secret's name, as definitions reference it: {{secrets.NAME}}."`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+// SecretListResponse is the list's shape before Service-Version 2026-07-27.
+type SecretListResponse struct {
+	Secrets []SecretResponse `json:"secrets"`
+	Total   int              `json:"total"`
+}
+
+// PutSecretRequest is the body of PUT /secrets/{name}.
+type PutSecretRequest struct {
+	Value string `json:"value" minLength:"1" maxLength:"16384" doc:"The secret value (UTF-8, at most 16 KiB). Write-only."`
+}
+
+func secretResponse(i store.SecretInfo) SecretResponse {
+	return SecretResponse{Name: i.Name, CreatedAt: modelsTimestamp(i.CreatedAt), UpdatedAt: modelsTimestamp(i.UpdatedAt)}
+}
+
+type listSecretsInput struct {
+	Page  int `query:"page" default:"1" minimum:"1" maximum:"1000000" doc:"Page number (1-based)."`
+	Limit int `query:"limit" default:"100" minimum:"1" maximum:"200" doc:"Secrets per page (1-200)."`
+}
+
+type secretsAnyOutput struct{ Body any }
+
+func (s *Server) listSecrets(ctx context.Context, in *listSecretsInput) (*secretsAnyOutput, error) {
+	all, err := s.deps.Secrets.List(ctx, principal(ctx).AccountID)
+	if err != nil {
+		return nil, err
+	}
+	from := min((in.Page-1)*in.Limit, len(all))
+	to := min(from+in.Limit, len(all))
+	items := make([]SecretResponse, 0, to-from)
+	for _, i := range all[from:to] {
+		items = append(items, secretResponse(i))
+	}
+	return &secretsAnyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, len(all)),
+		func(items []SecretResponse, p Pagination) any {
+			return SecretListResponse{Secrets: items, Total: p.Total}
+		})}, nil
+}
+
+type secretNameInput struct {
+	Name string `path:"name" maxLength:"64" doc:"Secret name: a letter or underscore, then up to 63 letters, digits or underscores."`
+}
+
+type putSecretInput struct {
+	Name string `path:"name" maxLength:"64" doc:"Secret name: a letter or underscore, then up to 63 letters, digits or underscores."`
+	Body PutSecretRequest
+}
+
+type putSecretOutput struct {
+	Status int
+	Body   SecretResponse
+}
+
+func (s *Server) putSecret(ctx context.Context, in *putSecretInput) (*putSecretOutput, error) {
+	p := principal(ctx)
+	if !p.CanAdminister() {
+		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can store secrets")
+	}
+	info, created, err := s.deps.Secrets.Put(ctx, p.AccountID, in.Name, in.Body.Value)
+	switch {
+	case errors.Is(err, secrets.ErrInvalidName):
+		return nil, Invalid([]any{"path", "name"}, "Secret names are "+secrets.NamePatternDoc, "value_error")
+	case errors.Is(err, secrets.ErrInvalidValue):
+		// The message never repeats the value.
+		return nil, Invalid([]any{"body", "value"}, err.Error(), "value_error")
+	case errors.Is(err, secrets.ErrTooMany):
+		return nil, Fail(http.StatusConflict, "The account already has %d secrets; delete one before adding another", secrets.MaxPerAccount)
+	case err != nil:
+		return nil, err
+	}
+	out := &putSecretOutput{Status: http.StatusOK, Body: secretResponse(info)}
+	if created {
+		out.Status = http.StatusCreated
+	}
+	return out, nil
+}
+
+func (s *Server) deleteSecret(ctx context.Context, in *secretNameInput) (*struct{}, error) {
+	p := principal(ctx)
+	if !p.CanAdminister() {
+		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can delete secrets")
+	}
+	if err := s.deps.Secrets.Delete(ctx, p.AccountID, in.Name); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, NotFound("Secret")
+		}
+		return nil, err
+	}
+	return nil, nil
+}

@@ -1,0 +1,5 @@
+package runs
+
+// SetBeforeParkHook makes the worker call f as a run is about to park on
+// an undecided review, so tests can land a decision in that window.
+func SetBeforeParkHook(s *Service, f func(runID, stepKey string)) { s.beforePark.Store(&f) }

@@ -1,0 +1,135 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// TestRunStateMachine: every status change is a compare-and-set on the
+// status expected before; a terminal status is never left; a worker and a
+// cancel racing for a run nobody holds end with exactly one winner.
+func TestRunStateMachine(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "S"})
+		newRun := func() store.Run {
+			r, err := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		cancelled := store.RunResult{Status: store.RunFailed, Error: "Run cancelled"}
+
+		// Settled runs are never taken or settled again.
+		r := newRun()
+		if err := db.FinishRunAttempt(ctx, r.ID, 0, cancelled); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.StartRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a worker took a cancelled run: %v", err)
+		}
+		if _, err := db.RecoverRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a retried job took a cancelled run: %v", err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, 0, cancelled); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a run was settled twice: %v", err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, 0, store.RunResult{Status: store.RunWaitingHuman}); err == nil {
+			t.Error("a run nobody holds was parked")
+		}
+
+		// A held run: a cancel cannot settle it; only its attempt ends it.
+		r = newRun()
+		n, err := db.StartRunAttempt(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, 0, cancelled); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a cancel settled a run a worker holds: %v", err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunWaitingHuman}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunFailed}); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a parked run was ended by its closed attempt: %v", err)
+		}
+		// Parked: a resume takes it, and a rescued older attempt cannot end it.
+		m, err := db.StartRunAttempt(ctx, r.ID)
+		if err != nil || m != n+1 {
+			t.Fatalf("resume: %d %v", m, err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunCompleted}); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("a stale attempt ended the run: %v", err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, m, store.RunResult{Status: store.RunCompleted}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := db.Run(ctx, a.ID, r.ID); got.Status != store.RunCompleted {
+			t.Errorf("status %s", got.Status)
+		}
+
+		// Races: a worker taking the run against a cancel settling it.
+		for i := 0; i < 25; i++ {
+			r := newRun()
+			var took, settled error
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); _, took = db.StartRunAttempt(ctx, r.ID) }()
+			go func() { defer wg.Done(); settled = db.FinishRunAttempt(ctx, r.ID, 0, cancelled) }()
+			wg.Wait()
+			if (took == nil) == (settled == nil) {
+				t.Fatalf("race %d: worker %v, cancel %v: want exactly one winner", i, took, settled)
+			}
+			loser := took
+			if took == nil {
+				loser = settled
+			}
+			if !errors.Is(loser, store.ErrConflict) {
+				t.Fatalf("race %d: the loser failed with %v", i, loser)
+			}
+			got, _ := db.Run(ctx, a.ID, r.ID)
+			if want := map[bool]string{true: store.RunProcessing, false: store.RunFailed}[took == nil]; got.Status != want {
+				t.Fatalf("race %d: status %s, want %s", i, got.Status, want)
+			}
+		}
+	})
+}
+
+// TestReviewSweepsSkipBadRows: a review row that cannot be read is
+// reported, and the others are still listed.
+func TestReviewSweepsSkipBadRows(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "S"})
+		past := time.Now().Add(-time.Minute)
+		var runIDs []string
+		for i := 0; i < 3; i++ {
+			r, _ := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
+			if _, err := db.RequestReview(ctx, store.Review{RunID: r.ID, StepKey: "h", AccountID: a.ID, Deadline: past, OnTimeout: "reject"}); err != nil {
+				t.Fatal(err)
+			}
+			runIDs = append(runIDs, r.ID)
+		}
+		// Corrupt the first one.
+		if _, err := db.W.ExecContext(ctx, `UPDATE run_reviews SET assignee_user_ids = 'not json' WHERE run_id = $1`, runIDs[0]); err != nil {
+			t.Fatal(err)
+		}
+		due, err := db.OverdueReviews(ctx, time.Now())
+		if err == nil || len(due) != 2 || due[0].RunID == runIDs[0] || due[1].RunID == runIDs[0] {
+			t.Errorf("overdue: %d rows, err %v", len(due), err)
+		}
+		open, err := db.OpenReviews(ctx, a.ID, 10)
+		if err == nil || len(open) != 2 {
+			t.Errorf("open: %d rows, err %v", len(open), err)
+		}
+	})
+}

@@ -1,0 +1,85 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+func TestSecretsStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, other := newAccount(t, db), newAccount(t, db)
+		put := func(accountID, name, ct string, limit int) (store.SecretInfo, bool, error) {
+			return db.PutSecret(ctx, accountID, store.SealedSecret{SecretInfo: store.SecretInfo{Name: name}, Ciphertext: ct, KeyID: "k1"}, limit)
+		}
+		first, created, err := put(acct, "B", "c1", 10)
+		if err != nil || !created || first.CreatedAt.IsZero() || first.UpdatedAt != first.CreatedAt {
+			t.Fatalf("create: %+v %v %v", first, created, err)
+		}
+		again, created, err := put(acct, "B", "c2", 10)
+		if err != nil || created || !again.CreatedAt.Equal(first.CreatedAt) || again.UpdatedAt.Before(first.UpdatedAt) {
+			t.Fatalf("replace: %+v %v %v", again, created, err)
+		}
+		if _, _, err := put(acct, "A", "c3", 10); err != nil {
+			t.Fatal(err)
+		}
+		list, err := db.Secrets(ctx, acct)
+		if err != nil || len(list) != 2 || list[0].Name != "A" || list[1].Name != "B" {
+			t.Fatalf("list: %+v %v", list, err)
+		}
+		s, err := db.SealedSecret(ctx, acct, "B")
+		if err != nil || s.Ciphertext != "c2" || s.KeyID != "k1" {
+			t.Fatalf("sealed: %+v %v", s, err)
+		}
+		// Another account sees none of it and cannot delete it.
+		if l, _ := db.Secrets(ctx, other); len(l) != 0 {
+			t.Errorf("other account lists %d secrets", len(l))
+		}
+		if _, err := db.SealedSecret(ctx, other, "B"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("other account reads: %v", err)
+		}
+		if err := db.DeleteSecret(ctx, other, "B"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("other account deletes: %v", err)
+		}
+		// The limit counts names: replacing at the limit is fine, a new name is not.
+		if _, _, err := put(acct, "B", "c4", 2); err != nil {
+			t.Errorf("replace at the limit: %v", err)
+		}
+		if _, _, err := put(acct, "C", "c5", 2); !errors.Is(err, store.ErrTooManySecrets) {
+			t.Errorf("past the limit: %v", err)
+		}
+		if _, _, err := put("0190a3b4-0000-7000-8000-000000000000", "A", "x", 2); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("unknown account: %v", err)
+		}
+		if err := db.DeleteSecret(ctx, acct, "B"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.DeleteSecret(ctx, acct, "B"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("second delete: %v", err)
+		}
+
+		// Concurrent creates never pass the limit.
+		fresh := newAccount(t, db)
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, err := put(fresh, "N"+string(rune('a'+i)), "x", 3)
+				if err != nil && !errors.Is(err, store.ErrTooManySecrets) {
+					t.Errorf("concurrent put: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if l, _ := db.Secrets(ctx, fresh); len(l) > 3 {
+			t.Errorf("%d secrets past a limit of 3", len(l))
+		}
+	})
+}
