@@ -327,9 +327,10 @@ func newRunEvent(ev Event) (RunEvent, error) {
 // StreamRun starts a priority run and yields its events as they happen
 // (POST /agents/{agent_id}/runs/stream): init with the first snapshot,
 // then status, step and token events, and done with the final snapshot,
-// which ends the iteration. A dropped connection, or the server's time
-// limit on one connection (a timeout event), is crossed by re-posting with
-// Last-Event-ID, which continues the same run's events after the last one
+// which ends the iteration. A dropped connection, the server's time limit
+// on one connection (a timeout event), or a server shutting down (a
+// reconnect event, not yielded) is crossed by re-posting with
+// Last-Event-ID, with a growing delay while the server is unreachable, which continues the same run's events after the last one
 // received: the sequence has no gaps and no repeats, and no second run is
 // started. An error event ends the iteration with a *StreamEventError
 // (the run goes on: PollRun it). Breaking out of the loop leaves the run

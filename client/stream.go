@@ -45,16 +45,28 @@ type StreamOptions struct {
 	// MaxReconnects bounds consecutive reconnections without a new event
 	// (5 when zero; negative disables reconnection).
 	MaxReconnects int
-	// ReconnectDelay is the wait before reconnecting, unless the server
-	// sent a retry field (1s when zero).
-	ReconnectDelay time.Duration
+	// ReconnectDelay is the wait before the first reconnection, unless the
+	// server sent a retry field (1s when zero). It doubles with each
+	// reconnection that brings no new event, up to MaxReconnectDelay (30s
+	// when zero), so a server that restarts has time to come back.
+	ReconnectDelay    time.Duration
+	MaxReconnectDelay time.Duration
 }
+
+// EventReconnect is sent by a server that is shutting down, as the last
+// event of a stream: reconnect (with Last-Event-ID) after the retry delay
+// it carries. Stream handles it and does not yield it.
+const EventReconnect = "reconnect"
 
 // ErrStreamDropped is returned when a stream broke and could not be resumed.
 var ErrStreamDropped = errors.New("event stream dropped")
 
+var errServerReconnect = errors.New("the server asked to reconnect (it is shutting down)")
+
 // Stream opens an event stream and yields its events, reconnecting after a
-// dropped connection with Last-Event-ID so that no event is lost. Events
+// dropped connection, or a reconnect event from a server shutting down,
+// with Last-Event-ID so that no event is lost. While reconnecting, a 429,
+// 502, 503 or 504 is waited out like a refused connection. Events
 // whose ids are numbered (a number, or "<scope>:<number>" as in run
 // streams) at or below the last one seen are skipped, so a server that
 // replays on reconnection produces no duplicates. The iteration ends
@@ -66,6 +78,9 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 	}
 	if o.ReconnectDelay == 0 {
 		o.ReconnectDelay = time.Second
+	}
+	if o.MaxReconnectDelay == 0 {
+		o.MaxReconnectDelay = 30 * time.Second
 	}
 	return func(yield func(Event, error) bool) {
 		var (
@@ -84,11 +99,18 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 				extra = append(append([]CallOption(nil), opts...), WithRequestHeader("Last-Event-ID", lastID))
 			}
 			body, err := c.openStream(ctx, req, extra)
+			wait := time.Duration(0) // a Retry-After longer than the backoff
 			if err != nil {
 				var apiErr *APIError
-				if errors.As(err, &apiErr) || ctx.Err() != nil || errors.As(err, new(*VersionError)) {
+				resuming := lastID != "" && Temporary(err)
+				if !resuming && (errors.As(err, &apiErr) || ctx.Err() != nil || errors.As(err, new(*VersionError))) {
 					yield(Event{}, err) // the server said no: retrying changes nothing
 					return
+				}
+				if apiErr != nil {
+					if secs, perr := strconv.Atoi(apiErr.Header.Get("Retry-After")); perr == nil && secs > 0 {
+						wait = time.Duration(secs) * time.Second
+					}
 				}
 				lastError = err
 			} else {
@@ -101,6 +123,12 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 					}
 					if ev.Retry > 0 {
 						delay = ev.Retry
+					}
+					if ev.Event == EventReconnect {
+						// The server is going away: resume from the last id
+						// on the next one, or on it after its restart.
+						lastError = errServerReconnect
+						break
 					}
 					if ev.ID != "" {
 						if scope, n, ok := eventSeq(ev.ID); ok {
@@ -141,8 +169,15 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 				return
 			}
 			req = next
+			// Back off: the delay doubles with each reconnection that
+			// brought no new event.
+			pause := delay
+			for i := 1; i < failures && pause < o.MaxReconnectDelay; i++ {
+				pause *= 2
+			}
+			pause = max(min(pause, o.MaxReconnectDelay), wait)
 			select {
-			case <-time.After(delay):
+			case <-time.After(pause):
 			case <-ctx.Done():
 				yield(Event{}, ctx.Err())
 				return

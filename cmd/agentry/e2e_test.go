@@ -47,7 +47,13 @@ func freeAddr(t *testing.T) string {
 // startServe runs `agentry serve` in a child process and waits until ready.
 func startServe(t *testing.T, dbURL, dataDir string, env ...string) *child {
 	t.Helper()
-	c := &child{addr: freeAddr(t), logs: &strings.Builder{}}
+	return startServeAt(t, freeAddr(t), dbURL, dataDir, env...)
+}
+
+// startServeAt is startServe on a given address (a restart on the same one).
+func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *child {
+	t.Helper()
+	c := &child{addr: addr, logs: &strings.Builder{}}
 	c.cmd = exec.Command(os.Args[0])
 	c.cmd.Env = append(os.Environ(), "AGENTRY_E2E_CHILD=1", "AGENTRY_E2E_ARGS=serve",
 		"SERVICE_ADDR="+c.addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=warn")

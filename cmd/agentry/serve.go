@@ -89,7 +89,14 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 		envErr = err
 	}
 	f.DurationVar(&cfg.UploadRetention, "upload-retention", ur, "how long input uploads are kept (SERVICE_UPLOAD_RETENTION)")
-	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight work may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight HTTP requests may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
+	jst, err := dur("SERVICE_JOB_SHUTDOWN_TIMEOUT", d.JobShutdownTimeout)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.JobShutdownTimeout, "job-shutdown-timeout", jst, "how long running jobs may finish on SIGTERM before they are cancelled and left for the next start to resume (SERVICE_JOB_SHUTDOWN_TIMEOUT)")
+	f.IntVar(&cfg.MaxStreamsPerKey, "max-streams-per-key", num("SERVICE_MAX_STREAMS_PER_KEY", d.MaxStreamsPerKey), "event streams one credential may hold open on this process; 0: no cap (SERVICE_MAX_STREAMS_PER_KEY)")
+	f.IntVar(&cfg.MaxStreamsPerAccount, "max-streams-per-account", num("SERVICE_MAX_STREAMS_PER_ACCOUNT", d.MaxStreamsPerAccount), "event streams one account may hold open on this process; 0: no cap (SERVICE_MAX_STREAMS_PER_ACCOUNT)")
 	f.BoolVar(&cfg.AllowPrivateWebhooks, "allow-private-webhooks", str("SERVICE_ALLOW_PRIVATE_WEBHOOKS", "") == "true", "let webhook and S3 steps reach private and loopback addresses (SERVICE_ALLOW_PRIVATE_WEBHOOKS=true)")
 	f.Int64Var(&cfg.MaxStepOutputBytes, "max-step-output-bytes", int64(num("SERVICE_MAX_STEP_OUTPUT_BYTES", int(d.MaxStepOutputBytes))), "largest output of one workflow step; a step past it fails (SERVICE_MAX_STEP_OUTPUT_BYTES)")
 	f.Int64Var(&cfg.MaxRunOutputBytes, "max-run-output-bytes", int64(num("SERVICE_MAX_RUN_OUTPUT_BYTES", int(d.MaxRunOutputBytes))), "largest total of the step outputs of one run; the step past it fails (SERVICE_MAX_RUN_OUTPUT_BYTES)")

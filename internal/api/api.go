@@ -45,6 +45,10 @@ type Deps struct {
 	VersionHeaders []string
 	// MaxBodyBytes bounds JSON request bodies (413 above).
 	MaxBodyBytes int64
+	// MaxStreamsPerCredential and MaxStreamsPerAccount cap the event
+	// streams open at once on this process (429 above; 0: no cap).
+	MaxStreamsPerCredential int
+	MaxStreamsPerAccount    int
 	// Metrics registers the API's collectors; nil uses a private registry.
 	Metrics *prometheus.Registry
 	// Runs executes agent runs; Blobs holds their files.
@@ -72,6 +76,7 @@ type Server struct {
 	api     huma.API
 	limiter *limiter
 	pins    *pinCache
+	streams *streams
 	handler http.Handler
 
 	// authFailures limits failed authentication per client address.
@@ -89,7 +94,8 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
-		pins: &pinCache{db: d.DB, m: map[string]pinEntry{}}}
+		pins:    &pinCache{db: d.DB, m: map[string]pinEntry{}},
+		streams: newStreams(d.MaxStreamsPerCredential, d.MaxStreamsPerAccount)}
 	s.authFailures = newLimiter(d.AuthFailureRate, d.AuthFailureBurst)
 
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)

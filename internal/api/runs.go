@@ -149,31 +149,51 @@ func deref(s *string) string {
 
 // streamRun starts a priority run and streams its events, or, given a
 // Last-Event-ID of an earlier stream of this agent, resumes that stream
-// after the event named — without starting anything.
+// after the event named — without starting anything. A caller at its cap
+// of open streams is refused before anything starts.
 func (s *Server) streamRun(ctx context.Context, in *streamRunInput) (*huma.StreamResponse, error) {
 	p := principal(ctx)
-	if in.LastEventID != "" {
-		runID, seq, ok := parseEventID(in.LastEventID)
-		if !ok {
-			return nil, Invalid([]any{"header", "Last-Event-ID"}, "Last-Event-ID must be an event id from this stream (run_id:seq)", "value_error")
-		}
-		r, err := s.deps.DB.Run(ctx, p.AccountID, runID)
-		if err != nil || r.AgentID != in.AgentID {
-			return nil, NotFound("Run")
-		}
-		return s.sse(p.AccountID, runID, seq, nil), nil
-	}
-	b := in.Body
-	r, err := s.deps.Runs.Start(ctx, p.AccountID, in.AgentID, runs.StartRequest{Input: b.Input, InputUploadID: deref(b.InputUploadID),
-		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: true, ReplayOfRunID: deref(b.ReplayOfRunID)})
-	if err != nil {
-		return nil, runError(err)
-	}
-	snap, err := s.deps.Runs.Get(ctx, p.AccountID, r.ID, false)
+	release, err := s.streams.acquire(p.Credential, p.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	return s.sse(p.AccountID, r.ID, 0, &snap), nil
+	resp, err := s.openRunStream(ctx, p.AccountID, in)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return s.sse(p.AccountID, resp.runID, resp.after, resp.init, release), nil
+}
+
+type runStream struct {
+	runID string
+	after int64
+	init  *runs.RunResponse
+}
+
+func (s *Server) openRunStream(ctx context.Context, accountID string, in *streamRunInput) (runStream, error) {
+	if in.LastEventID != "" {
+		runID, seq, ok := parseEventID(in.LastEventID)
+		if !ok {
+			return runStream{}, Invalid([]any{"header", "Last-Event-ID"}, "Last-Event-ID must be an event id from this stream (run_id:seq)", "value_error")
+		}
+		r, err := s.deps.DB.Run(ctx, accountID, runID)
+		if err != nil || r.AgentID != in.AgentID {
+			return runStream{}, NotFound("Run")
+		}
+		return runStream{runID: runID, after: seq}, nil
+	}
+	b := in.Body
+	r, err := s.deps.Runs.Start(ctx, accountID, in.AgentID, runs.StartRequest{Input: b.Input, InputUploadID: deref(b.InputUploadID),
+		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: true, ReplayOfRunID: deref(b.ReplayOfRunID)})
+	if err != nil {
+		return runStream{}, runError(err)
+	}
+	snap, err := s.deps.Runs.Get(ctx, accountID, r.ID, false)
+	if err != nil {
+		return runStream{}, err
+	}
+	return runStream{runID: r.ID, init: &snap}, nil
 }
 
 // parseEventID reads "run_id:seq".
@@ -193,13 +213,20 @@ func parseEventID(id string) (string, int64, bool) {
 var (
 	sseKeepalive = 15 * time.Second
 	sseMaxLife   = 30 * time.Minute
+	// sseReconnectRetry is the retry hint of the reconnect event: long
+	// enough for a restarting process to be back, or for the balancer to
+	// route to another replica.
+	sseReconnectRetry = time.Second
 )
 
 // sse writes a run's events as Server-Sent Events: init (when starting),
 // every event after seq in order, and done; keepalive comments between.
-// A client that disconnects leaves the run running.
-func (s *Server) sse(accountID, runID string, after int64, init *runs.RunResponse) *huma.StreamResponse {
+// When the process shuts down it ends with a reconnect event instead.
+// A client that disconnects leaves the run running. release gives back the
+// stream's slot when the stream ends, however it ends.
+func (s *Server) sse(accountID, runID string, after int64, init *runs.RunResponse, release func()) *huma.StreamResponse {
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer release()
 		hctx.SetHeader("Content-Type", "text/event-stream")
 		hctx.SetHeader("Cache-Control", "no-cache")
 		hctx.SetHeader("X-Accel-Buffering", "no")
@@ -230,6 +257,22 @@ func (s *Server) sse(accountID, runID string, after int64, init *runs.RunRespons
 			return
 		}
 		flush()
+		lastID := fmt.Sprintf("%s:%d", runID, after)
+		// reconnect tells the client to resume elsewhere or later: the run
+		// goes on, and its events wait in the store.
+		reconnect := func() {
+			if _, err := fmt.Fprintf(w, "retry: %d\n", sseReconnectRetry.Milliseconds()); err != nil {
+				return
+			}
+			write("", "reconnect", map[string]any{"run_id": runID, "last_event_id": lastID,
+				"detail": "the server is shutting down; reconnect with Last-Event-ID: " + lastID + " to continue this run's events"})
+		}
+		select {
+		case <-s.streams.draining:
+			reconnect()
+			return
+		default:
+		}
 		ctx, cancel := context.WithTimeout(hctx.Context(), sseMaxLife)
 		defer cancel()
 		ch, errc := s.deps.Runs.Bus.Subscribe(ctx, accountID, runID, after, func(e events.Event) bool { return e.Type == "done" })
@@ -248,9 +291,14 @@ func (s *Server) sse(accountID, runID string, after int64, init *runs.RunRespons
 					}
 					return
 				}
-				if !write(fmt.Sprintf("%s:%d", runID, e.Seq), e.Type, json.RawMessage(e.Data)) {
+				id := fmt.Sprintf("%s:%d", runID, e.Seq)
+				if !write(id, e.Type, json.RawMessage(e.Data)) {
 					return
 				}
+				lastID = id
+			case <-s.streams.draining:
+				reconnect()
+				return
 			case <-keep.C:
 				if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil {
 					return

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -40,15 +42,23 @@ type Config struct {
 	// Periodic jobs run on the elected leader only, so a schedule fires
 	// once however many replicas run.
 	Periodic []*river.PeriodicJob
+	// CancelGrace is how long Stop waits, once it has cancelled the jobs
+	// still running, for their workers to record where they stopped
+	// (10s when zero).
+	CancelGrace time.Duration
 }
 
 // Queue enqueues jobs and, when configured to work, runs them.
 type Queue struct {
-	insert func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
-	start  func(ctx context.Context) error
-	stop   func(ctx context.Context) error
-	close  func()
-	work   bool
+	insert        func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	start         func(ctx context.Context) error
+	stop          func(ctx context.Context) error
+	stopAndCancel func(ctx context.Context) error
+	retry         func(ctx context.Context, id int64) (*rivertype.JobRow, error)
+	close         func()
+	work          bool
+	cancelGrace   time.Duration
+	interrupted   *interruptions
 }
 
 // Open migrates River's tables and builds a client on db.
@@ -71,6 +81,8 @@ func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config)
 		rc.Workers = workers
 		rc.PeriodicJobs = cfg.Periodic
 	}
+	stops := &interruptions{}
+	rc.Middleware = append(rc.Middleware, stops)
 	switch db.Dialect {
 	case store.SQLite:
 		unlock, err := db.MigrationLock()
@@ -78,11 +90,24 @@ func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config)
 			return nil, err
 		}
 		defer unlock()
-		return openSQLite(ctx, db.W, rc, cfg.Work)
+		q, err := openSQLite(ctx, db.W, rc, cfg.Work)
+		return q.with(cfg, stops), err
 	case store.Postgres:
-		return openPostgres(ctx, db.URL, rc, cfg.Work)
+		q, err := openPostgres(ctx, db.URL, rc, cfg.Work)
+		return q.with(cfg, stops), err
 	}
 	return nil, fmt.Errorf("jobs: unsupported dialect %q", db.Dialect)
+}
+
+func (q *Queue) with(cfg Config, stops *interruptions) *Queue {
+	if q == nil {
+		return nil
+	}
+	q.cancelGrace, q.interrupted = cfg.CancelGrace, stops
+	if q.cancelGrace <= 0 {
+		q.cancelGrace = 10 * time.Second
+	}
+	return q
 }
 
 func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*Queue, error) {
@@ -99,7 +124,7 @@ func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*
 	if err != nil {
 		return nil, err
 	}
-	return &Queue{insert: c.Insert, start: c.Start, stop: c.Stop, close: func() {}, work: work}, nil
+	return &Queue{insert: c.Insert, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: func() {}, work: work}, nil
 }
 
 // riverMigrationLock serialises River's migrations across replicas starting at once.
@@ -125,7 +150,7 @@ func openPostgres(ctx context.Context, url string, rc *river.Config, work bool) 
 		pool.Close()
 		return nil, err
 	}
-	return &Queue{insert: c.Insert, start: c.Start, stop: c.Stop, close: pool.Close, work: work}, nil
+	return &Queue{insert: c.Insert, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: pool.Close, work: work}, nil
 }
 
 // Insert enqueues a job.
@@ -145,18 +170,58 @@ func (q *Queue) Start(ctx context.Context) error {
 	return q.start(ctx)
 }
 
-// Stop stops taking new jobs and waits for running ones to finish, until
-// ctx ends; jobs still running then are cancelled and retried later.
+// Stop stops taking new jobs and lets running ones finish until ctx ends.
+// Jobs still running then are cancelled: their workers see their contexts
+// end, record where they stopped, and return; Stop waits for that (up to
+// CancelGrace) so that nothing writes to a closed database, and makes the
+// interrupted jobs available again at once, so the next process to start
+// resumes them instead of waiting for the rescuer. Then the queue closes.
 func (q *Queue) Stop(ctx context.Context) error {
 	defer q.close()
 	if !q.work {
 		return nil
 	}
 	err := q.stop(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return nil
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	q.interrupted.stopping.Store(true)
+	hard, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cancelGrace)
+	defer cancel()
+	if err := q.stopAndCancel(hard); err != nil {
+		return fmt.Errorf("jobs still running %v after they were cancelled: %w", q.cancelGrace, err)
+	}
+	for _, id := range q.interrupted.list() {
+		if _, err := q.retry(hard, id); err != nil {
+			slog.Warn("make an interrupted job available again", "job", id, "err", err)
+		}
+	}
+	return nil
+}
+
+// interruptions notes the jobs that end in error because Stop cancelled
+// them, to make them available again once their errors are recorded.
+type interruptions struct {
+	river.WorkerMiddlewareDefaults
+	stopping atomic.Bool
+	mu       sync.Mutex
+	ids      []int64
+}
+
+func (m *interruptions) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	err := doInner(ctx)
+	if err != nil && ctx.Err() != nil && m.stopping.Load() {
+		m.mu.Lock()
+		m.ids = append(m.ids, job.ID)
+		m.mu.Unlock()
 	}
 	return err
+}
+
+func (m *interruptions) list() []int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]int64(nil), m.ids...)
 }
 
 // migratePostgres runs River's migrations under a session advisory lock, so

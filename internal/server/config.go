@@ -41,6 +41,14 @@ type Config struct {
 	MaxWorkers      int
 	ShutdownTimeout time.Duration
 	AuthCacheTTL    time.Duration
+	// JobShutdownTimeout is how long running jobs may go on after SIGTERM
+	// before they are cancelled (and resumed by the next process);
+	// ShutdownTimeout bounds the HTTP drain. The two run side by side.
+	JobShutdownTimeout time.Duration
+	// MaxStreamsPerKey and MaxStreamsPerAccount cap the event streams open
+	// at once on one process, per credential and per account (0: no cap).
+	MaxStreamsPerKey     int
+	MaxStreamsPerAccount int
 
 	// AuthFailureRate and AuthFailureBurst limit failed authentication
 	// attempts per client address (a token bucket; rate 0 turns it off).
@@ -90,11 +98,14 @@ func Defaults() Config {
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
 
-		MaxStepOutputBytes: engine.DefaultMaxStepOutputBytes,
-		MaxRunOutputBytes:  engine.DefaultMaxRunOutputBytes,
-		MaxStepsPerRun:     engine.DefaultMaxStepsPerRun,
-		AuthFailureRate:    1,
-		AuthFailureBurst:   30,
+		JobShutdownTimeout:   20 * time.Second,
+		MaxStreamsPerKey:     50,
+		MaxStreamsPerAccount: 200,
+		MaxStepOutputBytes:   engine.DefaultMaxStepOutputBytes,
+		MaxRunOutputBytes:    engine.DefaultMaxRunOutputBytes,
+		MaxStepsPerRun:       engine.DefaultMaxStepsPerRun,
+		AuthFailureRate:      1,
+		AuthFailureBurst:     30,
 	}
 }
 
@@ -126,6 +137,12 @@ func (c *Config) Validate() error {
 	}
 	if c.UploadRetention <= 0 {
 		return fmt.Errorf("upload retention must be positive")
+	}
+	if c.MaxStreamsPerKey < 0 || c.MaxStreamsPerAccount < 0 {
+		return fmt.Errorf("stream caps must not be negative (0 turns a cap off)")
+	}
+	if c.ShutdownTimeout < 0 || c.JobShutdownTimeout < 0 {
+		return fmt.Errorf("shutdown timeouts must not be negative")
 	}
 	if c.MaxStepOutputBytes <= 0 || c.MaxRunOutputBytes <= 0 || c.MaxStepsPerRun <= 0 {
 		return fmt.Errorf("max step output bytes, max run output bytes and max steps per run must be positive")

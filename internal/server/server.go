@@ -159,6 +159,7 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 		versionHeaders, _ := version.ParseHeaderNames(cfg.VersionHeaders) // checked by Validate
 		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
+			MaxStreamsPerCredential: cfg.MaxStreamsPerKey, MaxStreamsPerAccount: cfg.MaxStreamsPerAccount,
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
@@ -183,9 +184,17 @@ func (s *Server) Listen() (net.Addr, error) {
 	return l.Addr(), nil
 }
 
-// Run serves until ctx ends, then shuts down gracefully: the listener closes,
-// in-flight requests finish, workers stop taking jobs and let running ones
-// finish, last-used times are flushed, and the database closes.
+// Run serves until ctx ends, then shuts down gracefully:
+//  1. the listener closes and open event streams end with a reconnect
+//     event, so their clients resume elsewhere or after the restart and
+//     the drain does not wait for them;
+//  2. side by side, in-flight requests finish (ShutdownTimeout) and the
+//     workers stop taking jobs and let running ones finish
+//     (JobShutdownTimeout); jobs still running then are cancelled, their
+//     workers record where they stopped, and the jobs are made available
+//     again for the next process to resume at once;
+//  3. last-used times are flushed, and the bus, blobs and database close —
+//     only after every job has returned.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.close()
 	if s.listener == nil {
@@ -195,6 +204,10 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn)}
+	if s.API != nil {
+		// Called by Shutdown once the listener is closed.
+		srv.RegisterOnShutdown(s.API.DrainStreams)
+	}
 
 	bg, stopBG := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -215,13 +228,25 @@ func (s *Server) Run(ctx context.Context) error {
 	case err = <-served:
 	}
 	slog.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
-	defer cancel()
-	if e := srv.Shutdown(shutdownCtx); e != nil && !errors.Is(e, http.ErrServerClosed) {
+	drained := make(chan error, 1)
+	go func() {
+		httpCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
+		defer cancel()
+		e := srv.Shutdown(httpCtx)
+		if e != nil && !errors.Is(e, http.ErrServerClosed) {
+			// Requests still running past the deadline lose their
+			// connections rather than outlive the database.
+			_ = srv.Close()
+		}
+		drained <- e
+	}()
+	jobsCtx, cancelJobs := context.WithTimeout(context.Background(), s.Config.JobShutdownTimeout)
+	defer cancelJobs()
+	if e := s.Queue.Stop(jobsCtx); e != nil {
 		err = errors.Join(err, e)
 	}
-	if e := s.Queue.Stop(shutdownCtx); e != nil {
-		err = errors.Join(err, e)
+	if e := <-drained; e != nil && !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, fmt.Errorf("http drain: %w", e))
 	}
 	stopBG()
 	wg.Wait()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -70,6 +71,8 @@ func TestConfigValidation(t *testing.T) {
 		"slow revoke": func(c *server.Config) { c.AuthCacheTTL = 10e9 },
 		"rescue":      func(c *server.Config) { c.JobRescueAfter = c.JobTimeout },
 		"credits":     func(c *server.Config) { c.DefaultCredits = -1 },
+		"stream cap":  func(c *server.Config) { c.MaxStreamsPerKey = -1 },
+		"job stop":    func(c *server.Config) { c.JobShutdownTimeout = -time.Second },
 		"step output": func(c *server.Config) { c.MaxStepOutputBytes = 0 },
 		"step > run":  func(c *server.Config) { c.MaxStepOutputBytes = c.MaxRunOutputBytes + 1 },
 		"steps":       func(c *server.Config) { c.MaxStepsPerRun = -1 },

@@ -46,6 +46,7 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server 
 	cfg.RateLimit = 0
 	cfg.AuthFailureRate = 0
 	cfg.ShutdownTimeout = 5 * time.Second
+	cfg.JobShutdownTimeout = 3 * time.Second
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -1,0 +1,85 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+	"github.com/riverqueue/river"
+)
+
+func workingQueue(t *testing.T, db *store.DB) *jobs.Queue {
+	t.Helper()
+	w := river.NewWorkers()
+	river.AddWorker(w, &jobs.PingWorker{DB: db})
+	q, err := jobs.Open(context.Background(), db, w, jobs.Config{Work: true, MaxWorkers: 2,
+		JobTimeout: 30 * time.Minute, RescueAfter: time.Hour, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func waitPing(t *testing.T, db *store.DB, id string, done func(store.JobPing) bool) store.JobPing {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p, err := db.JobPingByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done(p) {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ping %+v", p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStopCancelsAndReleases stops a queue while a job runs past the
+// graceful deadline: Stop cancels it, waits for its worker to return, and
+// leaves the job available at once, so the next queue on the database
+// runs it again now — not after the rescuer's hour.
+func TestStopCancelsAndReleases(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db, err := store.Open(ctx, storetest.URL(t, d), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		first := workingQueue(t, db)
+		p, err := jobs.Ping(ctx, db, first, "running at stop", 1500*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.StartedAt != nil })
+
+		graceful, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		if err := first.Stop(graceful); err != nil {
+			t.Fatalf("stop: %v", err)
+		}
+		if got, _ := db.JobPingByID(ctx, p.ID); got.FinishedAt != nil || got.Attempts != 1 {
+			t.Fatalf("the job was not interrupted: %+v", got)
+		}
+
+		second := workingQueue(t, db)
+		defer second.Stop(ctx)
+		got := waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		if got.Attempts != 2 {
+			t.Errorf("finished in %d attempts, want 2", got.Attempts)
+		}
+	})
+}
