@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentry/agentry/internal/buildinfo"
 	"io"
 	"log/slog"
 	"net"
@@ -194,7 +195,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(s.listener) }()
-	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion)
+	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error
 	select {
