@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,12 @@ func TestModelsCommands(t *testing.T) {
 			t.Errorf("table:\n%s", tbl.stdout)
 		}
 		run(t, append(g, "models", "list", "--input-media", "smell")...).exits(t, cli.ExitValidation, "supports_input_media")
+		// o1 retired on 2026-10-23: computed from today's date, it is
+		// listed retired and disabled.
+		tbl = run(t, append(g, "models", "get", "openai_o1", "-o", "table")...)
+		if !strings.Contains(tbl.stdout, "retired 2026-10-23") || !regexp.MustCompile(`Enabled:\s+false`).MatchString(tbl.stdout) {
+			t.Errorf("retired model:\n%s", tbl.stdout)
+		}
 
 		var m client.Model
 		run(t, append(g, "models", "get", "gpt-4o")...).ok(t, &m)

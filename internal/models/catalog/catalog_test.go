@@ -416,3 +416,36 @@ func TestIsNewAndLifecycleFlags(t *testing.T) {
 		t.Error("haiku flags wrong")
 	}
 }
+
+// TestRetiredModelsAreShownDisabled: the six models retired on 2026-10-23
+// are enabled in the catalog file; from that date on they are shown
+// disabled, computed from the date rather than the file.
+func TestRetiredModelsAreShownDisabled(t *testing.T) {
+	c := Builtin()
+	before := time.Date(2026, 10, 22, 12, 0, 0, 0, time.UTC)
+	after := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"openai_gpt_3_5_turbo", "openai_gpt_4_turbo", "openai_gpt_4_1_nano", "openai_o1", "openai_o3_mini", "openai_o4_mini"} {
+		m, ok := c.Get(id)
+		if !ok || !m.Enabled {
+			t.Fatalf("%s: want an enabled catalog entry", id)
+		}
+		if r := c.Response(m, before); !r.Enabled {
+			t.Errorf("%s is shown disabled before its sunset", id)
+		}
+		if r := c.Response(m, after); r.Enabled || r.SunsetAt == nil {
+			t.Errorf("%s is shown enabled after its sunset (%v)", id, r.SunsetAt)
+		}
+	}
+	// Listings carry the same computed flag.
+	retired := 0
+	for _, g := range c.GroupedResponse(Filter{}, after) {
+		for _, m := range g.Models {
+			if !m.Enabled {
+				retired++
+			}
+		}
+	}
+	if retired < 6 {
+		t.Errorf("GET /models shows %d disabled models after 2026-10-23, want at least 6", retired)
+	}
+}
