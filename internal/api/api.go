@@ -152,6 +152,7 @@ func (s *Server) routes() {
 	register(s, op("get_agent_attachment_references", http.MethodGet, "/agents/{agent_id}/attachment-references", "Get agent attachment-reference contract", "agents"), s.getAgentAttachmentReferences)
 	s.registerUploadInput(op("upload_agent_input", http.MethodPost, uploadPath, "Upload file input", "agents"))
 	register(s, op("get_agent_input_upload", http.MethodGet, "/agents/{agent_id}/input-uploads/{upload_id}", "Get upload status", "agents"), s.getAgentInputUpload)
+	s.schedulesRoutes() // extension: an agent's cron schedules (agents_schedules.go)
 }
 
 // op describes an operation with the defaults every operation shares.

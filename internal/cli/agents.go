@@ -32,7 +32,8 @@ to a file and import it into another account. See docs/agents.md.`,
 	def.AddCommand(a.agentsDefinitionGet(), a.agentsDefinitionPut())
 	cmd.AddCommand(a.agentsList(), a.agentsGet(), a.agentsCreate(), a.agentsUpdate(), a.agentsDelete(), def,
 		a.agentsExport(), a.agentsImport(), a.agentsPreviewImport(), a.agentsPause("disable"), a.agentsPause("enable"),
-		a.agentsCallers(), a.agentsAttachmentReferences(), a.agentsUploadInput(), a.agentsUploadStatus())
+		a.agentsCallers(), a.agentsAttachmentReferences(), a.agentsUploadInput(), a.agentsUploadStatus(),
+		a.agentsSchedules())
 	return cmd
 }
 

@@ -160,6 +160,9 @@ func (c *Catalog) Response(m Model, now time.Time) ModelResponse {
 
 // GroupedResponse renders GET /models for filter f.
 func (c *Catalog) GroupedResponse(f Filter, now time.Time) []ProviderGroupResponse {
+	if f.Now.IsZero() {
+		f.Now = now
+	}
 	groups := c.Grouped(f)
 	out := make([]ProviderGroupResponse, 0, len(groups))
 	for _, g := range groups {
