@@ -67,8 +67,10 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 	if o.ReconnectDelay == 0 {
 		o.ReconnectDelay = time.Second
 	}
+	window := streamReconnectWindow(opts)
 	return func(yield func(Event, error) bool) {
 		var (
+			outage    time.Time // when the stream last stopped making progress
 			lastID    string
 			lastScope string // what precedes the number in the ids ("<run_id>:")
 			lastNum   int64  = -1
@@ -86,7 +88,8 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 			body, err := c.openStream(ctx, req, extra)
 			if err != nil {
 				var apiErr *APIError
-				if errors.As(err, &apiErr) || ctx.Err() != nil || errors.As(err, new(*VersionError)) {
+				restarting := window > 0 && errors.As(err, &apiErr) && transientStatus(apiErr.StatusCode)
+				if !restarting && (errors.As(err, &apiErr) || ctx.Err() != nil || errors.As(err, new(*VersionError))) {
 					yield(Event{}, err) // the server said no: retrying changes nothing
 					return
 				}
@@ -135,8 +138,18 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 				return
 			}
 			failures++
+			if failures == 1 {
+				outage = time.Now()
+			}
 			next, ok := c.resumeRequest(sr, o, ResumeState{LastEventID: lastID, First: deref(first), Attempt: failures})
-			if !ok || o.MaxReconnects < 0 || failures > o.MaxReconnects {
+			givenUp := o.MaxReconnects < 0 || failures > o.MaxReconnects
+			if window > 0 {
+				// A server restart takes longer than a few quick retries:
+				// keep trying, backing off, until the window has passed.
+				givenUp = time.Since(outage) >= window
+				delay = reconnectBackoff(failures, window-time.Since(outage))
+			}
+			if !ok || givenUp {
 				yield(Event{}, fmt.Errorf("%w after event %q: %v", ErrStreamDropped, lastID, lastError))
 				return
 			}

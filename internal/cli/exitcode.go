@@ -77,7 +77,9 @@ func ExitCode(err error) int {
 		return ExitError
 	}
 	var ne net.Error
-	if errors.As(err, &ne) {
+	if errors.As(err, &ne) || errors.Is(err, client.ErrStreamDropped) {
+		// A stream that could not be resumed: the server stayed out of
+		// reach for the whole reconnection window.
 		return ExitUnreachable
 	}
 	return ExitError
