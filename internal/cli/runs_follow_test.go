@@ -171,7 +171,9 @@ func TestRunsFollowRidesOutARestart(t *testing.T) {
 		// The server goes away mid-stream and comes back: the stream
 		// reconnects with Last-Event-ID and prints the answer once.
 		done := make(chan result, 1)
-		go func() { done <- runCtx(context.Background(), append(g, "runs", "stream", h.agent, "--input", "again")...) }()
+		go func() {
+			done <- runCtx(context.Background(), append(g, "runs", "stream", h.agent, "--input", "again")...)
+		}()
 		h.waitArrived(t)
 		proxy.setDown(true)
 		// Longer than a few quick retries (5 at 1s) would ride out.
