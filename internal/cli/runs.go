@@ -417,9 +417,12 @@ func runTable(w io.Writer, r *client.AgentRunResponse) error {
 	if err := writeFields(w, [][2]string{
 		{"Run", r.RunID}, {"Status", r.Status}, {"Priority", strconv.FormatBool(r.Priority)},
 		{"Credits", credits}, {"Errors", strconv.Itoa(r.ErrorCount)}, {"Attempts", strconv.Itoa(len(r.Attempts))},
-		{"Error", orNone(r.LastError())}, {"Input", orNone(runsCell(runsStr(r.Input), 80))}, {"Output", orNone(runsStr(r.Output))},
+		{"Error", orNone(r.LastError())}, {"Input", orNone(runsCell(runsStr(r.Input), 80))}, {"Output", orNone(runsCell(runsStr(r.Output), tableOutputRunes))},
 	}); err != nil {
 		return err
+	}
+	if truncatedCell(runsStr(r.Input), 80) || truncatedCell(runsStr(r.Output), tableOutputRunes) {
+		fmt.Fprintln(w, "(long input or output shortened; -o json shows the whole run)")
 	}
 	if len(r.Steps) == 0 {
 		return nil

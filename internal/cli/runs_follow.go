@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/client"
@@ -112,4 +114,25 @@ func agentFlag(agentID string) string {
 		return ""
 	}
 	return " --agent " + agentID
+}
+
+// tableOutputRunes is how much of a run's output a table shows; -o json
+// shows all of it.
+const tableOutputRunes = 400
+
+// truncatedCell reports whether runsCell(s, n) shortens s.
+func truncatedCell(s string, n int) bool {
+	return len([]rune(strings.Join(strings.Fields(s), " "))) > n
+}
+
+// hintLargeInput adds, to a 413 of runs start or runs stream, the way to
+// send a large input: upload it as a file and pass its id.
+func hintLargeInput(cmd *cobra.Command, err error) error {
+	var apiErr *client.APIError
+	if err == nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusRequestEntityTooLarge ||
+		cmd.Parent() == nil || cmd.Parent().Name() != "runs" {
+		return err
+	}
+	return &hinted{err, "hint: send a large input as a file: `agentry agents upload-input AGENT_ID --file FILE --wait`, then `agentry runs " +
+		cmd.Name() + " AGENT_ID --input-upload-id UPLOAD_ID`"}
 }
