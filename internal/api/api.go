@@ -79,7 +79,7 @@ func New(d Deps) *Server {
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)
 	cfg.Info.Description = "Agentry: build, run and govern AI agents. Version dated behaviour with the " + version.Header + " header."
 	cfg.OpenAPIPath = "/openapi"
-	cfg.DocsPath = "/docs"
+	cfg.DocsPath = "" // our own page, with its assets in the binary (docs_page.go)
 	cfg.SchemasPath = "/schemas"
 	// No $schema links in bodies: responses must carry exactly the
 	// contract's fields.
@@ -96,6 +96,8 @@ func New(d Deps) *Server {
 
 	s.routes()
 	allowExtraFields(s.api)
+	s.mux.Get("/docs", serveDocs)
+	s.mux.Get(docsAssetsPrefix+"*", serveDocsAsset)
 	s.mux.Get("/healthz", s.healthz)
 	s.mux.Get("/readyz", s.readyz)
 	s.mux.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{}))
