@@ -109,7 +109,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 	if in.Description != nil {
 		d.Description = *in.Description
 	}
-	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: trig, Resolver: s.resolver(in.AccountID)})
+	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: trig, Resolver: s.resolver(in.AccountID), KnownModel: s.cfg.KnownModel})
 	if err != nil {
 		return nil, "", err
 	}
@@ -124,7 +124,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 // importNew creates an agent from an agent_definition payload, with every
 // extra the payload carries that this account can take.
 func (s *Service) importNew(ctx context.Context, in CreateInput, name string, trigger def.TriggerType) (Result, error) {
-	im, err := def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeCreate, EntityRemap: in.EntityRemap,
+	im, err := def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeCreate, KnownModel: s.cfg.KnownModel, EntityRemap: in.EntityRemap,
 		Trigger: trigger, Resolver: s.resolver(in.AccountID)})
 	if err != nil {
 		return Result{}, err

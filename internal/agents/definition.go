@@ -22,7 +22,7 @@ func (s *Service) GetDefinition(ctx context.Context, accountID, agentID string) 
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID})
+	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID, KnownModel: s.cfg.KnownModel})
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -46,7 +46,7 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: "definition",
+	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: "definition", KnownModel: s.cfg.KnownModel,
 		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID)})
 	if err != nil {
 		return DefinitionView{}, err

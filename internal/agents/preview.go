@@ -15,7 +15,7 @@ const maxAlternatives = 5
 // entities it references that this account lacks, each with the account's
 // likeliest replacements by name.
 func (s *Service) PreviewImport(ctx context.Context, accountID string, payload json.RawMessage) (def.Preview, error) {
-	im, err := def.Import(ctx, payload, def.ImportOptions{Mode: def.ModePreview, Resolver: s.resolver(accountID)})
+	im, err := def.Import(ctx, payload, def.ImportOptions{Mode: def.ModePreview, KnownModel: s.cfg.KnownModel, Resolver: s.resolver(accountID)})
 	if err != nil {
 		return def.Preview{}, err
 	}

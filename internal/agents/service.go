@@ -32,6 +32,9 @@ type Config struct {
 	// areas can react at once (the models area checks the models it uses
 	// for deprecation). It must not fail the save: errors are its own.
 	OnSaved func(ctx context.Context, accountID, agentID string)
+	// KnownModel reports whether the model catalog has a model id; saving
+	// a workflow warns about steps naming one it does not. Nil skips it.
+	KnownModel func(id string) bool
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

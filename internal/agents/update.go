@@ -98,7 +98,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		im, err = def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeUpdate, EntityRemap: in.EntityRemap,
+		im, err = def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeUpdate, KnownModel: s.cfg.KnownModel, EntityRemap: in.EntityRemap,
 			Trigger: def.TriggerType(cur.TriggerType), AgentID: in.AgentID, Resolver: s.resolver(in.AccountID)})
 		if err != nil {
 			return Result{}, err

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -492,6 +493,10 @@ func readPayload(cmd *cobra.Command, file string) (json.RawMessage, error) {
 	defer closer()
 	b, err := client.ReadImport(r)
 	if err != nil {
+		var pe *client.PayloadError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 		return nil, usageErrorf("%s: %v", file, err)
 	}
 	return b, nil

@@ -46,6 +46,12 @@ func ExitCode(err error) int {
 	}
 	var ue *usageError
 	var ve *client.VersionError
+	var pe *client.PayloadError
+	if errors.As(err, &pe) {
+		// A file that is not JSON is refused input, whether the server or
+		// the client noticed: the same status as the server's 422.
+		return ExitValidation
+	}
 	if errors.As(err, &ue) || errors.As(err, &ve) || isCobraUsage(err) {
 		return ExitUsage
 	}

@@ -100,6 +100,7 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	// expired-upload cleanup) and its periodic cleanup.
 	s.ModelAlerts = alerts.New(db, cat)
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
+		KnownModel: func(id string) bool { _, ok := cat.Get(id); return ok },
 		// A saved workflow's models are checked for deprecation at once.
 		OnSaved: func(ctx context.Context, accountID, agentID string) {
 			if _, err := s.ModelAlerts.CheckAgent(ctx, accountID, agentID); err != nil {

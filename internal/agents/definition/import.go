@@ -39,6 +39,8 @@ type ImportOptions struct {
 	AgentID string
 	// Resolver checks referenced entities; nil skips the check.
 	Resolver Resolver
+	// KnownModel: see ValidateOptions.
+	KnownModel func(id string) bool
 }
 
 // Imported is a payload that passed validation.
@@ -102,7 +104,7 @@ func Import(ctx context.Context, payload []byte, opts ImportOptions) (*Imported,
 
 	report, err := Validate(ctx, def, ValidateOptions{
 		Trigger: trigger, AgentID: opts.AgentID, Resolver: opts.Resolver,
-		BasePath: defPath, CollectUnresolved: opts.Mode == ModePreview,
+		BasePath: defPath, CollectUnresolved: opts.Mode == ModePreview, KnownModel: opts.KnownModel,
 	})
 	if err != nil {
 		return nil, err

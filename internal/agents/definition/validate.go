@@ -23,6 +23,10 @@ type ValidateOptions struct {
 	// CollectUnresolved reports entities the Resolver does not find in
 	// Report.Unresolved instead of as errors (preview-import).
 	CollectUnresolved bool
+	// KnownModel reports whether a model id (or provider name) is in the
+	// model catalog; a step naming one that is not is warned about. Nil
+	// skips the check.
+	KnownModel func(id string) bool
 }
 
 // Report is the outcome of Validate.
@@ -61,6 +65,7 @@ func Validate(ctx context.Context, d *Definition, opts ValidateOptions) (Report,
 		c.warnf(CodeMultipleStreaming, c.stepsPath(), "%d streaming_result steps; tokens of parallel model calls interleave in one stream", streaming)
 	}
 	c.checkTemplates()
+	c.checkModels()
 	if err := c.checkRefs(); err != nil {
 		return Report{}, err
 	}
