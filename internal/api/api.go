@@ -135,6 +135,7 @@ func (s *Server) routes() {
 	register(s, op("get_api_version", http.MethodGet, "/version", "Get the account's API version", "version"), s.getVersion)
 	if s.deps.Runs != nil {
 		s.runsRoutes()
+		s.templatesRoutes() // extension: the agent templates and whether they run here (agents_templates.go)
 	}
 	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
 	s.modelsRoutes() // models catalog, lifecycle alerts, playground (models.go)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/client"
@@ -172,4 +173,46 @@ func inputCell(in *string) string {
 		return string(r[:max-1]) + "…"
 	}
 	return *in
+}
+
+// agentsTemplates is `agentry agents templates`: the templates listing
+// (extension), with what each can run on this server.
+func (a *App) agentsTemplates() *cobra.Command {
+	return &cobra.Command{
+		Use:   "templates",
+		Short: "List the agent templates and whether this server can run them (extension)",
+		Long: `List the templates of agents create --template, the triggers each supports,
+and whether this server can run the workflow it makes: a template using step
+types of an area not available yet (knowledge, mail) is marked unavailable.`,
+		Example: "  agentry agents templates -o table",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.Client()
+			if err != nil {
+				return err
+			}
+			list, err := c.ListAgentTemplates(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.print(cmd, list, func(w io.Writer) error {
+				rows := make([][]string, len(list))
+				for i, t := range list {
+					avail := "yes"
+					if !t.Available {
+						avail = "not yet: needs " + strings.Join(t.UnavailableStepTypes, ", ")
+					}
+					trigs := make([]string, len(t.Triggers))
+					for j, tr := range t.Triggers {
+						trigs[j] = tr.TriggerType
+						if !tr.Available {
+							trigs[j] += " (not yet)"
+						}
+					}
+					rows[i] = []string{t.Name, avail, strings.Join(trigs, ", "), t.Description}
+				}
+				return writeTable(w, []string{"Template", "Available", "Triggers", "Description"}, rows)
+			})
+		},
+	}
 }

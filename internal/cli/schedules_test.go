@@ -51,3 +51,24 @@ func TestAgentsSchedulesCommands(t *testing.T) {
 		run(t, append(g, "--api-version", client.LatestVersion, "agents", "schedules", "list", agent.ID)...).ok(t, &list)
 	})
 }
+
+func TestAgentsTemplatesCommand(t *testing.T) {
+	isolate(t)
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ts := testserver.Start(t, d)
+		g := []string{"--base-url", ts.URL, "--api-key", ts.Key}
+		var list []client.AgentTemplate
+		run(t, append(g, "agents", "templates")...).ok(t, &list)
+		avail := map[string]bool{}
+		for _, tm := range list {
+			avail[tm.Name] = tm.Available
+		}
+		if !avail["simple_qa"] || avail["retrieval_example"] {
+			t.Errorf("templates: %+v", list)
+		}
+		tbl := run(t, append(g, "agents", "templates", "-o", "table")...)
+		if !strings.Contains(tbl.stdout, "not yet: needs retrieval") {
+			t.Errorf("table:\n%s", tbl.stdout)
+		}
+	})
+}

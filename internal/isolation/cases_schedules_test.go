@@ -66,3 +66,15 @@ func init() {
 			Path: "/agents/{b_agent}/schedules/{schedule_id}", Expect: scUnchanged, NoControl: true},
 	)
 }
+
+func init() {
+	register(
+		// The templates listing holds no tenant data: B sees what A sees.
+		Case{Op: "GET /agents/templates", Name: "B lists the templates", Expect: Status(http.StatusOK, func(t testing.TB, c *Ctx, r testserver.Response) {
+			a := c.AsA(t, http.MethodGet, "/agents/templates", nil)
+			if string(a.Body) != string(r.Body) {
+				t.Errorf("the templates listing differs between accounts:\n%s\n%s", r.Body, a.Body)
+			}
+		})},
+	)
+}
