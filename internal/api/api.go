@@ -138,7 +138,8 @@ func (s *Server) routes() {
 		s.templatesRoutes() // extension: the agent templates and whether they run here (agents_templates.go)
 	}
 	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
-	s.modelsRoutes() // models catalog, lifecycle alerts, playground (models.go)
+	s.modelsRoutes()     // models catalog, lifecycle alerts, playground (models.go)
+	s.modelUsageRoutes() // extension: when the account last used a model (models_usage.go)
 
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)
 	register(s, withStatus(op("create_agent", http.MethodPost, "/agents", "Create an agent", "agents"), http.StatusCreated), s.createAgent)

@@ -154,6 +154,15 @@ func (a *App) modelsGet() *cobra.Command {
 				return err
 			}
 			return a.print(cmd, m, func(w io.Writer) error {
+				// last_used only says whether this is the account's most
+				// recent model; the usage extension says when.
+				lastUsed := "unknown"
+				if u, err := c.GetModelUsage(cmd.Context(), m.ID); err == nil {
+					lastUsed = "never"
+					if u.LastUsedAt != nil {
+						lastUsed = u.LastUsedAt.UTC().Format(time.DateOnly)
+					}
+				}
 				return writeFields(w, [][2]string{{"ID", m.ID}, {"Name", m.Name}, {"Provider", m.Provider},
 					{"Description", m.Description}, {"Context tokens", strconv.Itoa(m.MaxContextTokens)},
 					{"Output tokens", strconv.Itoa(m.MaxOutputTokens)}, {"Input credits/1k", mdPrice(m.InputCredits)},
@@ -162,7 +171,7 @@ func (a *App) modelsGet() *cobra.Command {
 					{"Input media", orNone(strings.Join(m.SupportedInputMedia, ", "))},
 					{"Enabled", strconv.FormatBool(m.Enabled)},
 					{"Lifecycle", mdLifecycle(m.DeprecatedAt, m.SunsetAt, time.Now())}, {"Successor", orNone(mdDeref(m.SuccessorModelID))},
-					{"Last used", strconv.FormatBool(m.LastUsed)}})
+					{"Last used", lastUsed}})
 			})
 		},
 	}

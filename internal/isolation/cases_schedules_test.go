@@ -1,6 +1,9 @@
 package isolation
 
 import (
+	"strings"
+
+	"github.com/agentry/agentry/internal/store"
 	"net/http"
 	"testing"
 
@@ -76,5 +79,28 @@ func init() {
 				t.Errorf("the templates listing differs between accounts:\n%s\n%s", r.Body, a.Body)
 			}
 		})},
+	)
+}
+
+func init() {
+	register(
+		// A's use of a model does not show in B's usage.
+		Case{Op: "GET /models/{model_id}/usage", Name: "B reads the usage of a model A used",
+			Setup: func(t *testing.T, c *Ctx) Vars {
+				if _, _, err := c.DB.RecordUsage(t.Context(), store.Usage{AccountID: c.A.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
+					t.Fatal(err)
+				}
+				return Vars{"model_id": "openai_gpt_4o"}
+			},
+			Expect: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {
+				if !strings.Contains(string(r.Body), `"calls":0`) || !strings.Contains(string(r.Body), `"last_used_at":null`) {
+					t.Errorf("B sees A's model usage: %s", r.Body)
+				}
+			}),
+			Control: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {
+				if !strings.Contains(string(r.Body), `"calls":1`) {
+					t.Errorf("A's own usage: %s", r.Body)
+				}
+			})},
 	)
 }
