@@ -56,4 +56,3 @@ func TestDocsPageNeedsNoNetwork(t *testing.T) {
 		}
 	})
 }
-
