@@ -98,6 +98,9 @@ func agentOfRun(ctx context.Context, c *client.Client, runID string) (string, er
 // that could not be resumed names the run too.
 func interruptedRun(cmd *cobra.Command, agentID, runID string, err error) error {
 	if runID == "" {
+		if agentID != "" && errors.Is(err, client.ErrStreamDropped) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "the stream broke before naming its run; the run may have started: see\n  agentry runs list %s\n", agentID)
+		}
 		return err
 	}
 	switch {

@@ -130,6 +130,7 @@ func TestRunsStreamCtrlCAndFollow(t *testing.T) {
 		done := make(chan result, 1)
 		go func() { done <- runCtx(ctx, append(g, "runs", "stream", h.agent, "--input", "there")...) }()
 		h.waitArrived(t)
+		time.Sleep(500 * time.Millisecond) // let the command read the events sent so far
 		interrupt()
 		r := <-done
 		runs, _, err := ts.DB.RunsOfAgent(context.Background(), ts.AccountID, h.agent, "", 10, 0)
@@ -193,6 +194,7 @@ func TestRunsFollowRidesOutARestart(t *testing.T) {
 			done <- runCtx(context.Background(), append(g, "runs", "stream", h2.agent, "--input", "x", "--reconnect-for", "1s")...)
 		}()
 		h2.waitArrived(t)
+		time.Sleep(500 * time.Millisecond) // let the command read the events sent so far
 		proxy.setDown(true)
 		r = <-done
 		if r.code != cli.ExitUnreachable || !strings.Contains(r.stderr, "agentry runs follow ") {
