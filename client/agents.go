@@ -339,8 +339,8 @@ func ReadImport(r io.Reader) (json.RawMessage, error) {
 		return nil, fmt.Errorf("the payload is larger than %d bytes", MaxImportSize)
 	}
 	b = bytes.TrimSpace(b)
-	if !json.Valid(b) {
-		return nil, fmt.Errorf("the payload is not JSON")
+	if err := checkJSON(b); err != nil {
+		return nil, err // a *PayloadError: where the JSON goes wrong
 	}
 	return b, nil
 }

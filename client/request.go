@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // CallOption adjusts one request.
@@ -18,6 +19,8 @@ type callOptions struct {
 	headers []headerEntry
 	query   url.Values
 	resp    *ResponseInfo
+	// reconnectFor: see WithReconnectFor (streams only).
+	reconnectFor time.Duration
 }
 
 // WithRequestHeader sets a header on this request only. It is merged after

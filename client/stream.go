@@ -82,8 +82,10 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 	if o.MaxReconnectDelay == 0 {
 		o.MaxReconnectDelay = 30 * time.Second
 	}
+	window := streamReconnectWindow(opts)
 	return func(yield func(Event, error) bool) {
 		var (
+			outage    time.Time // when the stream last stopped making progress
 			lastID    string
 			lastScope string // what precedes the number in the ids ("<run_id>:")
 			lastNum   int64  = -1
@@ -102,8 +104,12 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 			wait := time.Duration(0) // a Retry-After longer than the backoff
 			if err != nil {
 				var apiErr *APIError
+				// Resuming a stream, a refusal that passes (429, 503) is waited
+				// out; within a reconnect window (WithReconnectFor), so are a
+				// restarting server's proxy answers, even before the first event.
 				resuming := lastID != "" && Temporary(err)
-				if !resuming && (errors.As(err, &apiErr) || ctx.Err() != nil || errors.As(err, new(*VersionError))) {
+				restarting := window > 0 && errors.As(err, &apiErr) && transientStatus(apiErr.StatusCode)
+				if !resuming && !restarting && (errors.As(err, &apiErr) || ctx.Err() != nil || errors.As(err, new(*VersionError))) {
 					yield(Event{}, err) // the server said no: retrying changes nothing
 					return
 				}
@@ -163,12 +169,11 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 				return
 			}
 			failures++
-			next, ok := c.resumeRequest(sr, o, ResumeState{LastEventID: lastID, First: deref(first), Attempt: failures})
-			if !ok || o.MaxReconnects < 0 || failures > o.MaxReconnects {
-				yield(Event{}, fmt.Errorf("%w after event %q: %v", ErrStreamDropped, lastID, lastError))
-				return
+			if failures == 1 {
+				outage = time.Now()
 			}
-			req = next
+			next, ok := c.resumeRequest(sr, o, ResumeState{LastEventID: lastID, First: deref(first), Attempt: failures})
+			givenUp := o.MaxReconnects < 0 || failures > o.MaxReconnects
 			// Back off: the delay doubles with each reconnection that
 			// brought no new event.
 			pause := delay
@@ -176,6 +181,18 @@ func (c *Client) Stream(ctx context.Context, sr StreamRequest, o StreamOptions, 
 				pause *= 2
 			}
 			pause = max(min(pause, o.MaxReconnectDelay), wait)
+			if window > 0 {
+				// A server restart takes longer than a few quick retries:
+				// keep trying, backing off, until the window has passed.
+				left := window - time.Since(outage)
+				givenUp = left <= 0
+				pause = min(max(reconnectBackoff(failures, left), wait), max(left, 0))
+			}
+			if !ok || givenUp {
+				yield(Event{}, fmt.Errorf("%w after event %q: %v", ErrStreamDropped, lastID, lastError))
+				return
+			}
+			req = next
 			select {
 			case <-time.After(pause):
 			case <-ctx.Done():

@@ -40,11 +40,23 @@ to create users and organizations, issue and revoke API keys, and grant credits.
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&o.databaseURL, "database-url", envflag.String("SERVICE_DATABASE_URL", ""), "postgres://… or empty for SQLite in the data dir (SERVICE_DATABASE_URL)")
 	pf.StringVar(&o.dataDir, "data-dir", envflag.String("SERVICE_DATA_DIR", "./agentry-data"), "data directory of the embedded database (SERVICE_DATA_DIR)")
-	pf.StringVarP(&o.output, "output", "o", "table", "table or json")
-	credits, _ := envflag.Float("SERVICE_DEFAULT_CREDITS", 1000)
-	pf.Float64Var(&o.defaultCredits, "default-credits", credits, "opening balance of accounts created here (SERVICE_DEFAULT_CREDITS)")
 	cmd.AddCommand(usersCommand(o), accountsCommand(o), orgsCommand(o), membersCommand(o), keysCommand(o), creditsCommand(o), jobsCommand(o), reviewsCommand(o))
 	return cmd
+}
+
+// printsTable gives commands that print a table (or JSON) their -o flag;
+// the others do not list it.
+func (o *options) printsTable(cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		c.Flags().StringVarP(&o.output, "output", "o", "table", "table or json")
+	}
+}
+
+// opensAccounts gives commands that create accounts their --default-credits
+// flag, the opening balance of what they create.
+func (o *options) opensAccounts(c *cobra.Command) {
+	credits, _ := envflag.Float("SERVICE_DEFAULT_CREDITS", store.DefaultOpeningCredits)
+	c.Flags().Float64Var(&o.defaultCredits, "default-credits", credits, "opening balance of the account created (SERVICE_DEFAULT_CREDITS)")
 }
 
 // open connects and migrates, so admin works on a database serve never saw.
@@ -151,6 +163,8 @@ func usersCommand(o *options) *cobra.Command {
 			return o.print(out, js, []string{"ID", "PERSONAL ACCOUNT", "EMAIL", "NAME", "OIDC SUBJECT"}, rows)
 		}),
 	}
+	o.printsTable(create, list)
+	o.opensAccounts(create)
 	cmd.AddCommand(create, list)
 	return cmd
 }
@@ -168,7 +182,7 @@ func orgsCommand(o *options) *cobra.Command {
 }
 
 func listAccounts(o *options, kind string) *cobra.Command {
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use: "list", Short: "List accounts with their balances",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
 			as, err := db.Accounts(ctx)
@@ -191,6 +205,8 @@ func listAccounts(o *options, kind string) *cobra.Command {
 			return o.print(out, js, []string{"ID", "KIND", "NAME", "CREDITS", "API VERSION"}, rows)
 		}),
 	}
+	o.printsTable(c)
+	return c
 }
 
 func createOrg(o *options, use string) *cobra.Command {
@@ -212,6 +228,8 @@ func createOrg(o *options, use string) *cobra.Command {
 	}
 	c.Flags().StringVar(&name, "name", "", "organization name")
 	c.Flags().StringVar(&owner, "owner", "", "user id of the owner")
+	o.printsTable(c)
+	o.opensAccounts(c)
 	return c
 }
 
@@ -279,6 +297,7 @@ func membersCommand(o *options) *cobra.Command {
 	}
 	list.Flags().StringVar(&account, "account", "", "account id")
 	list.Flags().StringVar(&user, "user", "", "user id")
+	o.printsTable(add, list)
 	cmd.AddCommand(add, remove, list)
 	return cmd
 }
@@ -351,6 +370,7 @@ func keysCommand(o *options) *cobra.Command {
 			})(cmd, args)
 		},
 	}
+	o.printsTable(create, list)
 	cmd.AddCommand(create, list, revoke)
 	return cmd
 }
@@ -361,11 +381,12 @@ func creditsCommand(o *options) *cobra.Command {
 	var amount float64
 	var recent int
 	grant := &cobra.Command{
-		Use: "grant", Short: "Add credits to an account (a negative amount takes them away)",
-		Example: "  agentry admin credits grant --account ACCOUNT_ID --amount 500",
+		Use: "grant ACCOUNT_ID --amount N", Short: "Add credits to an account (a negative amount takes them away)",
+		Example: "  agentry admin credits grant ACCOUNT_ID --amount 5000000   # US$5 at one credit per US$0.000001",
+		Args:    accountArg(&account),
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
 			if account == "" || amount == 0 {
-				return errors.New("give --account and a non-zero --amount")
+				return errors.New("give the account id and a non-zero --amount")
 			}
 			bal, err := db.Grant(ctx, account, amount, reason, "admin")
 			if err != nil {
@@ -375,12 +396,18 @@ func creditsCommand(o *options) *cobra.Command {
 				[]string{"ACCOUNT", "GRANTED", "BALANCE"}, [][]string{{account, strconv.FormatFloat(amount, 'f', -1, 64), strconv.FormatFloat(bal, 'f', -1, 64)}})
 		}),
 	}
-	grant.Flags().StringVar(&account, "account", "", "account id")
+	grant.Flags().StringVar(&account, "account", "", "account id (or give it as the argument)")
+	_ = grant.Flags().MarkHidden("account")
 	grant.Flags().Float64Var(&amount, "amount", 0, "credits to add")
 	grant.Flags().StringVar(&reason, "reason", "admin grant", "why, kept in the ledger")
 	show := &cobra.Command{
-		Use: "show", Short: "Show an account's balance and recent ledger entries",
+		Use: "show ACCOUNT_ID", Short: "Show an account's balance and recent ledger entries",
+		Example: "  agentry admin credits show ACCOUNT_ID --recent 5",
+		Args:    accountArg(&account),
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
+			if account == "" {
+				return errors.New("give the account id")
+			}
 			bal, err := db.Balance(ctx, account)
 			if err != nil {
 				return notFound(err, "account", account)
@@ -400,10 +427,28 @@ func creditsCommand(o *options) *cobra.Command {
 			return o.print(out, nil, []string{"WHEN", "CHANGE", "BALANCE", "REASON", "REFERENCE"}, rows)
 		}),
 	}
-	show.Flags().StringVar(&account, "account", "", "account id")
+	show.Flags().StringVar(&account, "account", "", "account id (or give it as the argument)")
+	_ = show.Flags().MarkHidden("account")
 	show.Flags().IntVar(&recent, "recent", 20, "how many ledger entries to show")
+	o.printsTable(grant, show)
 	cmd.AddCommand(grant, show)
 	return cmd
+}
+
+// accountArg takes the account id from the one positional argument; the
+// older --account flag (hidden) still works for scripts written for it.
+func accountArg(account *string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) > 1:
+			return fmt.Errorf("give one ACCOUNT_ID, not %d arguments", len(args))
+		case len(args) == 1 && *account != "" && *account != args[0]:
+			return fmt.Errorf("the account id is given twice (%s and --account %s)", args[0], *account)
+		case len(args) == 1:
+			*account = args[0]
+		}
+		return nil
+	}
 }
 
 func jobsCommand(o *options) *cobra.Command {

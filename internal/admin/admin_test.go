@@ -12,16 +12,22 @@ import (
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
+	"github.com/spf13/cobra"
 )
 
-// run executes `agentry admin ARGS… -o json` on the database at url.
+// run executes `agentry admin ARGS…` on the database at url, with -o json
+// when the command prints a table.
 func run(t *testing.T, url string, args ...string) (string, error) {
 	t.Helper()
 	cmd := admin.Command()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(io.Discard)
-	cmd.SetArgs(append(args, "--database-url", url, "-o", "json", "--data-dir", t.TempDir()))
+	args = append(args, "--database-url", url, "--data-dir", t.TempDir())
+	if leaf, _, err := cmd.Find(args); err == nil && leaf.Flags().Lookup("output") != nil {
+		args = append(args, "-o", "json")
+	}
+	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(context.Background())
 	return out.String(), err
 }
@@ -98,14 +104,22 @@ func TestAdmin(t *testing.T) {
 		}
 
 		var grant map[string]any
-		runJSON(t, url, &grant, "credits", "grant", "--account", org["id"], "--amount", "250.5")
-		if grant["balance"] != 1250.5 {
-			t.Errorf("grant: %v", grant)
+		runJSON(t, url, &grant, "credits", "grant", org["id"], "--amount", "250.5")
+		if want := float64(store.DefaultOpeningCredits) + 250.5; grant["balance"] != want {
+			t.Errorf("grant: %v, want balance %v", grant, want)
 		}
 		var show map[string]any
-		runJSON(t, url, &show, "credits", "show", "--account", org["id"])
-		if show["balance"] != 1250.5 || len(show["ledger"].([]any)) != 2 {
+		runJSON(t, url, &show, "credits", "show", org["id"])
+		if show["balance"] != float64(store.DefaultOpeningCredits)+250.5 || len(show["ledger"].([]any)) != 2 {
 			t.Errorf("show: %v", show)
+		}
+		// The older --account flag still works; both forms at once must agree.
+		runJSON(t, url, &show, "credits", "show", "--account", org["id"])
+		if show["account_id"] != org["id"] {
+			t.Errorf("show --account: %v", show)
+		}
+		if _, err := run(t, url, "credits", "show", org["id"], "--account", store.NewID()); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("two different account ids: %v", err)
 		}
 		if _, err := run(t, url, "credits", "grant", "--account", store.NewID(), "--amount", "1"); err == nil {
 			t.Error("grant to unknown account accepted")
@@ -135,4 +149,38 @@ func TestAdmin(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestAdminFlagsApplyToTheirCommands: a command lists only the flags it
+// uses: -o where it prints a table, --default-credits where it creates an
+// account.
+func TestAdminFlagsApplyToTheirCommands(t *testing.T) {
+	var walk func(c *cobra.Command)
+	printing := map[string]bool{}
+	crediting := map[string]bool{}
+	walk = func(c *cobra.Command) {
+		if !c.HasSubCommands() {
+			printing[c.CommandPath()] = c.Flags().Lookup("output") != nil
+			crediting[c.CommandPath()] = c.Flags().Lookup("default-credits") != nil
+			if c.Flags().Lookup("database-url") == nil && c.InheritedFlags().Lookup("database-url") == nil {
+				t.Errorf("%s lacks --database-url", c.CommandPath())
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(admin.Command())
+	for path, want := range map[string]bool{"admin users create": true, "admin credits show": true, "admin keys list": true,
+		"admin keys revoke": false, "admin members remove": false, "admin jobs ping": false, "admin reviews decide": false} {
+		if printing[path] != want {
+			t.Errorf("%s: has -o = %v, want %v", path, printing[path], want)
+		}
+	}
+	for path, has := range crediting {
+		want := path == "admin users create" || path == "admin orgs create" || path == "admin accounts create"
+		if has != want {
+			t.Errorf("%s: has --default-credits = %v, want %v", path, has, want)
+		}
+	}
 }

@@ -42,6 +42,7 @@ func reviewsCommand(o *options) *cobra.Command {
 		}),
 	}
 	list.Flags().StringVar(&account, "account", "", "only this account's reviews")
+	o.printsTable(list)
 	var approve, reject bool
 	var edited, comment string
 	decide := &cobra.Command{

@@ -39,6 +39,9 @@ type Config struct {
 	// S3AllowedBuckets are the buckets write_aws_s3_object steps may write
 	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS).
 	S3AllowedBuckets []string
+	// KnownModel reports whether the model catalog has a model id; saving
+	// a workflow warns about steps naming one it does not. Nil skips it.
+	KnownModel func(id string) bool
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

@@ -101,7 +101,7 @@ func New(d Deps) *Server {
 	cfg := huma.DefaultConfig("Agentry API", d.SoftwareVersion)
 	cfg.Info.Description = "Agentry: build, run and govern AI agents. Version dated behaviour with the " + version.Header + " header."
 	cfg.OpenAPIPath = "/openapi"
-	cfg.DocsPath = "/docs"
+	cfg.DocsPath = "" // our own page, with its assets in the binary (docs_page.go)
 	cfg.SchemasPath = "/schemas"
 	// No $schema links in bodies: responses must carry exactly the
 	// contract's fields.
@@ -118,6 +118,8 @@ func New(d Deps) *Server {
 
 	s.routes()
 	allowExtraFields(s.api)
+	s.mux.Get("/docs", serveDocs)
+	s.mux.Get(docsAssetsPrefix+"*", serveDocsAsset)
 	s.mux.Get("/healthz", s.healthz)
 	s.mux.Get("/readyz", s.readyz)
 	s.mux.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{}))
@@ -155,12 +157,14 @@ func (s *Server) routes() {
 	register(s, op("get_api_version", http.MethodGet, "/version", "Get the account's API version", "version"), s.getVersion)
 	if s.deps.Runs != nil {
 		s.runsRoutes()
+		s.templatesRoutes() // extension: the agent templates and whether they run here (agents_templates.go)
 	}
 	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
 	if s.deps.Secrets != nil {
 		s.secretsRoutes() // account secrets, an extension (secrets.go)
 	}
-	s.modelsRoutes() // models catalog, lifecycle alerts, playground (models.go)
+	s.modelsRoutes()     // models catalog, lifecycle alerts, playground (models.go)
+	s.modelUsageRoutes() // extension: when the account last used a model (models_usage.go)
 
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)
 	register(s, withStatus(op("create_agent", http.MethodPost, "/agents", "Create an agent", "agents"), http.StatusCreated), s.createAgent)
@@ -177,6 +181,7 @@ func (s *Server) routes() {
 	register(s, op("get_agent_attachment_references", http.MethodGet, "/agents/{agent_id}/attachment-references", "Get agent attachment-reference contract", "agents"), s.getAgentAttachmentReferences)
 	s.registerUploadInput(op("upload_agent_input", http.MethodPost, uploadPath, "Upload file input", "agents"))
 	register(s, op("get_agent_input_upload", http.MethodGet, "/agents/{agent_id}/input-uploads/{upload_id}", "Get upload status", "agents"), s.getAgentInputUpload)
+	s.schedulesRoutes() // extension: an agent's cron schedules (agents_schedules.go)
 }
 
 // op describes an operation with the defaults every operation shares.

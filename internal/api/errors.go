@@ -75,6 +75,20 @@ func InsufficientCredits(accountID string) *Error {
 	}}
 }
 
+// insufficientForEstimate is the 402 of a request refused before any work
+// because the balance does not cover its up-front estimate: the message
+// gives both figures, so the user knows how much to add.
+func insufficientForEstimate(accountID string, e *store.InsufficientCreditsError) *Error {
+	msg := fmt.Sprintf("Refused before starting: the up-front estimate is %s credits and the account's balance is %s credits. Add credits and try again.",
+		strconv.FormatFloat(e.Estimate, 'f', -1, 64), strconv.FormatFloat(e.Balance, 'f', -1, 64))
+	if e.Estimate <= 0 {
+		msg = fmt.Sprintf("Refused before starting: the account's balance is %s credits, and starting needs a positive balance. Add credits and try again.",
+			strconv.FormatFloat(e.Balance, 'f', -1, 64))
+	}
+	return &Error{Status: http.StatusPaymentRequired, Detail: InsufficientCreditsDetail{
+		Error: "insufficient_credits", AccountID: accountID, Message: msg}}
+}
+
 // Unauthenticated returns a 401 with the challenge clients expect.
 func Unauthenticated(msg string) *Error {
 	h := http.Header{}
@@ -143,6 +157,10 @@ func mapDomainError(ctx context.Context, err error) *Error {
 		return Fail(http.StatusConflict, "Conflict")
 	case errors.Is(err, store.ErrInsufficientCredits):
 		p, _ := auth.FromContext(ctx)
+		var up *store.InsufficientCreditsError
+		if errors.As(err, &up) {
+			return insufficientForEstimate(p.AccountID, up)
+		}
 		return InsufficientCredits(p.AccountID)
 	case errors.Is(err, context.Canceled):
 		return Fail(499, "Client closed request")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -300,7 +301,13 @@ func TestPlaygroundRequests(t *testing.T) {
 			t.Errorf("402: %d %s", r.Status, r.Body)
 		}
 		fund(t, s, other.AccountID, 1) // enough for the free model, not for a paid one's estimate
-		if r := s.Do(t, "POST", experimentsPath, other.Key, map[string]any{"prompt": "p", "model_ids": []string{"anthropic_claude_haiku_4_5"}}); r.Status != http.StatusPaymentRequired {
+		r = s.Do(t, "POST", experimentsPath, other.Key, map[string]any{"prompt": "p", "model_ids": []string{"anthropic_claude_haiku_4_5"}})
+		pay.Detail = api.InsufficientCreditsDetail{}
+		r.JSON(t, &pay)
+		// The refusal comes from the up-front estimate and says so, with
+		// both figures.
+		if r.Status != http.StatusPaymentRequired || pay.Detail.Error != "insufficient_credits" ||
+			!regexp.MustCompile(`up-front estimate is [0-9.]+ credits and the account's balance is 1 credits`).MatchString(pay.Detail.Message) {
 			t.Errorf("estimate over the balance: %d %s", r.Status, r.Body)
 		}
 

@@ -145,7 +145,8 @@ func TestRunRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "x"})
-		if r.Status != http.StatusPaymentRequired || !strings.Contains(string(r.Body), "insufficient_credits") {
+		if r.Status != http.StatusPaymentRequired || !strings.Contains(string(r.Body), "insufficient_credits") ||
+			!strings.Contains(string(r.Body), "balance is 0 credits, and starting needs a positive balance") {
 			t.Errorf("no credits: %d %s", r.Status, r.Body)
 		}
 		if r := s.Do(t, "GET", "/agents/runs/"+store.NewID(), s.Key, nil); r.Status != http.StatusNotFound {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -32,7 +33,8 @@ to a file and import it into another account. See docs/agents.md.`,
 	def.AddCommand(a.agentsDefinitionGet(), a.agentsDefinitionPut())
 	cmd.AddCommand(a.agentsList(), a.agentsGet(), a.agentsCreate(), a.agentsUpdate(), a.agentsDelete(), def,
 		a.agentsExport(), a.agentsImport(), a.agentsPreviewImport(), a.agentsPause("disable"), a.agentsPause("enable"),
-		a.agentsCallers(), a.agentsAttachmentReferences(), a.agentsUploadInput(), a.agentsUploadStatus())
+		a.agentsCallers(), a.agentsAttachmentReferences(), a.agentsUploadInput(), a.agentsUploadStatus(),
+		a.agentsSchedules(), a.agentsTemplates())
 	return cmd
 }
 
@@ -438,12 +440,22 @@ func (a *App) agentsUploadInput() *cobra.Command {
 				if out, err = c.WaitInputUpload(cmd.Context(), args[0], u.ID, interval, timeout); err != nil {
 					return nil, nil, err
 				}
+				if out.Status == client.UploadFailed {
+					// Show what failed, then exit non-zero: a script that
+					// waited must not go on with a file no run can read.
+					if err := a.print(cmd, out, func(w io.Writer) error { return uploadTable(w, out) }); err != nil {
+						return nil, nil, err
+					}
+					return nil, nil, fmt.Errorf("upload %s (%s) failed: %s", out.ID, out.Filename, orNone(runsStr(out.Error)))
+				}
 			}
 			return out, func(w io.Writer) error { return uploadTable(w, out) }, nil
 		})
 	cmd.Long = `Upload a file for a run of the agent. Its text is extracted in the background
 (plain text, Markdown, CSV, JSON, HTML, PDF, DOCX); images, audio and video are
-kept as they are. With --wait, poll until it is ready or failed.`
+kept as they are. With --wait, poll until it is ready or failed; a failed
+extraction exits with status 1. Give the upload to a run with
+runs start|stream --input-upload-id ID.`
 	cmd.Flags().StringVar(&file, "file", "", "the file to upload")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the upload is ready or failed")
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "how often --wait polls")
@@ -481,6 +493,10 @@ func readPayload(cmd *cobra.Command, file string) (json.RawMessage, error) {
 	defer closer()
 	b, err := client.ReadImport(r)
 	if err != nil {
+		var pe *client.PayloadError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 		return nil, usageErrorf("%s: %v", file, err)
 	}
 	return b, nil

@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"github.com/agentry/agentry/internal/buildinfo"
 	"os"
 
 	"github.com/agentry/agentry/client"
@@ -46,6 +47,12 @@ func Register(root *cobra.Command) {
 	root.AddGroup(&cobra.Group{ID: groupAPI, Title: "API commands:"},
 		&cobra.Group{ID: groupAuth, Title: "Sign-in and configuration:"})
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	if root.Version == "" {
+		// --version: the build Go stamped into the binary; the server logs
+		// the same line when it starts.
+		root.Version = buildinfo.Read().String()
+		root.SetVersionTemplate("agentry {{.Version}}\n")
+	}
 	if root.Example == "" {
 		root.Example = rootExamples
 	}

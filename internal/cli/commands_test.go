@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/buildinfo"
 	"github.com/agentry/agentry/internal/cli"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -36,8 +37,8 @@ func TestCommandsOnRealServer(t *testing.T) {
 			t.Fatalf("version get = %+v", v)
 		}
 		run(t, append(g, "version", "set", client.LatestVersion)...).ok(t, &v)
-		if v.PinnedVersion == nil || *v.PinnedVersion != client.LatestVersion {
-			t.Fatalf("version set = %+v", v)
+		if v.PinnedVersion == nil || *v.PinnedVersion != client.LatestVersion || v.EffectiveVersion != client.LatestVersion {
+			t.Fatalf("version set = %+v; want the state after the pin", v)
 		}
 		run(t, append(g, "--api-version", client.Version20260701, "version", "get")...).ok(t, &v)
 		if v.EffectiveVersion != client.Version20260701 || *v.PinnedVersion != client.LatestVersion {
@@ -50,7 +51,7 @@ func TestCommandsOnRealServer(t *testing.T) {
 		v = client.APIVersionResponse{}
 		r := run(t, append(g, "version", "clear")...)
 		r.ok(t, &v)
-		if v.PinnedVersion != nil || !strings.Contains(r.stdout, `"pinned_version": null`) {
+		if v.PinnedVersion != nil || !strings.Contains(r.stdout, `"pinned_version": null`) || v.EffectiveVersion != client.DefaultVersion {
 			t.Fatalf("version clear = %s", r.stdout)
 		}
 
@@ -109,5 +110,15 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "agentry "+strings.Join(args, " ")) {
 			t.Errorf("agentry %s --help has no example of itself:\n%s", strings.Join(args, " "), r.stdout)
 		}
+	}
+}
+
+func TestVersionFlagPrintsTheBuild(t *testing.T) {
+	isolate(t)
+	r := run(t, "--version")
+	r.ok(t, nil)
+	want := "agentry " + buildinfo.Read().String() + "\n"
+	if r.stdout != want || !strings.Contains(r.stdout, "commit ") {
+		t.Fatalf("--version printed %q, want %q", r.stdout, want)
 	}
 }

@@ -46,6 +46,12 @@ func ExitCode(err error) int {
 	}
 	var ue *usageError
 	var ve *client.VersionError
+	var pe *client.PayloadError
+	if errors.As(err, &pe) {
+		// A file that is not JSON is refused input, whether the server or
+		// the client noticed: the same status as the server's 422.
+		return ExitValidation
+	}
 	if errors.As(err, &ue) || errors.As(err, &ve) || isCobraUsage(err) {
 		return ExitUsage
 	}
@@ -77,7 +83,9 @@ func ExitCode(err error) int {
 		return ExitError
 	}
 	var ne net.Error
-	if errors.As(err, &ne) {
+	if errors.As(err, &ne) || errors.Is(err, client.ErrStreamDropped) {
+		// A stream that could not be resumed: the server stayed out of
+		// reach for the whole reconnection window.
 		return ExitUnreachable
 	}
 	return ExitError

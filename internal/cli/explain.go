@@ -15,7 +15,7 @@ import (
 // stays in the chain, so ExitCode is unaffected.
 func (a *App) explainErrors(cmd *cobra.Command) {
 	if run := cmd.RunE; run != nil {
-		cmd.RunE = func(c *cobra.Command, args []string) error { return a.explain(run(c, args)) }
+		cmd.RunE = func(c *cobra.Command, args []string) error { return a.explain(hintLargeInput(c, run(c, args))) }
 	}
 	for _, sub := range cmd.Commands() {
 		a.explainErrors(sub)

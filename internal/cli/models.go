@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentry/agentry/client"
 	"github.com/spf13/cobra"
@@ -81,7 +82,7 @@ func modelsTable(w io.Writer, groups []client.ProviderGroup) error {
 		for _, m := range g.Models {
 			rows = append(rows, []string{m.ID, m.Provider, m.Name, strconv.Itoa(m.MaxContextTokens),
 				mdPrice(m.InputCredits), mdPrice(m.OutputCredits), mdCapabilities(m.SupportsToolUse, m.SupportsThinking, m.SupportsStructuredOutput),
-				mdLifecycle(m.DeprecatedAt, m.SunsetAt)})
+				mdLifecycle(m.DeprecatedAt, m.SunsetAt, time.Now())})
 		}
 	}
 	return writeTable(w, []string{"ID", "Provider", "Name", "Context", "In/1k", "Out/1k", "Capabilities", "Lifecycle"}, rows)
@@ -107,8 +108,12 @@ func mdCapabilities(tools, thinking, structured bool) string {
 	return orNone(strings.Join(out, ","))
 }
 
-func mdLifecycle(deprecated, sunset *string) string {
+// mdLifecycle says where a model is in its life today: "retired DATE" once
+// its sunset date has passed, "sunset DATE" while the date is ahead.
+func mdLifecycle(deprecated, sunset *string, now time.Time) string {
 	switch {
+	case sunset != nil && mdDay(*sunset) <= now.UTC().Format(time.DateOnly):
+		return "retired " + mdDay(*sunset)
 	case sunset != nil:
 		return "sunset " + mdDay(*sunset)
 	case deprecated != nil:
@@ -149,14 +154,24 @@ func (a *App) modelsGet() *cobra.Command {
 				return err
 			}
 			return a.print(cmd, m, func(w io.Writer) error {
+				// last_used only says whether this is the account's most
+				// recent model; the usage extension says when.
+				lastUsed := "unknown"
+				if u, err := c.GetModelUsage(cmd.Context(), m.ID); err == nil {
+					lastUsed = "never"
+					if u.LastUsedAt != nil {
+						lastUsed = u.LastUsedAt.UTC().Format(time.DateOnly)
+					}
+				}
 				return writeFields(w, [][2]string{{"ID", m.ID}, {"Name", m.Name}, {"Provider", m.Provider},
 					{"Description", m.Description}, {"Context tokens", strconv.Itoa(m.MaxContextTokens)},
 					{"Output tokens", strconv.Itoa(m.MaxOutputTokens)}, {"Input credits/1k", mdPrice(m.InputCredits)},
 					{"Output credits/1k", mdPrice(m.OutputCredits)},
 					{"Capabilities", mdCapabilities(m.SupportsToolUse, m.SupportsThinking, m.SupportsStructuredOutput)},
 					{"Input media", orNone(strings.Join(m.SupportedInputMedia, ", "))},
-					{"Lifecycle", mdLifecycle(m.DeprecatedAt, m.SunsetAt)}, {"Successor", orNone(mdDeref(m.SuccessorModelID))},
-					{"Last used", strconv.FormatBool(m.LastUsed)}})
+					{"Enabled", strconv.FormatBool(m.Enabled)},
+					{"Lifecycle", mdLifecycle(m.DeprecatedAt, m.SunsetAt, time.Now())}, {"Successor", orNone(mdDeref(m.SuccessorModelID))},
+					{"Last used", lastUsed}})
 			})
 		},
 	}

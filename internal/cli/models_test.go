@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,24 @@ func TestModelsCommands(t *testing.T) {
 			t.Errorf("table:\n%s", tbl.stdout)
 		}
 		run(t, append(g, "models", "list", "--input-media", "smell")...).exits(t, cli.ExitValidation, "supports_input_media")
+		// "Last used" is a date, or never.
+		tbl = run(t, append(g, "models", "get", "openai_gpt_4o", "-o", "table")...)
+		if !regexp.MustCompile(`Last used:\s+never`).MatchString(tbl.stdout) {
+			t.Errorf("never used:\n%s", tbl.stdout)
+		}
+		if _, _, err := ts.DB.RecordUsage(context.Background(), store.Usage{AccountID: ts.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
+			t.Fatal(err)
+		}
+		tbl = run(t, append(g, "models", "get", "gpt-4o", "-o", "table")...)
+		if !regexp.MustCompile(`Last used:\s+` + time.Now().UTC().Format(time.DateOnly)).MatchString(tbl.stdout) {
+			t.Errorf("used today:\n%s", tbl.stdout)
+		}
+		// o1 retired on 2026-10-23: computed from today's date, it is
+		// listed retired and disabled.
+		tbl = run(t, append(g, "models", "get", "openai_o1", "-o", "table")...)
+		if !strings.Contains(tbl.stdout, "retired 2026-10-23") || !regexp.MustCompile(`Enabled:\s+false`).MatchString(tbl.stdout) {
+			t.Errorf("retired model:\n%s", tbl.stdout)
+		}
 
 		var m client.Model
 		run(t, append(g, "models", "get", "gpt-4o")...).ok(t, &m)

@@ -27,12 +27,14 @@ func runsCommand(a *App) *cobra.Command {
 or stream its events as they happen (runs stream). See docs/runs.md.`,
 	}
 	cmd.AddCommand(a.runsStart(), a.runsStream(), a.runsGet(), a.runsList(), a.runsSearch(), a.runsCancel(), a.runsDownload(), a.runsReview())
+	cmd.AddCommand(a.runsFollow())
 	return cmd
 }
 
 // runInput is the input flags runs start and runs stream share.
 type runInput struct {
 	input, inputFile, metadata string
+	uploadIDs                  []string
 }
 
 func (in *runInput) flags(cmd *cobra.Command) {
@@ -40,6 +42,7 @@ func (in *runInput) flags(cmd *cobra.Command) {
 	f.StringVar(&in.input, "input", "", "the run's input text")
 	f.StringVar(&in.inputFile, "input-file", "", "read the input from a file (- for stdin)")
 	f.StringVar(&in.metadata, "metadata", "", `a JSON object for {{metadata.key}} placeholders, e.g. '{"lang":"fr"}'`)
+	f.StringArrayVar(&in.uploadIDs, "input-upload-id", nil, "a file uploaded with `agents upload-input` to give the run (repeatable)")
 }
 
 func (in *runInput) request(cmd *cobra.Command) (client.AgentRunRequest, error) {
@@ -67,6 +70,7 @@ func (in *runInput) request(cmd *cobra.Command) (client.AgentRunRequest, error) 
 			return req, usageErrorf("--metadata must be a JSON object: %s", in.metadata)
 		}
 	}
+	req.InputUploadIDs = in.uploadIDs
 	return req, nil
 }
 
@@ -130,7 +134,10 @@ a wait that times out with 11.`,
 }
 
 func (a *App) runsStream() *cobra.Command {
-	var in runInput
+	var (
+		in           runInput
+		reconnectFor time.Duration
+	)
 	cmd := &cobra.Command{
 		Use:   "stream AGENT_ID",
 		Short: "Start a priority run and print its answer as it is written",
@@ -140,7 +147,11 @@ that streams nothing prints its output when it finishes. With -o json every
 event is printed as one JSON line instead: {"event", "id", "data"}.
 
 A dropped connection is resumed where it broke (Last-Event-ID), without
-starting another run. A failed run exits with status 1.`,
+starting another run; while the server restarts, the command keeps trying
+with backoff for --reconnect-for (a minute) and then exits with status 10.
+Ctrl-C stops following but not the run: it prints the run id and the
+command that picks the stream up again (agentry runs follow RUN_ID). A
+failed run exits with status 1.`,
 		Example: `  agentry runs stream 0190… --input "Explain SSE in one paragraph"
   agentry runs stream 0190… --input-file notes.md --metadata '{"tone":"formal"}'
   agentry runs stream 0190… --input hi -o json | jq -c 'select(.event=="step_completed")'`,
@@ -159,25 +170,30 @@ starting another run. A failed run exits with status 1.`,
 			}
 			// Text unless JSON is asked for explicitly: a pipe wants the
 			// answer itself, not the events.
-			return a.followRun(cmd, c.StreamRun(cmd.Context(), args[0], req), a.Output == formatJSON)
+			return a.followRun(cmd, args[0], c.StreamRun(cmd.Context(), args[0], req, client.WithReconnectFor(reconnectFor)), a.Output == formatJSON)
 		},
 	}
 	in.flags(cmd)
+	reconnectFlag(cmd, &reconnectFor)
 	return cmd
 }
 
 // followRun prints a run stream: JSON lines, or the tokens as they arrive.
 // Every write goes straight to stdout, unbuffered, so the answer shows
 // while it is being written.
-func (a *App) followRun(cmd *cobra.Command, events iter.Seq2[client.RunEvent, error], asJSON bool) error {
+func (a *App) followRun(cmd *cobra.Command, agentID string, events iter.Seq2[client.RunEvent, error], asJSON bool) error {
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	streamed := false
+	runID := ""
 	for ev, err := range events {
 		if err != nil {
 			if streamed {
 				fmt.Fprintln(out)
 			}
-			return err
+			return interruptedRun(cmd, agentID, runID, err)
+		}
+		if ev.RunID != "" {
+			runID = ev.RunID
 		}
 		if asJSON {
 			line, err := json.Marshal(struct {
@@ -401,9 +417,12 @@ func runTable(w io.Writer, r *client.AgentRunResponse) error {
 	if err := writeFields(w, [][2]string{
 		{"Run", r.RunID}, {"Status", r.Status}, {"Priority", strconv.FormatBool(r.Priority)},
 		{"Credits", credits}, {"Errors", strconv.Itoa(r.ErrorCount)}, {"Attempts", strconv.Itoa(len(r.Attempts))},
-		{"Error", orNone(r.LastError())}, {"Input", orNone(runsCell(runsStr(r.Input), 80))}, {"Output", orNone(runsStr(r.Output))},
+		{"Error", orNone(r.LastError())}, {"Input", orNone(runsCell(runsStr(r.Input), 80))}, {"Output", orNone(runsCell(runsStr(r.Output), tableOutputRunes))},
 	}); err != nil {
 		return err
+	}
+	if truncatedCell(runsStr(r.Input), 80) || truncatedCell(runsStr(r.Output), tableOutputRunes) {
+		fmt.Fprintln(w, "(long input or output shortened; -o json shows the whole run)")
 	}
 	if len(r.Steps) == 0 {
 		return nil

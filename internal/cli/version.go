@@ -22,6 +22,16 @@ needs the owner or admin role.`,
 	show := func(cmd *cobra.Command, v *client.APIVersionResponse) error {
 		return a.print(cmd, v, func(w io.Writer) error { return versionTable(w, v) })
 	}
+	// PUT /version answers with what the request itself resolved to, which
+	// is the state before the pin changed; a user who just pinned wants to
+	// see the pin at work, so ask again.
+	showAfter := func(cmd *cobra.Command, c *client.Client) error {
+		v, err := c.GetVersion(cmd.Context())
+		if err != nil {
+			return err
+		}
+		return show(cmd, v)
+	}
 	get := &cobra.Command{
 		Use:   "get",
 		Short: "Show the pinned and effective API versions",
@@ -54,11 +64,10 @@ up later releases.`,
 			if err != nil {
 				return err
 			}
-			v, err := c.SetVersion(cmd.Context(), args[0])
-			if err != nil {
+			if _, err := c.SetVersion(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			return show(cmd, v)
+			return showAfter(cmd, c)
 		},
 	}
 	clear := &cobra.Command{
@@ -71,11 +80,10 @@ up later releases.`,
 			if err != nil {
 				return err
 			}
-			v, err := c.ClearVersion(cmd.Context())
-			if err != nil {
+			if _, err := c.ClearVersion(cmd.Context()); err != nil {
 				return err
 			}
-			return show(cmd, v)
+			return showAfter(cmd, c)
 		},
 	}
 	cmd.AddCommand(get, set, clear)

@@ -92,12 +92,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (store.Experiment,
 	if err != nil {
 		return store.Experiment{}, err
 	}
-	ok, err := s.DB.CanAfford(ctx, in.AccountID, float64(plan.estimate))
-	if err != nil {
+	if err := s.DB.RequireCredits(ctx, in.AccountID, float64(plan.estimate)); err != nil {
 		return store.Experiment{}, err
-	}
-	if !ok {
-		return store.Experiment{}, store.ErrInsufficientCredits
 	}
 	total := plan.total()
 	msg := "Queued"

@@ -101,10 +101,8 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 	if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
 		return store.Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 	}
-	if ok, err := s.DB.CanAfford(ctx, accountID, 0); err != nil {
+	if err := s.DB.RequireCredits(ctx, accountID, 0); err != nil {
 		return store.Run{}, err
-	} else if !ok {
-		return store.Run{}, store.ErrInsufficientCredits
 	}
 	uploads, err := s.uploadIDs(ctx, accountID, agentID, req)
 	if err != nil {

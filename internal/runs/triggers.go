@@ -83,7 +83,7 @@ func (s *Service) FireDue(ctx context.Context, now time.Time) ([]store.Run, erro
 		if !won || d.AgentDisabled {
 			continue
 		}
-		r, err := s.Start(ctx, d.AccountID, d.AgentID, StartRequest{TriggerType: "schedule",
+		r, err := s.Start(ctx, d.AccountID, d.AgentID, StartRequest{TriggerType: "schedule", Input: d.Input,
 			Metadata: map[string]any{"scheduled_for": d.NextRunAt.Format(time.RFC3339), "schedule_id": d.ID}})
 		if err != nil {
 			slog.Warn("scheduled run refused", "schedule", d.ID, "agent", d.AgentID, "err", err)

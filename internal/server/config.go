@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 )
 
@@ -87,7 +88,7 @@ func Defaults() Config {
 		Addr:            "127.0.0.1:8080",
 		DataDir:         "./agentry-data",
 		Role:            RoleAll,
-		DefaultCredits:  1000,
+		DefaultCredits:  store.DefaultOpeningCredits,
 		RateLimit:       50,
 		RateBurst:       100,
 		MaxBodyBytes:    10 << 20,

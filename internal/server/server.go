@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentry/agentry/internal/buildinfo"
 	"io"
 	"log/slog"
 	"net"
@@ -109,6 +110,7 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	s.ModelAlerts = alerts.New(db, cat)
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
 		S3AllowedBuckets: cfg.S3AllowedBuckets,
+		KnownModel:       func(id string) bool { _, ok := cat.Get(id); return ok },
 		// A saved workflow's models are checked for deprecation at once.
 		OnSaved: func(ctx context.Context, accountID, agentID string) {
 			if _, err := s.ModelAlerts.CheckAgent(ctx, accountID, agentID); err != nil {
@@ -220,7 +222,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(s.listener) }()
-	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion)
+	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error
 	select {

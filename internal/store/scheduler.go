@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"time"
 )
 
@@ -11,6 +13,8 @@ type DueSchedule struct {
 	CronExpression, Timezone string
 	NextRunAt                time.Time
 	AgentDisabled            bool
+	// Input is the schedule's run input (nil: the trigger's default).
+	Input *string
 }
 
 // DueSchedules lists enabled schedules of live agents due at now, oldest
@@ -18,7 +22,7 @@ type DueSchedule struct {
 // scheduler moves them on without running them: a paused agent must not
 // fire a backlog when it is resumed.
 func (db *DB) DueSchedules(ctx context.Context, now time.Time, limit int) ([]DueSchedule, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT s.id, s.account_id, s.agent_id, s.cron_expression, s.timezone, s.next_run_at, a.disabled_at IS NOT NULL
+	rows, err := db.R.QueryContext(ctx, `SELECT s.id, s.account_id, s.agent_id, s.cron_expression, s.timezone, s.next_run_at, a.disabled_at IS NOT NULL, s.extra
 		FROM trigger_schedules s JOIN agents a ON a.id = s.agent_id AND a.account_id = s.account_id
 		WHERE s.enabled AND s.next_run_at IS NOT NULL AND s.next_run_at <= $1 AND a.deleted_at IS NULL
 		ORDER BY s.next_run_at LIMIT $2`, now.UTC(), limit)
@@ -28,9 +32,15 @@ func (db *DB) DueSchedules(ctx context.Context, now time.Time, limit int) ([]Due
 	defer rows.Close()
 	var out []DueSchedule
 	for rows.Next() {
-		var d DueSchedule
-		if err := rows.Scan(&d.ID, &d.AccountID, &d.AgentID, &d.CronExpression, &d.Timezone, &d.NextRunAt, &d.AgentDisabled); err != nil {
+		var (
+			d     DueSchedule
+			extra sql.NullString
+		)
+		if err := rows.Scan(&d.ID, &d.AccountID, &d.AgentID, &d.CronExpression, &d.Timezone, &d.NextRunAt, &d.AgentDisabled, &extra); err != nil {
 			return nil, err
+		}
+		if extra.Valid {
+			d.Input = ScheduleInput(json.RawMessage(extra.String))
 		}
 		d.NextRunAt = d.NextRunAt.UTC()
 		out = append(out, d)
@@ -67,4 +77,21 @@ func (db *DB) AgentsWithTrigger(ctx context.Context, accountID, triggerType stri
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// ScheduleInput reads a schedule's run input from its extra keys, where
+// an imported schedule's "input" is kept and the schedules extension
+// writes it, so it travels with the schedule through export and import.
+// Nil when the schedule has none.
+func ScheduleInput(extra json.RawMessage) *string {
+	if len(extra) == 0 {
+		return nil
+	}
+	var m struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal(extra, &m) != nil {
+		return nil
+	}
+	return m.Input
 }

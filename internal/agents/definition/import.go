@@ -41,6 +41,8 @@ type ImportOptions struct {
 	Resolver Resolver
 	// S3AllowedBuckets: see ValidateOptions.
 	S3AllowedBuckets []string
+	// KnownModel: see ValidateOptions.
+	KnownModel func(id string) bool
 }
 
 // Imported is a payload that passed validation.
@@ -104,7 +106,7 @@ func Import(ctx context.Context, payload []byte, opts ImportOptions) (*Imported,
 
 	report, err := Validate(ctx, def, ValidateOptions{
 		Trigger: trigger, AgentID: opts.AgentID, Resolver: opts.Resolver,
-		BasePath: defPath, CollectUnresolved: opts.Mode == ModePreview, S3AllowedBuckets: opts.S3AllowedBuckets,
+		BasePath: defPath, CollectUnresolved: opts.Mode == ModePreview, S3AllowedBuckets: opts.S3AllowedBuckets, KnownModel: opts.KnownModel,
 	})
 	if err != nil {
 		return nil, err

@@ -281,6 +281,9 @@ func collectStrings(v any, path, onlyKey string, out *[]TemplateText) {
 func (c *checker) checkTemplates() {
 	c.def.Walk(c.opts.BasePath, func(v Visit) bool {
 		for _, t := range v.Step.Templates(v.Path) {
+			if at, ok := UnclosedPlaceholder(t.Text); ok {
+				c.warnf(CodeUnclosedTemplate, t.Path, "%q opens a placeholder with {{ that is never closed with }}; it is sent as literal text", excerptAt(t.Text, at))
+			}
 			for _, ph := range ParsePlaceholders(t.Text) {
 				switch {
 				case ph.Kind == PlaceholderStep && !c.hasStep(ph.StepID):

@@ -27,6 +27,10 @@ type ValidateOptions struct {
 	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS); any
 	// other bucket needs credentials from the account's secrets.
 	S3AllowedBuckets []string
+	// KnownModel reports whether a model id (or provider name) is in the
+	// model catalog; a step naming one that is not is warned about. Nil
+	// skips the check.
+	KnownModel func(id string) bool
 }
 
 // Report is the outcome of Validate.
@@ -65,6 +69,7 @@ func Validate(ctx context.Context, d *Definition, opts ValidateOptions) (Report,
 		c.warnf(CodeMultipleStreaming, c.stepsPath(), "%d streaming_result steps; tokens of parallel model calls interleave in one stream", streaming)
 	}
 	c.checkTemplates()
+	c.checkModels()
 	if err := c.checkRefs(); err != nil {
 		return Report{}, err
 	}

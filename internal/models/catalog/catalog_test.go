@@ -416,3 +416,43 @@ func TestIsNewAndLifecycleFlags(t *testing.T) {
 		t.Error("haiku flags wrong")
 	}
 }
+
+// TestRetiredModelsAreShownDisabled: the six models retired on 2026-10-23
+// are enabled in the catalog file; from that date on they are shown
+// disabled, computed from the date rather than the file.
+func TestRetiredModelsAreShownDisabled(t *testing.T) {
+	c := Builtin()
+	before := time.Date(2026, 10, 22, 12, 0, 0, 0, time.UTC)
+	after := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"openai_gpt_3_5_turbo", "openai_gpt_4_turbo", "openai_gpt_4_1_nano", "openai_o1", "openai_o3_mini", "openai_o4_mini"} {
+		m, ok := c.Get(id)
+		if !ok || !m.Enabled {
+			t.Fatalf("%s: want an enabled catalog entry", id)
+		}
+		if r := c.Response(m, before); !r.Enabled {
+			t.Errorf("%s is shown disabled before its sunset", id)
+		}
+		if r := c.Response(m, after); r.Enabled || r.SunsetAt == nil {
+			t.Errorf("%s is shown enabled after its sunset (%v)", id, r.SunsetAt)
+		}
+	}
+	// GET /models lists enabled models: the retired ones drop out of it
+	// on their sunset date; an admin view with disabled models shows them
+	// disabled.
+	listed := func(f Filter, at time.Time) (o1 *ModelResponse) {
+		for _, g := range c.GroupedResponse(f, at) {
+			for _, m := range g.Models {
+				if m.ID == "openai_o1" {
+					return &m
+				}
+			}
+		}
+		return nil
+	}
+	if listed(Filter{}, before) == nil || listed(Filter{}, after) != nil {
+		t.Error("o1 should be listed before its sunset and not after")
+	}
+	if m := listed(Filter{IncludeDisabled: true}, after); m == nil || m.Enabled {
+		t.Errorf("with disabled models, o1 after its sunset: %+v", m)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Filter selects models for GET /models. Nil booleans do not filter.
@@ -17,6 +18,9 @@ type Filter struct {
 	OutputMedia string
 	// IncludeDisabled lists disabled models too (admin views).
 	IncludeDisabled bool
+	// Now, when set, counts a model past its sunset date as disabled:
+	// retirement follows the date, not the catalog file.
+	Now time.Time
 	// IncludeEmbeddings lists embedding models; GET /models lists models
 	// usable in prompts, so the API leaves it false.
 	IncludeEmbeddings bool
@@ -49,7 +53,7 @@ func NormalizeMedia(s string) (kind string, ok bool) {
 
 // Matches reports whether m passes f.
 func (f Filter) Matches(m *Model) bool {
-	if !f.IncludeDisabled && !m.Enabled {
+	if !f.IncludeDisabled && (!m.Enabled || !f.Now.IsZero() && m.IsSunset(f.Now)) {
 		return false
 	}
 	if !f.IncludeEmbeddings && m.Kind == KindEmbedding {

@@ -110,10 +110,13 @@ type ProviderGroupResponse struct {
 // images; its per-image price is shown on every tool-capable chat model.
 const ImageToolModelID = "openai_gpt_image_1"
 
-// Response renders m as the API shows it at now.
+// Response renders m as the API shows it at now. A model past its sunset
+// date is shown disabled, whatever the catalog file says: retirement is
+// computed from the date, so a catalog shipped before the date is right
+// after it.
 func (c *Catalog) Response(m Model, now time.Time) ModelResponse {
 	r := ModelResponse{
-		ID: m.ID, ModelID: m.ID, Name: m.Name, Description: m.Description, Enabled: m.Enabled,
+		ID: m.ID, ModelID: m.ID, Name: m.Name, Description: m.Description, Enabled: m.Enabled && !m.IsSunset(now),
 		Default: m.Default, Provider: m.Provider,
 		MaxContextTokens: m.MaxContextTokens, MaxOutputTokens: m.MaxOutputTokens,
 		MaxConversationLength: m.MaxConversationLength,
@@ -157,6 +160,9 @@ func (c *Catalog) Response(m Model, now time.Time) ModelResponse {
 
 // GroupedResponse renders GET /models for filter f.
 func (c *Catalog) GroupedResponse(f Filter, now time.Time) []ProviderGroupResponse {
+	if f.Now.IsZero() {
+		f.Now = now
+	}
 	groups := c.Grouped(f)
 	out := make([]ProviderGroupResponse, 0, len(groups))
 	for _, g := range groups {
