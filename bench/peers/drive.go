@@ -117,7 +117,8 @@ type phase struct {
 	RunsPerSec  float64
 	P50, P99    time.Duration // run latency
 	FirstEvent  time.Duration // median time to the first SSE event
-	CPUPerRun   time.Duration // server CPU (the whole process group) per completed run
+	CPU         time.Duration // server CPU (the whole process group) over the phase
+	CPUPerRun   time.Duration // CPU per completed run
 	PeakRSS     int64         // bytes, the whole process group, sampled
 	FirstError  string
 }
@@ -195,8 +196,9 @@ func drive(ctx context.Context, client *http.Client, t *target, conc int, d time
 	}
 	p.Runs, p.Failed, p.PeakRSS = len(results), int(failed.Load()), peak.Load()
 	p.RunsPerSec = float64(p.Runs) / p.Elapsed.Seconds()
+	p.CPU = after.CPU - before.CPU
 	if p.Runs > 0 {
-		p.CPUPerRun = (after.CPU - before.CPU) / time.Duration(p.Runs)
+		p.CPUPerRun = p.CPU / time.Duration(p.Runs)
 	}
 	total := make([]time.Duration, len(results))
 	first := make([]time.Duration, len(results))
@@ -206,6 +208,42 @@ func drive(ctx context.Context, client *http.Client, t *target, conc int, d time
 	p.P50, p.P99 = percentile(total, .50), percentile(total, .99)
 	p.FirstEvent = percentile(first, .50)
 	return p
+}
+
+// Settling between phases: a server is idle when its process group uses
+// less than idleShare of one CPU over settleSample.
+const (
+	settleSample = 500 * time.Millisecond
+	idleShare    = 0.05
+	settleAtMost = 30 * time.Second
+)
+
+// settle waits until the server has finished the work the last phase left
+// behind (runs whose clients were cut off at the end of the phase go on
+// running on both servers), so that it is not counted in the next phase.
+// It reports whether the server went idle within atMost.
+func settle(ctx context.Context, t *target, atMost time.Duration) bool {
+	if t.PGID == 0 {
+		return true
+	}
+	deadline := time.Now().Add(atMost)
+	prev, err := usage(t)
+	for err == nil && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(settleSample):
+		}
+		var cur groupUsage
+		if cur, err = usage(t); err != nil {
+			break
+		}
+		if float64(cur.CPU-prev.CPU) < idleShare*float64(settleSample) {
+			return true
+		}
+		prev = cur
+	}
+	return false
 }
 
 func usage(t *target) (groupUsage, error) {

@@ -3,7 +3,7 @@
 // machine, and writes the result into docs/performance.md and
 // docs/performance-peers.svg:
 //
-//	go run ./bench/peers                  # 20 s phases, 3 rounds (about 11 minutes)
+//	go run ./bench/peers                  # 20 s phases, 3 rounds (about 10 minutes)
 //	go run ./bench/peers -d 3s -rounds 1  # a quick check
 //
 // It installs the pinned npm packages into a temporary directory, starts
@@ -53,7 +53,7 @@ func parseFlags() (options, error) {
 	concs := flag.String("c", "1,8,32,128", "concurrent clients of each phase, comma-separated")
 	flag.DurationVar(&o.phase, "d", 20*time.Second, "duration of each phase")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds of all phases")
-	flag.DurationVar(&o.warmup, "warmup", 5*time.Second, "unmeasured warm-up of each server, at 8 clients")
+	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "unmeasured warm-up of each server, at 8 clients")
 	flag.StringVar(&o.page, "page", "docs/performance.md", "page whose generated section is replaced")
 	flag.StringVar(&o.chart, "chart", "docs/performance-peers.svg", "SVG chart written next to the page")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "copy the servers' logs to the working directory before cleaning up")
@@ -151,6 +151,12 @@ func run() error {
 			for _, t := range order {
 				if ctx.Err() != nil {
 					return ctx.Err()
+				}
+				// Both servers share the CPUs: neither may still be busy.
+				for _, other := range targets {
+					if !settle(ctx, other, settleAtMost) {
+						logf("%s did not go idle within %s; measuring anyway", other.Name, settleAtMost)
+					}
 				}
 				p := drive(ctx, client, t, c, o.phase)
 				p.Round = round

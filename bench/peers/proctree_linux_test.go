@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"testing"
@@ -53,5 +54,25 @@ func TestServerStopEndsTheWholeGroup(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/log"); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestSettleWaitsForABusyGroupAndPassesAnIdleOne(t *testing.T) {
+	idle, err := startServer("idle", exec.Command("sleep", "300"), t.TempDir()+"/idle.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.stop()
+	busy, err := startServer("busy", exec.Command("sh", "-c", "while :; do :; done"), t.TempDir()+"/busy.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.stop()
+	ctx := context.Background()
+	if !settle(ctx, &target{PGID: idle.pgid()}, 5*time.Second) {
+		t.Error("a sleeping process group was not taken as idle")
+	}
+	if settle(ctx, &target{PGID: busy.pgid()}, 1500*time.Millisecond) {
+		t.Error("a spinning process group was taken as idle")
 	}
 }

@@ -28,9 +28,9 @@ type summary struct {
 	MinRPS, MaxRPS float64
 	P50, P99       time.Duration // medians of the rounds' percentiles
 	FirstEvent     time.Duration
-	CPUPerRun      time.Duration
-	PeakRSS        int64 // the largest of the rounds
-	Runs, Failed   int   // totals
+	CPUPerRun      time.Duration // all rounds' CPU over all rounds' runs
+	PeakRSS        int64         // the largest of the rounds
+	Runs, Failed   int           // totals
 }
 
 // summarize groups phases by concurrency and target, keeping the order in
@@ -67,17 +67,22 @@ func summarize(phases []phase) []summary {
 			}
 			s := summary{Target: t, Concurrency: c, Rounds: len(ps)}
 			var rps []float64
-			var p50, p99, first, cpu []time.Duration
+			var p50, p99, first []time.Duration
+			var cpu time.Duration
 			for _, p := range ps {
 				rps = append(rps, p.RunsPerSec)
-				p50, p99, first, cpu = append(p50, p.P50), append(p99, p.P99), append(first, p.FirstEvent), append(cpu, p.CPUPerRun)
+				p50, p99, first = append(p50, p.P50), append(p99, p.P99), append(first, p.FirstEvent)
+				cpu += p.CPU
 				s.PeakRSS = max(s.PeakRSS, p.PeakRSS)
 				s.Runs += p.Runs
 				s.Failed += p.Failed
 			}
 			sort.Float64s(rps)
 			s.RunsPerSec, s.MinRPS, s.MaxRPS = medianFloat(rps), rps[0], rps[len(rps)-1]
-			s.P50, s.P99, s.FirstEvent, s.CPUPerRun = medianDur(p50), medianDur(p99), medianDur(first), medianDur(cpu)
+			s.P50, s.P99, s.FirstEvent = medianDur(p50), medianDur(p99), medianDur(first)
+			if s.Runs > 0 {
+				s.CPUPerRun = cpu / time.Duration(s.Runs)
+			}
 			out = append(out, s)
 		}
 	}

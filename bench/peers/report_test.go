@@ -15,10 +15,10 @@ func fixedPhases() []phase {
 			ps = append(ps,
 				phase{Target: "Agentry", Concurrency: c, Round: round + 1, Runs: 100, RunsPerSec: 100 * f * float64(c),
 					P50: time.Duration(10*f) * time.Millisecond, P99: time.Duration(20*f) * time.Millisecond,
-					FirstEvent: 2 * time.Millisecond, CPUPerRun: 5 * time.Millisecond, PeakRSS: int64(80+round) << 20},
+					FirstEvent: 2 * time.Millisecond, CPU: time.Duration(round+1) * 500 * time.Millisecond, PeakRSS: int64(80+round) << 20},
 				phase{Target: "LangGraph", Concurrency: c, Round: round + 1, Runs: 20, Failed: round, RunsPerSec: 20 * f * float64(c),
 					P50: time.Duration(500*f) * time.Millisecond, P99: time.Duration(900*f) * time.Millisecond,
-					FirstEvent: 40 * time.Millisecond, CPUPerRun: 40 * time.Millisecond, PeakRSS: 300 << 20})
+					FirstEvent: 40 * time.Millisecond, CPU: 800 * time.Millisecond, PeakRSS: 300 << 20})
 		}
 	}
 	return ps
@@ -45,6 +45,9 @@ func TestSummarizeTakesMediansAndSpreadOverRounds(t *testing.T) {
 	if a8.P99 != 20*time.Millisecond || a8.PeakRSS != 82<<20 || a8.Runs != 300 || a8.Rounds != 3 {
 		t.Errorf("Agentry at 8: p99 %v, peak %d, runs %d, rounds %d", a8.P99, a8.PeakRSS, a8.Runs, a8.Rounds)
 	}
+	if a8.CPUPerRun != 10*time.Millisecond {
+		t.Errorf("Agentry at 8: CPU per run %v, want the rounds' 3 s over 300 runs", a8.CPUPerRun)
+	}
 	if sums[3].Failed != 3 {
 		t.Errorf("LangGraph at 8: %d failed, want the total 3", sums[3].Failed)
 	}
@@ -70,9 +73,9 @@ func TestMarkdownShowsMachineVersionsTableAndRatios(t *testing.T) {
 		"0.10 0.20 0.30 before, 1.00 0.50 0.40 after",
 		"Agentry commit abc, `@langchain/langgraph-api` 2.0.0",
 		"![runs/s and p99 latency by concurrent clients](performance-peers.svg)",
-		"| 8 | Agentry | 800 | 640–960 | 10 | 20 | 2.0 | 5.0 | 82 | 300 | 0 |",
+		"| 8 | Agentry | 800 | 640–960 | 10 | 20 | 2.0 | 10 | 82 | 300 | 0 |",
 		"| 1 | LangGraph | 20 | 16–24 | 500 | 900 | 40 | 40 | 300 | 60 | 3 |",
-		"Agentry ÷ LangGraph: runs/s 5.0× at 1, 5.0× at 8; server CPU per run 0.12× at 1, 0.12× at 8.",
+		"Agentry ÷ LangGraph: runs/s 5.0× at 1, 5.0× at 8; server CPU per run 0.25× at 1, 0.25× at 8.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
