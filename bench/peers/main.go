@@ -71,6 +71,10 @@ func parseFlags() (options, error) {
 	return o, nil
 }
 
+// errInterrupted ends a run stopped by Ctrl-C or SIGTERM; the page is left
+// as it was.
+var errInterrupted = errors.New("interrupted: nothing written")
+
 func run() error {
 	o, err := parseFlags()
 	if err != nil {
@@ -137,6 +141,9 @@ func run() error {
 	for _, t := range targets {
 		logf("warming up %s for %s", t.Name, o.warmup)
 		w := drive(ctx, client, t, 8, o.warmup)
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		if w.Runs == 0 {
 			return fmt.Errorf("%s completed no run while warming up: %s", t.Name, w.FirstError)
 		}
@@ -150,7 +157,7 @@ func run() error {
 			}
 			for _, t := range order {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return errInterrupted
 				}
 				// Both servers share the CPUs: neither may still be busy.
 				for _, other := range targets {
@@ -167,7 +174,7 @@ func run() error {
 		}
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return errInterrupted
 	}
 	mach.LoadAfter = loadAverage()
 	r := report{Date: time.Now(), Machine: mach, Phase: o.phase, Rounds: o.rounds, Warmup: o.warmup,

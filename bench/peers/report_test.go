@@ -164,7 +164,7 @@ func TestChartIsWellFormedSVGWithABarPerTargetAndConcurrency(t *testing.T) {
 	if rects != 1+2+8 {
 		t.Errorf("%d rects, want 11", rects)
 	}
-	for _, want := range []string{"Agentry, 8 clients: 800", "LangGraph, 1 clients: 20", "Agentry, 8 clients: 20", "LangGraph, 8 clients: 900"} {
+	for _, want := range []string{"Agentry, 8 client(s): 800", "LangGraph, 1 client(s): 20", "Agentry, 8 client(s): 20", "LangGraph, 8 client(s): 900"} {
 		found := false
 		for _, got := range titles {
 			found = found || got == want

@@ -87,7 +87,7 @@ func panel(b *strings.Builder, sums []summary, targets []string, concs []int, x0
 				}
 				v, lo, hi := value(s)
 				x := gx + barW*float64(ti)
-				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s, %d clients: %s</title></rect>`+"\n",
+				fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s, %d client(s): %s</title></rect>`+"\n",
 					x, y(v), barW-2, py+plotH-y(v), barColors[ti%len(barColors)], html.EscapeString(t), c, label(v))
 				if hi > lo {
 					cx := x + (barW-2)/2
