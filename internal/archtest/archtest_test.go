@@ -1,0 +1,98 @@
+// Package archtest holds tests that keep the code base's structure: which
+// package may import which, and which shortcuts around the area services
+// stay closed. They read the source tree with go/parser, so they need
+// nothing outside the standard library.
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/agentry/agentry/"
+
+// root is the repository root (this package is internal/archtest).
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r, "go.mod")); err != nil {
+		t.Fatalf("repository root not found at %s: %v", r, err)
+	}
+	return r
+}
+
+// goFile is one parsed source file.
+type goFile struct {
+	path string // relative to the repository root
+	file *ast.File
+	fset *token.FileSet
+}
+
+// sources parses the Go files under dir (relative to the root), walking
+// subdirectories when deep; tests when withTests.
+func sources(t *testing.T, dir string, deep, withTests bool) []goFile {
+	t.Helper()
+	r := root(t)
+	var out []goFile
+	err := filepath.WalkDir(filepath.Join(r, dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != filepath.Join(r, dir) && (!deep || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || (!withTests && strings.HasSuffix(p, "_test.go")) {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r, p)
+		out = append(out, goFile{path: filepath.ToSlash(rel), file: f, fset: fset})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no Go files under %s", dir)
+	}
+	return out
+}
+
+func imports(f *ast.File) []string {
+	var out []string
+	for _, s := range f.Imports {
+		p, _ := strconv.Unquote(s.Path.Value)
+		out = append(out, p)
+	}
+	return out
+}
+
+// The model layer (llm and its adapters) speaks to providers; prices and
+// which provider serves which catalog model belong to billing and
+// models/routing, so llm must not depend on the catalog.
+func TestLLMDoesNotImportCatalog(t *testing.T) {
+	for _, g := range sources(t, "internal/llm", true, true) {
+		for _, p := range imports(g.file) {
+			if p == module+"internal/models/catalog" || strings.HasPrefix(p, module+"internal/models/") {
+				t.Errorf("%s imports %s", g.path, p)
+			}
+		}
+	}
+}
