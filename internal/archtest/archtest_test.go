@@ -96,3 +96,50 @@ func TestLLMDoesNotImportCatalog(t *testing.T) {
 		}
 	}
 }
+
+// Tools are a field of engine.Engine (Engine.Tools), registered on the
+// engine the server assembles: no package-level registry that every engine
+// in the process would share.
+func TestEngineHasNoGlobalToolRegistry(t *testing.T) {
+	for _, g := range sources(t, "internal/engine", false, false) {
+		for _, d := range g.file.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.Name == "RegisterTool" {
+					t.Errorf("%s: package-level func RegisterTool", g.path)
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR {
+					continue
+				}
+				for _, sp := range d.Specs {
+					vs := sp.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if isToolRegistry(vs, i) {
+							t.Errorf("%s: package-level tool registry var %s", g.path, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// isToolRegistry reports whether the i-th name of a var spec holds Tools
+// (declared by type or built by a literal).
+func isToolRegistry(vs *ast.ValueSpec, i int) bool {
+	mentions := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && (id.Name == "Tools" || id.Name == "Tool") {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	if vs.Type != nil && mentions(vs.Type) {
+		return true
+	}
+	return i < len(vs.Values) && mentions(vs.Values[i])
+}
