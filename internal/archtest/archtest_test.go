@@ -143,3 +143,66 @@ func isToolRegistry(vs *ast.ValueSpec, i int) bool {
 	}
 	return i < len(vs.Values) && mentions(vs.Values[i])
 }
+
+// Handlers reach the database only through the area services: nothing in
+// the API package (outside its tests) names a *store.DB dependency.
+func TestAPIHandlersDoNotReachTheDatabase(t *testing.T) {
+	for _, g := range sources(t, "internal/api", false, false) {
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "DB" {
+					if x, ok := n.X.(*ast.SelectorExpr); ok && x.Sel.Name == "deps" {
+						t.Errorf("%s: %s uses deps.DB", g.path, g.fset.Position(n.Pos()))
+					}
+				}
+			case *ast.StarExpr:
+				if sel, ok := n.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "DB" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "store" {
+						t.Errorf("%s: %s holds a *store.DB", g.path, g.fset.Position(n.Pos()))
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// The API's operations are listed in one route table, routes() in api.go;
+// area files hold the handlers only (registerUploadInput, which finishes
+// the upload operation's multipart schema, is the one helper allowed to
+// call register for the table).
+func TestOneRouteTable(t *testing.T) {
+	for _, g := range sources(t, "internal/api", false, false) {
+		for _, d := range g.file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			allowed := (g.path == "internal/api/api.go" && fn.Name.Name == "routes") || fn.Name.Name == "registerUploadInput"
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				name := ""
+				switch f := call.Fun.(type) {
+				case *ast.Ident:
+					name = f.Name
+				case *ast.IndexListExpr:
+					if id, ok := f.X.(*ast.Ident); ok {
+						name = id.Name
+					}
+				case *ast.SelectorExpr:
+					if id, ok := f.X.(*ast.Ident); ok && id.Name == "huma" && f.Sel.Name == "Register" {
+						name = "huma.Register"
+					}
+				}
+				if (name == "register" || name == "huma.Register") && !allowed && fn.Name.Name != "register" {
+					t.Errorf("%s: %s registers an operation outside the route table in api.go", g.fset.Position(call.Pos()), fn.Name.Name)
+				}
+				return true
+			})
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
@@ -159,13 +160,18 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 		s.handler = healthOnly(db, reg)
 	} else {
 		versionHeaders, _ := version.ParseHeaderNames(cfg.VersionHeaders) // checked by Validate
-		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
+		s.API = api.New(api.Deps{Auth: s.Auth, Accounts: accounts.New(db), SoftwareVersion: SoftwareVersion,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
 			MaxStreamsPerCredential: cfg.MaxStreamsPerKey, MaxStreamsPerAccount: cfg.MaxStreamsPerAccount,
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets})
+			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
+				if err := db.Ping(ctx); err != nil {
+					return fmt.Errorf("database: %w", err)
+				}
+				return nil
+			}})
 		s.handler = s.API
 	}
 	ok = true
