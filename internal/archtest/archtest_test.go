@@ -206,3 +206,23 @@ func TestOneRouteTable(t *testing.T) {
 		}
 	}
 }
+
+// Operator commands get their services from server assembly
+// (server.Operator), not a partial runs service of their own that would
+// miss the engine, models or queue serve wires in.
+func TestAdminDoesNotBuildARunsService(t *testing.T) {
+	for _, g := range sources(t, "internal/admin", false, false) {
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			if sel, ok := lit.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Service" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "runs" {
+					t.Errorf("%s: builds a runs.Service literal", g.fset.Position(lit.Pos()))
+				}
+			}
+			return true
+		})
+	}
+}
