@@ -6,6 +6,6 @@
 // billing.Metered so that each call is paid for in credits.
 //
 // Adapters live in sub-packages (openaicompat, anthropic, offline); the
-// providers file that wires them up is read by llmconfig. This package
+// providers file that wires them up is read by models/llmconfig. This package
 // imports none of them, so they can all depend on it.
 package llm
