@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/envflag"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
@@ -57,6 +58,18 @@ func (o *options) printsTable(cmds ...*cobra.Command) {
 func (o *options) opensAccounts(c *cobra.Command) {
 	credits, _ := envflag.Float("SERVICE_DEFAULT_CREDITS", store.DefaultOpeningCredits)
 	c.Flags().Float64Var(&o.defaultCredits, "default-credits", credits, "opening balance of the account created (SERVICE_DEFAULT_CREDITS)")
+}
+
+// serverConfig is the configuration `agentry serve` would have with these
+// database options, for commands that need the assembled services
+// (server.Operator). The blob store and secrets key come from the same
+// environment variables serve reads (the key never has a flag).
+func (o *options) serverConfig() server.Config {
+	cfg := server.Defaults()
+	cfg.DatabaseURL, cfg.DataDir = o.databaseURL, o.dataDir
+	cfg.BlobURL = envflag.String("SERVICE_BLOB_URL", "")
+	cfg.SecretsKey = envflag.String("SERVICE_SECRETS_KEY", "")
+	return cfg
 }
 
 // open connects and migrates, so admin works on a database serve never saw.

@@ -7,10 +7,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
-	"github.com/riverqueue/river"
 	"github.com/spf13/cobra"
 )
 
@@ -53,29 +52,31 @@ func reviewsCommand(o *options) *cobra.Command {
 			if approve == reject {
 				return errors.New("give exactly one of --approve or --reject")
 			}
-			return o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-				r, err := db.RunForWorker(ctx, args[0])
-				if err != nil {
-					return notFound(err, "run", args[0])
-				}
-				q, err := jobs.Open(ctx, db, river.NewWorkers(), jobs.Config{}) // enqueue only
-				if err != nil {
+			// The decision resumes the run through the runs service the
+			// server assembles, so it is recorded and enqueued exactly as
+			// an API decision is; the serving processes work the job.
+			ctx := cmd.Context()
+			srv, err := server.Operator(ctx, o.serverConfig())
+			if err != nil {
+				return err
+			}
+			defer srv.Close(context.Background())
+			out, svc := cmd.OutOrStdout(), srv.Runs
+			r, err := srv.DB.RunForWorker(ctx, args[0])
+			if err != nil {
+				return notFound(err, "run", args[0])
+			}
+			if _, err := svc.Decide(ctx, r.AccountID, r.ID, args[1], store.Decision{Approved: approve, Edited: edited, Comment: comment}); err != nil {
+				switch {
+				case errors.Is(err, runs.ErrReviewDecided):
+					return fmt.Errorf("review %s of run %s is already decided", args[1], r.ID)
+				case errors.Is(err, runs.ErrReviewRunFinished), errors.Is(err, runs.ErrEditNotAllowed):
 					return err
 				}
-				defer q.Stop(context.Background())
-				svc := &runs.Service{DB: db, Queue: q}
-				if _, err := svc.Decide(ctx, r.AccountID, r.ID, args[1], store.Decision{Approved: approve, Edited: edited, Comment: comment}); err != nil {
-					switch {
-					case errors.Is(err, runs.ErrReviewDecided):
-						return fmt.Errorf("review %s of run %s is already decided", args[1], r.ID)
-					case errors.Is(err, runs.ErrReviewRunFinished), errors.Is(err, runs.ErrEditNotAllowed):
-						return err
-					}
-					return notFound(err, "review "+args[1]+" of run", r.ID)
-				}
-				fmt.Fprintf(out, "decided; run %s resumes\n", r.ID)
-				return nil
-			})(cmd, args)
+				return notFound(err, "review "+args[1]+" of run", r.ID)
+			}
+			fmt.Fprintf(out, "decided; run %s resumes\n", r.ID)
+			return nil
 		},
 	}
 	decide.Flags().BoolVar(&approve, "approve", false, "approve: the content (or --edited) flows on")

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/agentry/agentry/internal/agents"
 	def "github.com/agentry/agentry/internal/agents/definition"
@@ -14,18 +13,8 @@ import (
 // list, update and delete. The rules live in the agents service; these
 // handlers translate requests and errors.
 
-var defaultAgents sync.Map // *store.DB → *agents.Service, for servers built without one
-
-// agents returns the service: the one the process wired into Deps, or,
-// for an API built without one (tests of other areas), one on the same
-// database without uploads.
-func (s *Server) agents() *agents.Service {
-	if s.deps.Agents != nil {
-		return s.deps.Agents
-	}
-	svc, _ := defaultAgents.LoadOrStore(s.deps.DB, agents.New(s.deps.DB, nil, agents.Config{SoftwareVersion: s.deps.SoftwareVersion}))
-	return svc.(*agents.Service)
-}
+// agents returns the agents service.
+func (s *Server) agents() *agents.Service { return s.deps.Agents }
 
 // agentIDPath is the input of operations on one agent. (huma does not read
 // parameters of embedded structs: inputs with more declare AgentID again.)

@@ -65,13 +65,6 @@ const schedulesDoc = "An agent whose trigger is schedule starts a run each time 
 	"A schedule is a cron expression read in an IANA time zone, with an optional input for the runs it starts; " +
 	"an agent has at most 20. Agents with another trigger answer 409."
 
-func (s *Server) schedulesRoutes() {
-	register(s, extension(withDesc(op("list_agent_schedules", http.MethodGet, "/agents/{agent_id}/schedules", "List an agent's schedules", "agents"), schedulesDoc)), s.listAgentSchedules)
-	register(s, extension(withStatus(withDesc(op("create_agent_schedule", http.MethodPost, "/agents/{agent_id}/schedules", "Add a schedule to an agent", "agents"), schedulesDoc), http.StatusCreated)), s.createAgentSchedule)
-	register(s, extension(withDesc(op("update_agent_schedule", http.MethodPut, "/agents/{agent_id}/schedules/{schedule_id}", "Change an agent's schedule", "agents"), schedulesDoc)), s.updateAgentSchedule)
-	register(s, extension(withStatus(withDesc(op("delete_agent_schedule", http.MethodDelete, "/agents/{agent_id}/schedules/{schedule_id}", "Remove an agent's schedule", "agents"), schedulesDoc), http.StatusNoContent)), s.deleteAgentSchedule)
-}
-
 func withDesc(o huma.Operation, d string) huma.Operation { o.Description = d; return o }
 
 func (s *Server) listAgentSchedules(ctx context.Context, in *agentIDPath) (*listSchedulesOutput, error) {

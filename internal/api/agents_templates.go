@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/agentry/agentry/internal/agents"
 )
@@ -33,12 +32,10 @@ type AgentTemplateTriggerResponse struct {
 
 type listAgentTemplatesOutput struct{ Body any }
 
-func (s *Server) templatesRoutes() {
-	register(s, extension(withDesc(op("list_agent_templates", http.MethodGet, "/agents/templates", "List agent templates", "agents"),
-		"The templates POST /agents accepts as agent_template, the triggers each supports, and whether this server can run "+
-			"the workflow it makes: a template using step types of an area not available yet (knowledge, mail) is listed with "+
-			"available false and those step types.")), s.listAgentTemplates)
-}
+// listTemplatesDoc describes GET /agents/templates (routes in api.go).
+const listTemplatesDoc = "The templates POST /agents accepts as agent_template, the triggers each supports, and whether this server can run " +
+	"the workflow it makes: a template using step types of an area not available yet (knowledge, mail) is listed with " +
+	"available false and those step types."
 
 func (s *Server) listAgentTemplates(ctx context.Context, _ *struct{}) (*listAgentTemplatesOutput, error) {
 	list := agents.Templates(s.deps.Runs.Engine.Registry.Missing)

@@ -15,11 +15,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/extract/extracttest"
+	"github.com/agentry/agentry/internal/models/alerts"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/playground"
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -238,7 +245,12 @@ func TestUploadLimitStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Deps{DB: db, Auth: auth.New(db, nil, auth.Config{}), Agents: svc}))
+	// The agents service with the small limit is the point; the other
+	// areas are built on the same database because api.New requires them.
+	cat := catalog.Builtin()
+	srv := httptest.NewServer(api.New(api.Deps{Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
+		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
+		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Ready: db.Ping}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

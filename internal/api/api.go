@@ -7,8 +7,10 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
@@ -17,7 +19,6 @@ import (
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -26,10 +27,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Deps are what the handlers need.
+// Deps are what the handlers need. Handlers reach the database only
+// through the area services here, never directly.
+//
+// Every area is always served: the services marked required must be set
+// (New panics naming the missing ones, a wiring error of the program), so
+// a route is never silently absent. internal/server assembles them all;
+// tests build servers through internal/testserver, which uses that assembly.
 type Deps struct {
-	DB              *store.DB
-	Auth            *auth.Authenticator
+	Auth            *auth.Authenticator // required
 	SoftwareVersion string
 	// RateLimit is requests per second per credential (0 turns it off);
 	// RateBurst the bucket size.
@@ -51,22 +57,38 @@ type Deps struct {
 	MaxStreamsPerAccount    int
 	// Metrics registers the API's collectors; nil uses a private registry.
 	Metrics *prometheus.Registry
-	// Runs executes agent runs; Blobs holds their files.
+	// Accounts answers the caller's identity, the account's version pin
+	// and its model usage (identity.go, versions.go, models*.go). Required.
+	Accounts *accounts.Service
+	// Runs executes agent runs; Blobs holds their files. Required.
 	Runs  *runs.Service
 	Blobs *blob.Store
-	// Agents is the agents area; nil builds one on DB without uploads.
+	// Agents is the agents area. Required.
 	Agents *agents.Service
-	// Models area (models*.go, playground.go): the catalog (nil: the
-	// built-in one), lifecycle alerts (nil: a service on DB) and the
-	// playground (nil: its operations are not served).
+	// Models area (models*.go, playground.go): the catalog, lifecycle
+	// alerts and the playground. Required.
 	Catalog     *catalog.Catalog
 	ModelAlerts *alerts.Service
 	Playground  *playground.Service
-	// Secrets holds the accounts' write-only secrets (secrets.go); nil:
-	// its operations are not served.
+	// Secrets holds the accounts' write-only secrets (secrets.go). Required.
 	Secrets *secrets.Service
-	// Ready reports whether the process can serve (database reachable…).
+	// Ready reports whether the process can serve (database reachable…);
+	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
+}
+
+// missing names the required dependencies d lacks.
+func (d Deps) missing() []string {
+	var out []string
+	for name, ok := range map[string]bool{"Auth": d.Auth != nil, "Accounts": d.Accounts != nil, "Runs": d.Runs != nil,
+		"Blobs": d.Blobs != nil, "Agents": d.Agents != nil, "Catalog": d.Catalog != nil, "ModelAlerts": d.ModelAlerts != nil,
+		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil} {
+		if !ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Server is the API's handler.
@@ -85,8 +107,11 @@ type Server struct {
 
 func init() { installErrorModel() }
 
-// New builds the API.
+// New builds the API. It panics when a required dependency is missing.
 func New(d Deps) *Server {
+	if m := d.missing(); len(m) > 0 {
+		panic("api.New: missing required dependencies: " + strings.Join(m, ", "))
+	}
 	if d.MaxBodyBytes <= 0 {
 		d.MaxBodyBytes = 1 << 20
 	}
@@ -94,7 +119,7 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{deps: d, mux: chi.NewMux(), limiter: newLimiter(d.RateLimit, d.RateBurst),
-		pins:    &pinCache{db: d.DB, m: map[string]pinEntry{}},
+		pins:    &pinCache{accounts: d.Accounts, m: map[string]pinEntry{}},
 		streams: newStreams(d.MaxStreamsPerCredential, d.MaxStreamsPerAccount)}
 	s.authFailures = newLimiter(d.AuthFailureRate, d.AuthFailureBurst)
 
@@ -151,23 +176,51 @@ func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
 // HumaAPI exposes the huma API so tests can register extra operations.
 func (s *Server) HumaAPI() huma.API { return s.api }
 
-// routes is the whole API surface at a glance: one line per operation.
+// routes is the whole API surface at a glance: one line per operation,
+// grouped by area; each handler lives in its area's file.
 func (s *Server) routes() {
+	// Identity and versions (identity.go, versions.go).
 	register(s, op("get_me", http.MethodGet, "/me", "Get current user identity", "identity"), s.getMe)
 	register(s, op("get_api_version", http.MethodGet, "/version", "Get the account's API version", "version"), s.getVersion)
-	if s.deps.Runs != nil {
-		s.runsRoutes()
-		s.templatesRoutes() // extension: the agent templates and whether they run here (agents_templates.go)
-	}
 	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
-	if s.deps.Secrets != nil {
-		s.secretsRoutes() // account secrets, an extension (secrets.go)
-	}
-	s.modelsRoutes()     // models catalog, lifecycle alerts, playground (models.go)
-	s.modelUsageRoutes() // extension: when the account last used a model (models_usage.go)
 
+	// Runs (runs.go, streams.go) and human reviews, an extension (reviews.go).
+	register(s, op("run_agent", http.MethodPost, "/agents/{agent_id}/runs", "Run an agent", "agents"), s.startRun)
+	register(s, op("run_agent_stream", http.MethodPost, "/agents/{agent_id}/runs/stream", "Run an agent (stream events)", "agents"), s.streamRun)
+	register(s, op("get_agent_run", http.MethodGet, "/agents/runs/{run_id}", "Get an agent run", "agents"), s.getRun)
+	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
+	register(s, withDesc(op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents"), runs.SearchDescription), s.searchTraces)
+	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
+	register(s, extension(withDesc(op("list_pending_run_reviews", http.MethodGet, "/agents/runs/reviews", "List pending human reviews", "agents"), listPendingReviewsDoc)), s.listPendingReviews)
+	register(s, extension(withDesc(op("decide_run_review", http.MethodPost, "/agents/runs/{run_id}/reviews/decision", "Approve or reject a human review", "agents"), decideReviewDoc)), s.decideReview)
+	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
+
+	// Account secrets, an extension (secrets.go).
+	register(s, extension(withDesc(op("list_secrets", http.MethodGet, "/secrets", "List account secrets", "secrets"), listSecretsDoc)), s.listSecrets)
+	register(s, extension(withDesc(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"), putSecretDoc)), s.putSecret)
+	register(s, withStatus(extension(withDesc(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"), deleteSecretDoc)), http.StatusNoContent), s.deleteSecret)
+
+	// Models: catalog and usage (models.go, models_usage.go), lifecycle
+	// alerts (models_alerts.go), playground (playground.go).
+	register(s, op("list_models", http.MethodGet, "/models", "List Models", "models"), s.listModels)
+	register(s, op("get_model", http.MethodGet, "/models/{model_id}/details", "Get Model", "models"), s.getModel)
+	register(s, op("get_model_recommendations", http.MethodGet, "/models/{model_id}/recommendations", "Get Recommendations", "models"), s.getRecommendations)
+	register(s, op("get_generation_tiers", http.MethodGet, "/models/generation-tiers", "Get Generation Tiers", "models"), s.getGenerationTiers)
+	register(s, extension(withDesc(op("get_model_usage", http.MethodGet, "/models/{model_id}/usage", "Get the account's use of a model", "models"), modelUsageDoc)), s.getModelUsage)
+	register(s, op("list_model_alerts", http.MethodGet, "/models/alerts", "List Alerts", "models"), s.listModelAlerts)
+	register(s, op("get_model_alert_unread_count", http.MethodGet, "/models/alerts/unread-count", "Get Alert Unread Count", "models"), s.modelAlertUnreadCount)
+	register(s, withStatus(op("mark_model_alert_read", http.MethodPatch, "/models/alerts/{alert_id}/read", "Mark Read", "models"), http.StatusNoContent), s.markModelAlertRead)
+	register(s, withStatus(op("mark_all_model_alerts_read", http.MethodPost, "/models/alerts/mark-all-read", "Mark All Read", "models"), http.StatusNoContent), s.markAllModelAlertsRead)
+	register(s, op("list_playground_experiments", http.MethodGet, "/models/playground/experiments", "List Experiments", "models"), s.listExperiments)
+	register(s, op("create_playground_experiment", http.MethodPost, "/models/playground/experiments", "Create Experiment", "models"), s.createExperiment)
+	register(s, op("get_playground_experiment", http.MethodGet, "/models/playground/experiments/{experiment_id}", "Get Experiment", "models"), s.getExperiment)
+	register(s, op("cancel_playground_experiment", http.MethodPost, "/models/playground/experiments/{experiment_id}/cancel", "Cancel Experiment", "models"), s.cancelExperiment)
+	register(s, withStatus(op("delete_playground_experiment", http.MethodDelete, "/models/playground/experiments/{experiment_id}", "Delete Experiment", "models"), http.StatusNoContent), s.deleteExperiment)
+
+	// Agents (agents*.go), their templates and schedules (extensions).
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)
 	register(s, withStatus(op("create_agent", http.MethodPost, "/agents", "Create an agent", "agents"), http.StatusCreated), s.createAgent)
+	register(s, extension(withDesc(op("list_agent_templates", http.MethodGet, "/agents/templates", "List agent templates", "agents"), listTemplatesDoc)), s.listAgentTemplates)
 	register(s, op("preview_import_agent", http.MethodPost, "/agents/preview-import", "Preview an agent_definition import", "agents"), s.previewImportAgent)
 	register(s, op("get_agent", http.MethodGet, "/agents/{agent_id}", "Get an agent", "agents"), s.getAgent)
 	register(s, op("update_agent", http.MethodPut, "/agents/{agent_id}", "Update agent metadata", "agents"), s.updateAgent)
@@ -181,7 +234,10 @@ func (s *Server) routes() {
 	register(s, op("get_agent_attachment_references", http.MethodGet, "/agents/{agent_id}/attachment-references", "Get agent attachment-reference contract", "agents"), s.getAgentAttachmentReferences)
 	s.registerUploadInput(op("upload_agent_input", http.MethodPost, uploadPath, "Upload file input", "agents"))
 	register(s, op("get_agent_input_upload", http.MethodGet, "/agents/{agent_id}/input-uploads/{upload_id}", "Get upload status", "agents"), s.getAgentInputUpload)
-	s.schedulesRoutes() // extension: an agent's cron schedules (agents_schedules.go)
+	register(s, extension(withDesc(op("list_agent_schedules", http.MethodGet, "/agents/{agent_id}/schedules", "List an agent's schedules", "agents"), schedulesDoc)), s.listAgentSchedules)
+	register(s, extension(withStatus(withDesc(op("create_agent_schedule", http.MethodPost, "/agents/{agent_id}/schedules", "Add a schedule to an agent", "agents"), schedulesDoc), http.StatusCreated)), s.createAgentSchedule)
+	register(s, extension(withDesc(op("update_agent_schedule", http.MethodPut, "/agents/{agent_id}/schedules/{schedule_id}", "Change an agent's schedule", "agents"), schedulesDoc)), s.updateAgentSchedule)
+	register(s, extension(withStatus(withDesc(op("delete_agent_schedule", http.MethodDelete, "/agents/{agent_id}/schedules/{schedule_id}", "Remove an agent's schedule", "agents"), schedulesDoc), http.StatusNoContent)), s.deleteAgentSchedule)
 }
 
 // op describes an operation with the defaults every operation shares.
@@ -233,15 +289,9 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if err := s.deps.DB.Ping(r.Context()); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "detail": "database: " + err.Error()})
+	if err := s.deps.Ready(r.Context()); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "detail": err.Error()})
 		return
-	}
-	if s.deps.Ready != nil {
-		if err := s.deps.Ready(r.Context()); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "detail": err.Error()})
-			return
-		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }

@@ -2,32 +2,21 @@ package api_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"github.com/agentry/agentry/internal/api"
-	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
-	"github.com/agentry/agentry/internal/store/storetest"
+	"github.com/agentry/agentry/internal/testserver"
 )
 
-// fuzzAPI builds the API on a fresh SQLite database with one owner key. The
-// fuzzers call the handler in-process: they need millions of requests, and
-// the socket adds nothing to what is being fuzzed.
+// fuzzAPI starts the full server on a fresh SQLite database and answers its
+// handler and owner key. The fuzzers call the handler in-process: they need
+// millions of requests, and the socket adds nothing to what is being fuzzed.
 func fuzzAPI(f *testing.F) (http.Handler, string) {
-	db := storetest.Open(f, store.SQLite)
-	u, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "fuzz"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	secret, prefix, hash := auth.NewKey()
-	if _, err := db.CreateAPIKey(context.Background(), store.APIKey{AccountID: a.ID, UserID: u.ID, Name: "f", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
-		f.Fatal(err)
-	}
-	return api.New(api.Deps{DB: db, Auth: auth.New(db, nil, auth.Config{}), MaxBodyBytes: 1 << 16}), secret
+	ts := testserver.Start(f, store.SQLite)
+	return ts.S.Handler(), ts.Key
 }
 
 func serve(h http.Handler, r *http.Request) int {

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/auth"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -133,9 +133,9 @@ func undeclaredQuery(op *huma.Operation, q map[string][]string) []ValidationItem
 // version costs no query per request. A pin changed on this replica is seen
 // at once; on other replicas within pinTTL.
 type pinCache struct {
-	db *store.DB
-	mu sync.RWMutex
-	m  map[string]pinEntry
+	accounts *accounts.Service
+	mu       sync.RWMutex
+	m        map[string]pinEntry
 }
 
 type pinEntry struct {
@@ -152,12 +152,12 @@ func (c *pinCache) get(ctx context.Context, accountID string) (string, error) {
 	if ok && time.Since(e.fetched) < pinTTL {
 		return e.pin, nil
 	}
-	a, err := c.db.Account(ctx, accountID)
+	pin, err := c.accounts.APIVersion(ctx, accountID)
 	if err != nil {
 		return "", err
 	}
-	c.set(accountID, a.APIVersion)
-	return a.APIVersion, nil
+	c.set(accountID, pin)
+	return pin, nil
 }
 
 func (c *pinCache) set(accountID, pin string) {

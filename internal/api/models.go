@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/agentry/agentry/internal/models/alerts"
@@ -14,39 +13,12 @@ import (
 // The catalog is the same for every account; only last_used is personal.
 
 // modelsRoutes registers the operations tagged models.
-func (s *Server) modelsRoutes() {
-	register(s, op("list_models", http.MethodGet, "/models", "List Models", "models"), s.listModels)
-	register(s, op("get_model", http.MethodGet, "/models/{model_id}/details", "Get Model", "models"), s.getModel)
-	register(s, op("get_model_recommendations", http.MethodGet, "/models/{model_id}/recommendations", "Get Recommendations", "models"), s.getRecommendations)
-	register(s, op("get_generation_tiers", http.MethodGet, "/models/generation-tiers", "Get Generation Tiers", "models"), s.getGenerationTiers)
 
-	register(s, op("list_model_alerts", http.MethodGet, "/models/alerts", "List Alerts", "models"), s.listModelAlerts)
-	register(s, op("get_model_alert_unread_count", http.MethodGet, "/models/alerts/unread-count", "Get Alert Unread Count", "models"), s.modelAlertUnreadCount)
-	register(s, withStatus(op("mark_model_alert_read", http.MethodPatch, "/models/alerts/{alert_id}/read", "Mark Read", "models"), http.StatusNoContent), s.markModelAlertRead)
-	register(s, withStatus(op("mark_all_model_alerts_read", http.MethodPost, "/models/alerts/mark-all-read", "Mark All Read", "models"), http.StatusNoContent), s.markAllModelAlertsRead)
+// modelCatalog is the process's model catalog.
+func (s *Server) modelCatalog() *catalog.Catalog { return s.deps.Catalog }
 
-	if s.deps.Playground != nil {
-		s.playgroundRoutes()
-	}
-}
-
-// modelCatalog is the process's model catalog, or the built-in one for an API
-// built without it (tests of other areas).
-func (s *Server) modelCatalog() *catalog.Catalog {
-	if s.deps.Catalog != nil {
-		return s.deps.Catalog
-	}
-	return catalog.Builtin()
-}
-
-// modelAlerts is the alerts service, or one on the same database for an
-// API built without it.
-func (s *Server) modelAlerts() *alerts.Service {
-	if s.deps.ModelAlerts != nil {
-		return s.deps.ModelAlerts
-	}
-	return alerts.New(s.deps.DB, s.modelCatalog())
-}
+// modelAlerts is the lifecycle alerts service.
+func (s *Server) modelAlerts() *alerts.Service { return s.deps.ModelAlerts }
 
 type listModelsInput struct {
 	Provider            string              `query:"provider" doc:"Filter by provider name"`
@@ -87,7 +59,7 @@ func (s *Server) listModels(ctx context.Context, in *listModelsInput) (*modelsAn
 // lastUsedModel is the chat model the account called most recently ("" if
 // none, or if the usage log cannot be read: the flag is a convenience).
 func (s *Server) lastUsedModel(ctx context.Context) string {
-	ids, err := s.deps.DB.RecentModels(ctx, principal(ctx).AccountID, 20)
+	ids, err := s.deps.Accounts.RecentModels(ctx, principal(ctx).AccountID, 20)
 	if err != nil {
 		return ""
 	}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"time"
 )
 
@@ -18,17 +17,15 @@ type ModelUsageResponse struct {
 
 type modelUsageOutput struct{ Body ModelUsageResponse }
 
-func (s *Server) modelUsageRoutes() {
-	register(s, extension(withDesc(op("get_model_usage", http.MethodGet, "/models/{model_id}/usage", "Get the account's use of a model", "models"),
-		"How many metered calls the account made to the model, and when the last one was.")), s.getModelUsage)
-}
+// modelUsageDoc describes GET /models/{model_id}/usage (routes in api.go).
+const modelUsageDoc = "How many metered calls the account made to the model, and when the last one was."
 
 func (s *Server) getModelUsage(ctx context.Context, in *modelIDPath) (*modelUsageOutput, error) {
 	m, ok := s.modelCatalog().Get(in.ModelID)
 	if !ok {
 		return nil, NotFound("Model")
 	}
-	u, err := s.deps.DB.ModelUsage(ctx, principal(ctx).AccountID, m.ID)
+	u, err := s.deps.Accounts.ModelUsage(ctx, principal(ctx).AccountID, m.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -13,14 +13,6 @@ import (
 
 // The model playground: one prompt against several models, run as a job.
 
-func (s *Server) playgroundRoutes() {
-	register(s, op("list_playground_experiments", http.MethodGet, "/models/playground/experiments", "List Experiments", "models"), s.listExperiments)
-	register(s, op("create_playground_experiment", http.MethodPost, "/models/playground/experiments", "Create Experiment", "models"), s.createExperiment)
-	register(s, op("get_playground_experiment", http.MethodGet, "/models/playground/experiments/{experiment_id}", "Get Experiment", "models"), s.getExperiment)
-	register(s, op("cancel_playground_experiment", http.MethodPost, "/models/playground/experiments/{experiment_id}/cancel", "Cancel Experiment", "models"), s.cancelExperiment)
-	register(s, withStatus(op("delete_playground_experiment", http.MethodDelete, "/models/playground/experiments/{experiment_id}", "Delete Experiment", "models"), http.StatusNoContent), s.deleteExperiment)
-}
-
 // PlaygroundCreateRequest is the body of POST /models/playground/experiments.
 type PlaygroundCreateRequest struct {
 	Prompt                        string   `json:"prompt" doc:"Prompt text for the experiment."`

@@ -59,16 +59,13 @@ type decideReviewInput struct {
 
 type reviewOutput struct{ Body RunReviewResponse }
 
-func (s *Server) reviewsRoutes() {
-	register(s, extension(reviewOp("list_pending_run_reviews", http.MethodGet, "/agents/runs/reviews", "List pending human reviews",
-		"Undecided reviews of human_in_the_loop steps in the account, oldest first: all of them for owners and admins, those naming the caller in assignee_user_ids otherwise.")),
-		s.listPendingReviews)
-	register(s, extension(reviewOp("decide_run_review", http.MethodPost, "/agents/runs/{run_id}/reviews/decision", "Approve or reject a human review",
-		"Decides a review of a run parked on a human_in_the_loop step; the run then continues (on rejection the step's branch ends). "+
-			"Owners and admins may decide every review, other users those whose step names them in assignee_user_ids (403 otherwise). "+
-			"409 when the review is already decided or the run has ended.")),
-		s.decideReview)
-}
+// Descriptions of the review operations (routes in api.go).
+const (
+	listPendingReviewsDoc = "Undecided reviews of human_in_the_loop steps in the account, oldest first: all of them for owners and admins, those naming the caller in assignee_user_ids otherwise."
+	decideReviewDoc       = "Decides a review of a run parked on a human_in_the_loop step; the run then continues (on rejection the step's branch ends). " +
+		"Owners and admins may decide every review, other users those whose step names them in assignee_user_ids (403 otherwise). " +
+		"409 when the review is already decided or the run has ended."
+)
 
 // reviewOp is op with a description, in the agents tag.
 func reviewOp(id, method, path, summary, description string) huma.Operation {

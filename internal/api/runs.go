@@ -94,19 +94,6 @@ type attachmentInput struct {
 	DownloadName string `query:"download_name" maxLength:"255" required:"false"`
 }
 
-func (s *Server) runsRoutes() {
-	register(s, op("run_agent", http.MethodPost, "/agents/{agent_id}/runs", "Run an agent", "agents"), s.startRun)
-	register(s, op("run_agent_stream", http.MethodPost, "/agents/{agent_id}/runs/stream", "Run an agent (stream events)", "agents"), s.streamRun)
-	register(s, op("get_agent_run", http.MethodGet, "/agents/runs/{run_id}", "Get an agent run", "agents"), s.getRun)
-	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
-	search := op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents")
-	search.Description = runs.SearchDescription
-	register(s, search, s.searchTraces)
-	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
-	s.reviewsRoutes() // human review decisions, an extension (reviews.go)
-	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
-}
-
 // runError maps the runs area's errors to statuses.
 func runError(err error) error {
 	var in *runs.InputError
@@ -177,7 +164,7 @@ func (s *Server) openRunStream(ctx context.Context, accountID string, in *stream
 		if !ok {
 			return runStream{}, Invalid([]any{"header", "Last-Event-ID"}, "Last-Event-ID must be an event id from this stream (run_id:seq)", "value_error")
 		}
-		r, err := s.deps.DB.Run(ctx, accountID, runID)
+		r, err := s.deps.Runs.Run(ctx, accountID, runID)
 		if err != nil || r.AgentID != in.AgentID {
 			return runStream{}, NotFound("Run")
 		}
@@ -373,7 +360,7 @@ func (s *Server) downloadAttachment(ctx context.Context, in *attachmentInput) (*
 		return nil, NotFound("Attachment")
 	}
 	p := principal(ctx)
-	a, err := s.deps.DB.RunAttachmentByKey(ctx, p.AccountID, in.RunID, string(key))
+	a, err := s.deps.Runs.Attachment(ctx, p.AccountID, in.RunID, string(key))
 	if err != nil {
 		return nil, NotFound("Attachment")
 	}

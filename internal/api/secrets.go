@@ -13,15 +13,13 @@ import (
 // Account secrets, an extension: write-only values that definitions name
 // as {{secrets.NAME}} (S3 credentials). No operation ever answers a value.
 
-func (s *Server) secretsRoutes() {
-	register(s, extension(withDescription(op("list_secrets", http.MethodGet, "/secrets", "List account secrets", "secrets"),
-		"Names and times of the account's secrets; values are write-only and never answered.")), s.listSecrets)
-	register(s, extension(withDescription(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"),
-		"Stores a value under a name, sealed at rest; 201 when the name is new, 200 when it replaces a value. "+
-			"Owner or admin only. The value is never answered, logged or exported.")), s.putSecret)
-	register(s, withStatus(extension(withDescription(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"),
-		"Owner or admin only. Steps naming the secret fail until it is stored again.")), http.StatusNoContent), s.deleteSecret)
-}
+// Descriptions of the secrets operations (routes in api.go).
+const (
+	listSecretsDoc = "Names and times of the account's secrets; values are write-only and never answered."
+	putSecretDoc   = "Stores a value under a name, sealed at rest; 201 when the name is new, 200 when it replaces a value. " +
+		"Owner or admin only. The value is never answered, logged or exported."
+	deleteSecretDoc = "Owner or admin only. Steps naming the secret fail until it is stored again."
+)
 
 // withDescription sets an operation's description.
 func withDescription(o huma.Operation, d string) huma.Operation {

@@ -35,11 +35,11 @@ func (s *Server) versionResponse(ctx context.Context, pin string) *versionOutput
 }
 
 func (s *Server) getVersion(ctx context.Context, _ *struct{}) (*versionOutput, error) {
-	a, err := s.deps.DB.Account(ctx, principal(ctx).AccountID)
+	pin, err := s.deps.Accounts.APIVersion(ctx, principal(ctx).AccountID)
 	if err != nil {
 		return nil, err
 	}
-	return s.versionResponse(ctx, a.APIVersion), nil
+	return s.versionResponse(ctx, pin), nil
 }
 
 // putVersion pins the account to a date, stored as given (it snaps to a
@@ -58,7 +58,7 @@ func (s *Server) putVersion(ctx context.Context, in *putVersionInput) (*versionO
 		}
 		pin = v
 	}
-	if err := s.deps.DB.SetAPIVersion(ctx, p.AccountID, pin); err != nil {
+	if err := s.deps.Accounts.SetAPIVersion(ctx, p.AccountID, pin); err != nil {
 		return nil, err
 	}
 	s.pins.set(p.AccountID, pin)

@@ -1,7 +1,9 @@
-// Package billing owns what model calls cost an account: it implements the
-// model layer's Meter on the credit ledger, so that every metered call is
-// refused before it is made when the balance cannot cover its estimate, and
-// recorded with its usage and charged in one transaction after.
+// Package billing owns what model calls cost an account: Metered wraps a
+// provider so every call is priced at the catalog's rates, and Meter
+// implements the model layer's llm.Meter on the credit ledger, so that every
+// metered call is refused before it is made when the balance cannot cover
+// its estimate, and recorded with its usage and charged in one transaction
+// after.
 package billing
 
 import (

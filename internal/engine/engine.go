@@ -221,6 +221,8 @@ func (e *StepError) Unwrap() error { return e.Err }
 // Engine executes definitions.
 type Engine struct {
 	Registry *Registry
+	// Tools are the functions prompt_call steps may offer their model.
+	Tools *Tools
 	// StepAttempts bounds attempts of a step failing with a transient error.
 	StepAttempts int
 	// Backoff is the wait before the second attempt; it doubles after.
@@ -239,9 +241,9 @@ type Engine struct {
 	S3AllowedBuckets []string
 }
 
-// New returns an engine with the built-in step types registered.
+// New returns an engine with the built-in step types and tools registered.
 func New() *Engine {
-	e := &Engine{Registry: NewRegistry(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond,
+	e := &Engine{Registry: NewRegistry(), Tools: NewTools(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond,
 		Limits: DefaultLimits()}
 	registerBuiltins(e)
 	return e

@@ -334,6 +334,24 @@ func TestToolCalls(t *testing.T) {
 	}
 }
 
+// Tools belong to an engine: one registered on an engine serves its runs
+// and no other engine's.
+func TestToolsArePerEngine(t *testing.T) {
+	withTool := engine.New()
+	withTool.Tools.Register(engine.Tool{Name: "echo_answer", Parameters: json.RawMessage(`{"type":"object"}`),
+		Run: func(context.Context, *engine.Exec, map[string]any, json.RawMessage) (string, error) { return "42", nil }})
+	if _, ok := withTool.Tools.Tool("current_datetime"); !ok {
+		t.Fatal("engine.New did not register current_datetime")
+	}
+	def := `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"x","tools":["echo_answer"]}]}`
+	if _, err := run(t, engine.New(), def, "", newJournal(), nil); err == nil || !strings.Contains(err.Error(), "echo_answer") {
+		t.Fatalf("another engine offered the tool: %v", err)
+	}
+	if _, ok := engine.New().Tools.Tool("echo_answer"); ok {
+		t.Fatal("a tool registered on one engine is visible to a new one")
+	}
+}
+
 func TestWebhookGuardAndIdempotency(t *testing.T) {
 	var got http.Header
 	var body string

@@ -22,40 +22,46 @@ type Tool struct {
 	Run func(ctx context.Context, x *Exec, cfg map[string]any, args json.RawMessage) (string, error)
 }
 
-// Tools is the engine's tool registry.
+// Tools is an engine's tool registry (Engine.Tools), filled by the areas
+// that offer tools when the server is assembled.
 type Tools struct {
 	mu sync.RWMutex
 	m  map[string]Tool
 }
 
-var builtinTools = &Tools{m: map[string]Tool{
-	"current_datetime": {
+// NewTools returns a registry holding the built-in current_datetime tool.
+func NewTools() *Tools {
+	t := &Tools{m: map[string]Tool{}}
+	t.Register(Tool{
 		Name:        "current_datetime",
 		Description: "Returns the current date and time in UTC (RFC 3339).",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
 		Run: func(context.Context, *Exec, map[string]any, json.RawMessage) (string, error) {
 			return time.Now().UTC().Format(time.RFC3339), nil
 		},
-	},
-}}
-
-// RegisterTool makes a tool available to every prompt_call.
-func RegisterTool(t Tool) {
-	builtinTools.mu.Lock()
-	builtinTools.m[t.Name] = t
-	builtinTools.mu.Unlock()
+	})
+	return t
 }
 
-func lookupTool(name string) (Tool, bool) {
-	builtinTools.mu.RLock()
-	defer builtinTools.mu.RUnlock()
-	t, ok := builtinTools.m[name]
-	return t, ok
+// Register makes a tool available to every prompt_call of the engine
+// holding the registry (replacing one of the same name).
+func (t *Tools) Register(tool Tool) {
+	t.mu.Lock()
+	t.m[tool.Name] = tool
+	t.mu.Unlock()
+}
+
+// Tool returns the tool registered under name.
+func (t *Tools) Tool(name string) (Tool, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	tool, ok := t.m[name]
+	return tool, ok
 }
 
 // stepTools resolves a step's `tools` into the model's tool list and the
 // implementations behind it.
-func stepTools(raw any) ([]llm.Tool, map[string]boundTool, error) {
+func (t *Tools) stepTools(raw any) ([]llm.Tool, map[string]boundTool, error) {
 	list, _ := raw.([]any)
 	var specs []llm.Tool
 	bound := map[string]boundTool{}
@@ -74,7 +80,7 @@ func stepTools(raw any) ([]llm.Tool, map[string]boundTool, error) {
 				name = n
 			}
 		}
-		tool, ok := lookupTool(name)
+		tool, ok := t.Tool(name)
 		if !ok {
 			return nil, nil, fmt.Errorf("tools[%d]: tool %q is not available on this server", i, name)
 		}

@@ -2,17 +2,13 @@ package llm
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
-
-	"github.com/agentry/agentry/internal/models/catalog"
 )
 
 // Meter is the credit ledger as the model layer sees it. Authorize refuses
 // (with an error wrapping ErrInsufficientCredits) when the account cannot
-// cover the estimate; Record debits what a finished call cost. The ledger
-// itself (atomic debits, history) lives in the credits store.
+// cover the estimate; Record debits what a finished call cost. The wrapper
+// that prices calls and drives a Meter is billing.Metered.
 type Meter interface {
 	Authorize(ctx context.Context, accountID string, estimatedCredits int64) error
 	Record(ctx context.Context, rec UsageRecord) error
@@ -23,7 +19,7 @@ type UsageRecord struct {
 	AccountID         string        `json:"account_id"`
 	Purpose           string        `json:"purpose"`
 	Model             string        `json:"model"` // catalog id
-	Kind              catalog.Kind  `json:"kind"`  // chat or embedding
+	Kind              string        `json:"kind"`  // catalog kind: chat or embedding
 	InputTokens       int           `json:"input_tokens"`
 	OutputTokens      int           `json:"output_tokens"`
 	CachedInputTokens int           `json:"cached_input_tokens"`
@@ -38,209 +34,4 @@ type UsageRecord struct {
 	// usage is estimated from what was delivered, since providers bill it.
 	Partial bool      `json:"partial,omitempty"`
 	At      time.Time `json:"at"`
-}
-
-// ErrNoAccount: a metered call did not say who pays.
-var ErrNoAccount = errors.New("metered model call without account id")
-
-// RecordError wraps a failure to record a call that did succeed: the
-// response returned alongside it is valid, and the caller should keep it
-// and report the ledger problem.
-type RecordError struct{ Err error }
-
-func (e *RecordError) Error() string { return "recording model usage: " + e.Err.Error() }
-func (e *RecordError) Unwrap() error { return e.Err }
-
-// DefaultOutputEstimate is the output size assumed for authorisation when
-// a request sets no MaxTokens.
-const DefaultOutputEstimate = 1024
-
-// Metered wraps a Provider (normally the Router) so that every call is
-// authorised before it is made and recorded after, at catalog prices.
-type Metered struct {
-	next  Provider
-	meter Meter
-	cat   *catalog.Catalog
-	now   func() time.Time
-}
-
-// NewMetered returns next metered by meter at the prices in cat.
-func NewMetered(next Provider, meter Meter, cat *catalog.Catalog) *Metered {
-	return &Metered{next: next, meter: meter, cat: cat, now: time.Now}
-}
-
-// EstimateChatCredits is what Metered authorises for req: the estimated
-// prompt plus MaxTokens (or DefaultOutputEstimate) of output, capped by
-// the model's output limit.
-func EstimateChatCredits(cat *catalog.Catalog, model string, req ChatRequest) (int64, error) {
-	m, ok := cat.Get(model)
-	if !ok {
-		return 0, fmt.Errorf("%w: %q", ErrUnknownModel, model)
-	}
-	out := req.MaxTokens
-	if out <= 0 {
-		out = DefaultOutputEstimate
-	}
-	if m.MaxOutputTokens > 0 {
-		out = min(out, m.MaxOutputTokens)
-	}
-	c, err := m.Cost(catalog.TokenUsage{Input: EstimateRequestTokens(req), Output: out})
-	return c.Credits, err
-}
-
-func (mt *Metered) modelID(model string, kind catalog.Kind) string {
-	if model != "" {
-		if m, ok := mt.cat.Get(model); ok {
-			return m.ID
-		}
-		return model
-	}
-	if r, ok := mt.next.(*Router); ok {
-		return r.DefaultModel(kind)
-	}
-	if m, ok := mt.cat.Default(kind); ok {
-		return m.ID
-	}
-	return ""
-}
-
-// resolver is what a Router offers to say, without calling anything,
-// whether a model can be served.
-type resolver interface {
-	Resolve(modelID string, kind catalog.Kind) (Resolution, error)
-}
-
-// routable checks that something serves model before the account is asked
-// to pay for it: a model without a provider must fail as such, not as an
-// estimate the balance cannot cover.
-func (mt *Metered) routable(model string, kind catalog.Kind) error {
-	r, ok := mt.next.(resolver)
-	if !ok {
-		return nil
-	}
-	_, err := r.Resolve(model, kind)
-	return err
-}
-
-func (mt *Metered) authorize(ctx context.Context, meta CallMeta, estimate int64) error {
-	if meta.AccountID == "" {
-		return ErrNoAccount
-	}
-	return mt.meter.Authorize(ctx, meta.AccountID, estimate)
-}
-
-func (mt *Metered) record(ctx context.Context, meta CallMeta, model string, kind catalog.Kind, u Usage, start time.Time, partial bool) error {
-	cost, err := mt.cat.Price(model, catalog.TokenUsage{Input: u.InputTokens, Output: u.OutputTokens,
-		CachedInput: u.CachedInputTokens, CacheWrite: u.CacheWriteTokens})
-	if err != nil {
-		return &RecordError{err}
-	}
-	end := mt.now()
-	rec := UsageRecord{AccountID: meta.AccountID, Purpose: meta.Purpose, Model: model, Kind: kind,
-		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens,
-		CacheWriteTokens: u.CacheWriteTokens, Credits: cost.Credits, ExactCredits: cost.Exact,
-		Latency: end.Sub(start), RunID: meta.RunID, StepID: meta.StepID, ExperimentID: meta.ExperimentID,
-		Partial: partial, At: end.UTC()}
-	// Recording must survive the caller giving up right after the call:
-	// the tokens were spent either way.
-	if err := mt.meter.Record(context.WithoutCancel(ctx), rec); err != nil {
-		return &RecordError{err}
-	}
-	return nil
-}
-
-// Chat implements Provider.
-func (mt *Metered) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
-	model := mt.modelID(req.Model, catalog.KindChat)
-	est, err := EstimateChatCredits(mt.cat, model, req)
-	if err != nil {
-		return nil, err
-	}
-	if err := mt.routable(model, catalog.KindChat); err != nil {
-		return nil, err
-	}
-	if err := mt.authorize(ctx, req.Meta, est); err != nil {
-		return nil, err
-	}
-	start := mt.now()
-	req.Model = model
-	resp, err := mt.next.Chat(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, resp.Usage, start, false); rerr != nil {
-		return resp, rerr
-	}
-	return resp, nil
-}
-
-// Stream implements Provider. A stream that fails after delivering text is
-// recorded as partial, with usage estimated from what was delivered.
-func (mt *Metered) Stream(ctx context.Context, req ChatRequest, fn StreamFunc) (*ChatResponse, error) {
-	model := mt.modelID(req.Model, catalog.KindChat)
-	est, err := EstimateChatCredits(mt.cat, model, req)
-	if err != nil {
-		return nil, err
-	}
-	if err := mt.routable(model, catalog.KindChat); err != nil {
-		return nil, err
-	}
-	if err := mt.authorize(ctx, req.Meta, est); err != nil {
-		return nil, err
-	}
-	start := mt.now()
-	req.Model = model
-	delivered := 0
-	resp, err := mt.next.Stream(ctx, req, func(d Delta) error {
-		delivered += EstimateTokens(d.Text) + EstimateTokens(d.Reasoning)
-		if d.ToolCall != nil {
-			delivered += EstimateTokens(d.ToolCall.ArgumentsDelta)
-		}
-		return fn(d)
-	})
-	if err != nil {
-		if delivered > 0 {
-			u := Usage{InputTokens: EstimateRequestTokens(req), OutputTokens: delivered}
-			if rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, u, start, true); rerr != nil {
-				return nil, errors.Join(err, rerr)
-			}
-		}
-		return nil, err
-	}
-	if rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, resp.Usage, start, false); rerr != nil {
-		return resp, rerr
-	}
-	return resp, nil
-}
-
-// Embed implements Provider.
-func (mt *Metered) Embed(ctx context.Context, req EmbedRequest) (*EmbedResponse, error) {
-	model := mt.modelID(req.Model, catalog.KindEmbedding)
-	n := 0
-	for _, s := range req.Input {
-		n += EstimateTokens(s)
-	}
-	cost, err := mt.cat.Price(model, catalog.TokenUsage{Input: n})
-	if err != nil {
-		return nil, err
-	}
-	if err := mt.routable(model, catalog.KindEmbedding); err != nil {
-		return nil, err
-	}
-	if err := mt.authorize(ctx, req.Meta, cost.Credits); err != nil {
-		return nil, err
-	}
-	start := mt.now()
-	req.Model = model
-	resp, err := mt.next.Embed(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Usage.InputTokens == 0 {
-		resp.Usage.InputTokens = n // some servers (Ollama) report no usage
-	}
-	if rerr := mt.record(ctx, req.Meta, model, catalog.KindEmbedding, resp.Usage, start, false); rerr != nil {
-		return resp, rerr
-	}
-	return resp, nil
 }

@@ -8,8 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -37,7 +39,7 @@ type Enqueuer interface {
 type Service struct {
 	DB      *store.DB
 	Queue   Enqueuer
-	Router  *llm.Router // the configured providers, unmetered
+	Router  *routing.Router // the configured providers, unmetered
 	Catalog *catalog.Catalog
 	Meter   llm.Meter
 	// CancelPoll is how often a running experiment checks the database for
@@ -202,7 +204,7 @@ func (s *Service) plan(in CreateInput) (plan, error) {
 	spec := callSpec{prompt: in.Prompt, system: in.SystemPrompt, template: tpl,
 		stepOutput: stepOutput(in.IncludeStepOutput, in.SelectedStepOutput)}
 	for _, id := range p.models {
-		est, err := llm.EstimateChatCredits(s.Catalog, id, spec.request(id))
+		est, err := billing.EstimateChatCredits(s.Catalog, id, spec.request(id))
 		if err != nil {
 			return plan{}, err
 		}
@@ -211,8 +213,8 @@ func (s *Service) plan(in CreateInput) (plan, error) {
 			// The judge reads the prompt and an answer of up to the
 			// estimated output size.
 			ev := evaluationRequest(p.evaluator, p.complexity, in.Prompt, in.SystemPrompt, spec.stepOutput,
-				strings.Repeat("x ", llm.DefaultOutputEstimate), s.structured(p.evaluator))
-			if e, err := llm.EstimateChatCredits(s.Catalog, p.evaluator, ev); err == nil {
+				strings.Repeat("x ", billing.DefaultOutputEstimate), s.structured(p.evaluator))
+			if e, err := billing.EstimateChatCredits(s.Catalog, p.evaluator, ev); err == nil {
 				p.estimate += e
 			}
 		}

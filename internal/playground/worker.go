@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -145,7 +146,7 @@ func (r *runner) load() {
 	tpl, _ := parseTemplate(r.e.JSONTemplate) // validated at creation
 	r.spec = callSpec{prompt: r.e.Prompt, system: r.e.SystemPrompt, template: tpl,
 		stepOutput: stepOutput(r.e.IncludeStepOutput, r.e.SelectedStepOutput)}
-	r.model = llm.NewMetered(r.s.Router, r.s.Meter, r.s.Catalog)
+	r.model = billing.NewMetered(r.s.Router, r.s.Meter, r.s.Catalog)
 }
 
 // steps is how many progress steps one model takes.
@@ -185,7 +186,7 @@ func (r *runner) callModel(ctx context.Context, i int) {
 	req.Meta = r.meta
 	start := time.Now()
 	resp, err := r.model.Chat(ctx, req)
-	var rec *llm.RecordError
+	var rec *billing.RecordError
 	if errors.As(err, &rec) && resp != nil {
 		// The call succeeded; only its bookkeeping failed. Keep the answer.
 		slog.ErrorContext(ctx, "playground usage not recorded", "experiment_id", r.e.ID, "model", id, "err", err)
@@ -217,7 +218,7 @@ func (r *runner) evaluate(ctx context.Context, i int) {
 		req.Meta = r.meta
 		start := time.Now()
 		resp, err := r.model.Chat(ctx, req)
-		var rec *llm.RecordError
+		var rec *billing.RecordError
 		if errors.As(err, &rec) && resp != nil {
 			err = nil
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/llm"
@@ -112,7 +113,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	defer cancel(nil)
 	go s.watchCancel(runCtx, r.ID, cancel, cancelPoll)
 
-	h := &host{s: s, run: r, model: llm.NewMetered(s.Models, s.Meter, s.Catalog)}
+	h := &host{s: s, run: r, model: billing.NewMetered(s.Models, s.Meter, s.Catalog)}
 	j := &journal{db: s.DB, bus: s.Bus, run: r}
 	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
 	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}

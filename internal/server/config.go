@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
-	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -79,7 +79,7 @@ type Config struct {
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
-	ModelSetup func() (*llm.Router, *catalog.Catalog, error)
+	ModelSetup func() (*routing.Router, *catalog.Catalog, error)
 }
 
 // Defaults returns the embedded, zero-setup configuration.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
@@ -20,8 +21,8 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
-	"github.com/agentry/agentry/internal/llm/llmconfig"
 	"github.com/agentry/agentry/internal/models/alerts"
+	"github.com/agentry/agentry/internal/models/llmconfig"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -61,6 +62,30 @@ type Server struct {
 // first key to bootstrapOut), and assembles the process. Nothing listens
 // until Run.
 func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, error) {
+	return assemble(ctx, cfg, bootstrapOut, false)
+}
+
+// Operator assembles the same services `agentry serve` builds (runs wired
+// to the engine, models, agents, secrets and queue…) for a one-off operator
+// command such as `agentry admin`: it migrates the database but does not
+// bootstrap it, nothing listens, and its queue only enqueues (the serving
+// processes work the jobs). Close releases it; Run must not be called.
+func Operator(ctx context.Context, cfg Config) (*Server, error) {
+	return assemble(ctx, cfg, nil, true)
+}
+
+// Close releases what Operator opened.
+func (s *Server) Close(ctx context.Context) error {
+	var err error
+	if s.Queue != nil {
+		err = s.Queue.Stop(ctx)
+	}
+	s.close()
+	return err
+}
+
+// assemble is New, or Operator when operator is set.
+func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator bool) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -78,8 +103,10 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	if err := db.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	if err := bootstrap(ctx, db, cfg, bootstrapOut); err != nil {
-		return nil, err
+	if !operator {
+		if err := bootstrap(ctx, db, cfg, bootstrapOut); err != nil {
+			return nil, err
+		}
 	}
 	if s.Blobs, err = blob.Open(ctx, cfg.BlobURL); err != nil {
 		return nil, err
@@ -134,7 +161,7 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
-		Work: cfg.Role != RoleAPI, MaxWorkers: cfg.MaxWorkers,
+		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
 			alerts.PeriodicJobs()...), // models area
@@ -159,13 +186,18 @@ func New(ctx context.Context, cfg Config, bootstrapOut io.Writer) (*Server, erro
 		s.handler = healthOnly(db, reg)
 	} else {
 		versionHeaders, _ := version.ParseHeaderNames(cfg.VersionHeaders) // checked by Validate
-		s.API = api.New(api.Deps{DB: db, Auth: s.Auth, SoftwareVersion: SoftwareVersion,
+		s.API = api.New(api.Deps{Auth: s.Auth, Accounts: accounts.New(db), SoftwareVersion: SoftwareVersion,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, MaxBodyBytes: cfg.MaxBodyBytes, Metrics: reg,
 			MaxStreamsPerCredential: cfg.MaxStreamsPerKey, MaxStreamsPerAccount: cfg.MaxStreamsPerAccount,
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets})
+			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
+				if err := db.Ping(ctx); err != nil {
+					return fmt.Errorf("database: %w", err)
+				}
+				return nil
+			}})
 		s.handler = s.API
 	}
 	ok = true

@@ -7,10 +7,10 @@ package playgroundtest
 import (
 	"testing"
 
-	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/llm/fakellm"
-	"github.com/agentry/agentry/internal/llm/llmconfig"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/llmconfig"
+	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/server"
 )
 
@@ -40,7 +40,7 @@ func Start(t testing.TB, catalogOverrides ...[]byte) (*Fakes, func(*server.Confi
 		{Name: "anthropic", Type: llmconfig.TypeAnthropic, BaseURL: f.Anthropic.URL, APIKey: "sk-ant-test", MaxRetries: &zero},
 		{Name: "offline", Type: llmconfig.TypeOffline},
 	}}
-	setup := func() (*llm.Router, *catalog.Catalog, error) {
+	setup := func() (*routing.Router, *catalog.Catalog, error) {
 		r, err := llmconfig.Build(file, cat, func(string) string { return "" })
 		return r, cat, err
 	}

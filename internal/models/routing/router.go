@@ -1,10 +1,14 @@
-package llm
+// Package routing owns which provider serves each catalog model: the Router
+// maps catalog ids to registered providers and is itself an llm.Provider.
+// It lives beside the catalog so that the model layer (llm) stays free of it.
+package routing
 
 import (
 	"context"
 	"fmt"
 	"sync"
 
+	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 )
 
@@ -34,7 +38,7 @@ type Router struct {
 	cat *catalog.Catalog
 
 	mu           sync.RWMutex
-	providers    map[string]Provider
+	providers    map[string]llm.Provider
 	serving      map[string]Serving
 	byCatalog    map[string]string // catalog provider -> registered name
 	routes       map[string]Route  // catalog id -> explicit route
@@ -45,7 +49,7 @@ type Router struct {
 
 // NewRouter returns an empty router over cat.
 func NewRouter(cat *catalog.Catalog) *Router {
-	return &Router{cat: cat, providers: map[string]Provider{}, serving: map[string]Serving{},
+	return &Router{cat: cat, providers: map[string]llm.Provider{}, serving: map[string]Serving{},
 		byCatalog: map[string]string{}, routes: map[string]Route{}}
 }
 
@@ -54,7 +58,7 @@ func (r *Router) Catalog() *catalog.Catalog { return r.cat }
 
 // Register adds provider p under name. The last registration for a catalog
 // provider wins, so a providers-file entry can replace an env-var default.
-func (r *Router) Register(name string, p Provider, s Serving) {
+func (r *Router) Register(name string, p llm.Provider, s Serving) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.providers[name] = p
@@ -73,7 +77,7 @@ func (r *Router) SetRoute(modelID string, route Route) {
 
 // SetFallback names the provider that serves models whose own provider is
 // not configured (typically the offline model, for development). Empty
-// disables the fallback: such models then fail with ErrProviderNotConfigured.
+// disables the fallback: such models then fail with llm.ErrProviderNotConfigured.
 func (r *Router) SetFallback(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -108,7 +112,7 @@ func (r *Router) DefaultModel(kind catalog.Kind) string {
 type Resolution struct {
 	Model    catalog.Model
 	Route    Route
-	Provider Provider
+	Provider llm.Provider
 }
 
 // Resolve finds the catalog entry and provider for modelID (a catalog id
@@ -119,20 +123,20 @@ func (r *Router) Resolve(modelID string, kind catalog.Kind) (Resolution, error) 
 	}
 	m, ok := r.cat.Get(modelID)
 	if !ok {
-		return Resolution{}, fmt.Errorf("%w: %q", ErrUnknownModel, modelID)
+		return Resolution{}, fmt.Errorf("%w: %q", llm.ErrUnknownModel, modelID)
 	}
 	if !m.Enabled {
-		return Resolution{}, fmt.Errorf("%w: %s is disabled in the catalog", ErrUnknownModel, m.ID)
+		return Resolution{}, fmt.Errorf("%w: %s is disabled in the catalog", llm.ErrUnknownModel, m.ID)
 	}
 	if m.Kind != kind {
-		return Resolution{}, fmt.Errorf("%w: %s is a %s model, not %s", ErrUnsupported, m.ID, m.Kind, kind)
+		return Resolution{}, fmt.Errorf("%w: %s is a %s model, not %s", llm.ErrUnsupported, m.ID, m.Kind, kind)
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if rt, ok := r.routes[m.ID]; ok {
 		p, ok := r.providers[rt.Provider]
 		if !ok {
-			return Resolution{}, fmt.Errorf("%w for model %s (its route names unknown provider %q)", ErrProviderNotConfigured, m.ID, rt.Provider)
+			return Resolution{}, fmt.Errorf("%w for model %s (its route names unknown provider %q)", llm.ErrProviderNotConfigured, m.ID, rt.Provider)
 		}
 		if rt.Upstream == "" {
 			rt.Upstream = m.UpstreamName(r.serving[rt.Provider].Dialect)
@@ -148,7 +152,7 @@ func (r *Router) Resolve(modelID string, kind catalog.Kind) (Resolution, error) 
 			return Resolution{Model: m, Route: Route{Provider: r.fallback, Upstream: m.APIName}, Provider: p}, nil
 		}
 	}
-	return Resolution{}, fmt.Errorf("%w for model %s (nothing serves %s models; see the providers configuration)", ErrProviderNotConfigured, m.ID, m.Provider)
+	return Resolution{}, fmt.Errorf("%w for model %s (nothing serves %s models; see the providers configuration)", llm.ErrProviderNotConfigured, m.ID, m.Provider)
 }
 
 // Available reports whether a chat or embedding model can be called.
@@ -163,18 +167,18 @@ func (r *Router) Available(modelID string) bool {
 
 // checkMedia refuses image and PDF parts the model cannot take, before
 // any provider is paid to reject them (or, worse, to ignore them).
-func checkMedia(m catalog.Model, req ChatRequest) error {
+func checkMedia(m catalog.Model, req llm.ChatRequest) error {
 	for _, msg := range req.Messages {
 		for _, p := range msg.Parts {
 			kind := ""
 			switch {
-			case p.Type == PartImage:
+			case p.Type == llm.PartImage:
 				kind = catalog.MediaImage
-			case p.Type == PartDocument && p.MIMEType == "application/pdf" && p.Text == "":
+			case p.Type == llm.PartDocument && p.MIMEType == "application/pdf" && p.Text == "":
 				kind = catalog.MediaPDF
 			}
 			if kind != "" && !m.AcceptsInput(kind) {
-				return fmt.Errorf("%w: %s does not accept %s input", ErrUnsupported, m.ID, kind)
+				return fmt.Errorf("%w: %s does not accept %s input", llm.ErrUnsupported, m.ID, kind)
 			}
 		}
 	}
@@ -182,7 +186,7 @@ func checkMedia(m catalog.Model, req ChatRequest) error {
 }
 
 // Chat implements Provider.
-func (r *Router) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error) {
+func (r *Router) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
 	res, err := r.Resolve(req.Model, catalog.KindChat)
 	if err != nil {
 		return nil, err
@@ -196,7 +200,7 @@ func (r *Router) Chat(ctx context.Context, req ChatRequest) (*ChatResponse, erro
 }
 
 // Stream implements Provider.
-func (r *Router) Stream(ctx context.Context, req ChatRequest, fn StreamFunc) (*ChatResponse, error) {
+func (r *Router) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamFunc) (*llm.ChatResponse, error) {
 	res, err := r.Resolve(req.Model, catalog.KindChat)
 	if err != nil {
 		return nil, err
@@ -210,7 +214,7 @@ func (r *Router) Stream(ctx context.Context, req ChatRequest, fn StreamFunc) (*C
 }
 
 // Embed implements Provider.
-func (r *Router) Embed(ctx context.Context, req EmbedRequest) (*EmbedResponse, error) {
+func (r *Router) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedResponse, error) {
 	res, err := r.Resolve(req.Model, catalog.KindEmbedding)
 	if err != nil {
 		return nil, err
@@ -218,7 +222,7 @@ func (r *Router) Embed(ctx context.Context, req EmbedRequest) (*EmbedResponse, e
 	if req.Dimensions == 0 {
 		req.Dimensions = res.Model.EmbeddingDimensions
 	} else if !res.Model.FlexibleDimensions && req.Dimensions != res.Model.EmbeddingDimensions {
-		return nil, fmt.Errorf("%w: %s only produces %d dimensions", ErrUnsupported, res.Model.ID, res.Model.EmbeddingDimensions)
+		return nil, fmt.Errorf("%w: %s only produces %d dimensions", llm.ErrUnsupported, res.Model.ID, res.Model.EmbeddingDimensions)
 	}
 	req.Model = res.Route.Upstream
 	resp, err := res.Provider.Embed(ctx, req)
@@ -230,7 +234,7 @@ func (r *Router) Embed(ctx context.Context, req EmbedRequest) (*EmbedResponse, e
 
 // stamp reports the catalog id as the model, keeping what the provider
 // said in UpstreamModel.
-func stamp(resp *ChatResponse, id string) *ChatResponse {
+func stamp(resp *llm.ChatResponse, id string) *llm.ChatResponse {
 	if resp != nil {
 		if resp.UpstreamModel == "" {
 			resp.UpstreamModel = resp.Model

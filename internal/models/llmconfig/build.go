@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/llm/openaicompat"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/routing"
 )
 
 // WithEnvironment returns f plus the providers implied by the standard
@@ -53,11 +54,11 @@ func WithEnvironment(f *File, getenv func(string) string) *File {
 // Build makes the router for f over cat. Call WithEnvironment first to
 // include env-var providers. Every model id the file mentions must be in
 // the catalog.
-func Build(f *File, cat *catalog.Catalog, getenv func(string) string) (*llm.Router, error) {
+func Build(f *File, cat *catalog.Catalog, getenv func(string) string) (*routing.Router, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	r := llm.NewRouter(cat)
+	r := routing.NewRouter(cat)
 	catalogProviders := map[string]bool{}
 	for _, p := range cat.Providers() {
 		catalogProviders[p] = true
@@ -76,13 +77,13 @@ func Build(f *File, cat *catalog.Catalog, getenv func(string) string) (*llm.Rout
 				serves = []string{pc.Name}
 			}
 		}
-		r.Register(pc.Name, prov, llm.Serving{CatalogProviders: serves, Dialect: pc.ModelNames})
+		r.Register(pc.Name, prov, routing.Serving{CatalogProviders: serves, Dialect: pc.ModelNames})
 		for id, upstream := range pc.Models {
 			m, ok := cat.Get(id)
 			if !ok {
 				return nil, fmt.Errorf("provider %s: models: %q is not in the catalog", pc.Name, id)
 			}
-			r.SetRoute(m.ID, llm.Route{Provider: pc.Name, Upstream: upstream})
+			r.SetRoute(m.ID, routing.Route{Provider: pc.Name, Upstream: upstream})
 		}
 	}
 	if f.Fallback != "" {
@@ -142,7 +143,7 @@ func orDefault(s, d string) string {
 // FromEnvironment is the whole start-up path: the catalog from
 // SERVICE_MODELS_FILE (merged over the built-in one), the providers file
 // from SERVICE_PROVIDERS_FILE, plus the standard provider variables.
-func FromEnvironment() (*llm.Router, *catalog.Catalog, error) {
+func FromEnvironment() (*routing.Router, *catalog.Catalog, error) {
 	cat, err := catalog.LoadFile(os.Getenv(EnvModelsFile))
 	if err != nil {
 		return nil, nil, err

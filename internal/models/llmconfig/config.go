@@ -1,6 +1,6 @@
 // Package llmconfig reads the providers file and the environment variables
 // users already have (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY,
-// ANTHROPIC_BASE_URL), and builds the llm.Router that serves the catalog.
+// ANTHROPIC_BASE_URL), and builds the routing.Router that serves the catalog.
 // With neither, the router serves the built-in offline model only.
 package llmconfig
 

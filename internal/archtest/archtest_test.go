@@ -1,0 +1,228 @@
+// Package archtest holds tests that keep the code base's structure: which
+// package may import which, and which shortcuts around the area services
+// stay closed. They read the source tree with go/parser, so they need
+// nothing outside the standard library.
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/agentry/agentry/"
+
+// root is the repository root (this package is internal/archtest).
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r, "go.mod")); err != nil {
+		t.Fatalf("repository root not found at %s: %v", r, err)
+	}
+	return r
+}
+
+// goFile is one parsed source file.
+type goFile struct {
+	path string // relative to the repository root
+	file *ast.File
+	fset *token.FileSet
+}
+
+// sources parses the Go files under dir (relative to the root), walking
+// subdirectories when deep; tests when withTests.
+func sources(t *testing.T, dir string, deep, withTests bool) []goFile {
+	t.Helper()
+	r := root(t)
+	var out []goFile
+	err := filepath.WalkDir(filepath.Join(r, dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != filepath.Join(r, dir) && (!deep || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || (!withTests && strings.HasSuffix(p, "_test.go")) {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r, p)
+		out = append(out, goFile{path: filepath.ToSlash(rel), file: f, fset: fset})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no Go files under %s", dir)
+	}
+	return out
+}
+
+func imports(f *ast.File) []string {
+	var out []string
+	for _, s := range f.Imports {
+		p, _ := strconv.Unquote(s.Path.Value)
+		out = append(out, p)
+	}
+	return out
+}
+
+// The model layer (llm and its adapters) speaks to providers; prices and
+// which provider serves which catalog model belong to billing and
+// models/routing, so llm must not depend on the catalog.
+func TestLLMDoesNotImportCatalog(t *testing.T) {
+	for _, g := range sources(t, "internal/llm", true, true) {
+		for _, p := range imports(g.file) {
+			if p == module+"internal/models/catalog" || strings.HasPrefix(p, module+"internal/models/") {
+				t.Errorf("%s imports %s", g.path, p)
+			}
+		}
+	}
+}
+
+// Tools are a field of engine.Engine (Engine.Tools), registered on the
+// engine the server assembles: no package-level registry that every engine
+// in the process would share.
+func TestEngineHasNoGlobalToolRegistry(t *testing.T) {
+	for _, g := range sources(t, "internal/engine", false, false) {
+		for _, d := range g.file.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.Name == "RegisterTool" {
+					t.Errorf("%s: package-level func RegisterTool", g.path)
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR {
+					continue
+				}
+				for _, sp := range d.Specs {
+					vs := sp.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if isToolRegistry(vs, i) {
+							t.Errorf("%s: package-level tool registry var %s", g.path, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// isToolRegistry reports whether the i-th name of a var spec holds Tools
+// (declared by type or built by a literal).
+func isToolRegistry(vs *ast.ValueSpec, i int) bool {
+	mentions := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && (id.Name == "Tools" || id.Name == "Tool") {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	if vs.Type != nil && mentions(vs.Type) {
+		return true
+	}
+	return i < len(vs.Values) && mentions(vs.Values[i])
+}
+
+// Handlers reach the database only through the area services: nothing in
+// the API package (outside its tests) names a *store.DB dependency.
+func TestAPIHandlersDoNotReachTheDatabase(t *testing.T) {
+	for _, g := range sources(t, "internal/api", false, false) {
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "DB" {
+					if x, ok := n.X.(*ast.SelectorExpr); ok && x.Sel.Name == "deps" {
+						t.Errorf("%s: %s uses deps.DB", g.path, g.fset.Position(n.Pos()))
+					}
+				}
+			case *ast.StarExpr:
+				if sel, ok := n.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "DB" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "store" {
+						t.Errorf("%s: %s holds a *store.DB", g.path, g.fset.Position(n.Pos()))
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// The API's operations are listed in one route table, routes() in api.go;
+// area files hold the handlers only (registerUploadInput, which finishes
+// the upload operation's multipart schema, is the one helper allowed to
+// call register for the table).
+func TestOneRouteTable(t *testing.T) {
+	for _, g := range sources(t, "internal/api", false, false) {
+		for _, d := range g.file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			allowed := (g.path == "internal/api/api.go" && fn.Name.Name == "routes") || fn.Name.Name == "registerUploadInput"
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				name := ""
+				switch f := call.Fun.(type) {
+				case *ast.Ident:
+					name = f.Name
+				case *ast.IndexListExpr:
+					if id, ok := f.X.(*ast.Ident); ok {
+						name = id.Name
+					}
+				case *ast.SelectorExpr:
+					if id, ok := f.X.(*ast.Ident); ok && id.Name == "huma" && f.Sel.Name == "Register" {
+						name = "huma.Register"
+					}
+				}
+				if (name == "register" || name == "huma.Register") && !allowed && fn.Name.Name != "register" {
+					t.Errorf("%s: %s registers an operation outside the route table in api.go", g.fset.Position(call.Pos()), fn.Name.Name)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// Operator commands get their services from server assembly
+// (server.Operator), not a partial runs service of their own that would
+// miss the engine, models or queue serve wires in.
+func TestAdminDoesNotBuildARunsService(t *testing.T) {
+	for _, g := range sources(t, "internal/admin", false, false) {
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			if sel, ok := lit.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Service" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "runs" {
+					t.Errorf("%s: builds a runs.Service literal", g.fset.Position(lit.Pos()))
+				}
+			}
+			return true
+		})
+	}
+}
