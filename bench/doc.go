@@ -2,5 +2,8 @@
 // (go test -bench . ./bench); the load tools are commands below it, such as
 // bench/load (go run ./bench/load), which drives GET /me on a real
 // in-process server over loopback and compares it with a bare net/http
-// handler.
+// handler; bench/runload (runs/s, held streams and a queued burst of runs
+// against agentry serve); and bench/peers (go run ./bench/peers), which
+// installs the LangGraph Agent Server from npm and compares the two on one
+// machine, writing docs/performance.md.
 package bench
