@@ -4,54 +4,13 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/llm/llmtest"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
 )
-
-// recorder is a Provider that records what it was asked and answers with
-// fixed usage.
-type recorder struct {
-	mu     sync.Mutex
-	name   string
-	models []string
-	usage  llm.Usage
-	err    error
-	deltas []llm.Delta
-}
-
-func (r *recorder) Chat(_ context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
-	r.mu.Lock()
-	r.models = append(r.models, req.Model)
-	r.mu.Unlock()
-	if r.err != nil {
-		return nil, r.err
-	}
-	return &llm.ChatResponse{Model: req.Model, Message: llm.Assistant(r.name), Usage: r.usage, FinishReason: llm.FinishStop}, nil
-}
-
-func (r *recorder) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamFunc) (*llm.ChatResponse, error) {
-	for _, d := range r.deltas {
-		if err := fn(d); err != nil {
-			return nil, err
-		}
-	}
-	return r.Chat(ctx, req)
-}
-
-func (r *recorder) Embed(_ context.Context, req llm.EmbedRequest) (*llm.EmbedResponse, error) {
-	r.mu.Lock()
-	r.models = append(r.models, req.Model)
-	r.mu.Unlock()
-	vs := make([][]float32, len(req.Input))
-	for i := range vs {
-		vs[i] = make([]float32, req.Dimensions)
-	}
-	return &llm.EmbedResponse{Model: req.Model, Vectors: vs, Usage: r.usage}, nil
-}
 
 func meteredRouter(t *testing.T, p llm.Provider, balances map[string]int64) (*Metered, *llm.MemoryMeter) {
 	t.Helper()
@@ -63,7 +22,7 @@ func meteredRouter(t *testing.T, p llm.Provider, balances map[string]int64) (*Me
 }
 
 func TestMeteredChatRecordsCost(t *testing.T) {
-	p := &recorder{name: "x", usage: llm.Usage{InputTokens: 1000, OutputTokens: 1000, CachedInputTokens: 400}}
+	p := &llmtest.Recorder{Name: "x", Usage: llm.Usage{InputTokens: 1000, OutputTokens: 1000, CachedInputTokens: 400}}
 	mt, meter := meteredRouter(t, p, map[string]int64{"acct": 1_000_000})
 	meta := llm.CallMeta{AccountID: "acct", Purpose: "prompt_call", RunID: "run1", StepID: "step1", ExperimentID: "exp1"}
 	resp, err := mt.Chat(context.Background(), llm.ChatRequest{Model: "gpt-4o", Meta: meta, Messages: []llm.Message{llm.User("hello")}})
@@ -88,14 +47,14 @@ func TestMeteredChatRecordsCost(t *testing.T) {
 }
 
 func TestMeteredRefusesBeforeCalling(t *testing.T) {
-	p := &recorder{name: "x", usage: llm.Usage{InputTokens: 1, OutputTokens: 1}}
+	p := &llmtest.Recorder{Name: "x", Usage: llm.Usage{InputTokens: 1, OutputTokens: 1}}
 	mt, meter := meteredRouter(t, p, map[string]int64{"poor": 10})
 	_, err := mt.Chat(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o", Meta: llm.CallMeta{AccountID: "poor"}, Messages: []llm.Message{llm.User("hello")}})
-	if !errors.Is(err, llm.ErrInsufficientCredits) || len(p.models) != 0 || len(meter.Records()) != 0 {
-		t.Errorf("err %v, provider called %d times", err, len(p.models))
+	if !errors.Is(err, llm.ErrInsufficientCredits) || len(p.Models()) != 0 || len(meter.Records()) != 0 {
+		t.Errorf("err %v, provider called %d times", err, len(p.Models()))
 	}
 	_, err = mt.Stream(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o", Meta: llm.CallMeta{AccountID: "poor"}, Messages: []llm.Message{llm.User("hello")}}, func(llm.Delta) error { return nil })
-	if !errors.Is(err, llm.ErrInsufficientCredits) || len(p.models) != 0 {
+	if !errors.Is(err, llm.ErrInsufficientCredits) || len(p.Models()) != 0 {
 		t.Errorf("stream: err %v", err)
 	}
 	if _, err := mt.Chat(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o", Messages: []llm.Message{llm.User("x")}}); !errors.Is(err, ErrNoAccount) {
@@ -113,7 +72,7 @@ func TestMeteredRefusesBeforeCalling(t *testing.T) {
 }
 
 func TestMeteredStreamAndEmbed(t *testing.T) {
-	p := &recorder{name: "x", usage: llm.Usage{InputTokens: 10, OutputTokens: 20}, deltas: []llm.Delta{{Text: "a"}, {Text: "b"}}}
+	p := &llmtest.Recorder{Name: "x", Usage: llm.Usage{InputTokens: 10, OutputTokens: 20}, Deltas: []llm.Delta{{Text: "a"}, {Text: "b"}}}
 	mt, meter := meteredRouter(t, p, map[string]int64{"acct": 1_000_000})
 	n := 0
 	if _, err := mt.Stream(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o_mini", Meta: llm.CallMeta{AccountID: "acct", Purpose: "playground"}},
@@ -121,12 +80,12 @@ func TestMeteredStreamAndEmbed(t *testing.T) {
 		t.Fatalf("stream %v %d", err, n)
 	}
 	// A stream that fails after output is recorded as partial.
-	p.err = errors.New("connection reset")
+	p.Err = errors.New("connection reset")
 	if _, err := mt.Stream(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o_mini", Meta: llm.CallMeta{AccountID: "acct"}, Messages: []llm.Message{llm.User("hi there")}},
 		func(llm.Delta) error { return nil }); err == nil {
 		t.Fatal("want error")
 	}
-	p.err = nil
+	p.Err = nil
 	if _, err := mt.Embed(context.Background(), llm.EmbedRequest{Model: "openai_text_embedding_3_small", Input: []string{"some text"}, Meta: llm.CallMeta{AccountID: "acct", Purpose: "ingestion"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +114,7 @@ func (f *failingMeter) Record(context.Context, llm.UsageRecord) error {
 func TestMeteredRecordFailureKeepsResponse(t *testing.T) {
 	cat := catalog.Builtin()
 	r := routing.NewRouter(cat)
-	r.Register("openai", &recorder{name: "x", usage: llm.Usage{InputTokens: 1}}, routing.Serving{CatalogProviders: []string{"openai"}})
+	r.Register("openai", &llmtest.Recorder{Name: "x", Usage: llm.Usage{InputTokens: 1}}, routing.Serving{CatalogProviders: []string{"openai"}})
 	fm := &failingMeter{MemoryMeter: llm.NewMemoryMeter(map[string]int64{"a": 100000})}
 	resp, err := NewMetered(r, fm, cat).Chat(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o", Meta: llm.CallMeta{AccountID: "a"}})
 	var re *RecordError
@@ -170,7 +129,7 @@ func TestMeteredRecordFailureKeepsResponse(t *testing.T) {
 // insufficient credits, which sends users to top up instead of configuring
 // a provider).
 func TestMeteredNamesMissingProviderBeforeCredits(t *testing.T) {
-	p := &recorder{name: "x", usage: llm.Usage{InputTokens: 1, OutputTokens: 1}}
+	p := &llmtest.Recorder{Name: "x", Usage: llm.Usage{InputTokens: 1, OutputTokens: 1}}
 	mt, meter := meteredRouter(t, p, map[string]int64{"poor": 0, "rich": 1_000_000})
 	const unserved = "anthropic_claude_haiku_4_5" // priced, but only openai is registered
 	for _, account := range []string{"poor", "rich"} {
@@ -185,7 +144,7 @@ func TestMeteredNamesMissingProviderBeforeCredits(t *testing.T) {
 			t.Errorf("%s account, stream: %v", account, err)
 		}
 	}
-	if len(p.models) != 0 || len(meter.Records()) != 0 {
-		t.Errorf("provider called %d times, %d records", len(p.models), len(meter.Records()))
+	if len(p.Models()) != 0 || len(meter.Records()) != 0 {
+		t.Errorf("provider called %d times, %d records", len(p.Models()), len(meter.Records()))
 	}
 }

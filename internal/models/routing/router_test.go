@@ -3,71 +3,30 @@ package routing
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/llm/llmtest"
 	"github.com/agentry/agentry/internal/models/catalog"
 )
-
-// recorder is a Provider that records what it was asked and answers with
-// fixed usage.
-type recorder struct {
-	mu     sync.Mutex
-	name   string
-	models []string
-	usage  llm.Usage
-	err    error
-	deltas []llm.Delta
-}
-
-func (r *recorder) Chat(_ context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
-	r.mu.Lock()
-	r.models = append(r.models, req.Model)
-	r.mu.Unlock()
-	if r.err != nil {
-		return nil, r.err
-	}
-	return &llm.ChatResponse{Model: req.Model, Message: llm.Assistant(r.name), Usage: r.usage, FinishReason: llm.FinishStop}, nil
-}
-
-func (r *recorder) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamFunc) (*llm.ChatResponse, error) {
-	for _, d := range r.deltas {
-		if err := fn(d); err != nil {
-			return nil, err
-		}
-	}
-	return r.Chat(ctx, req)
-}
-
-func (r *recorder) Embed(_ context.Context, req llm.EmbedRequest) (*llm.EmbedResponse, error) {
-	r.mu.Lock()
-	r.models = append(r.models, req.Model)
-	r.mu.Unlock()
-	vs := make([][]float32, len(req.Input))
-	for i := range vs {
-		vs[i] = make([]float32, req.Dimensions)
-	}
-	return &llm.EmbedResponse{Model: req.Model, Vectors: vs, Usage: r.usage}, nil
-}
 
 func TestRouterResolution(t *testing.T) {
 	cat := catalog.Builtin()
 	r := NewRouter(cat)
-	openai := &recorder{name: "openai"}
-	ollama := &recorder{name: "ollama"}
-	offline := &recorder{name: "offline"}
+	openai := &llmtest.Recorder{Name: "openai"}
+	ollama := &llmtest.Recorder{Name: "ollama"}
+	offline := &llmtest.Recorder{Name: "offline"}
 	r.Register("openai", openai, Serving{CatalogProviders: []string{"openai"}})
 	r.Register("ollama", ollama, Serving{CatalogProviders: []string{"meta"}, Dialect: "ollama"})
 	r.Register("offline", offline, Serving{CatalogProviders: []string{"agentry"}})
 
 	resp, err := r.Chat(context.Background(), llm.ChatRequest{Model: "openai_gpt_4o", Messages: []llm.Message{llm.User("x")}})
-	if err != nil || resp.Model != "openai_gpt_4o" || resp.UpstreamModel != "gpt-4o" || openai.models[0] != "gpt-4o" {
-		t.Fatalf("openai route: %+v %v %v", resp, err, openai.models)
+	if err != nil || resp.Model != "openai_gpt_4o" || resp.UpstreamModel != "gpt-4o" || openai.Models()[0] != "gpt-4o" {
+		t.Fatalf("openai route: %+v %v %v", resp, err, openai.Models())
 	}
 	// API names resolve too; dialect picks the server's name.
-	if _, err := r.Chat(context.Background(), llm.ChatRequest{Model: "meta_llama_3_1_8b", Messages: []llm.Message{llm.User("x")}}); err != nil || ollama.models[0] != "llama3.1:8b" {
-		t.Errorf("ollama dialect: %v %v", err, ollama.models)
+	if _, err := r.Chat(context.Background(), llm.ChatRequest{Model: "meta_llama_3_1_8b", Messages: []llm.Message{llm.User("x")}}); err != nil || ollama.Models()[0] != "llama3.1:8b" {
+		t.Errorf("ollama dialect: %v %v", err, ollama.Models())
 	}
 	// Empty model → catalog default (the offline model).
 	if resp, err := r.Chat(context.Background(), llm.ChatRequest{Messages: []llm.Message{llm.User("x")}}); err != nil || resp.Model != "agentry_offline" {
@@ -88,8 +47,8 @@ func TestRouterResolution(t *testing.T) {
 	}
 	// Explicit route and fallback.
 	r.SetRoute("anthropic_claude_haiku_4_5", Route{Provider: "ollama", Upstream: "my-haiku-proxy"})
-	if _, err := r.Chat(context.Background(), llm.ChatRequest{Model: "anthropic_claude_haiku_4_5"}); err != nil || ollama.models[1] != "my-haiku-proxy" {
-		t.Errorf("explicit route: %v %v", err, ollama.models)
+	if _, err := r.Chat(context.Background(), llm.ChatRequest{Model: "anthropic_claude_haiku_4_5"}); err != nil || ollama.Models()[1] != "my-haiku-proxy" {
+		t.Errorf("explicit route: %v %v", err, ollama.Models())
 	}
 	r.SetFallback("offline")
 	if resp, err := r.Chat(context.Background(), llm.ChatRequest{Model: "google_gemini_2_5_pro"}); err != nil || resp.Text() != "offline" || resp.Model != "google_gemini_2_5_pro" {
