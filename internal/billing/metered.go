@@ -120,17 +120,26 @@ func (mt *Metered) record(ctx context.Context, meta llm.CallMeta, model string, 
 	return nil
 }
 
-// Chat implements llm.Provider.
-func (mt *Metered) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
+// admitChat resolves a chat request's catalog model and lets it through
+// only when something serves that model and the account can pay the
+// estimate (in that order, so a missing provider is not reported as a
+// shortage of credits).
+func (mt *Metered) admitChat(ctx context.Context, req llm.ChatRequest) (string, error) {
 	model := mt.modelID(req.Model, catalog.KindChat)
 	est, err := EstimateChatCredits(mt.cat, model, req)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := mt.routable(model, catalog.KindChat); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := mt.authorize(ctx, req.Meta, est); err != nil {
+	return model, mt.authorize(ctx, req.Meta, est)
+}
+
+// Chat implements llm.Provider.
+func (mt *Metered) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
+	model, err := mt.admitChat(ctx, req)
+	if err != nil {
 		return nil, err
 	}
 	start := mt.now()
@@ -148,15 +157,8 @@ func (mt *Metered) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResp
 // Stream implements llm.Provider. A stream that fails after delivering text is
 // recorded as partial, with usage estimated from what was delivered.
 func (mt *Metered) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamFunc) (*llm.ChatResponse, error) {
-	model := mt.modelID(req.Model, catalog.KindChat)
-	est, err := EstimateChatCredits(mt.cat, model, req)
+	model, err := mt.admitChat(ctx, req)
 	if err != nil {
-		return nil, err
-	}
-	if err := mt.routable(model, catalog.KindChat); err != nil {
-		return nil, err
-	}
-	if err := mt.authorize(ctx, req.Meta, est); err != nil {
 		return nil, err
 	}
 	start := mt.now()
