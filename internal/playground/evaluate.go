@@ -95,7 +95,7 @@ func parseEvaluation(text string, ev *Evaluation) error {
 		Strengths  string         `json:"strengths"`
 		Weaknesses string         `json:"weaknesses"`
 	}
-	if err := json.Unmarshal([]byte(strings.TrimSpace(stripFence(text))), &v); err != nil {
+	if err := json.Unmarshal([]byte(strings.TrimSpace(llm.StripCodeFence(text))), &v); err != nil {
 		return fmt.Errorf("the evaluator did not answer with JSON: %v", err)
 	}
 	if v.Score == nil || math.IsNaN(*v.Score) {
@@ -115,16 +115,3 @@ func parseEvaluation(text string, ev *Evaluation) error {
 }
 
 func clamp(f float64) float64 { return math.Max(0, math.Min(1, f)) }
-
-// stripFence removes a ```json fence some models wrap JSON answers in.
-func stripFence(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "```") {
-		return s
-	}
-	s = strings.TrimPrefix(s, "```")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSuffix(strings.TrimSpace(s), "```")
-}

@@ -217,7 +217,7 @@ func grade(sec map[string]string) (judgment, error) {
 	if strings.TrimSpace(resp) == "" {
 		clarity = 0
 	} else if expectJSON {
-		if json.Valid([]byte(strings.TrimSpace(stripCodeFence(resp)))) {
+		if json.Valid([]byte(strings.TrimSpace(llm.StripCodeFence(resp)))) {
 			why = append(why, "The prompt asks for JSON and the response is valid JSON.")
 			good = append(good, "valid JSON")
 		} else {
@@ -257,18 +257,6 @@ func splitInstructionsOnly(s string) []string {
 		return nil
 	}
 	return []string{instr}
-}
-
-func stripCodeFence(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "```") {
-		return s
-	}
-	s = strings.TrimPrefix(s, "```")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSuffix(strings.TrimSpace(s), "```")
 }
 
 // judge answers a grading request in the shape it asks for: the schema of
