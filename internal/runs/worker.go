@@ -60,20 +60,22 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 // fails, a cancel settled the run or another worker holds it, and there
 // is nothing to do.
 func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Duration, recovering bool) error {
-	take := s.DB.StartRunAttempt
+	take := s.DB.StartRunAttemptThen
 	if recovering {
-		take = s.DB.RecoverRunAttempt
+		take = s.DB.RecoverRunAttemptThen
 	}
-	attempt, err := take(ctx, r.ID)
+	// The processing status event commits with the move it announces.
+	attempt, err := take(ctx, r.ID, func(tx *sql.Tx) error {
+		_, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}})
+		return err
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := s.Bus.Append(ctx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
-		return err
-	}
+	s.Bus.Wake(r.ID)
 	fail := func(msg string) error {
 		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg})
 		return err
@@ -316,13 +318,15 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 		return "", fmt.Errorf("called agent %s: %w", agentID, ErrDisabled)
 	}
 	chain := append(append([]string(nil), parent.CallChain...), parent.AgentID)
-	sub, err := h.s.DB.CreateRun(ctx, store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
-		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"})
-	if err != nil {
+	sub := store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
+		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"}
+	if !wait {
+		_, err := h.s.createQueued(ctx, sub)
 		return "", err
 	}
-	if !wait {
-		return "", h.s.enqueue(ctx, sub, "")
+	sub, err = h.s.DB.CreateRun(ctx, sub)
+	if err != nil {
+		return "", err
 	}
 	if err := h.s.execute(ctx, sub, 0, false); err != nil {
 		return "", err
