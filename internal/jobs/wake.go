@@ -31,7 +31,7 @@ func newSQLiteDriver(d *riversqlite.Driver) *sqliteDriver {
 
 // PluginInit and PluginPilot make the driver one River asks for a pilot.
 func (d *sqliteDriver) PluginInit(*baseservice.Archetype) {}
-func (d *sqliteDriver) PluginPilot() riverpilot.Pilot    { return d.pilot }
+func (d *sqliteDriver) PluginPilot() riverpilot.Pilot     { return d.pilot }
 
 // wakingPilot is River's standard pilot, keeping the wake-up River hands it.
 type wakingPilot struct {
