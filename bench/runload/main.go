@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,12 +58,13 @@ func main() {
 	serve := flag.Bool("serve", false, "internal: run the server (the child process)")
 	addrFile := flag.String("addr-file", "", "internal: where the child writes its address")
 	dataDir := flag.String("data-dir", "", "internal: the child's data directory")
+	profile := flag.String("cpuprofile", "", "write the server's CPU profile to this file")
 	flag.Parse()
 	if *serve {
-		runServer(*pg, *addrFile, *dataDir)
+		runServer(*pg, *addrFile, *dataDir, *profile)
 		return
 	}
-	srv, err := startChild(*pg)
+	srv, err := startChild(*pg, *profile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "runload:", err)
 		os.Exit(1)
@@ -86,7 +88,7 @@ func main() {
 
 // runServer is the child: a real server with rate limits off (the load is
 // one credential; the limiter is per credential and would measure itself).
-func runServer(pg, addrFile, dir string) {
+func runServer(pg, addrFile, dir, profile string) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	cfg := server.Defaults()
@@ -117,6 +119,18 @@ func runServer(pg, addrFile, dir string) {
 		}
 		os.WriteFile(addrFile+"."+name, []byte(a.ID), 0o600)
 	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	os.WriteFile(addrFile, []byte(addr.String()), 0o600)
 	if err := s.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -132,7 +146,7 @@ type child struct {
 	client       *http.Client
 }
 
-func startChild(pg string) (*child, error) {
+func startChild(pg, profile string) (*child, error) {
 	f, err := os.CreateTemp("", "runload-addr-")
 	if err != nil {
 		return nil, err
@@ -143,7 +157,7 @@ func startChild(pg string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir)
+	cmd := exec.Command(os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir, "-cpuprofile", profile)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err

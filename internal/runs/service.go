@@ -324,11 +324,35 @@ func unheld(status string) bool {
 // when the guard fails someone else already moved the run, and finish
 // reports false and announces nothing, so a run never ends twice.
 func (s *Service) finish(ctx context.Context, r store.Run, attempt int, res store.RunResult) (bool, error) {
+	return s.finishJournal(ctx, r, attempt, res, nil)
+}
+
+// finishJournal is finish committing, in the same transaction, the step
+// records j still holds (nil: none).
+func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, res store.RunResult, j *journal) (bool, error) {
 	ctx = context.WithoutCancel(ctx)
+	if j == nil {
+		return s.finishTx(ctx, r, attempt, res, nil)
+	}
+	var moved bool
+	err := j.settle(func(write func(ctx context.Context, tx *sql.Tx) error) error {
+		var err error
+		moved, err = s.finishTx(ctx, r, attempt, res, write)
+		return err
+	})
+	return moved, err
+}
+
+func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res store.RunResult, held func(ctx context.Context, tx *sql.Tx) error) (bool, error) {
 	// The status and done events commit with the change they announce:
 	// one transaction, and no window in which the run has ended but its
 	// stream has not said so.
 	err := s.DB.FinishRunAttemptThen(ctx, r.ID, attempt, res, func(tx *sql.Tx) error {
+		if held != nil {
+			if err := held(ctx, tx); err != nil {
+				return err
+			}
+		}
 		fresh, err := s.DB.RunTx(ctx, tx, r.ID)
 		if err != nil {
 			return err

@@ -420,9 +420,12 @@ type StepRow struct {
 	Stopped, Final, Superseded bool
 }
 
-// InsertStep records a step attempt as it starts, within tx.
+// InsertStep records a step attempt as it starts, within tx, under s.ID
+// (a new id when empty).
 func (db *DB) InsertStep(ctx context.Context, tx *sql.Tx, s StepRow) (string, error) {
-	s.ID = NewID()
+	if s.ID == "" {
+		s.ID = NewID()
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO run_steps (id, run_id, account_id, step_key, step_id, step_type, attempt, status, input, started_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		s.ID, s.RunID, s.AccountID, s.Key, s.StepID, s.StepType, s.Attempt, s.Status, s.Input, s.StartedAt.UTC())
