@@ -63,9 +63,16 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if recovering {
 		take = s.DB.RecoverRunAttemptThen
 	}
-	// The processing status event commits with the move it announces.
+	// The processing status event commits with the move it announces; a
+	// cancel that lost the race to take the run asked before we held it,
+	// which the same transaction reads.
+	var cancelAsked bool
 	attempt, err := take(ctx, r.ID, func(tx *sql.Tx) error {
-		_, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}})
+		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
+			return err
+		}
+		var err error
+		cancelAsked, err = s.DB.CancelRequestedTx(ctx, tx, r.ID)
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
@@ -79,10 +86,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg})
 		return err
 	}
-	// A cancel that lost the race to take the run asked before we held it.
-	if c, err := s.DB.CancelRequested(ctx, r.ID); err != nil {
-		return err
-	} else if c {
+	if cancelAsked {
 		return fail("Run cancelled")
 	}
 	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)

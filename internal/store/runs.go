@@ -223,15 +223,18 @@ func (db *DB) startRunAttempt(ctx context.Context, runID string, from []string, 
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_attempts WHERE run_id = $1`, runID).Scan(&n); err != nil {
 			return err
 		}
-		// An attempt still open belongs to a process that died: close it.
-		if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
-			WHERE run_id = $3 AND ended_at IS NULL`, RunFailed, now, runID); err != nil {
-			return err
-		}
-		// So are its step attempts that never finished.
-		if _, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
-			WHERE run_id = $3 AND status = $4`, RunFailed, now, runID, RunProcessing); err != nil {
-			return err
+		// An attempt still open belongs to a process that died: close it,
+		// and so its step attempts that never finished. (A first attempt
+		// has nothing to close: steps are only written under an attempt.)
+		if n > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
+				WHERE run_id = $3 AND ended_at IS NULL`, RunFailed, now, runID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
+				WHERE run_id = $3 AND status = $4`, RunFailed, now, runID, RunProcessing); err != nil {
+				return err
+			}
 		}
 		n++
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
@@ -402,6 +405,13 @@ func (db *DB) RequestCancel(ctx context.Context, accountID, runID string) (Run, 
 func (db *DB) CancelRequested(ctx context.Context, runID string) (bool, error) {
 	var c bool
 	err := db.W.QueryRowContext(ctx, `SELECT cancel_requested FROM runs WHERE id = $1`, runID).Scan(&c)
+	return c, err
+}
+
+// CancelRequestedTx is CancelRequested within tx.
+func (db *DB) CancelRequestedTx(ctx context.Context, tx *sql.Tx, runID string) (bool, error) {
+	var c bool
+	err := tx.QueryRowContext(ctx, `SELECT cancel_requested FROM runs WHERE id = $1`, runID).Scan(&c)
 	return c, err
 }
 
