@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,12 +58,13 @@ func main() {
 	serve := flag.Bool("serve", false, "internal: run the server (the child process)")
 	addrFile := flag.String("addr-file", "", "internal: where the child writes its address")
 	dataDir := flag.String("data-dir", "", "internal: the child's data directory")
+	profile := flag.String("cpuprofile", "", "write the server's CPU profile to this file")
 	flag.Parse()
 	if *serve {
-		runServer(*pg, *addrFile, *dataDir)
+		runServer(*pg, *addrFile, *dataDir, *profile)
 		return
 	}
-	srv, err := startChild(*pg)
+	srv, err := startChild(*pg, *profile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "runload:", err)
 		os.Exit(1)
@@ -86,7 +88,7 @@ func main() {
 
 // runServer is the child: a real server with rate limits off (the load is
 // one credential; the limiter is per credential and would measure itself).
-func runServer(pg, addrFile, dir string) {
+func runServer(pg, addrFile, dir, profile string) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	cfg := server.Defaults()
@@ -94,6 +96,8 @@ func runServer(pg, addrFile, dir string) {
 	cfg.DataDir, cfg.DatabaseURL, cfg.BootstrapAPIKey, cfg.RateLimit = dir, pg, key, 0
 	cfg.DefaultCredits = 1e12
 	cfg.MaxWorkers = 64
+	// The load is one credential too: the stream caps would refuse it.
+	cfg.MaxStreamsPerKey, cfg.MaxStreamsPerAccount = 0, 0
 	s, err := server.New(ctx, cfg, io.Discard)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -115,6 +119,18 @@ func runServer(pg, addrFile, dir string) {
 		}
 		os.WriteFile(addrFile+"."+name, []byte(a.ID), 0o600)
 	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	os.WriteFile(addrFile, []byte(addr.String()), 0o600)
 	if err := s.Run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -130,7 +146,7 @@ type child struct {
 	client       *http.Client
 }
 
-func startChild(pg string) (*child, error) {
+func startChild(pg, profile string) (*child, error) {
 	f, err := os.CreateTemp("", "runload-addr-")
 	if err != nil {
 		return nil, err
@@ -141,7 +157,7 @@ func startChild(pg string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir)
+	cmd := exec.Command(os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir, "-cpuprofile", profile)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -173,6 +189,22 @@ func (c *child) stop() {
 	case <-time.After(30 * time.Second):
 		c.cmd.Process.Kill()
 	}
+}
+
+// cpuSeconds reads the CPU time (user and system) the child has used.
+func (c *child) cpuSeconds() float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// Fields after the command name (in parentheses, which may hold spaces).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100 // clock ticks; 100 a second on Linux
 }
 
 // rssMB reads the child's resident memory.
@@ -231,6 +263,7 @@ func throughput(c *child, conc int, d time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var wg sync.WaitGroup
+	cpu0 := c.cpuSeconds()
 	start := time.Now()
 	for i := 0; i < conc; i++ {
 		wg.Add(1)
@@ -254,6 +287,7 @@ func throughput(c *child, conc int, d time.Duration) error {
 	}
 	wg.Wait()
 	el := time.Since(start).Seconds()
+	cpu := c.cpuSeconds() - cpu0
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	pct := func(p float64) time.Duration {
 		if len(lat) == 0 {
@@ -262,8 +296,12 @@ func throughput(c *child, conc int, d time.Duration) error {
 		return lat[int(p*float64(len(lat)-1))]
 	}
 	rate := float64(done.Load()) / el
-	fmt.Printf("throughput on %s: %d runs of a 5-step offline agent in %.1fs with %d clients: %.0f runs/s, latency p50 %v p99 %v, %d failed, server RSS %.0f MB\n",
-		db, done.Load(), el, conc, rate, pct(.5).Round(time.Millisecond), pct(.99).Round(time.Millisecond), failed.Load(), c.rssMB())
+	perRun := 0.0
+	if n := done.Load(); n > 0 {
+		perRun = cpu / float64(n) * 1000
+	}
+	fmt.Printf("throughput on %s: %d runs of a 5-step offline agent in %.1fs with %d clients: %.0f runs/s, latency p50 %v p99 %v, %d failed, server CPU %.2f ms/run, server RSS %.0f MB\n",
+		db, done.Load(), el, conc, rate, pct(.5).Round(time.Millisecond), pct(.99).Round(time.Millisecond), failed.Load(), perRun, c.rssMB())
 	verdict("runs/s ≥ 100", rate >= 100)
 	return nil
 }

@@ -93,9 +93,12 @@ func TestRunResumesAfterKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
+		// a and b are local steps, whose records the journal may hold:
+		// they must be durable before the webhook is called.
 		accountID, agentID := e2eAgent(t, db, `{"child_steps":[{"id":"a","step_type":"text","text":"first {{input}}","child_steps":[
+			{"id":"b","step_type":"regex_replace","rules":[{"pattern":"^first","replacement":"first"}],"child_steps":[
 			{"id":"hook","step_type":"webhook_call","url":"`+hook.URL+`","child_steps":[
-			{"id":"show","step_type":"display_result","template":"{{step.a.output}} / {{input}}"}]}]}]}`)
+			{"id":"show","step_type":"display_result","template":"{{step.a.output}} / {{input}}"}]}]}]}]}`)
 
 		resp := apiPost(t, c.addr, "/agents/"+agentID+"/runs", `{"input":"x"}`)
 		var run struct {
@@ -107,6 +110,18 @@ func TestRunResumesAfterKill(t *testing.T) {
 		case <-first:
 		case <-time.After(30 * time.Second):
 			t.Fatalf("webhook never called\n%s", c.logs)
+		}
+		// The outbound call is made: the local steps before it are on disk.
+		before, err := db.Steps(ctx, run.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		durable := map[string]string{}
+		for _, s := range before {
+			durable[s.StepID] = s.Status
+		}
+		if durable["a"] != "completed" || durable["b"] != "completed" || durable["hook"] != "processing" {
+			t.Errorf("steps on disk while the webhook is called: %v; want a and b completed, hook processing", durable)
 		}
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -136,8 +151,8 @@ func TestRunResumesAfterKill(t *testing.T) {
 		for _, s := range steps {
 			runsOf[s.StepID]++
 		}
-		if runsOf["a"] != 1 {
-			t.Errorf("completed step ran %d times across the crash", runsOf["a"])
+		if runsOf["a"] != 1 || runsOf["b"] != 1 {
+			t.Errorf("completed steps ran %d and %d times across the crash", runsOf["a"], runsOf["b"])
 		}
 		attempts, _ := db.RunAttempts(ctx, run.RunID)
 		if len(attempts) != 2 || attempts[0].Status != store.RunFailed {

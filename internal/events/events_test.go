@@ -92,7 +92,11 @@ func TestAcrossReplicas(t *testing.T) {
 
 		const total = 60
 		ch, errc := reader.Subscribe(ctx, "acct", "run-x", 0, func(e events.Event) bool { return e.Type == "done" })
+		// The last event can reach the reader (through NOTIFY) before its
+		// Append returns to the writer: wait for the writer before ctx ends.
+		wrote := make(chan struct{})
 		go func() {
+			defer close(wrote)
 			for i := 1; i <= total; i++ {
 				typ := "step"
 				if i == total {
@@ -114,6 +118,7 @@ func TestAcrossReplicas(t *testing.T) {
 				t.Fatalf("seq %d carries %s", e.Seq, e.Data)
 			}
 		}
+		<-wrote
 		if err := <-errc; err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,8 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"testing"
 	"time"
 
@@ -80,6 +82,72 @@ func TestStopCancelsAndReleases(t *testing.T) {
 		got := waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
 		if got.Attempts != 2 {
 			t.Errorf("finished in %d attempts, want 2", got.Attempts)
+		}
+	})
+}
+
+// TestInsertTxWakesLocalWorker: a job inserted within a store transaction
+// is worked as soon as the transaction commits and the insert's wake-up is
+// called, with polling out of the picture (an hour apart). On SQLite the
+// wake-up is River's in-process one, on PostgreSQL the NOTIFY sent on
+// commit. A rolled-back transaction leaves no job.
+func TestInsertTxWakesLocalWorker(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db, err := store.Open(ctx, storetest.URL(t, d), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		w := river.NewWorkers()
+		river.AddWorker(w, &jobs.PingWorker{DB: db})
+		q, err := jobs.Open(ctx, db, w, jobs.Config{Work: true, MaxWorkers: 2, JobTimeout: time.Minute, RescueAfter: time.Hour, PollInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer q.Stop(ctx)
+		// The producer is past its first fetch once a plain insert ran.
+		first, err := jobs.Ping(ctx, db, q, "plain insert", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitPing(t, db, first.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
+
+		insert := func(note string, commit bool) (store.JobPing, func()) {
+			p, err := db.CreateJobPing(ctx, note)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wake func()
+			rollback := errors.New("roll back")
+			err = db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+				var err error
+				if wake, err = q.InsertTx(ctx, tx, conn, jobs.PingArgs{PingID: p.ID}, nil); err != nil {
+					return err
+				}
+				if !commit {
+					return rollback
+				}
+				return nil
+			})
+			if commit && err != nil || !commit && !errors.Is(err, rollback) {
+				t.Fatalf("transaction: %v", err)
+			}
+			return p, wake
+		}
+		p, wake := insert("in a transaction", true)
+		wake()
+		waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		gone, _ := insert("rolled back", false)
+		var n int
+		if err := db.R.QueryRow(`SELECT COUNT(*) FROM river_job WHERE CAST(args AS TEXT) LIKE $1`, "%"+gone.ID+"%").Scan(&n); err != nil || n != 0 {
+			t.Fatalf("a rolled-back insert left %d jobs (%v)", n, err)
 		}
 	})
 }

@@ -1,5 +1,19 @@
 package runs
 
+import (
+	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/store"
+)
+
 // SetBeforeParkHook makes the worker call f as a run is about to park on
 // an undecided review, so tests can land a decision in that window.
 func SetBeforeParkHook(s *Service, f func(runID, stepKey string)) { s.beforePark.Store(&f) }
+
+// SetBeforeEnqueueHook makes Start call f within the transaction recording
+// a run, just before its job is inserted; an error from f fails it there.
+func SetBeforeEnqueueHook(s *Service, f func(runID string) error) { s.beforeEnqueue.Store(&f) }
+
+// NewJournal returns the journal a worker keeps for run r.
+func NewJournal(s *Service, r store.Run) engine.Journal {
+	return &journal{db: s.DB, bus: s.Bus, run: r}
+}

@@ -5,6 +5,7 @@ package runs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,6 +68,10 @@ type Service struct {
 	beforePark atomic.Pointer[func(runID, stepKey string)]
 	// Secrets opens the account secrets steps sign with (secrets.go).
 	Secrets Secrets
+	// beforeEnqueue, when set (tests only), is called within the
+	// transaction recording a run, before its job is inserted; an error
+	// fails the transaction there.
+	beforeEnqueue atomic.Pointer[func(runID string) error]
 }
 
 // StartRequest is a run request.
@@ -121,20 +126,41 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 			return store.Run{}, &InputError{Problems: []string{definition.UnmetMessage(unmet)}}
 		}
 	}
-	r, err := s.DB.CreateRun(ctx, store.Run{AccountID: accountID, AgentID: agentID, Priority: req.Priority,
+	return s.createQueued(ctx, store.Run{AccountID: accountID, AgentID: agentID, Priority: req.Priority,
 		TriggerType: orString(req.TriggerType, string(a.Trigger)), Input: req.Input, Metadata: req.Metadata,
 		InputUploadIDs: uploads, ReplayOfRunID: req.ReplayOfRunID, ParentRunID: req.ParentRunID, CallChain: req.CallChain})
+}
+
+// createQueued records a run, its first status event and its job in one
+// transaction: a crash anywhere leaves either all three or none, so no run
+// waits pending without a job. Once committed, the local workers are
+// woken to take the job at once (other replicas hear of it through
+// LISTEN/NOTIFY on PostgreSQL).
+func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, error) {
+	var wake func()
+	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+		r, err := s.DB.CreateRunTx(ctx, tx, run)
+		if err != nil {
+			return err
+		}
+		run = r
+		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": r.Status}}); err != nil {
+			return err
+		}
+		if hook := s.beforeEnqueue.Load(); hook != nil {
+			if err := (*hook)(r.ID); err != nil {
+				return err
+			}
+		}
+		wake, err = s.Queue.InsertTx(ctx, tx, conn, RunArgs{RunID: r.ID}, runInsertOpts(r))
+		return err
+	})
 	if err != nil {
 		return store.Run{}, err
 	}
-	if _, err := s.Bus.Append(ctx, accountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": r.Status}}); err != nil {
-		return store.Run{}, err
-	}
-	if err := s.enqueue(ctx, r, ""); err != nil {
-		_, _ = s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "could not be queued: " + err.Error()})
-		return store.Run{}, err
-	}
-	return r, nil
+	s.Bus.Wake(run.ID)
+	wake()
+	return run, nil
 }
 
 func orString(a, b string) string {
@@ -150,17 +176,25 @@ func orString(a, b string) string {
 // execute one run. A resume after a review passes what it resumes, which
 // makes its job a new one.
 func (s *Service) enqueue(ctx context.Context, r store.Run, resume string) error {
+	_, err := s.Queue.Insert(ctx, RunArgs{RunID: r.ID, Resume: resume}, runInsertOpts(r))
+	return err
+}
+
+func runInsertOpts(r store.Run) *river.InsertOpts {
 	prio := 2
 	if r.Priority {
 		prio = 1
 	}
-	_, err := s.Queue.Insert(ctx, RunArgs{RunID: r.ID, Resume: resume}, &river.InsertOpts{Priority: prio, MaxAttempts: 5,
-		UniqueOpts: river.UniqueOpts{ByArgs: true}})
-	return err
+	return &river.InsertOpts{Priority: prio, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // strandedAfter is how long a run may stay pending before the sweeper
-// assumes its job was never enqueued (the process died in between).
+// assumes its job was never enqueued. A run started through Start or a
+// call_agent step that does not wait commits with its job (createQueued),
+// so cannot be stranded; the sweep remains for a waited-for call_agent
+// sub-run, which its parent executes in place without a job of its own
+// and which a crash can leave pending, and for runs recorded by earlier
+// versions.
 const strandedAfter = 2 * time.Minute
 
 // RequeueStranded enqueues the runs left pending without a job; it returns
@@ -290,24 +324,55 @@ func unheld(status string) bool {
 // when the guard fails someone else already moved the run, and finish
 // reports false and announces nothing, so a run never ends twice.
 func (s *Service) finish(ctx context.Context, r store.Run, attempt int, res store.RunResult) (bool, error) {
+	return s.finishJournal(ctx, r, attempt, res, nil)
+}
+
+// finishJournal is finish committing, in the same transaction, the step
+// records j still holds (nil: none).
+func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, res store.RunResult, j *journal) (bool, error) {
 	ctx = context.WithoutCancel(ctx)
-	if err := s.DB.FinishRunAttempt(ctx, r.ID, attempt, res); errors.Is(err, store.ErrConflict) {
+	if j == nil {
+		return s.finishTx(ctx, r, attempt, res, nil)
+	}
+	var moved bool
+	err := j.settle(func(write func(ctx context.Context, tx *sql.Tx) error) error {
+		var err error
+		moved, err = s.finishTx(ctx, r, attempt, res, write)
+		return err
+	})
+	return moved, err
+}
+
+func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res store.RunResult, held func(ctx context.Context, tx *sql.Tx) error) (bool, error) {
+	// The status and done events commit with the change they announce:
+	// one transaction, and no window in which the run has ended but its
+	// stream has not said so.
+	err := s.DB.FinishRunAttemptThen(ctx, r.ID, attempt, res, func(tx *sql.Tx) error {
+		if held != nil {
+			if err := held(ctx, tx); err != nil {
+				return err
+			}
+		}
+		fresh, err := s.DB.RunTx(ctx, tx, r.ID)
+		if err != nil {
+			return err
+		}
+		evs := []events.New{{Type: "status", Data: map[string]any{"run_id": r.ID, "status": fresh.Status}}}
+		if store.RunTerminal(fresh.Status) {
+			attempts, err := s.DB.RunAttemptsTx(ctx, tx, r.ID)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, events.New{Type: "done", Data: snapshot(fresh, attempts, nil)})
+		}
+		_, err = s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, evs...)
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) {
 		return false, nil
 	} else if err != nil {
 		return false, err
 	}
-	fresh, err := s.DB.Run(ctx, r.AccountID, r.ID)
-	if err != nil {
-		return true, err
-	}
-	evs := []events.New{{Type: "status", Data: map[string]any{"run_id": r.ID, "status": fresh.Status}}}
-	if store.RunTerminal(fresh.Status) {
-		snap, err := s.snapshotOf(ctx, fresh, false)
-		if err != nil {
-			return true, err
-		}
-		evs = append(evs, events.New{Type: "done", Data: snap})
-	}
-	_, err = s.Bus.Append(ctx, r.AccountID, r.ID, evs...)
-	return true, err
+	s.Bus.Wake(r.ID)
+	return true, nil
 }

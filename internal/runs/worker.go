@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -61,28 +60,34 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 // fails, a cancel settled the run or another worker holds it, and there
 // is nothing to do.
 func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Duration, recovering bool) error {
-	take := s.DB.StartRunAttempt
+	take := s.DB.StartRunAttemptThen
 	if recovering {
-		take = s.DB.RecoverRunAttempt
+		take = s.DB.RecoverRunAttemptThen
 	}
-	attempt, err := take(ctx, r.ID)
+	// The processing status event commits with the move it announces; a
+	// cancel that lost the race to take the run asked before we held it,
+	// which the same transaction reads.
+	var cancelAsked bool
+	attempt, err := take(ctx, r.ID, func(tx *sql.Tx) error {
+		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
+			return err
+		}
+		var err error
+		cancelAsked, err = s.DB.CancelRequestedTx(ctx, tx, r.ID)
+		return err
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := s.Bus.Append(ctx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
-		return err
-	}
+	s.Bus.Wake(r.ID)
 	fail := func(msg string) error {
 		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg})
 		return err
 	}
-	// A cancel that lost the race to take the run asked before we held it.
-	if c, err := s.DB.CancelRequested(ctx, r.ID); err != nil {
-		return err
-	} else if c {
+	if cancelAsked {
 		return fail("Run cancelled")
 	}
 	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)
@@ -135,7 +140,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if res.Status == store.RunFailed && res.ErrorCount == 0 {
 		res.ErrorCount = 1
 	}
-	moved, err := s.finish(ctx, r, attempt, res)
+	moved, err := s.finishJournal(ctx, r, attempt, res, j)
 	if err != nil || !moved || res.Status != store.RunWaitingHuman {
 		return err
 	}
@@ -179,104 +184,6 @@ func attachmentsInput(atts []engine.Attachment) string {
 	return out
 }
 
-// journal is engine.Journal on the store and the event bus.
-type journal struct {
-	db  *store.DB
-	bus *events.Bus
-	run store.Run
-	ids syncMap
-}
-
-func (j *journal) Completed(ctx context.Context) (map[string]engine.StepRecord, error) {
-	rows, err := j.db.Steps(ctx, j.run.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]engine.StepRecord{}
-	for _, s := range rows {
-		if s.Status != engine.StatusCompleted || s.Superseded {
-			continue
-		}
-		out[s.Key] = engine.StepRecord{Key: s.Key, StepID: s.StepID, StepType: s.StepType, Status: s.Status, Input: s.Input,
-			Output: s.Output, ContentType: s.ContentType, Attempt: s.Attempt, Stopped: s.Stopped, Final: s.Final}
-	}
-	return out, nil
-}
-
-// StepStarted records the attempt and announces it in one transaction.
-func (j *journal) StepStarted(ctx context.Context, rec engine.StepRecord) error {
-	err := j.db.Tx(ctx, func(tx *sql.Tx) error {
-		id, err := j.db.InsertStep(ctx, tx, store.StepRow{RunID: j.run.ID, AccountID: j.run.AccountID, Key: rec.Key, StepID: rec.StepID,
-			StepType: rec.StepType, Attempt: rec.Attempt, Status: rec.Status, Input: rec.Input, StartedAt: rec.StartedAt})
-		if err != nil {
-			return err
-		}
-		j.ids.set(fmt.Sprintf("%s#%d", rec.Key, rec.Attempt), id)
-		_, err = j.bus.AppendTx(ctx, tx, j.run.AccountID, j.run.ID, events.New{Type: "step_started", Data: stepEvent(j.run.ID, rec)})
-		return err
-	})
-	if err == nil {
-		j.bus.Wake(j.run.ID)
-	}
-	return err
-}
-
-// StepFinished records the outcome and announces it in one transaction;
-// it is durable when it returns, before the engine moves on.
-func (j *journal) StepFinished(ctx context.Context, rec engine.StepRecord) error {
-	id, ok := j.ids.get(fmt.Sprintf("%s#%d", rec.Key, rec.Attempt))
-	if !ok {
-		return fmt.Errorf("step %s attempt %d finished without starting", rec.Key, rec.Attempt)
-	}
-	tc, _ := json.Marshal(rec.ToolCalls)
-	if rec.ToolCalls == nil {
-		tc = []byte("[]")
-	}
-	ended := rec.EndedAt
-	typ := "step_completed"
-	data := stepEvent(j.run.ID, rec)
-	switch rec.Status {
-	case engine.StatusFailed:
-		typ, data["error"] = "step_failed", rec.Error
-	case engine.StatusProcessing:
-		typ = "" // parked: nothing to announce yet
-	default:
-		data["credits"] = rec.Credits
-	}
-	err := j.db.Tx(ctx, func(tx *sql.Tx) error {
-		if err := j.db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: rec.Status, Output: rec.Output, ContentType: rec.ContentType,
-			EndedAt: &ended, Credits: rec.Credits, ToolCalls: tc, Error: rec.Error, Stopped: rec.Stopped, Final: rec.Final}); err != nil {
-			return err
-		}
-		if typ == "" {
-			return nil
-		}
-		_, err := j.bus.AppendTx(ctx, tx, j.run.AccountID, j.run.ID, events.New{Type: typ, Data: data})
-		return err
-	})
-	if err == nil {
-		j.bus.Wake(j.run.ID)
-	}
-	return err
-}
-
-func stepEvent(runID string, rec engine.StepRecord) map[string]any {
-	return map[string]any{"run_id": runID, "step_id": rec.StepID, "step_type": rec.StepType, "attempt": rec.Attempt}
-}
-
-func (j *journal) Supersede(ctx context.Context, keys []string) error {
-	return j.db.SupersedeSteps(ctx, j.run.ID, keys)
-}
-
-func (j *journal) Emit(ctx context.Context, evs ...engine.Event) error {
-	out := make([]events.New, len(evs))
-	for i, e := range evs {
-		out[i] = events.New{Type: e.Type, Data: e.Data}
-	}
-	_, err := j.bus.Append(ctx, j.run.AccountID, j.run.ID, out...)
-	return err
-}
-
 // host is engine.Host for one run.
 type host struct {
 	s        *Service
@@ -317,13 +224,15 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 		return "", fmt.Errorf("called agent %s: %w", agentID, ErrDisabled)
 	}
 	chain := append(append([]string(nil), parent.CallChain...), parent.AgentID)
-	sub, err := h.s.DB.CreateRun(ctx, store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
-		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"})
-	if err != nil {
+	sub := store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
+		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"}
+	if !wait {
+		_, err := h.s.createQueued(ctx, sub)
 		return "", err
 	}
-	if !wait {
-		return "", h.s.enqueue(ctx, sub, "")
+	sub, err = h.s.DB.CreateRun(ctx, sub)
+	if err != nil {
+		return "", err
 	}
 	if err := h.s.execute(ctx, sub, 0, false); err != nil {
 		return "", err

@@ -54,6 +54,20 @@ type Run struct {
 
 // CreateRun inserts a run in status pending (or queued).
 func (db *DB) CreateRun(ctx context.Context, r Run) (Run, error) {
+	return createRun(ctx, db.W, r)
+}
+
+// CreateRunTx is CreateRun within tx, so that the run's first event and
+// its job commit with it.
+func (db *DB) CreateRunTx(ctx context.Context, tx *sql.Tx, r Run) (Run, error) {
+	return createRun(ctx, tx, r)
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
 	r.ID, r.CreatedAt, r.UpdatedAt = NewID(), Now(), Now()
 	if r.Status == "" {
 		r.Status = RunPending
@@ -61,7 +75,7 @@ func (db *DB) CreateRun(ctx context.Context, r Run) (Run, error) {
 	md, _ := json.Marshal(orEmptyMap(r.Metadata))
 	ups, _ := json.Marshal(orEmptyList(r.InputUploadIDs))
 	chain, _ := json.Marshal(orEmptyList(r.CallChain))
-	_, err := db.W.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
+	_, err := ex.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
 		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
 		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
@@ -133,6 +147,11 @@ func (db *DB) Run(ctx context.Context, accountID, runID string) (Run, error) {
 	return scanRun(db.R.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID))
 }
 
+// RunTx reads a run within tx (the caller's transaction sees its own writes).
+func (db *DB) RunTx(ctx context.Context, tx *sql.Tx, runID string) (Run, error) {
+	return scanRun(tx.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = $1`, runID))
+}
+
 // RunForWorker reads a run by id alone; only the job worker, which was
 // handed the id by the queue, may call it.
 func (db *DB) RunForWorker(ctx context.Context, runID string) (Run, error) {
@@ -169,17 +188,29 @@ func (db *DB) RunsOfAgent(ctx context.Context, accountID, agentID, status string
 // was in none of those statuses: finished (a cancel won), or already held
 // by another worker.
 func (db *DB) StartRunAttempt(ctx context.Context, runID string) (int, error) {
-	return db.startRunAttempt(ctx, runID, unheldStatuses)
+	return db.startRunAttempt(ctx, runID, unheldStatuses, nil)
+}
+
+// StartRunAttemptThen is StartRunAttempt that also calls then within the
+// same transaction once the run is taken (to announce it: one commit).
+func (db *DB) StartRunAttemptThen(ctx context.Context, runID string, then func(tx *sql.Tx) error) (int, error) {
+	return db.startRunAttempt(ctx, runID, unheldStatuses, then)
 }
 
 // RecoverRunAttempt is StartRunAttempt for a retried job, whose earlier
 // attempt may have died while holding the run: processing is accepted too,
 // and the dead attempt is closed.
 func (db *DB) RecoverRunAttempt(ctx context.Context, runID string) (int, error) {
-	return db.startRunAttempt(ctx, runID, append([]string{RunProcessing}, unheldStatuses...))
+	return db.RecoverRunAttemptThen(ctx, runID, nil)
 }
 
-func (db *DB) startRunAttempt(ctx context.Context, runID string, from []string) (int, error) {
+// RecoverRunAttemptThen is RecoverRunAttempt that also calls then within
+// the same transaction once the run is taken.
+func (db *DB) RecoverRunAttemptThen(ctx context.Context, runID string, then func(tx *sql.Tx) error) (int, error) {
+	return db.startRunAttempt(ctx, runID, append([]string{RunProcessing}, unheldStatuses...), then)
+}
+
+func (db *DB) startRunAttempt(ctx context.Context, runID string, from []string, then func(tx *sql.Tx) error) (int, error) {
 	var n int
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		now := Now()
@@ -192,20 +223,28 @@ func (db *DB) startRunAttempt(ctx context.Context, runID string, from []string) 
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_attempts WHERE run_id = $1`, runID).Scan(&n); err != nil {
 			return err
 		}
-		// An attempt still open belongs to a process that died: close it.
-		if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
-			WHERE run_id = $3 AND ended_at IS NULL`, RunFailed, now, runID); err != nil {
-			return err
-		}
-		// So are its step attempts that never finished.
-		if _, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
-			WHERE run_id = $3 AND status = $4`, RunFailed, now, runID, RunProcessing); err != nil {
-			return err
+		// An attempt still open belongs to a process that died: close it,
+		// and so its step attempts that never finished. (A first attempt
+		// has nothing to close: steps are only written under an attempt.)
+		if n > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
+				WHERE run_id = $3 AND ended_at IS NULL`, RunFailed, now, runID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
+				WHERE run_id = $3 AND status = $4`, RunFailed, now, runID, RunProcessing); err != nil {
+				return err
+			}
 		}
 		n++
-		_, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
-			runID, n, RunProcessing, now)
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
+			runID, n, RunProcessing, now); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(tx)
+		}
+		return nil
 	})
 	return n, err
 }
@@ -221,7 +260,18 @@ type RunAttempt struct {
 
 // RunAttempts lists a run's attempts in order.
 func (db *DB) RunAttempts(ctx context.Context, runID string) ([]RunAttempt, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT attempt, status, started_at, ended_at, COALESCE(error, '') FROM run_attempts WHERE run_id = $1 ORDER BY attempt`, runID)
+	return runAttempts(ctx, db.R, runID)
+}
+
+// RunAttemptsTx is RunAttempts within tx.
+func (db *DB) RunAttemptsTx(ctx context.Context, tx *sql.Tx, runID string) ([]RunAttempt, error) {
+	return runAttempts(ctx, tx, runID)
+}
+
+func runAttempts(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, runID string) ([]RunAttempt, error) {
+	rows, err := q.QueryContext(ctx, `SELECT attempt, status, started_at, ended_at, COALESCE(error, '') FROM run_attempts WHERE run_id = $1 ORDER BY attempt`, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +313,14 @@ type RunResult struct {
 // enqueue or a review deadline settles. ErrConflict means the guard failed
 // and nothing was written: someone else moved the run first.
 func (db *DB) FinishRunAttempt(ctx context.Context, runID string, attempt int, res RunResult) error {
+	return db.FinishRunAttemptThen(ctx, runID, attempt, res, nil)
+}
+
+// FinishRunAttemptThen is FinishRunAttempt that also calls then within the
+// same transaction once the change is written and its guard held, so the
+// events announcing the outcome commit with it (then is not called when
+// the guard fails).
+func (db *DB) FinishRunAttemptThen(ctx context.Context, runID string, attempt int, res RunResult, then func(tx *sql.Tx) error) error {
 	if res.Status == RunProcessing || (attempt == 0 && !RunTerminal(res.Status)) {
 		return fmt.Errorf("finish run %s: %q is not an outcome", runID, res.Status)
 	}
@@ -289,22 +347,27 @@ func (db *DB) FinishRunAttempt(ctx context.Context, runID string, attempt int, r
 		if attempt == 0 {
 			// Settled without being executed (cancelled before a worker
 			// took it): record the outcome as an attempt, so its error shows.
-			_, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at, ended_at, error)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at, ended_at, error)
 				SELECT $1, COALESCE(MAX(attempt), 0) + 1, $2, $3, $3, $4 FROM run_attempts WHERE run_id = $1`,
-				runID, attemptStatus, now, nullable(res.Error))
-			return err
+				runID, attemptStatus, now, nullable(res.Error)); err != nil {
+				return err
+			}
+		} else {
+			up, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = $3 WHERE run_id = $4 AND attempt = $5 AND ended_at IS NULL`,
+				attemptStatus, now, nullable(res.Error), runID, attempt)
+			if err != nil {
+				return err
+			}
+			if n, err := up.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				// A newer attempt took the run over from this one (its job was
+				// rescued as stuck): this worker no longer holds it.
+				return ErrConflict
+			}
 		}
-		up, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = $3 WHERE run_id = $4 AND attempt = $5 AND ended_at IS NULL`,
-			attemptStatus, now, nullable(res.Error), runID, attempt)
-		if err != nil {
-			return err
-		}
-		if n, err := up.RowsAffected(); err != nil {
-			return err
-		} else if n != 1 {
-			// A newer attempt took the run over from this one (its job was
-			// rescued as stuck): this worker no longer holds it.
-			return ErrConflict
+		if then != nil {
+			return then(tx)
 		}
 		return nil
 	})
@@ -345,6 +408,13 @@ func (db *DB) CancelRequested(ctx context.Context, runID string) (bool, error) {
 	return c, err
 }
 
+// CancelRequestedTx is CancelRequested within tx.
+func (db *DB) CancelRequestedTx(ctx context.Context, tx *sql.Tx, runID string) (bool, error) {
+	var c bool
+	err := tx.QueryRowContext(ctx, `SELECT cancel_requested FROM runs WHERE id = $1`, runID).Scan(&c)
+	return c, err
+}
+
 // StepRow is one attempt of one step.
 type StepRow struct {
 	ID, RunID, AccountID       string
@@ -360,9 +430,12 @@ type StepRow struct {
 	Stopped, Final, Superseded bool
 }
 
-// InsertStep records a step attempt as it starts, within tx.
+// InsertStep records a step attempt as it starts, within tx, under s.ID
+// (a new id when empty).
 func (db *DB) InsertStep(ctx context.Context, tx *sql.Tx, s StepRow) (string, error) {
-	s.ID = NewID()
+	if s.ID == "" {
+		s.ID = NewID()
+	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO run_steps (id, run_id, account_id, step_key, step_id, step_type, attempt, status, input, started_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		s.ID, s.RunID, s.AccountID, s.Key, s.StepID, s.StepType, s.Attempt, s.Status, s.Input, s.StartedAt.UTC())

@@ -186,6 +186,26 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
+// TxConn is Tx that also hands fn the connection the transaction runs
+// on, for a library that writes through its own driver and must join the
+// transaction (the job queue inserting a run's job with the run).
+func (db *DB) TxConn(ctx context.Context, fn func(tx *sql.Tx, conn *sql.Conn) error) error {
+	conn, err := db.W.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx, conn); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
 // redact hides a password in a connection string for messages.
 func redact(url string) string {
 	at := strings.LastIndex(url, "@")
