@@ -54,14 +54,17 @@ func startAgentry(ctx context.Context, dir string) (*agentry, error) {
 	secret := make([]byte, 16)
 	rand.Read(secret)
 	a := &agentry{base: loopback(port), key: "agk_peers_" + hex.EncodeToString(secret)}
-	// Defaults everywhere except: no rate limit (the whole load is one
-	// credential, and the limiter would measure itself) and credits
-	// enough for every run.
+	// Defaults everywhere except: no rate limit and no caps on open
+	// streams (the whole load is one credential, whose 128 concurrent
+	// streams would pass the default cap of 50, and the limiter would
+	// measure itself), and credits enough for every run.
 	cmd := exec.Command(bin, "serve",
 		"--addr", "127.0.0.1:"+strconv.Itoa(port),
 		"--data-dir", filepath.Join(dir, "agentry-data"),
 		"--bootstrap-api-key", a.key,
 		"--rate-limit", "0",
+		"--max-streams-per-key", "0",
+		"--max-streams-per-account", "0",
 		"--default-credits", "1e12",
 		"--log-level", "warn")
 	cmd.Env = append(cmd.Environ(), "SERVICE_DATABASE_URL=")
