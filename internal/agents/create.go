@@ -109,7 +109,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 	if in.Description != nil {
 		d.Description = *in.Description
 	}
-	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: trig, Resolver: s.resolver(in.AccountID), S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel})
+	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: trig, Resolver: s.resolver(in.AccountID), ServerRules: s.serverRules()})
 	if err != nil {
 		return nil, "", err
 	}
@@ -125,7 +125,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 // extra the payload carries that this account can take.
 func (s *Service) importNew(ctx context.Context, in CreateInput, name string, trigger def.TriggerType) (Result, error) {
 	im, err := def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeCreate, EntityRemap: in.EntityRemap,
-		Trigger: trigger, Resolver: s.resolver(in.AccountID), S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel})
+		Trigger: trigger, Resolver: s.resolver(in.AccountID), ServerRules: s.serverRules()})
 	if err != nil {
 		return Result{}, err
 	}

@@ -25,7 +25,7 @@ func (s *Service) GetDefinition(ctx context.Context, accountID, agentID string) 
 		return DefinitionView{}, err
 	}
 	rep, err := def.Validate(ctx, d, def.ValidateOptions{Trigger: def.TriggerType(a.TriggerType), AgentID: a.ID,
-		S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel})
+		ServerRules: s.serverRules()})
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -51,7 +51,7 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 	}
 	d, probs, err := def.CheckDefinition(ctx, in.Definition, def.ValidateOptions{BasePath: putDefinitionBase,
 		Trigger: def.TriggerType(cur.TriggerType), AgentID: cur.ID, Resolver: s.resolver(in.AccountID),
-		S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel})
+		ServerRules: s.serverRules()})
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -102,4 +102,10 @@ func relativeTo(base string, probs def.Problems) def.Problems {
 		out[i] = p
 	}
 	return out
+}
+
+// serverRules are the operator's settings every definition check of this
+// service applies, whichever way the definition arrives.
+func (s *Service) serverRules() def.ServerRules {
+	return def.ServerRules{S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel}
 }

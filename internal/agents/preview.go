@@ -16,7 +16,7 @@ const maxAlternatives = 5
 // likeliest replacements by name.
 func (s *Service) PreviewImport(ctx context.Context, accountID string, payload json.RawMessage) (def.Preview, error) {
 	im, err := def.Import(ctx, payload, def.ImportOptions{Mode: def.ModePreview, Resolver: s.resolver(accountID),
-		S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel})
+		ServerRules: s.serverRules()})
 	if err != nil {
 		return def.Preview{}, err
 	}

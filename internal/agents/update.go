@@ -100,7 +100,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Result, error) {
 		}
 		im, err = def.Import(ctx, in.Definition, def.ImportOptions{Mode: def.ModeUpdate, EntityRemap: in.EntityRemap,
 			Trigger: def.TriggerType(cur.TriggerType), AgentID: in.AgentID, Resolver: s.resolver(in.AccountID),
-			S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel})
+			ServerRules: s.serverRules()})
 		if err != nil {
 			return Result{}, err
 		}

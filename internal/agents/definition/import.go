@@ -39,10 +39,8 @@ type ImportOptions struct {
 	AgentID string
 	// Resolver checks referenced entities; nil skips the check.
 	Resolver Resolver
-	// S3AllowedBuckets: see ValidateOptions.
-	S3AllowedBuckets []string
-	// KnownModel: see ValidateOptions.
-	KnownModel func(id string) bool
+	// ServerRules: see ValidateOptions.
+	ServerRules
 }
 
 // Imported is a payload that passed validation.
@@ -106,7 +104,7 @@ func Import(ctx context.Context, payload []byte, opts ImportOptions) (*Imported,
 
 	report, err := Validate(ctx, def, ValidateOptions{
 		Trigger: trigger, AgentID: opts.AgentID, Resolver: opts.Resolver,
-		BasePath: defPath, CollectUnresolved: opts.Mode == ModePreview, S3AllowedBuckets: opts.S3AllowedBuckets, KnownModel: opts.KnownModel,
+		BasePath: defPath, CollectUnresolved: opts.Mode == ModePreview, ServerRules: opts.ServerRules,
 	})
 	if err != nil {
 		return nil, err

@@ -23,6 +23,14 @@ type ValidateOptions struct {
 	// CollectUnresolved reports entities the Resolver does not find in
 	// Report.Unresolved instead of as errors (preview-import).
 	CollectUnresolved bool
+	// ServerRules are the operator's settings the checks depend on.
+	ServerRules
+}
+
+// ServerRules are what a definition is checked against that the operator,
+// not the definition, decides; saving, importing and previewing all pass
+// the same.
+type ServerRules struct {
 	// S3AllowedBuckets are the buckets a write_aws_s3_object step may write
 	// with the server's own credentials (SERVICE_S3_ALLOWED_BUCKETS); any
 	// other bucket needs credentials from the account's secrets.

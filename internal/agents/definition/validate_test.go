@@ -140,7 +140,7 @@ func TestS3Credentials(t *testing.T) {
 	step := func(extra string) string {
 		return `{"child_steps":[{"id":"s","name":"S","step_type":"write_aws_s3_object","bucket":"reports","key":"a"` + extra + `}]}`
 	}
-	allow := ValidateOptions{S3AllowedBuckets: []string{"reports"}}
+	allow := ValidateOptions{ServerRules: ServerRules{S3AllowedBuckets: []string{"reports"}}}
 	for _, c := range []struct {
 		name, def string
 		opts      ValidateOptions
@@ -148,7 +148,7 @@ func TestS3Credentials(t *testing.T) {
 		path      string
 	}{
 		{"no credentials, no allowlist", step(``), ValidateOptions{}, CodeServerCredentials, "child_steps[0].access_key_id"},
-		{"another bucket allowed", step(``), ValidateOptions{S3AllowedBuckets: []string{"other"}}, CodeServerCredentials, "child_steps[0].access_key_id"},
+		{"another bucket allowed", step(``), ValidateOptions{ServerRules: ServerRules{S3AllowedBuckets: []string{"other"}}}, CodeServerCredentials, "child_steps[0].access_key_id"},
 		{"allowed bucket", step(``), allow, "", ""},
 		{"allowed bucket elsewhere", step(`,"endpoint_url":"https://attacker.test"`), allow, CodeServerCredentials, "child_steps[0].endpoint_url"},
 		{"secrets", step(`,"access_key_id":"{{secrets.K}}","secret_access_key":"{{secrets.S}}"`), ValidateOptions{}, "", ""},
