@@ -84,3 +84,38 @@ func TestHybridBeatsBM25(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQuality reports nDCG@10 of each method on the project's set
+// (go test -run '^$' -bench Quality ./internal/knowledge/evalset).
+func BenchmarkQuality(b *testing.B) {
+	c, err := Load("testdata", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r Report
+	for i := 0; i < b.N; i++ {
+		r = Evaluate(c)
+	}
+	for _, m := range Methods {
+		b.ReportMetric(r.NDCG[m], "nDCG@10-"+strings.ReplaceAll(m, "+", "-"))
+	}
+}
+
+func FuzzParseQrels(f *testing.F) {
+	f.Add("query-id\tcorpus-id\tscore\nq1\td1\t2\n")
+	f.Add("q1 0 d1 1\nq2 0 d2 0\n")
+	f.Add("# c\n\nq d x\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		m := map[string]map[string]int{}
+		if err := ParseQrels(strings.NewReader(in), m); err != nil {
+			return
+		}
+		for _, ds := range m {
+			for _, g := range ds {
+				if g <= 0 {
+					t.Fatalf("non-positive grade kept: %v", m)
+				}
+			}
+		}
+	})
+}

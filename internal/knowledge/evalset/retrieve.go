@@ -28,7 +28,7 @@ var Methods = []string{MethodBM25, MethodVector, MethodFused, MethodRerank}
 
 // Searcher runs the three retrievers over one corpus.
 type Searcher struct {
-	docs []Doc
+	text map[string]string // id → title and text
 	bm25 *BM25
 	emb  *offline.Embedder
 	vec  *vector.Index
@@ -41,7 +41,7 @@ type Searcher struct {
 // the offline embedder at its default size, for vector search.
 func NewSearcher(docs []Doc) *Searcher {
 	s := &Searcher{
-		docs:        docs,
+		text:        make(map[string]string, len(docs)),
 		bm25:        NewBM25(),
 		emb:         offline.NewEmbedder(offline.DefaultDimensions),
 		rr:          rerank.Offline(),
@@ -50,6 +50,7 @@ func NewSearcher(docs []Doc) *Searcher {
 	s.vec = vector.New(s.emb.Dim())
 	for _, d := range docs {
 		text := d.Title + "\n" + d.Text
+		s.text[d.ID] = text
 		s.bm25.Add(d.ID, offline.Terms(text))
 		_ = s.vec.Add(d.ID, s.emb.Embed(text)) // sizes match by construction
 	}
@@ -87,13 +88,9 @@ func (s *Searcher) Fused(query string, n int) []string {
 func (s *Searcher) Reranked(query string, n int) []string {
 	ids := s.Fused(query, max(n, s.RerankDepth))
 	head := ids[:min(len(ids), s.RerankDepth)]
-	byID := make(map[string]string, len(s.docs))
-	for _, d := range s.docs {
-		byID[d.ID] = d.Title + "\n" + d.Text
-	}
 	texts := make([]string, len(head))
 	for i, id := range head {
-		texts[i] = byID[id]
+		texts[i] = s.text[id]
 	}
 	scores, err := s.rr.Rerank(context.Background(), query, texts)
 	if err == nil {
