@@ -87,28 +87,34 @@ func (s *Searcher) Fused(query string, n int) []string {
 // reranker; the rest keep their fused order.
 func (s *Searcher) Reranked(query string, n int) []string {
 	ids := s.Fused(query, max(n, s.RerankDepth))
-	head := ids[:min(len(ids), s.RerankDepth)]
-	texts := make([]string, len(head))
-	for i, id := range head {
-		texts[i] = s.text[id]
-	}
-	scores, err := s.rr.Rerank(context.Background(), query, texts)
-	if err == nil {
-		idx := make([]int, len(head))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
-		reordered := make([]string, len(head))
-		for i, j := range idx {
-			reordered[i] = head[j]
-		}
-		copy(ids, reordered)
-	}
+	s.Rerank(query, ids[:min(len(ids), s.RerankDepth)])
 	if len(ids) > n {
 		ids = ids[:n]
 	}
 	return ids
+}
+
+// Rerank reorders ids in place by the offline reranker's scores (stable,
+// so equal scores keep the first-stage order).
+func (s *Searcher) Rerank(query string, ids []string) {
+	texts := make([]string, len(ids))
+	for i, id := range ids {
+		texts[i] = s.text[id]
+	}
+	scores, err := s.rr.Rerank(context.Background(), query, texts)
+	if err != nil {
+		return
+	}
+	idx := make([]int, len(ids))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	reordered := make([]string, len(ids))
+	for i, j := range idx {
+		reordered[i] = ids[j]
+	}
+	copy(ids, reordered)
 }
 
 // Run returns the ranking of query by method.
