@@ -22,7 +22,8 @@ import (
 // only when SERVICE_TEST_DATABASE_URL names a PostgreSQL database with the
 // vector extension available, in a schema of its own that it drops after.
 // PGVECTOR_EF_SEARCH sets hnsw.ef_search (default 100; pgvector's own
-// default is 40).
+// default is 40); PGVECTOR_M and PGVECTOR_EF_CONSTRUCTION set the index's
+// build parameters (pgvector's defaults, 16 and 64, when unset).
 func BenchmarkPgvectorHNSW(b *testing.B) {
 	url := os.Getenv(storetest.EnvDatabaseURL)
 	if url == "" {
@@ -64,7 +65,13 @@ func BenchmarkPgvectorHNSW(b *testing.B) {
 	}
 	mustExec("SET maintenance_work_mem = '512MB'")
 	start := time.Now()
-	mustExec("CREATE INDEX ON " + schema + ".chunks USING hnsw (embedding vector_cosine_ops)")
+	with := ""
+	m, _ := strconv.Atoi(os.Getenv("PGVECTOR_M"))
+	efc, _ := strconv.Atoi(os.Getenv("PGVECTOR_EF_CONSTRUCTION"))
+	if m > 0 && efc > 0 {
+		with = fmt.Sprintf(" WITH (m = %d, ef_construction = %d)", m, efc)
+	}
+	mustExec("CREATE INDEX ON " + schema + ".chunks USING hnsw (embedding vector_cosine_ops)" + with)
 	build := time.Since(start)
 	var indexBytes int64
 	if err := conn.QueryRow(ctx, `SELECT pg_relation_size(c.oid) FROM pg_class c
@@ -123,6 +130,8 @@ func BenchmarkPgvectorHNSW(b *testing.B) {
 	b.ReportMetric(float64(indexBytes)/(1<<20), "index-MB")
 	b.ReportMetric(build.Seconds(), "build-s")
 	b.ReportMetric(float64(ef), "ef_search")
+	b.ReportMetric(float64(m), "m")
+	b.ReportMetric(float64(efc), "ef_construction")
 }
 
 func vectorLiteral(v []float32) string {
