@@ -219,15 +219,40 @@ func (db *DB) SetContentMetadata(ctx context.Context, accountID, id, key string,
 	})
 }
 
-// DeleteContent removes a content item of the account with its chunks and
-// attachments, answering its chunk sequence numbers (for the search index).
-func (db *DB) DeleteContent(ctx context.Context, accountID, id string) ([]Content, error) {
-	c, err := db.Content(ctx, accountID, id)
-	if err != nil {
-		return nil, err
+// DeleteContent removes a content item of the account (of a live source
+// unless anySource) with its chunks and attachments, and answers it and its
+// chunks' seqs (for the search index and its files).
+func (db *DB) DeleteContent(ctx context.Context, accountID, id string, anySource bool) (Content, []int64, error) {
+	q := `SELECT ` + contentColumns + ` FROM contents c JOIN sources s ON s.id = c.source_id WHERE c.account_id = $1 AND c.id = $2`
+	if !anySource {
+		q += ` AND s.deleted_at IS NULL`
 	}
-	_, err = db.W.ExecContext(ctx, `DELETE FROM contents WHERE account_id = $1 AND id = $2`, accountID, id)
-	return []Content{c}, err
+	var seqs []int64
+	c, err := scanContent(db.R.QueryRowContext(ctx, q, accountID, id))
+	if err != nil {
+		return c, nil, err
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM kb_chunks WHERE content_id = $1 RETURNING seq`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			seqs = append(seqs, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM contents WHERE account_id = $1 AND id = $2`, accountID, id)
+		return err
+	})
+	return c, seqs, err
 }
 
 // ContentsOlderThan lists up to limit contents of a source pulled before t.

@@ -78,7 +78,7 @@ func TestKnowledgeStore(t *testing.T) {
 			t.Fatalf("content: %+v %v", got, err)
 		}
 		// Deleting the content removes its chunks from the lexical index too.
-		if _, err := db.DeleteContent(ctx, acct, c.ID); err != nil {
+		if _, _, err := db.DeleteContent(ctx, acct, c.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"squirrel"}, 10); len(hits) != 0 {
