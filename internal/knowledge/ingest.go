@@ -57,6 +57,10 @@ type Upload struct {
 	Body                   io.Reader
 	Title                  *string
 	Metadata               map[string]any
+	// Rest, when set, is called once the file is stored, to read what the
+	// request sends after it (multipart fields after the file part); what
+	// it answers is merged into Title and Metadata.
+	Rest func() (title *string, meta map[string]any, err error)
 }
 
 // UploadResult is what an upload created.
@@ -200,6 +204,24 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 			return UploadResult{}, fmt.Errorf("%w: at most %d bytes", ErrTooLarge, limit)
 		}
 		return UploadResult{}, err
+	}
+	if up.Rest != nil {
+		title, meta, err := up.Rest()
+		if err != nil {
+			s.deleteBlob(key)
+			return UploadResult{}, err
+		}
+		if title != nil {
+			up.Title = title
+		}
+		if meta != nil {
+			if up.Metadata == nil {
+				up.Metadata = map[string]any{}
+			}
+			for k, v := range meta {
+				up.Metadata[k] = v
+			}
+		}
 	}
 	sum := hex.EncodeToString(body.h.Sum(nil))
 	filename := cleanName(up.Filename)
