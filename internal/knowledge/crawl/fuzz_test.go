@@ -10,7 +10,7 @@ import (
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{
 		`<html><head><title>t</title><base href="/dir/"><meta name="robots" content="noindex, nofollow"></head><body><a href="x#f">x</a><a href="//h:80/">h</a><area href="HTTP://EXAMPLE.org:80"></body></html>`,
-		`<a href="http://[::1]:443/p?q#r">`, `<a href=":::">`, `<a href="https://u:p@h/">`, `<title>` , "",
+		`<a href="http://[::1]:443/p?q#r">`, `<a href=":::">`, `<a href="https://u:p@h/">`, `<title>`, "",
 	} {
 		f.Add([]byte(s))
 	}
