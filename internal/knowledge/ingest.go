@@ -61,6 +61,11 @@ type Upload struct {
 	// request sends after it (multipart fields after the file part); what
 	// it answers is merged into Title and Metadata.
 	Rest func() (title *string, meta map[string]any, err error)
+	// Set by polling: the item's identity in its source (feed GUID, page
+	// URL), its address, publication time and the hash of its text.
+	ItemKey, ContentURL string
+	PublishedAt         *time.Time
+	TextHash            *string
 }
 
 // UploadResult is what an upload created.
@@ -225,7 +230,7 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 	}
 	sum := hex.EncodeToString(body.h.Sum(nil))
 	filename := cleanName(up.Filename)
-	if prev == nil {
+	if prev == nil && up.ItemKey == "" {
 		if dup, err := s.db.ContentBySHA(ctx, src.AccountID, src.ID, sum); err == nil {
 			s.deleteBlob(key)
 			return UploadResult{ContentID: dup.ID, VersionID: dup.VersionID, Filename: filename, Status: "duplicate"}, nil
@@ -238,6 +243,16 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 	if prev != nil {
 		c.ItemKey, c.PublishedAt = prev.ItemKey, prev.PublishedAt
 	}
+	if up.ItemKey != "" {
+		c.ItemKey = up.ItemKey
+	}
+	if up.ContentURL != "" {
+		c.ContentURL = up.ContentURL
+	}
+	if up.PublishedAt != nil {
+		c.PublishedAt = up.PublishedAt
+	}
+	c.TextHash = up.TextHash
 	c, err = s.record(ctx, c, prev != nil)
 	if err != nil {
 		s.deleteBlob(key)

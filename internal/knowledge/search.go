@@ -30,13 +30,13 @@ type SearchRequest struct {
 
 // SearchHit is one ranked passage.
 type SearchHit struct {
-	ChunkID, Text                      string
-	Score                              float64
-	ContentID, VersionID, SourceID     string
-	Title                              string
-	Metadata                           map[string]any
-	Ordinal, TextStart, TextEnd        int
-	ContentURL                         string
+	ChunkID, Text                  string
+	Score                          float64
+	ContentID, VersionID, SourceID string
+	Title                          string
+	Metadata                       map[string]any
+	Ordinal, TextStart, TextEnd    int
+	ContentURL                     string
 }
 
 // Limits of a search.

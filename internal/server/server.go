@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -22,8 +23,10 @@ import (
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge"
+	"github.com/agentry/agentry/internal/knowledge/rerank"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -159,6 +162,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Knowledge, err = knowledge.New(ctx, db, s.Blobs, billing.NewMetered(router, billing.Meter{DB: db}, cat), cat, knowledge.Config{
 		AllowPrivateFetch: cfg.AllowPrivateWebhooks,
 		AgentsUsingKB:     db.KnowledgeBaseReferenced,
+		Rerankers:         rerankersFromEnvironment(cfg.AllowPrivateWebhooks),
 	})
 	if err != nil {
 		return nil, err
@@ -337,4 +341,21 @@ func healthOnly(db *store.DB, reg *prometheus.Registry) http.Handler {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// rerankersFromEnvironment builds the operator's HTTP reranker, when
+// SERVICE_RERANKER_URL is set: SERVICE_RERANKER_KIND (openai or cohere),
+// SERVICE_RERANKER_MODEL (the name knowledge bases use as reranker_model)
+// and SERVICE_RERANKER_API_KEY. Calls go through the outbound guard.
+func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
+	u := os.Getenv("SERVICE_RERANKER_URL")
+	if u == "" {
+		return nil
+	}
+	model := os.Getenv("SERVICE_RERANKER_MODEL")
+	if model == "" {
+		model = "rerank"
+	}
+	return map[string]rerank.Reranker{model: rerank.HTTP(os.Getenv("SERVICE_RERANKER_KIND"), u, os.Getenv("SERVICE_RERANKER_API_KEY"), model,
+		outbound.Policy{AllowPrivate: allowPrivate}.Client())}
 }
