@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/agentry/agentry/internal/knowledge"
@@ -35,10 +34,6 @@ type ContentDetailResponse struct {
 	TextContentTotalLength           int                 `json:"text_content_total_length"`
 	Metadata                         []map[string]string `json:"metadata" nullable:"true"`
 	Error                            *string             `json:"error" nullable:"true"`
-	// Extensions: the current version and how many chunks it has.
-	ContentVersionID string `json:"content_version_id,omitempty" doc:"Extension: the current version's id."`
-	Version          int    `json:"version,omitempty" doc:"Extension: the version number (1 for the first upload)."`
-	ChunkCount       *int   `json:"chunk_count,omitempty" nullable:"true" doc:"Extension: passages indexed for the current version."`
 }
 
 var typeDisplay = map[string]string{"text/plain": "Text", "text/markdown": "Markdown", "text/x-markdown": "Markdown", "text/csv": "CSV",
@@ -91,8 +86,7 @@ func (s *Server) getContent(ctx context.Context, in *contentDetailInput) (*conte
 		SourceName: c.SourceName, SourceType: c.SourceType, Title: c.Title, ContentURL: c.ContentURL, ContentType: c.ContentType,
 		ContentTypeDisplay: disp, ContentStatus: c.Status, ContentWordCount: c.WordCount, PulledAt: modelsTimestamp(c.PulledAt),
 		PublishedAt: timePtr(c.PublishedAt), Description: c.Description, TextContent: d.Text, TextContentStart: d.Start,
-		TextContentEnd: d.End, TextContentTotalLength: d.Total, Metadata: metadataList(c.Metadata), Error: c.Error,
-		ContentVersionID: c.VersionID, Version: c.Version, ChunkCount: c.ChunkCount}
+		TextContentEnd: d.End, TextContentTotalLength: d.Total, Metadata: metadataList(c.Metadata), Error: c.Error}
 	return &contentDetailOutput{Body: r}, nil
 }
 
@@ -197,5 +191,3 @@ func (s *Server) listContentEmbeddings(ctx context.Context, in *embeddingsInput)
 	}
 	return &embeddingsOutput{Body: out}, nil
 }
-
-var _ = fmt.Sprint

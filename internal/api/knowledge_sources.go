@@ -54,10 +54,6 @@ type SourceResponse struct {
 	AvgEpisodesPerMonth  *float64 `json:"avg_episodes_per_month" nullable:"true"`
 	AvgWordsPerEpisode   *int     `json:"avg_words_per_episode" nullable:"true"`
 	FreeRetentionDays    *int     `json:"free_retention_days" nullable:"true"`
-	// Extension: the URL record the source reads (rss, website).
-	URLID *string `json:"url_id,omitempty" nullable:"true" doc:"Extension: the URL record this source reads."`
-	// Extension: the last poll's error, if it failed.
-	LastPollError *string `json:"last_poll_error,omitempty" nullable:"true" doc:"Extension: why the last poll failed."`
 }
 
 func timePtr(t *time.Time) *string {
@@ -75,7 +71,7 @@ func sourceResponse(s store.Source) SourceResponse {
 		CreatedAt: modelsTimestamp(s.CreatedAt), UpdatedAt: modelsTimestamp(s.UpdatedAt), ContentCount: s.ContentCount,
 		ChunkLanguage: s.ChunkLanguage, ChunkOverlap: &s.ChunkOverlap, ChunkRegexSeparators: &s.ChunkRegexSeparators,
 		ChunkSize: &s.ChunkSize, Dimensions: &s.Dimensions, EmbeddingModel: &s.EmbeddingModel, IndexMode: s.IndexMode,
-		MediaTypes: s.MediaTypes, SystemManaged: s.SystemManaged, Readonly: s.Readonly, URLID: s.URLID,
+		MediaTypes: s.MediaTypes, SystemManaged: s.SystemManaged, Readonly: s.Readonly,
 		HasHistoricalData: s.ContentCount > 0}
 	if s.ChunkSeparators != nil {
 		b, _ := json.Marshal(s.ChunkSeparators)
@@ -86,9 +82,6 @@ func sourceResponse(s store.Source) SourceResponse {
 	r.EmbeddingModelType = &kind
 	if r.MediaTypes == nil {
 		r.MediaTypes = []string{}
-	}
-	if e, ok := s.PollState["last_error"]; ok {
-		r.LastPollError = &e
 	}
 	return r
 }
@@ -200,10 +193,10 @@ func (s *Server) getSource(ctx context.Context, in *sourceIDInput) (*sourceOutpu
 
 // UpdateSourceBody is the body of PUT /sources/{id}; omitted fields stay.
 type UpdateSourceBody struct {
-	Name          *string          `json:"name,omitempty" nullable:"true" minLength:"1" maxLength:"255"`
-	Polling       *string          `json:"polling,omitempty" nullable:"true" maxLength:"32"`
-	RetentionDays json.RawMessage  `json:"retention_days,omitempty" doc:"Days content is kept; null for unlimited."`
-	MediaTypes    *[]string        `json:"media_types,omitempty" nullable:"true" maxItems:"2"`
+	Name          *string         `json:"name,omitempty" nullable:"true" minLength:"1" maxLength:"255"`
+	Polling       *string         `json:"polling,omitempty" nullable:"true" maxLength:"32"`
+	RetentionDays json.RawMessage `json:"retention_days,omitempty" doc:"Days content is kept; null for unlimited."`
+	MediaTypes    *[]string       `json:"media_types,omitempty" nullable:"true" maxItems:"2"`
 }
 
 type updateSourceInput struct {

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"mime/multipart"
@@ -58,7 +59,7 @@ func waitIndexed(t *testing.T, s *testserver.Server, key, contentID, wantVersion
 		r := s.Do(t, "GET", "/contents/"+contentID, key, nil)
 		var c map[string]any
 		r.JSON(t, &c)
-		if r.Status == http.StatusOK && c["content_status"] == "indexed" && (wantVersion == "" || c["content_version_id"] == wantVersion) {
+		if r.Status == http.StatusOK && c["content_status"] == "indexed" && (wantVersion == "" || currentVersion(t, s, contentID) == wantVersion) {
 			return c
 		}
 		if c["content_status"] == "failed" {
@@ -73,12 +74,12 @@ func waitIndexed(t *testing.T, s *testserver.Server, key, contentID, wantVersion
 
 type searchResult struct {
 	Results []struct {
-		Text, Title, ChunkID                   string
-		Score                                  float64
-		SourceConnectionContentVersionID       string `json:"source_connection_content_version_id"`
-		SourceConnectionID                     string `json:"source_connection_id"`
-		ContentVersionID                       string `json:"content_version_id"`
-		Metadata                               map[string]any
+		Text, Title, ChunkID             string
+		Score                            float64
+		SourceConnectionContentVersionID string `json:"source_connection_content_version_id"`
+		SourceConnectionID               string `json:"source_connection_id"`
+		ContentVersionID                 string `json:"content_version_id"`
+		Metadata                         map[string]any
 	}
 }
 
@@ -245,10 +246,14 @@ func TestKnowledgeAPI(t *testing.T) {
 		wantStatus(t, r, http.StatusCreated)
 		var feed map[string]any
 		r.JSON(t, &feed)
-		if feed["url"] != "https://example.com/feed.xml" || feed["url_id"] == nil || feed["next_poll_at"] == nil {
+		if feed["url"] != "https://example.com/feed.xml" || feed["next_poll_at"] == nil {
 			t.Fatalf("rss: %s", r.Body)
 		}
-		r = s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Feed 2", "source_type": "rss", "url_id": feed["url_id"]})
+		fsrc, err := s.DB.Source(context.Background(), s.AccountID, feed["id"].(string))
+		if err != nil || fsrc.URLID == nil {
+			t.Fatalf("no URL record: %+v %v", fsrc, err)
+		}
+		r = s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Feed 2", "source_type": "rss", "url_id": *fsrc.URLID})
 		wantStatus(t, r, http.StatusCreated)
 		if !strings.Contains(string(r.Body), "https://example.com/feed.xml") {
 			t.Fatalf("rss by record: %s", r.Body)
@@ -357,4 +362,13 @@ func TestKnowledgeTemplatesOffline(t *testing.T) {
 			t.Logf("the offline model judged the content not notable (no change_summary): %s", r.Body)
 		}
 	})
+}
+
+func currentVersion(t *testing.T, s *testserver.Server, contentID string) string {
+	t.Helper()
+	c, err := s.DB.Content(context.Background(), s.AccountID, contentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.VersionID
 }
