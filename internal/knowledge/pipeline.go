@@ -48,8 +48,6 @@ type indexWorker struct {
 	s *Service
 }
 
-// Timeout bounds one attempt: a 200 MiB file with a remote embedder can take long.
-func (w *indexWorker) Timeout(*river.Job[IndexArgs]) time.Duration { return 30 * time.Minute }
 
 // Work runs the pipeline. A file that cannot yield text fails at once,
 // without retries; other failures mark the content failed with the reason

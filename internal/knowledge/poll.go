@@ -75,7 +75,6 @@ type pollWorker struct {
 	s *Service
 }
 
-func (w *pollWorker) Timeout(*river.Job[PollArgs]) time.Duration { return 15 * time.Minute }
 
 func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
 	s := w.s
