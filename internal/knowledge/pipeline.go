@@ -48,7 +48,6 @@ type indexWorker struct {
 	s *Service
 }
 
-
 // Work runs the pipeline. A file that cannot yield text fails at once,
 // without retries; other failures mark the content failed with the reason
 // and are retried with backoff.

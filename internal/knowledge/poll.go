@@ -75,7 +75,6 @@ type pollWorker struct {
 	s *Service
 }
 
-
 func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
 	s := w.s
 	src, err := s.db.Source(ctx, job.Args.AccountID, job.Args.SourceID)
