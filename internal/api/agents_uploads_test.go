@@ -22,6 +22,7 @@ import (
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/extract/extracttest"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -248,9 +249,13 @@ func TestUploadLimitStreaming(t *testing.T) {
 	// The agents service with the small limit is the point; the other
 	// areas are built on the same database because api.New requires them.
 	cat := catalog.Builtin()
+	kn, err := knowledge.New(ctx, db, blobs, nil, cat, knowledge.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(api.New(api.Deps{Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
 		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
-		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Ready: db.Ping}))
+		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

@@ -63,11 +63,11 @@ func TestAgentsTemplatesCommand(t *testing.T) {
 		for _, tm := range list {
 			avail[tm.Name] = tm.Available
 		}
-		if !avail["simple_qa"] || avail["retrieval_example"] {
+		if !avail["simple_qa"] || !avail["retrieval_example"] {
 			t.Errorf("templates: %+v", list)
 		}
 		tbl := run(t, append(g, "agents", "templates", "-o", "table")...)
-		if !strings.Contains(tbl.stdout, "not yet: needs retrieval") {
+		if !strings.Contains(tbl.stdout, "retrieval_example") || strings.Contains(tbl.stdout, "needs retrieval") {
 			t.Errorf("table:\n%s", tbl.stdout)
 		}
 	})

@@ -3,15 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/outbound"
 )
 
 // WebhookPolicy governs outbound requests of steps. By default private,
@@ -25,37 +22,10 @@ type WebhookPolicy struct {
 }
 
 // ErrForbiddenAddress is a request aimed at a non-public address.
-var ErrForbiddenAddress = errors.New("refusing to connect to a private or loopback address (set SERVICE_ALLOW_PRIVATE_WEBHOOKS to allow)")
+var ErrForbiddenAddress = outbound.ErrForbiddenAddress
 
 func (p *WebhookPolicy) client() *http.Client {
-	p.once.Do(func() {
-		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-		if !p.AllowPrivate {
-			d.Control = func(_, address string, _ syscall.RawConn) error {
-				host, _, err := net.SplitHostPort(address)
-				if err != nil {
-					return err
-				}
-				ip, err := netip.ParseAddr(host)
-				if err != nil {
-					return err
-				}
-				if !Public(ip) {
-					return fmt.Errorf("%w: %s", ErrForbiddenAddress, ip)
-				}
-				return nil
-			}
-		}
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.DialContext = d.DialContext
-		tr.Proxy = nil // a proxy would hide the real destination from the guard
-		p.c = &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("too many redirects")
-			}
-			return nil
-		}}
-	})
+	p.once.Do(func() { p.c = outbound.Policy{AllowPrivate: p.AllowPrivate}.Client() })
 	return p.c
 }
 

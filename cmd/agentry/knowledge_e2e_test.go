@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// TestIndexingSurvivesKill uploads documents, kills the serving process
+// with SIGKILL while their indexing jobs are queued or running, restarts
+// it, and expects every content indexed exactly once, with its passages
+// searchable: a content is recorded with its job in one transaction, and
+// an interrupted job is rescued and run again.
+func TestIndexingSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes and waits for the job rescuer")
+	}
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
+		env := []string{"SERVICE_JOB_TIMEOUT=5s", "SERVICE_JOB_RESCUE_AFTER=6s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_MAX_WORKERS=2"}
+		c := startServe(t, dbURL, dataDir, env...)
+		resp := apiPost(t, c.addr, "/sources", `{"name":"docs","source_type":"custom_index","index_mode":"slow_and_thorough"}`)
+		var src struct{ ID string }
+		json.NewDecoder(resp.Body).Decode(&src)
+		resp.Body.Close()
+		const docs = 30
+		ids := make([]string, 0, docs)
+		for i := 0; i < docs; i++ {
+			// ~400 KB of distinct text each: a few hundred passages to embed.
+			var text strings.Builder
+			for j := 0; text.Len() < 400_000; j++ {
+				fmt.Fprintf(&text, "Document %d paragraph %d talks about topic%d and keyword%d in some detail.\n\n", i, j, j%97, i*1000+j)
+			}
+			var buf bytes.Buffer
+			mw := multipart.NewWriter(&buf)
+			w, _ := mw.CreateFormFile("file", fmt.Sprintf("doc%d.txt", i))
+			io.WriteString(w, text.String())
+			mw.Close()
+			req, _ := http.NewRequest("POST", "http://"+c.addr+"/sources/"+src.ID+"/upload", &buf)
+			req.Header.Set("X-API-Key", e2eKey)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			r, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var up struct {
+				ID string `json:"source_connection_content_version_id"`
+			}
+			json.NewDecoder(r.Body).Decode(&up)
+			r.Body.Close()
+			if r.StatusCode != http.StatusOK || up.ID == "" {
+				t.Fatalf("upload %d: %d", i, r.StatusCode)
+			}
+			ids = append(ids, up.ID)
+		}
+		db, err := store.Open(ctx, dbURL, dataDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		k, err := db.APIKeyByHash(ctx, auth.HashKey(e2eKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := func() int {
+			n := 0
+			for _, id := range ids {
+				c, err := db.Content(ctx, k.AccountID, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Status != store.ContentIndexed {
+					n++
+				}
+			}
+			return n
+		}
+		before := pending()
+		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		c.cmd.Wait()
+		if before == 0 {
+			t.Skip("the machine indexed everything before the kill; nothing was interrupted")
+		}
+		t.Logf("killed with %d of %d contents not yet indexed", before, docs)
+		startServe(t, dbURL, dataDir, env...)
+		deadline := time.Now().Add(90 * time.Second)
+		for pending() > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d contents still not indexed after the restart", pending())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		for _, id := range ids {
+			c, err := db.Content(ctx, k.AccountID, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks, total, err := db.ContentChunks(ctx, k.AccountID, id, 0, 1)
+			if err != nil || total == 0 || total != *c.ChunkCount || len(chunks) != 1 || c.Version != 1 {
+				t.Fatalf("content %s: %d chunks for %v recorded (%v)", id, total, c.ChunkCount, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,235 @@
+// Package exports owns source exports: the file formats a source's
+// contents are written in (JSON Lines, CSV, Parquet, zip), each a streaming
+// writer fed one record at a time so an export never holds a source in
+// memory, and the export jobs that write them to the blob store in the
+// background (service.go), surviving a restart.
+package exports
+
+import (
+	"archive/zip"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Record is one content item of a source as exported.
+type Record struct {
+	ID          string         `json:"id"`
+	SourceID    string         `json:"source_connection_id"`
+	VersionID   string         `json:"content_version_id"`
+	Version     int            `json:"version"`
+	Title       string         `json:"title"`
+	URL         string         `json:"url"`
+	ContentType string         `json:"content_type"`
+	Status      string         `json:"status"`
+	Metadata    map[string]any `json:"metadata"`
+	Text        string         `json:"text"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	PublishedAt *time.Time     `json:"published_at"`
+}
+
+// Formats are the export formats, as the API names them.
+const (
+	JSONL   = "jsonl"
+	CSV     = "csv"
+	Parquet = "parquet"
+	Zip     = "zip"
+)
+
+// ErrFormat is a format this package does not write.
+var ErrFormat = errors.New("unknown export format (jsonl, csv, parquet or zip)")
+
+// Formats lists the formats.
+func Formats() []string { return []string{JSONL, CSV, Parquet, Zip} }
+
+// ContentType is the media type of a format's file.
+func ContentType(format string) string {
+	switch format {
+	case JSONL:
+		return "application/x-ndjson"
+	case CSV:
+		return "text/csv; charset=utf-8"
+	case Parquet:
+		return "application/vnd.apache.parquet"
+	case Zip:
+		return "application/zip"
+	}
+	return "application/octet-stream"
+}
+
+// Writer writes records in one format. Close finishes the file (a Parquet
+// footer, a zip directory) but does not close the underlying writer.
+type Writer interface {
+	Write(Record) error
+	Close() error
+}
+
+// NewWriter starts a file of format on w.
+func NewWriter(format string, w io.Writer) (Writer, error) {
+	switch format {
+	case JSONL:
+		return &jsonlWriter{enc: json.NewEncoder(w)}, nil
+	case CSV:
+		cw := csv.NewWriter(w)
+		return &csvWriter{w: cw}, cw.Write(csvHeader)
+	case Parquet:
+		return &parquetWriter{w: parquet.NewGenericWriter[parquetRow](w, parquet.MaxRowsPerRowGroup(parquetRowGroup))}, nil
+	case Zip:
+		return &zipWriter{z: zip.NewWriter(w)}, nil
+	}
+	return nil, ErrFormat
+}
+
+// WriteAll writes every record of recs in format on w and returns how many.
+func WriteAll(format string, w io.Writer, recs iter.Seq2[Record, error]) (int, error) {
+	fw, err := NewWriter(format, w)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for r, err := range recs {
+		if err != nil {
+			return n, err
+		}
+		if err := fw.Write(r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, fw.Close()
+}
+
+type jsonlWriter struct{ enc *json.Encoder }
+
+func (j *jsonlWriter) Write(r Record) error { return j.enc.Encode(normal(r)) }
+func (j *jsonlWriter) Close() error         { return nil }
+
+// normal gives nil metadata as an empty object, so every line has the same shape.
+func normal(r Record) Record {
+	if r.Metadata == nil {
+		r.Metadata = map[string]any{}
+	}
+	return r
+}
+
+var csvHeader = []string{"id", "source_connection_id", "content_version_id", "version", "title", "url", "content_type", "status",
+	"metadata", "text", "created_at", "updated_at", "published_at"}
+
+type csvWriter struct{ w *csv.Writer }
+
+func (c *csvWriter) Write(r Record) error {
+	meta, err := json.Marshal(normal(r).Metadata)
+	if err != nil {
+		return err
+	}
+	pub := ""
+	if r.PublishedAt != nil {
+		pub = r.PublishedAt.UTC().Format(time.RFC3339)
+	}
+	if err := c.w.Write([]string{r.ID, r.SourceID, r.VersionID, strconv.Itoa(r.Version), r.Title, r.URL, r.ContentType, r.Status,
+		string(meta), r.Text, r.CreatedAt.UTC().Format(time.RFC3339), r.UpdatedAt.UTC().Format(time.RFC3339), pub}); err != nil {
+		return err
+	}
+	return c.w.Error()
+}
+
+func (c *csvWriter) Close() error { c.w.Flush(); return c.w.Error() }
+
+// parquetRowGroup bounds the rows the Parquet writer buffers before it
+// writes a row group: the writer's memory is what bounds an export's.
+const parquetRowGroup = 256
+
+type parquetRow struct {
+	ID          string     `parquet:"id"`
+	SourceID    string     `parquet:"source_connection_id"`
+	VersionID   string     `parquet:"content_version_id"`
+	Version     int64      `parquet:"version"`
+	Title       string     `parquet:"title"`
+	URL         string     `parquet:"url"`
+	ContentType string     `parquet:"content_type"`
+	Status      string     `parquet:"status"`
+	Metadata    string     `parquet:"metadata"` // a JSON object
+	Text        string     `parquet:"text,zstd"`
+	CreatedAt   time.Time  `parquet:"created_at,timestamp(millisecond)"`
+	UpdatedAt   time.Time  `parquet:"updated_at,timestamp(millisecond)"`
+	PublishedAt *time.Time `parquet:"published_at,optional,timestamp(millisecond)"`
+}
+
+type parquetWriter struct {
+	w *parquet.GenericWriter[parquetRow]
+}
+
+func (p *parquetWriter) Write(r Record) error {
+	meta, err := json.Marshal(normal(r).Metadata)
+	if err != nil {
+		return err
+	}
+	_, err = p.w.Write([]parquetRow{{ID: r.ID, SourceID: r.SourceID, VersionID: r.VersionID, Version: int64(r.Version), Title: r.Title,
+		URL: r.URL, ContentType: r.ContentType, Status: r.Status, Metadata: string(meta), Text: r.Text,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), PublishedAt: r.PublishedAt}})
+	return err
+}
+
+func (p *parquetWriter) Close() error { return p.w.Close() }
+
+// zipWriter writes each content's text as contents/<id>.txt and, last, a
+// manifest.jsonl with every record but its text.
+type zipWriter struct {
+	z        *zip.Writer
+	manifest *os.File // spilled to disk: a source may have millions of contents
+}
+
+func (z *zipWriter) Write(r Record) error {
+	f, err := z.z.Create("contents/" + r.ID + ".txt")
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, r.Text); err != nil {
+		return err
+	}
+	r = normal(r)
+	r.Text = ""
+	line, err := json.Marshal(struct {
+		Record
+		Text string `json:"file"`
+	}{r, "contents/" + r.ID + ".txt"})
+	if err != nil {
+		return err
+	}
+	if z.manifest == nil {
+		if z.manifest, err = os.CreateTemp("", "agentry-export-manifest-*"); err != nil {
+			return err
+		}
+	}
+	_, err = z.manifest.Write(append(line, '\n'))
+	return err
+}
+
+func (z *zipWriter) Close() error {
+	f, err := z.z.Create("manifest.jsonl")
+	if err != nil {
+		return err
+	}
+	if z.manifest != nil {
+		defer func() { z.manifest.Close(); os.Remove(z.manifest.Name()) }()
+		if _, err := z.manifest.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, z.manifest); err != nil {
+			return err
+		}
+	}
+	if err := z.z.Close(); err != nil {
+		return fmt.Errorf("finish zip: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package knowledge
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/agentry/agentry/internal/llm/offline"
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// Both vector indexes answer the same on the database they serve: the
+// in-process one on either database (SQLite's, and PostgreSQL's fallback)
+// and pgvector on PostgreSQL. Writes reach them through the chunk swap,
+// deletions through Forget or the foreign key.
+func TestVectorIndexes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, err := db.CreateAccount(ctx, "personal", "a", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := db.CreateSource(ctx, store.Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
+			EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexes := map[string]Index{"memory": newMemIndex(db)}
+		if d == store.Postgres {
+			ix, err := OpenIndex(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix.Name() != "pgvector HNSW" {
+				t.Fatalf("PostgreSQL with pgvector installed serves %s", ix.Name())
+			}
+			indexes["pgvector"] = ix
+		}
+		emb := offline.NewEmbedder(64)
+		texts := []string{"sea otters hold hands while sleeping", "rust ownership and borrowing rules", "baking sourdough bread at home"}
+		var c store.Content
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		chunks := make([]store.Chunk, len(texts))
+		for i, tx := range texts {
+			chunks[i] = store.Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+				Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: 3}
+		}
+		for _, ix := range indexes {
+			if err := ix.Prepare(ctx, 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []store.Chunk) error {
+			for _, ix := range indexes {
+				if err := ix.InTx(ctx, tx, added); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := chunks[1].Seq
+		for name, ix := range indexes {
+			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, 64, emb.Embed("borrowing in rust"), 2)
+			if err != nil || len(hits) == 0 || hits[0].Seq != want || hits[0].Score <= 0 {
+				t.Fatalf("%s: %+v %v", name, hits, err)
+			}
+			if hits, _ := ix.Search(ctx, "other", []string{"not-a-source"}, 64, emb.Embed("rust"), 2); len(hits) != 0 {
+				t.Fatalf("%s: another source matched: %+v", name, hits)
+			}
+		}
+		_, seqs, err := db.DeleteContent(ctx, acct.ID, c.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, ix := range indexes {
+			ix.Forget(src.ID, seqs)
+			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, 64, emb.Embed("borrowing in rust"), 2)
+			if err != nil || len(hits) != 0 {
+				t.Fatalf("%s after delete: %+v %v", name, hits, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,128 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// MaxKBSources bounds the sources of one knowledge base.
+const MaxKBSources = 100
+
+// KnowledgeBaseInput creates or (with nil fields left alone) updates a
+// knowledge base.
+type KnowledgeBaseInput struct {
+	Name, Description, RerankerModel *string
+	SourceIDs                        *[]string
+	TopN, TopK                       *int
+	Threshold                        *float64
+}
+
+func (s *Service) checkReranker(m *string) error {
+	if m == nil || *m == "" {
+		return nil
+	}
+	if _, ok := s.rerankerFor(*m); !ok {
+		return invalid("reranker_model", fmt.Sprintf("unknown reranker %q; use %s", *m, strings.Join(s.RerankerModels(), ", ")))
+	}
+	return nil
+}
+
+func checkSourceIDs(ids []string) error {
+	if len(ids) > MaxKBSources {
+		return invalid("source_ids", fmt.Sprintf("at most %d sources", MaxKBSources))
+	}
+	return nil
+}
+
+// CreateKnowledgeBase stores a knowledge base over sources of the account.
+func (s *Service) CreateKnowledgeBase(ctx context.Context, accountID string, in KnowledgeBaseInput) (store.KnowledgeBase, error) {
+	k := store.KnowledgeBase{AccountID: accountID, Description: in.Description, DefaultTopN: in.TopN, DefaultTopK: in.TopK,
+		DefaultScoreThreshold: in.Threshold}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		return k, invalid("name", "a name of 1 to 255 characters is required")
+	}
+	k.Name = strings.TrimSpace(*in.Name)
+	if in.SourceIDs == nil || len(*in.SourceIDs) == 0 {
+		return k, invalid("source_ids", "at least one source id is required")
+	}
+	if err := checkSourceIDs(*in.SourceIDs); err != nil {
+		return k, err
+	}
+	k.SourceIDs = *in.SourceIDs
+	if err := s.checkReranker(in.RerankerModel); err != nil {
+		return k, err
+	}
+	if in.RerankerModel != nil && *in.RerankerModel != "" {
+		k.RerankerModel = in.RerankerModel
+	}
+	out, err := s.db.CreateKnowledgeBase(ctx, k)
+	if errors.Is(err, store.ErrSourceNotFound) {
+		return out, invalid("source_ids", "every source must be an existing source of the account")
+	}
+	return out, err
+}
+
+// KnowledgeBase returns a knowledge base of the account.
+func (s *Service) KnowledgeBase(ctx context.Context, accountID, id string) (store.KnowledgeBase, error) {
+	return s.db.KnowledgeBase(ctx, accountID, id)
+}
+
+// KnowledgeBases lists a page.
+func (s *Service) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]store.KnowledgeBase, int, error) {
+	return s.db.KnowledgeBases(ctx, accountID, sort, desc, (page-1)*limit, limit)
+}
+
+// UpdateKnowledgeBase changes the given fields.
+func (s *Service) UpdateKnowledgeBase(ctx context.Context, accountID, id string, in KnowledgeBaseInput) (store.KnowledgeBase, error) {
+	p := store.KnowledgeBasePatch{Description: in.Description, TopN: in.TopN, TopK: in.TopK, Threshold: in.Threshold, SourceIDs: in.SourceIDs}
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		if n == "" {
+			return store.KnowledgeBase{}, invalid("name", "a name of 1 to 255 characters is required")
+		}
+		p.Name = &n
+	}
+	if in.SourceIDs != nil {
+		if len(*in.SourceIDs) == 0 {
+			return store.KnowledgeBase{}, invalid("source_ids", "a knowledge base needs at least one source")
+		}
+		if err := checkSourceIDs(*in.SourceIDs); err != nil {
+			return store.KnowledgeBase{}, err
+		}
+	}
+	if in.RerankerModel != nil {
+		if *in.RerankerModel == "" {
+			p.ClearReranker = true
+		} else if err := s.checkReranker(in.RerankerModel); err != nil {
+			return store.KnowledgeBase{}, err
+		} else {
+			p.RerankerModel = in.RerankerModel
+		}
+	}
+	out, err := s.db.UpdateKnowledgeBase(ctx, accountID, id, p)
+	if errors.Is(err, store.ErrSourceNotFound) {
+		return out, invalid("source_ids", "every source must be an existing source of the account")
+	}
+	return out, err
+}
+
+// DeleteKnowledgeBase soft-deletes a knowledge base no agent references.
+func (s *Service) DeleteKnowledgeBase(ctx context.Context, accountID, id string) error {
+	if _, err := s.db.KnowledgeBase(ctx, accountID, id); err != nil {
+		return err
+	}
+	if s.cfg.AgentsUsingKB != nil {
+		used, err := s.cfg.AgentsUsingKB(ctx, accountID, id)
+		if err != nil {
+			return err
+		}
+		if used {
+			return fmt.Errorf("%w: remove it from the agents that use it first", ErrReferencedByAgent)
+		}
+	}
+	return s.db.DeleteKnowledgeBase(ctx, accountID, id)
+}

@@ -1,0 +1,107 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/knowledge/rerank"
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/llm/offline"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Errors the API maps to statuses.
+var (
+	ErrNotFound          = store.ErrNotFound
+	ErrInvalid           = errors.New("invalid request")                  // 422
+	ErrUnsupportedType   = errors.New("unsupported media type")           // 415
+	ErrTooLarge          = errors.New("file too large")                   // 413
+	ErrSourceKind        = errors.New("operation not for this source")    // 400
+	ErrSystemManaged     = errors.New("system-managed source")            // 400
+	ErrReferencedByAgent = errors.New("knowledge base is used by agents") // 409
+)
+
+// InvalidError is a 422 naming the field at fault.
+type InvalidError struct {
+	Field, Msg string
+}
+
+func (e *InvalidError) Error() string { return e.Field + ": " + e.Msg }
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+func invalid(field, msg string) error { return &InvalidError{Field: field, Msg: msg} }
+
+// Firer starts the agents a trigger fires; runs.Service implements it.
+type Firer interface {
+	FireNewContent(ctx context.Context, accountID string, input string, metadata map[string]any) error
+}
+
+// Config tunes the area.
+type Config struct {
+	// MaxUploadBytes bounds one uploaded file (200 MiB by default).
+	MaxUploadBytes int64
+	// AllowPrivateFetch lets feeds and crawls reach private, loopback and
+	// link-local addresses (tests and trusted networks only).
+	AllowPrivateFetch bool
+	// AgentsUsingKB reports whether any agent definition of the account
+	// names a knowledge base (its deletion is refused then).
+	AgentsUsingKB func(ctx context.Context, accountID, kbID string) (bool, error)
+	// Rerankers are the HTTP rerankers (OpenAI-compatible or Cohere-style)
+	// the operator configured, by the name a knowledge base's
+	// reranker_model uses; "offline" is always available.
+	Rerankers map[string]rerank.Reranker
+}
+
+// DefaultMaxUploadBytes is the contract's file limit.
+const DefaultMaxUploadBytes = 200 << 20
+
+// Service is the knowledge area.
+type Service struct {
+	db      *store.DB
+	blobs   *blob.Store
+	queue   *jobs.Queue
+	models  llm.Provider // metered: charges embedding and rerank calls
+	catalog *catalog.Catalog
+	index   Index
+	cfg     Config
+	firer   Firer
+
+	embedMu   sync.Mutex
+	embedders map[int]*offline.Embedder
+	now       func() time.Time
+}
+
+// New builds the service; SetQueue and SetFirer complete it.
+func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provider, cat *catalog.Catalog, cfg Config) (*Service, error) {
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	ix, err := OpenIndex(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{db: db, blobs: blobs, models: models, catalog: cat, index: ix, cfg: cfg,
+		embedders: map[int]*offline.Embedder{}, now: time.Now}, nil
+}
+
+// SetQueue gives the service the job queue (built after the workers).
+func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
+
+// SetFirer gives the service what starts new_content agents.
+func (s *Service) SetFirer(f Firer) { s.firer = f }
+
+// IndexName says which search index serves (for logs and docs).
+func (s *Service) IndexName() string { return s.index.Name() }
+
+// MaxUploadBytes is the file limit.
+func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }
+
+func logOnce(once *sync.Once, msg string, args ...any) {
+	once.Do(func() { slog.Warn(msg, args...) })
+}

@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+)
+
+// KnowledgeBase groups sources for retrieval.
+type KnowledgeBase struct {
+	ID, AccountID, Name      string
+	Description              *string
+	DefaultTopN, DefaultTopK *int
+	DefaultScoreThreshold    *float64
+	RerankerModel            *string
+	Readonly                 bool
+	SourceIDs                []string
+	CreatedAt, UpdatedAt     time.Time
+}
+
+const kbColumns = `id, account_id, name, description, default_top_n, default_top_k, default_score_threshold, reranker_model, readonly, created_at, updated_at`
+
+func scanKB(r rowScanner) (KnowledgeBase, error) {
+	var (
+		k          KnowledgeBase
+		desc, rr   sql.NullString
+		topN, topK sql.NullInt64
+		thr        sql.NullFloat64
+	)
+	err := r.Scan(&k.ID, &k.AccountID, &k.Name, &desc, &topN, &topK, &thr, &rr, &k.Readonly, &k.CreatedAt, &k.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ErrNotFound
+	}
+	k.Description, k.RerankerModel = nullStr(desc), nullStr(rr)
+	k.DefaultTopN, k.DefaultTopK = nullInt(topN), nullInt(topK)
+	if thr.Valid {
+		k.DefaultScoreThreshold = &thr.Float64
+	}
+	k.CreatedAt, k.UpdatedAt = k.CreatedAt.UTC(), k.UpdatedAt.UTC()
+	return k, err
+}
+
+// ErrSourceNotFound means a knowledge base names a source the account does not have.
+var ErrSourceNotFound = errors.New("source not found")
+
+func setKBSources(ctx context.Context, tx *sql.Tx, accountID, kbID string, ids []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_base_sources WHERE knowledge_base_id = $1`, kbID); err != nil {
+		return err
+	}
+	for i, id := range ids {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrSourceNotFound
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_base_sources (knowledge_base_id, source_id, position) VALUES ($1, $2, $3)
+			ON CONFLICT DO NOTHING`, kbID, id, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateKnowledgeBase inserts k with its sources (which must be the account's).
+func (db *DB) CreateKnowledgeBase(ctx context.Context, k KnowledgeBase) (KnowledgeBase, error) {
+	k.ID, k.CreatedAt = NewID(), Now()
+	k.UpdatedAt = k.CreatedAt
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_bases (`+kbColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10)`,
+			k.ID, k.AccountID, k.Name, k.Description, k.DefaultTopN, k.DefaultTopK, k.DefaultScoreThreshold, k.RerankerModel, k.Readonly, k.CreatedAt); err != nil {
+			return err
+		}
+		return setKBSources(ctx, tx, k.AccountID, k.ID, k.SourceIDs)
+	})
+	if err != nil {
+		return KnowledgeBase{}, err
+	}
+	return db.KnowledgeBase(ctx, k.AccountID, k.ID)
+}
+
+func (db *DB) kbSources(ctx context.Context, kbID string) ([]string, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
+		WHERE ks.knowledge_base_id = $1 AND s.deleted_at IS NULL ORDER BY ks.position`, kbID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// KnowledgeBase returns a live knowledge base of the account, or ErrNotFound.
+func (db *DB) KnowledgeBase(ctx context.Context, accountID, id string) (KnowledgeBase, error) {
+	k, err := scanKB(db.R.QueryRowContext(ctx, `SELECT `+kbColumns+` FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id))
+	if err != nil {
+		return k, err
+	}
+	k.SourceIDs, err = db.kbSources(ctx, k.ID)
+	return k, err
+}
+
+var kbSorts = map[string]string{"created_at": "created_at", "updated_at": "updated_at", "name": "name"}
+
+// KnowledgeBases lists a page of the account's live knowledge bases and their total.
+func (db *DB) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, offset, limit int) ([]KnowledgeBase, int, error) {
+	col, ok := kbSorts[sort]
+	if !ok {
+		col = "created_at"
+	}
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL`, accountID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+kbColumns+` FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL
+		ORDER BY `+col+dir+`, id`+dir+` LIMIT $2 OFFSET $3`, accountID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []KnowledgeBase
+	for rows.Next() {
+		k, err := scanKB(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		out = append(out, k)
+	}
+	rows.Close()
+	for i := range out {
+		if out[i].SourceIDs, err = db.kbSources(ctx, out[i].ID); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, rows.Err()
+}
+
+// KnowledgeBasePatch lists what an update changes; nil leaves a field, and
+// the Clear flags set it to NULL.
+type KnowledgeBasePatch struct {
+	Name, Description, RerankerModel *string
+	ClearReranker                    bool
+	TopN, TopK                       *int     // 0 clears
+	Threshold                        *float64 // negative clears
+	SourceIDs                        *[]string
+}
+
+// UpdateKnowledgeBase applies p to a live knowledge base of the account.
+func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p KnowledgeBasePatch) (KnowledgeBase, error) {
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		sets, args := []string{"updated_at = $1"}, []any{Now()}
+		add := func(col string, v any) {
+			args = append(args, v)
+			sets = append(sets, col+" = $"+itoa(len(args)))
+		}
+		if p.Name != nil {
+			add("name", *p.Name)
+		}
+		if p.Description != nil {
+			add("description", *p.Description)
+		}
+		if p.ClearReranker {
+			add("reranker_model", nil)
+		} else if p.RerankerModel != nil {
+			add("reranker_model", *p.RerankerModel)
+		}
+		clearZero := func(col string, v *int) {
+			if v == nil {
+				return
+			}
+			if *v == 0 {
+				add(col, nil)
+			} else {
+				add(col, *v)
+			}
+		}
+		clearZero("default_top_n", p.TopN)
+		clearZero("default_top_k", p.TopK)
+		if p.Threshold != nil {
+			if *p.Threshold < 0 {
+				add("default_score_threshold", nil)
+			} else {
+				add("default_score_threshold", *p.Threshold)
+			}
+		}
+		args = append(args, accountID, id)
+		res, err := tx.ExecContext(ctx, `UPDATE knowledge_bases SET `+strings.Join(sets, ", ")+` WHERE account_id = $`+itoa(len(args)-1)+
+			` AND id = $`+itoa(len(args))+` AND deleted_at IS NULL`, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		if p.SourceIDs != nil {
+			return setKBSources(ctx, tx, accountID, id, *p.SourceIDs)
+		}
+		return nil
+	})
+	if err != nil {
+		return KnowledgeBase{}, err
+	}
+	return db.KnowledgeBase(ctx, accountID, id)
+}
+
+// DeleteKnowledgeBase soft-deletes a live knowledge base of the account.
+func (db *DB) DeleteKnowledgeBase(ctx context.Context, accountID, id string) error {
+	res, err := db.W.ExecContext(ctx, `UPDATE knowledge_bases SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`, Now(), accountID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// KnowledgeBaseExists reports whether the account has a live knowledge base id.
+func (db *DB) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
+	return n > 0, err
+}
+
+// SourceExists reports whether the account has a live source id.
+func (db *DB) SourceExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
+	return n > 0, err
+}
+
+// LatestKnowledgeBase returns the id of the account's newest live knowledge base.
+func (db *DB) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
+	var id string
+	err := db.R.QueryRowContext(ctx, `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`, accountID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return id, err
+}
+
+// KnowledgeBaseReferenced reports whether a live agent definition of the
+// account names the knowledge base (its id appears in the definition).
+func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
+		accountID, "%"+id+"%").Scan(&n)
+	return n > 0, err
+}

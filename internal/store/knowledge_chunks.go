@@ -1,0 +1,329 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"time"
+)
+
+// Chunk is one indexed passage of a content version with its embedding.
+type Chunk struct {
+	Seq                                           int64 // the index's key, assigned on insert
+	ID, AccountID, SourceID, ContentID, VersionID string
+	Ordinal, TextStart, TextEnd                   int
+	Text, Model                                   string
+	Dims                                          int
+	Vector                                        []float32
+	BatchSize                                     int
+	BatchDuration                                 float64
+	CreatedAt                                     time.Time
+}
+
+// EncodeVector packs v as little-endian float32.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector unpacks EncodeVector's bytes.
+func DecodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// ErrStaleVersion means the content moved to another version (or was
+// deleted) while a job worked on an older one; its work is dropped.
+var ErrStaleVersion = errors.New("content version is no longer current")
+
+// SwapChunks replaces, in one transaction, every chunk of a content item by
+// the chunks of its version versionID and marks the content indexed. The
+// search index never shows the old and new versions together, nor neither.
+// inTx runs inside the transaction with the removed and added chunks (seqs
+// set), for an index kept in the database (pgvector) and for jobs that must
+// commit with the chunks. It fails with ErrStaleVersion when versionID is
+// no longer the content's current version.
+func (db *DB) SwapChunks(ctx context.Context, contentID, versionID string, chunks []Chunk,
+	inTx func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []Chunk) error) (removed []int64, err error) {
+	now := Now()
+	err = db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+		removed = removed[:0]
+		var cur string
+		if err := tx.QueryRowContext(ctx, `SELECT version_id FROM contents WHERE id = $1`, contentID).Scan(&cur); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrStaleVersion
+			}
+			return err
+		}
+		if cur != versionID {
+			return ErrStaleVersion
+		}
+		rows, err := tx.QueryContext(ctx, `DELETE FROM kb_chunks WHERE content_id = $1 RETURNING seq`, contentID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			removed = append(removed, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := insertChunks(ctx, tx, chunks, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE contents SET status = $1, error = NULL, chunk_count = $2, indexed_at = $3, updated_at = $3
+			WHERE id = $4`, ContentIndexed, len(chunks), now, contentID); err != nil {
+			return err
+		}
+		if inTx != nil {
+			return inTx(tx, conn, removed, chunks)
+		}
+		return nil
+	})
+	return removed, err
+}
+
+// insertChunks writes chunks in multi-row statements, setting their Seq.
+func insertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk, now time.Time) error {
+	const cols = 15
+	const perStmt = 60 // well under both dialects' parameter limits
+	for start := 0; start < len(chunks); start += perStmt {
+		batch := chunks[start:min(start+perStmt, len(chunks))]
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO kb_chunks (id, account_id, source_id, content_id, version_id, ordinal, text_start, text_end,
+			text, model, dims, embedding, batch_size, batch_duration, created_at) VALUES `)
+		args := make([]any, 0, len(batch)*cols)
+		for i := range batch {
+			c := &batch[i]
+			if c.ID == "" {
+				c.ID = NewID()
+			}
+			c.CreatedAt = now
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString("(")
+			for j := 0; j < cols; j++ {
+				if j > 0 {
+					sb.WriteString(",")
+				}
+				sb.WriteString("$" + itoa(len(args)+j+1))
+			}
+			sb.WriteString(")")
+			args = append(args, c.ID, c.AccountID, c.SourceID, c.ContentID, c.VersionID, c.Ordinal, c.TextStart, c.TextEnd,
+				c.Text, c.Model, c.Dims, EncodeVector(c.Vector), c.BatchSize, c.BatchDuration, now)
+		}
+		sb.WriteString(" RETURNING seq")
+		rows, err := tx.QueryContext(ctx, sb.String(), args...)
+		if err != nil {
+			return err
+		}
+		i := 0
+		for rows.Next() {
+			if i < len(batch) {
+				if err := rows.Scan(&batch[i].Seq); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			i++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const chunkColumns = `seq, id, account_id, source_id, content_id, version_id, ordinal, text_start, text_end, text, model, dims, embedding, batch_size, batch_duration, created_at`
+
+func scanChunk(r rowScanner) (Chunk, error) {
+	var c Chunk
+	var emb []byte
+	if err := r.Scan(&c.Seq, &c.ID, &c.AccountID, &c.SourceID, &c.ContentID, &c.VersionID, &c.Ordinal, &c.TextStart, &c.TextEnd,
+		&c.Text, &c.Model, &c.Dims, &emb, &c.BatchSize, &c.BatchDuration, &c.CreatedAt); err != nil {
+		return c, err
+	}
+	c.Vector = DecodeVector(emb)
+	c.CreatedAt = c.CreatedAt.UTC()
+	return c, nil
+}
+
+func scanChunks(rows *sql.Rows, err error) ([]Chunk, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ContentChunks lists a page of a content item's chunks of the account, in
+// order, and their total.
+func (db *DB) ContentChunks(ctx context.Context, accountID, contentID string, offset, limit int) ([]Chunk, int, error) {
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE account_id = $1 AND content_id = $2`, accountID, contentID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	out, err := scanChunks(db.R.QueryContext(ctx, `SELECT `+chunkColumns+` FROM kb_chunks WHERE account_id = $1 AND content_id = $2
+		ORDER BY ordinal LIMIT $3 OFFSET $4`, accountID, contentID, limit, offset))
+	return out, total, err
+}
+
+// ChunksBySeq returns the account's chunks with the given seqs (those that
+// still exist), in no particular order.
+func (db *DB) ChunksBySeq(ctx context.Context, accountID string, seqs []int64) ([]Chunk, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	args := []any{accountID}
+	var in strings.Builder
+	for i, s := range seqs {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		args = append(args, s)
+		in.WriteString("$" + itoa(len(args)))
+	}
+	return scanChunks(db.R.QueryContext(ctx, `SELECT `+chunkColumns+` FROM kb_chunks WHERE account_id = $1 AND seq IN (`+in.String()+`)`, args...))
+}
+
+// ChunksOfContents returns every chunk of the account's given contents.
+func (db *DB) ChunksOfContents(ctx context.Context, accountID string, contentIDs []string) ([]Chunk, error) {
+	if len(contentIDs) == 0 {
+		return nil, nil
+	}
+	args := []any{accountID}
+	var in strings.Builder
+	for i, id := range contentIDs {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		args = append(args, id)
+		in.WriteString("$" + itoa(len(args)))
+	}
+	return scanChunks(db.R.QueryContext(ctx, `SELECT `+chunkColumns+` FROM kb_chunks WHERE account_id = $1 AND content_id IN (`+in.String()+`)`, args...))
+}
+
+// VectorRow is a chunk's place in the vector index.
+type VectorRow struct {
+	Seq      int64
+	SourceID string
+	Dims     int
+	Vector   []float32
+}
+
+// SourceVectors calls fn with every chunk vector of a source whose seq is
+// above after, in seq order.
+func (db *DB) SourceVectors(ctx context.Context, sourceID string, after int64, fn func(VectorRow) error) error {
+	rows, err := db.R.QueryContext(ctx, `SELECT seq, source_id, dims, embedding FROM kb_chunks WHERE source_id = $1 AND seq > $2 ORDER BY seq`, sourceID, after)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r VectorRow
+		var emb []byte
+		if err := rows.Scan(&r.Seq, &r.SourceID, &r.Dims, &emb); err != nil {
+			return err
+		}
+		r.Vector = DecodeVector(emb)
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// LexicalHit is a chunk matched by the lexical index, best first.
+type LexicalHit struct {
+	Seq   int64
+	Score float64 // higher is better
+}
+
+// LexicalSearch matches terms (plain words, already cleaned) against the
+// chunks of the account's sources: FTS5 with BM25 on SQLite, tsvector with
+// ts_rank_cd on PostgreSQL. contentIDs, when not nil, restricts the match.
+func (db *DB) LexicalSearch(ctx context.Context, accountID string, sourceIDs, contentIDs, terms []string, limit int) ([]LexicalHit, error) {
+	if len(terms) == 0 || len(sourceIDs) == 0 {
+		return nil, nil
+	}
+	args := []any{accountID}
+	list := func(vals []string) string {
+		var b strings.Builder
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			args = append(args, v)
+			b.WriteString("$" + itoa(len(args)))
+		}
+		return b.String()
+	}
+	var q string
+	switch db.Dialect {
+	case SQLite:
+		quoted := make([]string, len(terms))
+		for i, t := range terms {
+			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		}
+		args = append(args, strings.Join(quoted, " OR "))
+		match := "$" + itoa(len(args))
+		q = `SELECT c.seq, -bm25(kb_chunks_fts) FROM kb_chunks_fts JOIN kb_chunks c ON c.seq = kb_chunks_fts.rowid
+			WHERE kb_chunks_fts MATCH ` + match + ` AND c.account_id = $1 AND c.source_id IN (` + list(sourceIDs) + `)`
+		if contentIDs != nil {
+			q += ` AND c.content_id IN (` + list(contentIDs) + `)`
+		}
+		q += ` ORDER BY bm25(kb_chunks_fts) LIMIT ` + itoa(limit)
+	default:
+		quoted := make([]string, len(terms))
+		for i, t := range terms {
+			quoted[i] = `'` + strings.ReplaceAll(t, `'`, `''`) + `'`
+		}
+		args = append(args, strings.Join(quoted, " | "))
+		tq := "$" + itoa(len(args))
+		q = `SELECT c.seq, ts_rank_cd(c.tsv, q) AS r FROM kb_chunks c, to_tsquery('english', ` + tq + `) q
+			WHERE c.tsv @@ q AND c.account_id = $1 AND c.source_id IN (` + list(sourceIDs) + `)`
+		if contentIDs != nil {
+			q += ` AND c.content_id IN (` + list(contentIDs) + `)`
+		}
+		q += ` ORDER BY r DESC, c.seq LIMIT ` + itoa(limit)
+	}
+	rows, err := db.R.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LexicalHit
+	for rows.Next() {
+		var h LexicalHit
+		if err := rows.Scan(&h.Seq, &h.Score); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}

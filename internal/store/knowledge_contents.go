@@ -1,0 +1,320 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Content statuses, in the order the indexing pipeline passes them.
+const (
+	ContentQueued     = "queued"
+	ContentExtracting = "extracting"
+	ContentChunking   = "chunking"
+	ContentEmbedding  = "embedding"
+	ContentIndexing   = "indexing"
+	ContentIndexed    = "indexed"
+	ContentFailed     = "failed"
+)
+
+// Content is one content item of a source with its current version.
+type Content struct {
+	ID, AccountID, SourceID, ItemKey string
+	VersionID                        string
+	Version                          int
+	Status                           string
+	Error                            *string
+	Title, Description               *string
+	ContentType, ContentURL          string
+	Filename, BlobKey                string
+	TextKey                          *string
+	SHA256                           string
+	SizeBytes                        int64
+	TextHash                         *string
+	Metadata                         map[string]any
+	WordCount, TextLength            *int
+	ChunkCount                       *int
+	PublishedAt                      *time.Time
+	PulledAt                         time.Time
+	IndexedAt                        *time.Time
+	FiredVersionID                   *string
+	CreatedAt, UpdatedAt             time.Time
+	// Of its source.
+	SourceName, SourceType string
+}
+
+const contentColumns = `c.id, c.account_id, c.source_id, c.item_key, c.version_id, c.version, c.status, c.error, c.title,
+	c.description, c.content_type, c.content_url, c.filename, c.blob_key, c.text_key, c.sha256, c.size_bytes, c.text_hash,
+	c.metadata, c.word_count, c.text_length, c.chunk_count, c.published_at, c.pulled_at, c.indexed_at, c.fired_version_id,
+	c.created_at, c.updated_at, s.name, s.source_type`
+
+func scanContent(r rowScanner) (Content, error) {
+	var (
+		c                                  Content
+		errMsg, title, desc, textKey, hash sql.NullString
+		fired                              sql.NullString
+		meta                               string
+		words, length, chunks              sql.NullInt64
+		published, indexed                 sql.NullTime
+	)
+	err := r.Scan(&c.ID, &c.AccountID, &c.SourceID, &c.ItemKey, &c.VersionID, &c.Version, &c.Status, &errMsg, &title,
+		&desc, &c.ContentType, &c.ContentURL, &c.Filename, &c.BlobKey, &textKey, &c.SHA256, &c.SizeBytes, &hash,
+		&meta, &words, &length, &chunks, &published, &c.PulledAt, &indexed, &fired,
+		&c.CreatedAt, &c.UpdatedAt, &c.SourceName, &c.SourceType)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Content{}, ErrNotFound
+	}
+	if err != nil {
+		return Content{}, err
+	}
+	c.Error, c.Title, c.Description, c.TextKey, c.TextHash, c.FiredVersionID = nullStr(errMsg), nullStr(title), nullStr(desc), nullStr(textKey), nullStr(hash), nullStr(fired)
+	c.WordCount, c.TextLength, c.ChunkCount = nullInt(words), nullInt(length), nullInt(chunks)
+	c.PublishedAt, c.IndexedAt = nullTime(published), nullTime(indexed)
+	c.Metadata = map[string]any{}
+	_ = json.Unmarshal([]byte(meta), &c.Metadata)
+	c.PulledAt, c.CreatedAt, c.UpdatedAt = c.PulledAt.UTC(), c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c, nil
+}
+
+// CreateContent inserts a new content item (ID, version and times set here
+// unless given) in status queued.
+func (db *DB) CreateContent(ctx context.Context, tx *sql.Tx, c Content) (Content, error) {
+	now := Now()
+	if c.ID == "" {
+		c.ID = NewID()
+	}
+	if c.ItemKey == "" {
+		c.ItemKey = c.ID
+	}
+	c.VersionID, c.Version, c.Status = NewID(), 1, ContentQueued
+	c.CreatedAt, c.UpdatedAt = now, now
+	if c.PulledAt.IsZero() {
+		c.PulledAt = now
+	}
+	if c.Metadata == nil {
+		c.Metadata = map[string]any{}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO contents (id, account_id, source_id, item_key, version_id, version, status,
+		title, description, content_type, content_url, filename, blob_key, sha256, size_bytes, text_hash, metadata,
+		published_at, pulled_at, created_at, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$20)`,
+		c.ID, c.AccountID, c.SourceID, c.ItemKey, c.VersionID, c.Version, c.Status, c.Title, c.Description,
+		c.ContentType, c.ContentURL, c.Filename, c.BlobKey, c.SHA256, c.SizeBytes, c.TextHash, jsonText(c.Metadata),
+		c.PublishedAt, c.PulledAt, now)
+	return c, err
+}
+
+// NewContentVersion replaces a content item's body with a new version in
+// status queued; its old chunks stay searchable until the new version is
+// indexed. It returns the item with the new version.
+func (db *DB) NewContentVersion(ctx context.Context, tx *sql.Tx, c Content) (Content, error) {
+	now := Now()
+	c.VersionID, c.Status, c.UpdatedAt = NewID(), ContentQueued, now
+	if c.PulledAt.IsZero() {
+		c.PulledAt = now
+	}
+	err := tx.QueryRowContext(ctx, `UPDATE contents SET version_id = $1, version = version + 1, status = $2, error = NULL,
+		title = $3, content_type = $4, content_url = $5, filename = $6, blob_key = $7, text_key = NULL, sha256 = $8,
+		size_bytes = $9, text_hash = $10, metadata = $11, published_at = $12, pulled_at = $13, updated_at = $14
+		WHERE account_id = $15 AND id = $16 RETURNING version`,
+		c.VersionID, c.Status, c.Title, c.ContentType, c.ContentURL, c.Filename, c.BlobKey, c.SHA256, c.SizeBytes,
+		c.TextHash, jsonText(c.Metadata), c.PublishedAt, c.PulledAt, now, c.AccountID, c.ID).Scan(&c.Version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Content{}, ErrNotFound
+	}
+	return c, err
+}
+
+// Content returns a content item of the account (of a live source), or ErrNotFound.
+func (db *DB) Content(ctx context.Context, accountID, id string) (Content, error) {
+	return scanContent(db.R.QueryRowContext(ctx, `SELECT `+contentColumns+` FROM contents c JOIN sources s ON s.id = c.source_id
+		WHERE c.account_id = $1 AND c.id = $2 AND s.deleted_at IS NULL`, accountID, id))
+}
+
+// ContentByItem returns the content of a source with an item key.
+func (db *DB) ContentByItem(ctx context.Context, accountID, sourceID, itemKey string) (Content, error) {
+	return scanContent(db.R.QueryRowContext(ctx, `SELECT `+contentColumns+` FROM contents c JOIN sources s ON s.id = c.source_id
+		WHERE c.account_id = $1 AND c.source_id = $2 AND c.item_key = $3`, accountID, sourceID, itemKey))
+}
+
+// ContentBySHA returns a source's content whose file has the digest.
+func (db *DB) ContentBySHA(ctx context.Context, accountID, sourceID, sha string) (Content, error) {
+	return scanContent(db.R.QueryRowContext(ctx, `SELECT `+contentColumns+` FROM contents c JOIN sources s ON s.id = c.source_id
+		WHERE c.account_id = $1 AND c.source_id = $2 AND c.sha256 = $3 ORDER BY c.created_at LIMIT 1`, accountID, sourceID, sha))
+}
+
+// ContentsOfSources lists the id and metadata of every content of the
+// account's sources, up to limit (for metadata filters).
+func (db *DB) ContentsOfSources(ctx context.Context, accountID string, sourceIDs []string, limit int) ([]Content, error) {
+	if len(sourceIDs) == 0 {
+		return nil, nil
+	}
+	args := []any{accountID}
+	in := ""
+	for i, id := range sourceIDs {
+		if i > 0 {
+			in += ","
+		}
+		args = append(args, id)
+		in += "$" + itoa(len(args))
+	}
+	args = append(args, limit)
+	rows, err := db.R.QueryContext(ctx, `SELECT `+contentColumns+` FROM contents c JOIN sources s ON s.id = c.source_id
+		WHERE c.account_id = $1 AND c.source_id IN (`+in+`) ORDER BY c.created_at LIMIT $`+itoa(len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Content
+	for rows.Next() {
+		c, err := scanContent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SetContentStatus moves the given version of a content item to status
+// (with an error message for failed). A stale version changes nothing and
+// answers false.
+func (db *DB) SetContentStatus(ctx context.Context, id, versionID, status string, errMsg *string) (bool, error) {
+	res, err := db.W.ExecContext(ctx, `UPDATE contents SET status = $1, error = $2, updated_at = $3 WHERE id = $4 AND version_id = $5`,
+		status, errMsg, Now(), id, versionID)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// SetContentText records the extracted text of a version.
+func (db *DB) SetContentText(ctx context.Context, id, versionID, textKey string, words, length int, title *string) error {
+	_, err := db.W.ExecContext(ctx, `UPDATE contents SET text_key = $1, word_count = $2, text_length = $3,
+		title = COALESCE(title, $4), updated_at = $5 WHERE id = $6 AND version_id = $7`, textKey, words, length, title, Now(), id, versionID)
+	return err
+}
+
+// SetContentMetadata sets one metadata key of a content item.
+func (db *DB) SetContentMetadata(ctx context.Context, accountID, id, key string, value any) error {
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		var meta string
+		if err := tx.QueryRowContext(ctx, `SELECT metadata FROM contents WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&meta); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNotFound
+			}
+			return err
+		}
+		m := map[string]any{}
+		_ = json.Unmarshal([]byte(meta), &m)
+		m[key] = value
+		_, err := tx.ExecContext(ctx, `UPDATE contents SET metadata = $1, updated_at = $2 WHERE account_id = $3 AND id = $4`, jsonText(m), Now(), accountID, id)
+		return err
+	})
+}
+
+// DeleteContent removes a content item of the account (of a live source
+// unless anySource) with its chunks and attachments, and answers it and its
+// chunks' seqs (for the search index and its files).
+func (db *DB) DeleteContent(ctx context.Context, accountID, id string, anySource bool) (Content, []int64, error) {
+	q := `SELECT ` + contentColumns + ` FROM contents c JOIN sources s ON s.id = c.source_id WHERE c.account_id = $1 AND c.id = $2`
+	if !anySource {
+		q += ` AND s.deleted_at IS NULL`
+	}
+	var seqs []int64
+	c, err := scanContent(db.R.QueryRowContext(ctx, q, accountID, id))
+	if err != nil {
+		return c, nil, err
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM kb_chunks WHERE content_id = $1 RETURNING seq`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			seqs = append(seqs, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM contents WHERE account_id = $1 AND id = $2`, accountID, id)
+		return err
+	})
+	return c, seqs, err
+}
+
+// ContentsOlderThan lists up to limit contents of a source pulled before t.
+func (db *DB) ContentsOlderThan(ctx context.Context, accountID, sourceID string, t time.Time, limit int) ([]string, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT id FROM contents WHERE account_id = $1 AND source_id = $2 AND pulled_at < $3 LIMIT $4`,
+		accountID, sourceID, t, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// SourceContentIDs lists up to limit content ids of a source (any state of the source).
+func (db *DB) SourceContentIDs(ctx context.Context, accountID, sourceID string, limit int) ([]string, error) {
+	return db.ContentsOlderThan(ctx, accountID, sourceID, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), limit)
+}
+
+// ClaimContentFire marks versionID of a content as announced to new_content
+// agents and reports whether this caller did it (so it fires once).
+func (db *DB) ClaimContentFire(ctx context.Context, id, versionID string) (bool, error) {
+	res, err := db.W.ExecContext(ctx, `UPDATE contents SET fired_version_id = $1 WHERE id = $2 AND version_id = $1
+		AND (fired_version_id IS NULL OR fired_version_id <> $1)`, versionID, id)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// Attachment is a content attachment an agent wrote.
+type ContentAttachment struct {
+	ContentID, Key, ContentType, Body string
+	Indexed                           bool
+	CreatedAt, UpdatedAt              time.Time
+}
+
+// PutContentAttachment creates or replaces an attachment of a content item.
+func (db *DB) PutContentAttachment(ctx context.Context, accountID string, a ContentAttachment) error {
+	now := Now()
+	_, err := db.W.ExecContext(ctx, `INSERT INTO content_attachments (account_id, content_id, key, content_type, body, indexed, created_at, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$7) ON CONFLICT (content_id, key) DO UPDATE SET content_type = excluded.content_type,
+		body = excluded.body, indexed = excluded.indexed, updated_at = excluded.updated_at`,
+		accountID, a.ContentID, a.Key, a.ContentType, a.Body, a.Indexed, now)
+	return err
+}
+
+// ContentAttachment returns an attachment of a content item of the account.
+func (db *DB) ContentAttachment(ctx context.Context, accountID, contentID, key string) (ContentAttachment, error) {
+	a := ContentAttachment{ContentID: contentID, Key: key}
+	err := db.R.QueryRowContext(ctx, `SELECT content_type, body, indexed, created_at, updated_at FROM content_attachments
+		WHERE account_id = $1 AND content_id = $2 AND key = $3`, accountID, contentID, key).Scan(&a.ContentType, &a.Body, &a.Indexed, &a.CreatedAt, &a.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, ErrNotFound
+	}
+	return a, err
+}

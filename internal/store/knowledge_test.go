@@ -1,0 +1,88 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// The knowledge tables on both dialects: sources, contents and their
+// versions, the atomic chunk swap, and the lexical index kept in step.
+func TestKnowledgeStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, other := newAccount(t, db), newAccount(t, db)
+		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
+			ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 8, ContentFilter: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Source(ctx, other, src.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other account reads the source: %v", err)
+		}
+		var c store.Content
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain",
+				Filename: "a.txt", BlobKey: "k", SHA256: "x", Metadata: map[string]any{"lang": "en"}})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		chunk := func(text string, vid string) store.Chunk {
+			return store.Chunk{AccountID: acct, SourceID: src.ID, ContentID: c.ID, VersionID: vid, Text: text, Model: "offline",
+				Dims: 2, Vector: []float32{1, 0}, BatchSize: 1}
+		}
+		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, []store.Chunk{chunk("the quick brown fox", c.VersionID), chunk("lazy dogs sleep", c.VersionID)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10)
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("lexical: %+v %v", hits, err)
+		}
+		if hits, _ := db.LexicalSearch(ctx, other, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 0 {
+			t.Fatalf("other account matched: %+v", hits)
+		}
+		// A new version: the old chunks stay until the new are swapped in.
+		var v2 store.Content
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			c.Filename = "b.txt"
+			v2, err = db.NewContentVersion(ctx, tx, c)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, nil, nil); !errors.Is(err, store.ErrStaleVersion) {
+			t.Fatalf("stale swap: %v", err)
+		}
+		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 1 {
+			t.Fatalf("old version left before the new one was indexed: %+v", hits)
+		}
+		removed, err := db.SwapChunks(ctx, c.ID, v2.VersionID, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil)
+		if err != nil || len(removed) != 2 {
+			t.Fatalf("swap: %v %v", removed, err)
+		}
+		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 0 {
+			t.Fatalf("old version still matched: %+v", hits)
+		}
+		hits, _ = db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"squirrels"}, 10)
+		if len(hits) != 1 {
+			t.Fatalf("stemmed match: %+v", hits)
+		}
+		got, err := db.Content(ctx, acct, c.ID)
+		if err != nil || got.Status != store.ContentIndexed || got.Version != 2 || *got.ChunkCount != 1 {
+			t.Fatalf("content: %+v %v", got, err)
+		}
+		// Deleting the content removes its chunks from the lexical index too.
+		if _, _, err := db.DeleteContent(ctx, acct, c.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"squirrel"}, 10); len(hits) != 0 {
+			t.Fatalf("deleted content matched: %+v", hits)
+		}
+	})
+}
