@@ -21,6 +21,7 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	"github.com/agentry/agentry/internal/playground"
@@ -53,6 +54,8 @@ type Server struct {
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
+	// SourceExports writes sources' contents to files in the background.
+	SourceExports *exports.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -151,7 +154,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// which calls the router metered like runs do.
 	s.Playground = &playground.Service{DB: db, Router: router, Catalog: cat, Meter: billing.Meter{DB: db}}
 
+	s.SourceExports = exports.New(db, s.Blobs)
+
 	workers := river.NewWorkers()
+	exports.AddWorkers(workers, s.SourceExports)
 	river.AddWorker(workers, &jobs.PingWorker{DB: db})
 	agents.AddWorkers(workers, s.Agents)
 	river.AddWorker(workers, &runs.Worker{S: s.Runs})
@@ -172,6 +178,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Runs.Queue = s.Queue
 	s.Agents.SetQueue(s.Queue)
 	s.Playground.Queue = s.Queue // models area
+	s.SourceExports.SetQueue(s.Queue)
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -192,7 +199,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
+			Secrets: s.Secrets, SourceExports: s.SourceExports, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
