@@ -267,8 +267,9 @@ type exportWorker struct {
 	s *Service
 }
 
-// Timeout bounds one attempt of a large export.
-func (w *exportWorker) Timeout(*river.Job[ExportArgs]) time.Duration { return 2 * time.Hour }
+// An attempt is bounded by the server's job timeout (SERVICE_JOB_TIMEOUT),
+// not a longer one of its own: the queue rescues a job running past its
+// rescue-after, which must exceed the timeout, or it would run twice.
 
 // errStopped ends an export that was cancelled or deleted while it ran.
 var errStopped = errors.New("export cancelled")
