@@ -29,6 +29,10 @@ type CreateInput struct {
 	// definition); nil or "null" when absent. It replaces any template.
 	Definition  json.RawMessage
 	EntityRemap map[string]string
+	// KnowledgeBaseID is the knowledge base a template searches
+	// (retrieval_example, scheduled_report); when nil, the account's most
+	// recently created one.
+	KnowledgeBaseID *string
 }
 
 // Result is a created or updated agent. ImportWarnings is nil unless the
@@ -87,7 +91,15 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 		return d, trigger, nil
 	}
 	tmpl := def.TemplateName(*in.Template)
-	d, trig, err := def.NewFromTemplate(tmpl, name, def.TemplateParams{Trigger: trigger})
+	params := def.TemplateParams{Trigger: trigger}
+	if in.KnowledgeBaseID != nil && *in.KnowledgeBaseID != "" {
+		params.KnowledgeBaseID = *in.KnowledgeBaseID
+	} else if id, err := s.db.LatestKnowledgeBase(ctx, in.AccountID); err == nil {
+		params.KnowledgeBaseID = id
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, "", err
+	}
+	d, trig, err := def.NewFromTemplate(tmpl, name, params)
 	switch {
 	case errors.Is(err, def.ErrUnknownTemplate):
 		names := make([]string, 0, 8)
@@ -98,8 +110,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 	case errors.Is(err, def.ErrTemplateTrigger):
 		return nil, "", invalid(err.Error(), "value_error", "body", "trigger_type")
 	case errors.Is(err, def.ErrTemplateKnowledgeBase):
-		// Knowledge bases arrive with their own area; until then there is
-		// nothing this template could search.
+		// Without a knowledge base there is nothing this template could search.
 		return nil, "", invalid("the "+string(tmpl)+" template searches a knowledge base, and this account has none to search yet: "+
 			"create a knowledge base first, or start from another template (such as simple_qa) and add a retrieval step later",
 			"value_error", "body", "agent_template")

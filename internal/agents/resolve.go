@@ -8,11 +8,11 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
-// The account's entities a definition can reference. Agents and users
-// exist today; knowledge bases, memory banks and source connections come
-// with their own areas, and until then every reference to one is
-// unresolved: imports refuse them (or, previewing, list them), rather than
-// pointing a workflow at something that cannot exist.
+// The account's entities a definition can reference. Agents, users,
+// knowledge bases and source connections exist; memory banks come with
+// their own area, and until then every reference to one is unresolved:
+// imports refuse them (or, previewing, list them), rather than pointing a
+// workflow at something that cannot exist.
 
 // resolver checks references against one account.
 func (s *Service) resolver(accountID string) def.Resolver {
@@ -32,6 +32,10 @@ func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string
 		return r.s.db.AgentExists(ctx, r.accountID, id)
 	case def.RefUser:
 		return r.s.db.UserInAccount(ctx, r.accountID, id)
+	case def.RefKnowledgeBase:
+		return r.s.db.KnowledgeBaseExists(ctx, r.accountID, id)
+	case def.RefSourceConnection:
+		return r.s.db.SourceExists(ctx, r.accountID, id)
 	}
 	return false, nil
 }
@@ -74,6 +78,28 @@ func (s *Service) describer(accountID string) def.Describer {
 				return def.Entity{}, false, err
 			}
 			return def.Entity{ID: u.ID, Name: u.Name}, true, nil
+		case def.RefKnowledgeBase:
+			k, err := s.db.KnowledgeBase(ctx, accountID, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return def.Entity{}, false, nil
+			}
+			if err != nil {
+				return def.Entity{}, false, err
+			}
+			e := def.Entity{ID: k.ID, Name: k.Name}
+			if k.Description != nil {
+				e.Description = k.Description
+			}
+			return e, true, nil
+		case def.RefSourceConnection:
+			src, err := s.db.Source(ctx, accountID, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return def.Entity{}, false, nil
+			}
+			if err != nil {
+				return def.Entity{}, false, err
+			}
+			return def.Entity{ID: src.ID, Name: src.Name}, true, nil
 		}
 		return def.Entity{}, false, nil
 	})

@@ -53,7 +53,7 @@ func (s *Server) createAgent(ctx context.Context, in *createAgentInput) (*agentO
 	b := in.Body
 	res, err := s.agents().Create(ctx, agents.CreateInput{AccountID: p.AccountID, UserID: p.UserID, Name: b.Name,
 		Description: b.Description, TriggerType: b.TriggerType, Template: b.AgentTemplate, Definition: b.AgentDefinition,
-		EntityRemap: b.EntityRemap})
+		EntityRemap: b.EntityRemap, KnowledgeBaseID: b.KnowledgeBaseID})
 	if err != nil {
 		return nil, agentError(err)
 	}

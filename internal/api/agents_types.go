@@ -48,6 +48,7 @@ type CreateAgentRequest struct {
 	AgentTemplate   *string           `json:"agent_template,omitempty" nullable:"true" doc:"blank, retrieval_example, simple_qa, summarizer, json_extractor, content_change_notifier, scheduled_report, webhook_pipeline."`
 	AgentDefinition json.RawMessage   `json:"agent_definition,omitempty" doc:"A payload as GET /agents/{agent_id}/export produces it (or a bare definition)."`
 	EntityRemap     map[string]string `json:"entity_remap,omitempty" nullable:"true" doc:"Source-account id → this account's id, applied to the imported workflow before validation."`
+	KnowledgeBaseID *string           `json:"knowledge_base_id,omitempty" nullable:"true" doc:"Extension: the knowledge base a template searches (retrieval_example, scheduled_report); the account's newest one when omitted."`
 }
 
 // UpdateAgentRequest is the body of PUT /agents/{agent_id}.

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/knowledge/exports"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -75,6 +76,9 @@ type Deps struct {
 	Secrets *secrets.Service
 	// SourceExports writes sources' contents to files (source_exports.go). Required.
 	SourceExports *exports.Service
+	// Knowledge is the knowledge area: sources, contents, knowledge bases
+	// (knowledge_*.go). Required.
+	Knowledge *knowledge.Service
 	// Ready reports whether the process can serve (database reachable…);
 	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
@@ -86,7 +90,7 @@ func (d Deps) missing() []string {
 	for name, ok := range map[string]bool{"Auth": d.Auth != nil, "Accounts": d.Accounts != nil, "Runs": d.Runs != nil,
 		"Blobs": d.Blobs != nil, "Agents": d.Agents != nil, "Catalog": d.Catalog != nil, "ModelAlerts": d.ModelAlerts != nil,
 		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil,
-		"SourceExports": d.SourceExports != nil} {
+		"SourceExports": d.SourceExports != nil, "Knowledge": d.Knowledge != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -229,6 +233,30 @@ func (s *Server) routes() {
 	register(s, op("get_playground_experiment", http.MethodGet, "/models/playground/experiments/{experiment_id}", "Get Experiment", "models"), s.getExperiment)
 	register(s, op("cancel_playground_experiment", http.MethodPost, "/models/playground/experiments/{experiment_id}/cancel", "Cancel Experiment", "models"), s.cancelExperiment)
 	register(s, withStatus(op("delete_playground_experiment", http.MethodDelete, "/models/playground/experiments/{experiment_id}", "Delete Experiment", "models"), http.StatusNoContent), s.deleteExperiment)
+
+	// Knowledge: sources (knowledge_sources.go), contents
+	// (knowledge_contents.go), knowledge bases and their search, an
+	// extension (knowledge_bases.go).
+	register(s, op("list_sources", http.MethodGet, "/sources", "List sources", "sources"), s.listSources)
+	register(s, withStatus(op("create_source", http.MethodPost, "/sources", "Create Source", "sources"), http.StatusCreated), s.createSource)
+	register(s, op("get_source", http.MethodGet, "/sources/{source_connection_id}", "Get Source", "sources"), s.getSource)
+	register(s, op("update_source", http.MethodPut, "/sources/{source_connection_id}", "Update Source", "sources"), s.updateSource)
+	register(s, withStatus(op("delete_source", http.MethodDelete, "/sources/{source_connection_id}", "Delete Source", "sources"), http.StatusNoContent), s.deleteSource)
+	register(s, op("upload_inline_text_to_source", http.MethodPost, "/sources/{source_connection_id}", "Upload inline text to a content source", "sources"), s.uploadSourceText)
+	register(s, op("upload_file_to_source", http.MethodPost, "/sources/{source_connection_id}/upload", "Upload a file to a content source", "sources"), s.uploadSourceFile)
+	s.multipartDoc("/sources/{source_connection_id}/upload", http.MethodPost)
+	register(s, op("get_content_detail", http.MethodGet, "/contents/{source_connection_content_version}", "Get content details", "contents"), s.getContent)
+	register(s, withStatus(op("delete_content", http.MethodDelete, "/contents/{source_connection_content_version}", "Delete content", "contents"), http.StatusNoContent), s.deleteContent)
+	register(s, op("replace_content_with_inline_text", http.MethodPut, "/contents/{source_connection_content_version}", "Replace a content version with inline text", "contents"), s.replaceContentText)
+	register(s, op("list_content_embeddings", http.MethodGet, "/contents/{source_connection_content_version}/embeddings", "List content embeddings", "contents"), s.listContentEmbeddings)
+	register(s, op("upload_file_to_content", http.MethodPost, "/contents/{source_connection_content_version}/upload", "Replace a content version with a new upload", "contents"), s.replaceContentFile)
+	s.multipartDoc("/contents/{source_connection_content_version}/upload", http.MethodPost)
+	register(s, op("list_knowledge_bases", http.MethodGet, "/knowledge_bases", "List Knowledge Bases", "knowledge_bases"), s.listKnowledgeBases)
+	register(s, withStatus(op("create_knowledge_base", http.MethodPost, "/knowledge_bases", "Create Knowledge Base", "knowledge_bases"), http.StatusCreated), s.createKnowledgeBase)
+	register(s, op("get_knowledge_base", http.MethodGet, "/knowledge_bases/{knowledge_base_id}", "Get Knowledge Base", "knowledge_bases"), s.getKnowledgeBase)
+	register(s, op("update_knowledge_base", http.MethodPut, "/knowledge_bases/{knowledge_base_id}", "Update Knowledge Base", "knowledge_bases"), s.updateKnowledgeBase)
+	register(s, withStatus(op("delete_knowledge_base", http.MethodDelete, "/knowledge_bases/{knowledge_base_id}", "Delete Knowledge Base", "knowledge_bases"), http.StatusNoContent), s.deleteKnowledgeBase)
+	register(s, extension(withDesc(op("search_knowledge_base", http.MethodPost, "/knowledge_bases/{knowledge_base_id}/search", "Search a knowledge base", "knowledge_bases"), searchKBDoc)), s.searchKnowledgeBase)
 
 	// Agents (agents*.go), their templates and schedules (extensions).
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)

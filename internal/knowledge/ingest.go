@@ -57,6 +57,15 @@ type Upload struct {
 	Body                   io.Reader
 	Title                  *string
 	Metadata               map[string]any
+	// Rest, when set, is called once the file is stored, to read what the
+	// request sends after it (multipart fields after the file part); what
+	// it answers is merged into Title and Metadata.
+	Rest func() (title *string, meta map[string]any, err error)
+	// Set by polling: the item's identity in its source (feed GUID, page
+	// URL), its address, publication time and the hash of its text.
+	ItemKey, ContentURL string
+	PublishedAt         *time.Time
+	TextHash            *string
 }
 
 // UploadResult is what an upload created.
@@ -201,9 +210,27 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 		}
 		return UploadResult{}, err
 	}
+	if up.Rest != nil {
+		title, meta, err := up.Rest()
+		if err != nil {
+			s.deleteBlob(key)
+			return UploadResult{}, err
+		}
+		if title != nil {
+			up.Title = title
+		}
+		if meta != nil {
+			if up.Metadata == nil {
+				up.Metadata = map[string]any{}
+			}
+			for k, v := range meta {
+				up.Metadata[k] = v
+			}
+		}
+	}
 	sum := hex.EncodeToString(body.h.Sum(nil))
 	filename := cleanName(up.Filename)
-	if prev == nil {
+	if prev == nil && up.ItemKey == "" {
 		if dup, err := s.db.ContentBySHA(ctx, src.AccountID, src.ID, sum); err == nil {
 			s.deleteBlob(key)
 			return UploadResult{ContentID: dup.ID, VersionID: dup.VersionID, Filename: filename, Status: "duplicate"}, nil
@@ -216,6 +243,16 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 	if prev != nil {
 		c.ItemKey, c.PublishedAt = prev.ItemKey, prev.PublishedAt
 	}
+	if up.ItemKey != "" {
+		c.ItemKey = up.ItemKey
+	}
+	if up.ContentURL != "" {
+		c.ContentURL = up.ContentURL
+	}
+	if up.PublishedAt != nil {
+		c.PublishedAt = up.PublishedAt
+	}
+	c.TextHash = up.TextHash
 	c, err = s.record(ctx, c, prev != nil)
 	if err != nil {
 		s.deleteBlob(key)

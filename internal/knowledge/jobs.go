@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -120,4 +122,13 @@ func PeriodicJobs() []*river.PeriodicJob {
 			return PollTickArgs{}, nil
 		}, &river.PeriodicJobOpts{RunOnStart: true}),
 	}
+}
+
+// RunsFirer fires new_content agents through runs.Service.Fire.
+type RunsFirer struct{ R *runs.Service }
+
+// FireNewContent starts every enabled new_content agent of the account.
+func (f RunsFirer) FireNewContent(ctx context.Context, accountID, input string, metadata map[string]any) error {
+	_, err := f.R.Fire(ctx, accountID, string(definition.TriggerNewContent), nil, input, metadata)
+	return err
 }

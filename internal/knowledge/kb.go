@@ -25,8 +25,8 @@ func (s *Service) checkReranker(m *string) error {
 	if m == nil || *m == "" {
 		return nil
 	}
-	if !RerankerKnown(*m) {
-		return invalid("reranker_model", fmt.Sprintf("unknown reranker %q; use %s", *m, strings.Join(RerankerModels(), ", ")))
+	if _, ok := s.rerankerFor(*m); !ok {
+		return invalid("reranker_model", fmt.Sprintf("unknown reranker %q; use %s", *m, strings.Join(s.RerankerModels(), ", ")))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -30,13 +31,13 @@ type SearchRequest struct {
 
 // SearchHit is one ranked passage.
 type SearchHit struct {
-	ChunkID, Text                      string
-	Score                              float64
-	ContentID, VersionID, SourceID     string
-	Title                              string
-	Metadata                           map[string]any
-	Ordinal, TextStart, TextEnd        int
-	ContentURL                         string
+	ChunkID, Text                  string
+	Score                          float64
+	ContentID, VersionID, SourceID string
+	Title                          string
+	Metadata                       map[string]any
+	Ordinal, TextStart, TextEnd    int
+	ContentURL                     string
 }
 
 // Limits of a search.
@@ -94,6 +95,24 @@ func (s *Service) Search(ctx context.Context, accountID, kbID string, req Search
 	if threshold == nil {
 		threshold = kb.DefaultScoreThreshold
 	}
+	// Only the account's live sources are searched, whatever the links say.
+	srcs := map[string]store.Source{}
+	groups := map[string][]string{}
+	var mine []string
+	for _, id := range sourceIDs {
+		src, err := s.db.Source(ctx, accountID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		srcs[id] = src
+		mine = append(mine, id)
+		key := fmt.Sprintf("%s\x00%d", src.EmbeddingModel, src.Dimensions)
+		groups[key] = append(groups[key], id)
+	}
+	sourceIDs = mine
 	if len(sourceIDs) == 0 {
 		return []SearchHit{}, nil
 	}
@@ -128,17 +147,6 @@ func (s *Service) Search(ctx context.Context, accountID, kbID string, req Search
 		fused[h.Seq] += 1 / float64(rrfK+rank+1)
 	}
 	// Vector side: one query embedding per (model, size) among the sources.
-	srcs := map[string]store.Source{}
-	groups := map[string][]string{}
-	for _, id := range sourceIDs {
-		src, err := s.db.Source(ctx, accountID, id)
-		if err != nil {
-			continue
-		}
-		srcs[id] = src
-		key := fmt.Sprintf("%s\x00%d", src.EmbeddingModel, src.Dimensions)
-		groups[key] = append(groups[key], id)
-	}
 	qvecs := map[string][]float32{} // by source
 	allowedSet := map[string]bool{}
 	for _, id := range allowed {

@@ -9,20 +9,21 @@ import (
 
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/knowledge/rerank"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
-	"github.com/agentry/agentry/internal/llm/offline"
 )
 
 // Errors the API maps to statuses.
 var (
-	ErrNotFound         = store.ErrNotFound
-	ErrInvalid          = errors.New("invalid request")              // 422
-	ErrUnsupportedType  = errors.New("unsupported media type")       // 415
-	ErrTooLarge         = errors.New("file too large")               // 413
-	ErrSourceKind       = errors.New("operation not for this source") // 400
-	ErrSystemManaged    = errors.New("system-managed source")        // 400
+	ErrNotFound          = store.ErrNotFound
+	ErrInvalid           = errors.New("invalid request")                  // 422
+	ErrUnsupportedType   = errors.New("unsupported media type")           // 415
+	ErrTooLarge          = errors.New("file too large")                   // 413
+	ErrSourceKind        = errors.New("operation not for this source")    // 400
+	ErrSystemManaged     = errors.New("system-managed source")            // 400
 	ErrReferencedByAgent = errors.New("knowledge base is used by agents") // 409
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	// AgentsUsingKB reports whether any agent definition of the account
 	// names a knowledge base (its deletion is refused then).
 	AgentsUsingKB func(ctx context.Context, accountID, kbID string) (bool, error)
+	// Rerankers are the HTTP rerankers (OpenAI-compatible or Cohere-style)
+	// the operator configured, by the name a knowledge base's
+	// reranker_model uses; "offline" is always available.
+	Rerankers map[string]rerank.Reranker
 }
 
 // DefaultMaxUploadBytes is the contract's file limit.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -22,8 +23,11 @@ import (
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge/exports"
+	"github.com/agentry/agentry/internal/knowledge"
+	"github.com/agentry/agentry/internal/knowledge/rerank"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -56,6 +60,8 @@ type Server struct {
 	Secrets *secrets.Service
 	// SourceExports writes sources' contents to files in the background.
 	SourceExports *exports.Service
+	// Knowledge is the knowledge area: sources, contents, knowledge bases.
+	Knowledge *knowledge.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -155,6 +161,18 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Playground = &playground.Service{DB: db, Router: router, Catalog: cat, Meter: billing.Meter{DB: db}}
 
 	s.SourceExports = exports.New(db, s.Blobs)
+	// Knowledge area: sources, contents, the indexing pipeline and search
+	// index, knowledge bases, the retrieval-side steps and new_content.
+	s.Knowledge, err = knowledge.New(ctx, db, s.Blobs, billing.NewMetered(router, billing.Meter{DB: db}, cat), cat, knowledge.Config{
+		AllowPrivateFetch: cfg.AllowPrivateWebhooks,
+		AgentsUsingKB:     db.KnowledgeBaseReferenced,
+		Rerankers:         rerankersFromEnvironment(cfg.AllowPrivateWebhooks),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Knowledge.SetFirer(knowledge.RunsFirer{R: s.Runs})
+	knowledge.RegisterSteps(eng, s.Knowledge)
 
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)
@@ -166,11 +184,12 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	river.AddWorker(workers, &runs.StrandedRunsWorker{S: s.Runs})
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
+	knowledge.AddWorkers(workers, s.Knowledge)
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
-			alerts.PeriodicJobs()...), // models area
+			append(alerts.PeriodicJobs(), knowledge.PeriodicJobs()...)...), // models area, knowledge
 	})
 	if err != nil {
 		return nil, err
@@ -179,6 +198,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Agents.SetQueue(s.Queue)
 	s.Playground.Queue = s.Queue // models area
 	s.SourceExports.SetQueue(s.Queue)
+	s.Knowledge.SetQueue(s.Queue)
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -199,7 +219,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets, SourceExports: s.SourceExports, Ready: func(ctx context.Context) error {
+			Secrets: s.Secrets, SourceExports: s.SourceExports, Knowledge: s.Knowledge, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
@@ -327,4 +347,21 @@ func healthOnly(db *store.DB, reg *prometheus.Registry) http.Handler {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// rerankersFromEnvironment builds the operator's HTTP reranker, when
+// SERVICE_RERANKER_URL is set: SERVICE_RERANKER_KIND (openai or cohere),
+// SERVICE_RERANKER_MODEL (the name knowledge bases use as reranker_model)
+// and SERVICE_RERANKER_API_KEY. Calls go through the outbound guard.
+func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
+	u := os.Getenv("SERVICE_RERANKER_URL")
+	if u == "" {
+		return nil
+	}
+	model := os.Getenv("SERVICE_RERANKER_MODEL")
+	if model == "" {
+		model = "rerank"
+	}
+	return map[string]rerank.Reranker{model: rerank.HTTP(os.Getenv("SERVICE_RERANKER_KIND"), u, os.Getenv("SERVICE_RERANKER_API_KEY"), model,
+		outbound.Policy{AllowPrivate: allowPrivate}.Client())}
 }

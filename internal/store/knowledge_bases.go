@@ -228,3 +228,36 @@ func (db *DB) DeleteKnowledgeBase(ctx context.Context, accountID, id string) err
 	}
 	return nil
 }
+
+// KnowledgeBaseExists reports whether the account has a live knowledge base id.
+func (db *DB) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
+	return n > 0, err
+}
+
+// SourceExists reports whether the account has a live source id.
+func (db *DB) SourceExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
+	return n > 0, err
+}
+
+// LatestKnowledgeBase returns the id of the account's newest live knowledge base.
+func (db *DB) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
+	var id string
+	err := db.R.QueryRowContext(ctx, `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`, accountID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return id, err
+}
+
+// KnowledgeBaseReferenced reports whether a live agent definition of the
+// account names the knowledge base (its id appears in the definition).
+func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
+		accountID, "%"+id+"%").Scan(&n)
+	return n > 0, err
+}

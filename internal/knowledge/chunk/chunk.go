@@ -17,12 +17,12 @@ import (
 
 // Limits on what a tenant may ask of the splitter.
 const (
-	MaxSize          = 100_000
-	MaxSeparators    = 32
-	MaxSeparatorLen  = 200
-	DefaultSize      = 1500
-	DefaultOverlap   = 300
-	maxRegexProgram  = 2000
+	MaxSize         = 100_000
+	MaxSeparators   = 32
+	MaxSeparatorLen = 200
+	DefaultSize     = 1500
+	DefaultOverlap  = 300
+	maxRegexProgram = 2000
 )
 
 // Options configure a split. Size and Overlap count characters (runes).

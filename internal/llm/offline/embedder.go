@@ -24,6 +24,7 @@ const (
 	weightUnigram = 1.0
 	weightBigram  = 0.5
 	weightChar    = 0.55
+	weightConcept = 0.6
 )
 
 // Seeds separate the hash spaces of the feature groups.
@@ -31,6 +32,7 @@ const (
 	seedUnigram = 0x9e3779b97f4a7c15
 	seedBigram  = 0xc2b2ae3d27d4eb4f
 	seedChar    = 0x165667b19e3779f9
+	seedConcept = 0x27d4eb2f165667c5
 )
 
 // Embedder turns text into L2-normalised lexical vectors of a fixed size.
@@ -41,8 +43,8 @@ type Embedder struct {
 }
 
 type scratch struct {
-	uni, bi, chr []float32
-	word         []byte
+	uni, bi, chr, con  []float32
+	word, prevRaw, key []byte
 }
 
 // NewEmbedder returns an embedder producing dim-sized vectors, clamped to
@@ -55,7 +57,7 @@ func NewEmbedder(dim int) *Embedder {
 	e := &Embedder{dim: dim}
 	e.pool.New = func() any {
 		return &scratch{uni: make([]float32, dim), bi: make([]float32, dim), chr: make([]float32, dim),
-			word: make([]byte, 0, 64)}
+			con: make([]float32, dim), word: make([]byte, 0, 64), prevRaw: make([]byte, 0, 64), key: make([]byte, 0, 130)}
 	}
 	return e
 }
@@ -81,17 +83,19 @@ func (e *Embedder) EmbedInto(dst []float32, text string) {
 	clear(s.uni)
 	clear(s.bi)
 	clear(s.chr)
+	clear(s.con)
 	e.accumulate(s, text)
 	clear(dst)
 	addGroup(dst, s.uni, weightUnigram)
 	addGroup(dst, s.bi, weightBigram)
 	addGroup(dst, s.chr, weightChar)
+	addGroup(dst, s.con, weightConcept)
 	normalize(dst)
 	e.pool.Put(s)
 }
 
 // accumulate walks text once, word by word, counting features into the
-// three group arrays with signed hashing (the sign bit of the hash decides
+// four group arrays with signed hashing (the sign bit of the hash decides
 // +1 or -1, so collisions cancel out on average instead of piling up).
 func (e *Embedder) accumulate(s *scratch, text string) {
 	dim := uint64(e.dim)
@@ -136,10 +140,14 @@ func (e *Embedder) accumulate(s *scratch, text string) {
 			break
 		}
 		if isStopword(word) {
+			// Kept for two-word thesaurus phrases such as "log in".
+			s.prevRaw = append(s.prevRaw[:0], word...)
 			continue
 		}
 		charGrams(s.chr, word, dim)
 		word = stem(word)
+		e.concepts(s, word)
+		s.prevRaw = append(s.prevRaw[:0], word...)
 		h := fnv1a(seedUnigram, word)
 		bump(s.uni, h, dim)
 		if havePrev {
@@ -148,6 +156,23 @@ func (e *Embedder) accumulate(s *scratch, text string) {
 		prev, havePrev = h, true
 	}
 	s.word = word
+	s.prevRaw = s.prevRaw[:0]
+}
+
+// concepts counts the thesaurus concepts of the stemmed word, and of the
+// phrase it ends together with the previous word, into the concept group.
+func (e *Embedder) concepts(s *scratch, word []byte) {
+	dim := uint64(e.dim)
+	for _, id := range synonymIndex[string(word)] {
+		bump(s.con, mix(uint64(id)^seedConcept), dim)
+	}
+	if len(s.prevRaw) == 0 {
+		return
+	}
+	s.key = append(append(append(s.key[:0], s.prevRaw...), ' '), word...)
+	for _, id := range synonymIndex[string(s.key)] {
+		bump(s.con, mix(uint64(id)^seedConcept), dim)
+	}
 }
 
 // charGrams counts the 3- and 4-grams of the word framed by boundary
@@ -176,19 +201,61 @@ func charGrams(acc []float32, w []byte, dim uint64) {
 	}
 }
 
-// stem strips English plural endings in place so that "policies" and
-// "policy", "refunds" and "refund" share a unigram; other inflections are
-// left to the character n-grams, which overlap heavily between them.
+// stem is a light English stemmer working in place: plural endings
+// ("policies" → "policy", "refunds" → "refund"), then "-ing" and "-ed"
+// ("logging" → "log", "damaged" → "damag"), then a final "e" ("damage" →
+// "damag"), so the common inflections of a word share a unigram. It keeps
+// a stem only if a vowel is left ("string" stays whole) and leaves
+// derivations ("-ation", "-ment") to the character n-grams.
 func stem(w []byte) []byte {
 	n := len(w)
 	switch {
 	case n > 4 && w[n-3] == 'i' && w[n-2] == 'e' && w[n-1] == 's':
 		w[n-3] = 'y'
-		return w[:n-2]
+		w = w[:n-2]
 	case n > 4 && w[n-2] == 'e' && w[n-1] == 's' && (w[n-3] == 's' || w[n-3] == 'x' || w[n-3] == 'h'):
-		return w[:n-2]
+		w = w[:n-2]
 	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
-		return w[:n-1]
+		w = w[:n-1]
+	}
+	n = len(w)
+	switch {
+	case n > 5 && w[n-3] == 'i' && w[n-2] == 'n' && w[n-1] == 'g' && hasVowel(w[:n-3]):
+		w = undouble(w[:n-3])
+	case n > 4 && w[n-2] == 'e' && w[n-1] == 'd' && w[n-3] != 'e' && hasVowel(w[:n-2]):
+		w = w[:n-2]
+		if w[len(w)-1] == 'i' {
+			w[len(w)-1] = 'y'
+		} else {
+			w = undouble(w)
+		}
+	}
+	if n = len(w); n > 3 && w[n-1] == 'e' && w[n-2] != 'e' {
+		w = w[:n-1]
+	}
+	return w
+}
+
+func hasVowel(w []byte) bool {
+	for _, c := range w {
+		switch c {
+		case 'a', 'e', 'i', 'o', 'u', 'y':
+			return true
+		}
+	}
+	return false
+}
+
+// undouble turns a doubled final consonant left by a stripped suffix into
+// one ("runn" → "run"), except for l, s and z ("fall", "pass", "buzz").
+func undouble(w []byte) []byte {
+	n := len(w)
+	if n > 2 && w[n-1] == w[n-2] {
+		switch w[n-1] {
+		case 'a', 'e', 'i', 'o', 'u', 'l', 's', 'z':
+		default:
+			return w[:n-1]
+		}
 	}
 	return w
 }
