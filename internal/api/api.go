@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -73,6 +74,8 @@ type Deps struct {
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets (secrets.go). Required.
 	Secrets *secrets.Service
+	// SourceExports writes sources' contents to files (source_exports.go). Required.
+	SourceExports *exports.Service
 	// Knowledge is the knowledge area: sources, contents, knowledge bases
 	// (knowledge_*.go). Required.
 	Knowledge *knowledge.Service
@@ -87,7 +90,7 @@ func (d Deps) missing() []string {
 	for name, ok := range map[string]bool{"Auth": d.Auth != nil, "Accounts": d.Accounts != nil, "Runs": d.Runs != nil,
 		"Blobs": d.Blobs != nil, "Agents": d.Agents != nil, "Catalog": d.Catalog != nil, "ModelAlerts": d.ModelAlerts != nil,
 		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil,
-		"Knowledge": d.Knowledge != nil} {
+		"SourceExports": d.SourceExports != nil, "Knowledge": d.Knowledge != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -204,6 +207,15 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("list_secrets", http.MethodGet, "/secrets", "List account secrets", "secrets"), listSecretsDoc)), s.listSecrets)
 	register(s, extension(withDesc(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"), putSecretDoc)), s.putSecret)
 	register(s, withStatus(extension(withDesc(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"), deleteSecretDoc)), http.StatusNoContent), s.deleteSecret)
+
+	// Source exports (source_exports.go).
+	register(s, op("list_source_exports", http.MethodGet, "/sources/{source_connection_id}/exports", "List exports", "source-exports"), s.listSourceExports)
+	register(s, withStatus(op("create_source_export", http.MethodPost, "/sources/{source_connection_id}/exports", "Create export", "source-exports"), http.StatusAccepted), s.createSourceExport)
+	register(s, op("estimate_source_export", http.MethodPost, "/sources/{source_connection_id}/exports/estimate", "Estimate export size", "source-exports"), s.estimateSourceExport)
+	register(s, op("get_source_export", http.MethodGet, "/sources/{source_connection_id}/exports/{export_id}", "Get export status", "source-exports"), s.getSourceExport)
+	register(s, op("cancel_source_export", http.MethodPost, "/sources/{source_connection_id}/exports/{export_id}/cancel", "Cancel export", "source-exports"), s.cancelSourceExport)
+	register(s, withStatus(op("delete_source_export", http.MethodDelete, "/sources/{source_connection_id}/exports/{export_id}", "Delete export", "source-exports"), http.StatusNoContent), s.deleteSourceExport)
+	register(s, op("download_source_export", http.MethodGet, "/sources/{source_connection_id}/exports/{export_id}/download", "Download export", "source-exports"), s.downloadSourceExport)
 
 	// Models: catalog and usage (models.go, models_usage.go), lifecycle
 	// alerts (models_alerts.go), playground (playground.go).

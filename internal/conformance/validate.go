@@ -103,6 +103,9 @@ func (r *Reference) CheckResponse(x *Exchange) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
+	if fileDownloads[x.Op] && x.Status == http.StatusOK {
+		return checkFileDownload(x)
+	}
 	problems := checkHeaders(x)
 	declared := route.Operation.Responses.Status(x.Status)
 	switch {
@@ -284,4 +287,23 @@ func (x *Exchange) request() (*http.Request, error) {
 		req.Body = http.NoBody
 	}
 	return req, nil
+}
+
+// fileDownloads are operations whose success is a file in the type its
+// description names ("the file content with appropriate Content-Type"),
+// though the reference declares a schema-less application/json body.
+var fileDownloads = map[string]bool{
+	"GET /sources/{source_connection_id}/exports/{export_id}/download": true,
+}
+
+// checkFileDownload checks a file answer: an attachment, its type named.
+func checkFileDownload(x *Exchange) []string {
+	var problems []string
+	if x.Header.Get("Content-Type") == "" {
+		problems = append(problems, "a file download without a Content-Type")
+	}
+	if !strings.HasPrefix(x.Header.Get("Content-Disposition"), "attachment") {
+		problems = append(problems, fmt.Sprintf("a file download with Content-Disposition %q, want an attachment", x.Header.Get("Content-Disposition")))
+	}
+	return problems
 }

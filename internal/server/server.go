@@ -22,6 +22,7 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/rerank"
 	"github.com/agentry/agentry/internal/models/alerts"
@@ -57,6 +58,8 @@ type Server struct {
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
+	// SourceExports writes sources' contents to files in the background.
+	SourceExports *exports.Service
 	// Knowledge is the knowledge area: sources, contents, knowledge bases.
 	Knowledge *knowledge.Service
 
@@ -157,6 +160,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// which calls the router metered like runs do.
 	s.Playground = &playground.Service{DB: db, Router: router, Catalog: cat, Meter: billing.Meter{DB: db}}
 
+	s.SourceExports = exports.New(db, s.Blobs)
 	// Knowledge area: sources, contents, the indexing pipeline and search
 	// index, knowledge bases, the retrieval-side steps and new_content.
 	s.Knowledge, err = knowledge.New(ctx, db, s.Blobs, billing.NewMetered(router, billing.Meter{DB: db}, cat), cat, knowledge.Config{
@@ -171,6 +175,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	knowledge.RegisterSteps(eng, s.Knowledge)
 
 	workers := river.NewWorkers()
+	exports.AddWorkers(workers, s.SourceExports)
 	river.AddWorker(workers, &jobs.PingWorker{DB: db})
 	agents.AddWorkers(workers, s.Agents)
 	river.AddWorker(workers, &runs.Worker{S: s.Runs})
@@ -192,6 +197,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Runs.Queue = s.Queue
 	s.Agents.SetQueue(s.Queue)
 	s.Playground.Queue = s.Queue // models area
+	s.SourceExports.SetQueue(s.Queue)
 	s.Knowledge.SetQueue(s.Queue)
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
@@ -213,7 +219,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets, Knowledge: s.Knowledge, Ready: func(ctx context.Context) error {
+			Secrets: s.Secrets, SourceExports: s.SourceExports, Knowledge: s.Knowledge, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}

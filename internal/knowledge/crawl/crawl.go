@@ -474,6 +474,9 @@ func canonical(u *url.URL) (*url.URL, bool) {
 		return nil, false
 	}
 	host := strings.ToLower(c.Hostname())
+	if host == "" {
+		return nil, false // "//:" parses with a host of ":" alone
+	}
 	port := c.Port()
 	if (c.Scheme == "http" && port == "80") || (c.Scheme == "https" && port == "443") {
 		port = ""

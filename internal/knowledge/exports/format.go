@@ -144,9 +144,12 @@ func (c *csvWriter) Write(r Record) error {
 
 func (c *csvWriter) Close() error { c.w.Flush(); return c.w.Error() }
 
-// parquetRowGroup bounds the rows the Parquet writer buffers before it
-// writes a row group: the writer's memory is what bounds an export's.
-const parquetRowGroup = 256
+// A Parquet writer buffers a row group in memory before writing it; these
+// bound the group by rows and by text bytes, and so an export's memory.
+const (
+	parquetRowGroup      = 256
+	parquetRowGroupBytes = 16 << 20
+)
 
 type parquetRow struct {
 	ID          string     `parquet:"id"`
@@ -165,7 +168,8 @@ type parquetRow struct {
 }
 
 type parquetWriter struct {
-	w *parquet.GenericWriter[parquetRow]
+	w        *parquet.GenericWriter[parquetRow]
+	buffered int // text bytes since the last row group
 }
 
 func (p *parquetWriter) Write(r Record) error {
@@ -176,7 +180,14 @@ func (p *parquetWriter) Write(r Record) error {
 	_, err = p.w.Write([]parquetRow{{ID: r.ID, SourceID: r.SourceID, VersionID: r.VersionID, Version: int64(r.Version), Title: r.Title,
 		URL: r.URL, ContentType: r.ContentType, Status: r.Status, Metadata: string(meta), Text: r.Text,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), PublishedAt: r.PublishedAt}})
-	return err
+	if err != nil {
+		return err
+	}
+	if p.buffered += len(r.Text) + len(meta); p.buffered >= parquetRowGroupBytes {
+		p.buffered = 0
+		return p.w.Flush()
+	}
+	return nil
 }
 
 func (p *parquetWriter) Close() error { return p.w.Close() }
