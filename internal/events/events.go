@@ -100,9 +100,19 @@ func (b *Bus) AppendTx(ctx context.Context, tx *sql.Tx, accountID, streamID stri
 	}
 	n := int64(len(evs))
 	var last int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
-		ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq`,
-		streamID, accountID, n).Scan(&last)
+	var err error
+	if b.db.Dialect == store.Postgres {
+		// The announcement rides on the counter's statement (one round
+		// trip less); it is sent on commit, to every replica's listener.
+		var sent string
+		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
+			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq, pg_notify($4, $1)::text`,
+			streamID, accountID, n, channel).Scan(&last, &sent)
+	} else {
+		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
+			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq`,
+			streamID, accountID, n).Scan(&last)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -118,12 +128,6 @@ func (b *Bus) AppendTx(ctx context.Context, tx *sql.Tx, accountID, streamID stri
 			args = append(args, first+int64(start+i), e.Type, string(payloads[start+i]))
 		}
 		if _, err := tx.ExecContext(ctx, insertEventsSQL(len(chunk)), args...); err != nil {
-			return 0, err
-		}
-	}
-	if b.db.Dialect == store.Postgres {
-		// Sent on commit, to every replica's listener.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, channel, streamID); err != nil {
 			return 0, err
 		}
 	}
