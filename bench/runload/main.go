@@ -59,12 +59,14 @@ func main() {
 	addrFile := flag.String("addr-file", "", "internal: where the child writes its address")
 	dataDir := flag.String("data-dir", "", "internal: the child's data directory")
 	profile := flag.String("cpuprofile", "", "write the server's CPU profile to this file")
+	maxRuns := flag.Int("runs", 0, "stop after this many completed runs (throughput; 0: run for -d)")
+	wrap := flag.String("wrap", "", `command prefix for the server process, e.g. "valgrind --tool=callgrind" to count its instructions`)
 	flag.Parse()
 	if *serve {
 		runServer(*pg, *addrFile, *dataDir, *profile)
 		return
 	}
-	srv, err := startChild(*pg, *profile)
+	srv, err := startChild(*pg, *profile, strings.Fields(*wrap))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "runload:", err)
 		os.Exit(1)
@@ -72,7 +74,7 @@ func main() {
 	defer srv.stop()
 	switch *mode {
 	case "throughput":
-		err = throughput(srv, *conc, *dur)
+		err = throughput(srv, *conc, *dur, int64(*maxRuns))
 	case "streams":
 		err = holdStreams(srv, *streams)
 	case "queue":
@@ -146,7 +148,7 @@ type child struct {
 	client       *http.Client
 }
 
-func startChild(pg, profile string) (*child, error) {
+func startChild(pg, profile string, wrap []string) (*child, error) {
 	f, err := os.CreateTemp("", "runload-addr-")
 	if err != nil {
 		return nil, err
@@ -157,7 +159,8 @@ func startChild(pg, profile string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir, "-cpuprofile", profile)
+	argv := append(append([]string(nil), wrap...), os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir, "-cpuprofile", profile)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -165,6 +168,9 @@ func startChild(pg, profile string) (*child, error) {
 	c := &child{cmd: cmd, pg: pg, dir: dir, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2000, MaxConnsPerHost: 0,
 		DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}}}
 	deadline := time.Now().Add(60 * time.Second)
+	if len(wrap) > 0 {
+		deadline = time.Now().Add(15 * time.Minute) // an instrumenting wrapper is slow to start
+	}
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(f.Name()); err == nil && len(b) > 0 {
 			c.base = "http://" + string(b)
@@ -250,7 +256,7 @@ func (c *child) streamUntilDone(ctx context.Context, agent string) error {
 	return fmt.Errorf("stream ended without done: %v", sc.Err())
 }
 
-func throughput(c *child, conc int, d time.Duration) error {
+func throughput(c *child, conc int, d time.Duration, maxRuns int64) error {
 	db := "sqlite"
 	if c.pg != "" {
 		db = "postgres"
@@ -262,6 +268,7 @@ func throughput(c *child, conc int, d time.Duration) error {
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
+	var started atomic.Int64
 	var wg sync.WaitGroup
 	cpu0 := c.cpuSeconds()
 	start := time.Now()
@@ -270,6 +277,9 @@ func throughput(c *child, conc int, d time.Duration) error {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
+				if maxRuns > 0 && started.Add(1) > maxRuns {
+					return
+				}
 				t := time.Now()
 				if err := c.streamUntilDone(ctx, c.five); err != nil {
 					if ctx.Err() == nil {

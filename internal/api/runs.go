@@ -120,11 +120,9 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*runOutput, e
 	if err != nil {
 		return nil, runError(err)
 	}
-	snap, err := s.deps.Runs.Get(ctx, p.AccountID, r.ID, false)
-	if err != nil {
-		return nil, err
-	}
-	return &runOutput{Body: snap}, nil
+	// The run as created (pending): reading it back could find a fast run
+	// already finished, and answer a start with its end.
+	return &runOutput{Body: s.deps.Runs.Started(r)}, nil
 }
 
 func deref(s *string) string {
@@ -176,10 +174,7 @@ func (s *Server) openRunStream(ctx context.Context, accountID string, in *stream
 	if err != nil {
 		return runStream{}, runError(err)
 	}
-	snap, err := s.deps.Runs.Get(ctx, accountID, r.ID, false)
-	if err != nil {
-		return runStream{}, err
-	}
+	snap := s.deps.Runs.Started(r)
 	return runStream{runID: r.ID, init: &snap}, nil
 }
 
@@ -224,17 +219,22 @@ func (s *Server) sse(accountID, runID string, after int64, init *runs.RunRespons
 				f.Flush()
 			}
 		}
+		// writeRaw writes one event; data is one line of JSON. It does not
+		// flush: events that arrive together go out in one write.
+		var buf []byte
+		writeRaw := func(id, event string, data []byte) bool {
+			buf = buf[:0]
+			if id != "" {
+				buf = append(append(append(buf, "id: "...), id...), '\n')
+			}
+			buf = append(append(append(buf, "event: "...), event...), "\ndata: "...)
+			buf = append(append(buf, data...), "\n\n"...)
+			_, err := w.Write(buf)
+			return err == nil
+		}
 		write := func(id, event string, data any) bool {
 			b, err := json.Marshal(data)
-			if err != nil {
-				return false
-			}
-			if id != "" {
-				if _, err := fmt.Fprintf(w, "id: %s\n", id); err != nil {
-					return false
-				}
-			}
-			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			if err != nil || !writeRaw(id, event, b) {
 				return false
 			}
 			flush()
@@ -278,11 +278,15 @@ func (s *Server) sse(accountID, runID string, after int64, init *runs.RunRespons
 					}
 					return
 				}
-				id := fmt.Sprintf("%s:%d", runID, e.Seq)
-				if !write(id, e.Type, json.RawMessage(e.Data)) {
+				// Stored event data is compact JSON, written by the bus.
+				id := runID + ":" + strconv.FormatInt(e.Seq, 10)
+				if !writeRaw(id, e.Type, e.Data) {
 					return
 				}
 				lastID = id
+				if len(ch) == 0 {
+					flush()
+				}
 			case <-s.streams.draining:
 				reconnect()
 				return

@@ -12,6 +12,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -98,28 +100,62 @@ func (b *Bus) AppendTx(ctx context.Context, tx *sql.Tx, accountID, streamID stri
 	}
 	n := int64(len(evs))
 	var last int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
-		ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq`,
-		streamID, accountID, n).Scan(&last)
+	var err error
+	if b.db.Dialect == store.Postgres {
+		// The announcement rides on the counter's statement (one round
+		// trip less); it is sent on commit, to every replica's listener.
+		var sent string
+		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
+			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq, pg_notify($4, $1)::text`,
+			streamID, accountID, n, channel).Scan(&last, &sent)
+	} else {
+		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
+			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq`,
+			streamID, accountID, n).Scan(&last)
+	}
 	if err != nil {
 		return 0, err
 	}
+	// One statement for the batch: a statement per event was a fair share
+	// of a run's database work (each a round trip on PostgreSQL).
 	now := store.Now()
-	for i, e := range evs {
-		seq := last - n + int64(i) + 1
-		if _, err := tx.ExecContext(ctx, `INSERT INTO events (stream_id, seq, account_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			streamID, seq, accountID, e.Type, string(payloads[i]), now); err != nil {
-			return 0, err
+	first := last - n + 1
+	for start := 0; start < len(evs); start += maxEventsPerInsert {
+		chunk := evs[start:min(start+maxEventsPerInsert, len(evs))]
+		args := make([]any, 0, 3+3*len(chunk))
+		args = append(args, streamID, accountID, now)
+		for i, e := range chunk {
+			args = append(args, first+int64(start+i), e.Type, string(payloads[start+i]))
 		}
-	}
-	if b.db.Dialect == store.Postgres {
-		// Sent on commit, to every replica's listener.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, channel, streamID); err != nil {
+		if _, err := tx.ExecContext(ctx, insertEventsSQL(len(chunk)), args...); err != nil {
 			return 0, err
 		}
 	}
 	return last, nil
 }
+
+// maxEventsPerInsert bounds the rows of one insert (and its placeholders,
+// well under both databases' limits).
+const maxEventsPerInsert = 64
+
+// insertEventsSQL is the insert of n events of one stream: $1 stream, $2
+// account and $3 time are shared, then seq, type and data per event.
+var insertEventsSQL = func() func(n int) string {
+	var texts [maxEventsPerInsert + 1]string
+	for n := 1; n <= maxEventsPerInsert; n++ {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO events (stream_id, seq, account_id, type, data, created_at) VALUES `)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			p := 4 + 3*i
+			fmt.Fprintf(&b, "($1, $%d, $2, $%d, $%d, $3)", p, p+1, p+2)
+		}
+		texts[n] = b.String()
+	}
+	return func(n int) string { return texts[n] }
+}()
 
 // Wake tells this process's subscribers of a stream to read; other
 // replicas hear of it through the database.

@@ -38,6 +38,10 @@ type journal struct {
 	bus *events.Bus
 	run store.Run
 	ids syncMap
+	// first says this is the run's first attempt, which has no steps
+	// recorded yet (steps are only written under an attempt): Completed
+	// need not read them.
+	first bool
 
 	// mu orders the writes of a run's parallel branches: held records are
 	// written in the order they were made, and a flush completes before
@@ -63,6 +67,9 @@ type heldWrite struct {
 }
 
 func (j *journal) Completed(ctx context.Context) (map[string]engine.StepRecord, error) {
+	if j.first {
+		return map[string]engine.StepRecord{}, nil
+	}
 	rows, err := j.db.Steps(ctx, j.run.ID)
 	if err != nil {
 		return nil, err
@@ -168,12 +175,12 @@ func (j *journal) writeHeldTx(ctx context.Context, tx *sql.Tx, extra ...events.N
 }
 
 // settle runs fn, the transaction ending or parking the run, with the
-// held writes committed in it. Held writes are dropped either way: when
+// held writes (and the events fn passes after them) committed in it. Held writes are dropped either way: when
 // the run's end is refused, another attempt holds the run.
-func (j *journal) settle(fn func(write func(ctx context.Context, tx *sql.Tx) error) error) error {
+func (j *journal) settle(fn func(write func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	err := fn(func(ctx context.Context, tx *sql.Tx) error { return j.writeHeldTx(ctx, tx) })
+	err := fn(j.writeHeldTx)
 	j.pending = nil
 	return err
 }

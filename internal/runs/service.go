@@ -246,6 +246,10 @@ func (s *Service) uploadIDs(ctx context.Context, accountID, agentID string, req 
 	return ids, nil
 }
 
+// Started is the snapshot of a run as Start returned it, before any
+// attempt: what a stream opens with, without reading the run back.
+func (s *Service) Started(r store.Run) RunResponse { return snapshot(r, nil, nil) }
+
 // Get returns a run's snapshot.
 func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bool) (RunResponse, error) {
 	r, err := s.DB.Run(ctx, accountID, runID)
@@ -335,7 +339,7 @@ func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, r
 		return s.finishTx(ctx, r, attempt, res, nil)
 	}
 	var moved bool
-	err := j.settle(func(write func(ctx context.Context, tx *sql.Tx) error) error {
+	err := j.settle(func(write func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) error {
 		var err error
 		moved, err = s.finishTx(ctx, r, attempt, res, write)
 		return err
@@ -343,16 +347,12 @@ func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, r
 	return moved, err
 }
 
-func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res store.RunResult, held func(ctx context.Context, tx *sql.Tx) error) (bool, error) {
+func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res store.RunResult, held func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) (bool, error) {
 	// The status and done events commit with the change they announce:
 	// one transaction, and no window in which the run has ended but its
-	// stream has not said so.
+	// stream has not said so. Held step records go in first, their events
+	// before these in one append.
 	err := s.DB.FinishRunAttemptThen(ctx, r.ID, attempt, res, func(tx *sql.Tx) error {
-		if held != nil {
-			if err := held(ctx, tx); err != nil {
-				return err
-			}
-		}
 		fresh, err := s.DB.RunTx(ctx, tx, r.ID)
 		if err != nil {
 			return err
@@ -364,6 +364,9 @@ func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res st
 				return err
 			}
 			evs = append(evs, events.New{Type: "done", Data: snapshot(fresh, attempts, nil)})
+		}
+		if held != nil {
+			return held(ctx, tx, evs...)
 		}
 		_, err = s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, evs...)
 		return err

@@ -119,7 +119,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	go s.watchCancel(runCtx, r.ID, cancel, cancelPoll)
 
 	h := &host{s: s, run: r, model: billing.NewMetered(s.Models, s.Meter, s.Catalog)}
-	j := &journal{db: s.DB, bus: s.Bus, run: r}
+	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1}
 	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
 	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
 	switch {

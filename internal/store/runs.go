@@ -220,26 +220,26 @@ func (db *DB) startRunAttempt(ctx context.Context, runID string, from []string, 
 		if err := moveRun(ctx, tx, runID, from, RunProcessing, `started_at = COALESCE(started_at, $1), updated_at = $1`, now); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_attempts WHERE run_id = $1`, runID).Scan(&n); err != nil {
+		// The new attempt is numbered after the run's others in the same
+		// statement (the guarded move above holds the run's row).
+		if err := tx.QueryRowContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at)
+			SELECT $1, COALESCE(MAX(attempt), 0) + 1, $2, $3 FROM run_attempts WHERE run_id = $1 RETURNING attempt`,
+			runID, RunProcessing, now).Scan(&n); err != nil {
 			return err
 		}
-		// An attempt still open belongs to a process that died: close it,
-		// and so its step attempts that never finished. (A first attempt
-		// has nothing to close: steps are only written under an attempt.)
-		if n > 0 {
+		// An earlier attempt still open belongs to a process that died:
+		// close it, and so its step attempts that never finished. (A first
+		// attempt has nothing to close: steps are only written under an
+		// attempt.)
+		if n > 1 {
 			if _, err := tx.ExecContext(ctx, `UPDATE run_attempts SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
-				WHERE run_id = $3 AND ended_at IS NULL`, RunFailed, now, runID); err != nil {
+				WHERE run_id = $3 AND ended_at IS NULL AND attempt < $4`, RunFailed, now, runID, n); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, ended_at = $2, error = 'interrupted: the process running it stopped'
 				WHERE run_id = $3 AND status = $4`, RunFailed, now, runID, RunProcessing); err != nil {
 				return err
 			}
-		}
-		n++
-		if _, err := tx.ExecContext(ctx, `INSERT INTO run_attempts (run_id, attempt, status, started_at) VALUES ($1, $2, $3, $4)`,
-			runID, n, RunProcessing, now); err != nil {
-			return err
 		}
 		if then != nil {
 			return then(tx)

@@ -97,13 +97,13 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// busy_timeout comes first: the pragmas run in order, and switching to
 	// WAL needs a lock that another process opening the file may hold.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+	w, err := openSQLitePool("file:" + path + "?" + pragmas + "&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
+	r, err := openSQLitePool("file:" + path + "?" + pragmas + "&_pragma=query_only(1)")
 	if err != nil {
 		w.Close()
 		return nil, err
@@ -137,6 +137,16 @@ func (db *DB) firstConnections(ctx context.Context) error {
 		return err
 	}
 	return db.Ping(ctx)
+}
+
+// openSQLitePool opens a pool whose connections keep their prepared
+// statements (sqlitestmts.go).
+func openSQLitePool(dsn string) (*sql.DB, error) {
+	c, err := newSQLiteConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
 }
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
