@@ -102,6 +102,18 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.Int64Var(&cfg.MaxRunOutputBytes, "max-run-output-bytes", int64(num("SERVICE_MAX_RUN_OUTPUT_BYTES", int(d.MaxRunOutputBytes))), "largest total of the step outputs of one run; the step past it fails (SERVICE_MAX_RUN_OUTPUT_BYTES)")
 	f.IntVar(&cfg.MaxStepsPerRun, "max-steps-per-run", num("SERVICE_MAX_STEPS_PER_RUN", d.MaxStepsPerRun), "most steps one run executes, loop items and retries included (SERVICE_MAX_STEPS_PER_RUN)")
 	f.StringSliceVar(&cfg.S3AllowedBuckets, "s3-allowed-buckets", commaList(str("SERVICE_S3_ALLOWED_BUCKETS", "")), "buckets write_aws_s3_object steps may write with the server's own AWS credentials; others need account secrets (SERVICE_S3_ALLOWED_BUCKETS, comma-separated)")
+	// Inbound mail (internal/mail/inbound): on by default in serve, off in tests.
+	f.StringVar(&cfg.SMTPAddr, "smtp-addr", str("SERVICE_SMTP_ADDR", "127.0.0.1:2525"), "SMTP listen address for agents' inbound mail; \"off\" turns it off (SERVICE_SMTP_ADDR)")
+	f.StringVar(&cfg.MailDomain, "mail-domain", str("SERVICE_MAIL_DOMAIN", d.MailDomain), "shared domain agents receive and send mail on: <agent_id>@DOMAIN (SERVICE_MAIL_DOMAIN)")
+	f.StringVar(&cfg.SMTPTLSCert, "smtp-tls-cert", str("SERVICE_SMTP_TLS_CERT", ""), "PEM certificate offered through STARTTLS (SERVICE_SMTP_TLS_CERT)")
+	f.StringVar(&cfg.SMTPTLSKey, "smtp-tls-key", str("SERVICE_SMTP_TLS_KEY", ""), "PEM private key of --smtp-tls-cert (SERVICE_SMTP_TLS_KEY)")
+	f.Int64Var(&cfg.SMTPMaxMessageBytes, "smtp-max-message-bytes", int64(num("SERVICE_SMTP_MAX_MESSAGE_BYTES", int(d.SMTPMaxMessageBytes))), "largest inbound message (SERVICE_SMTP_MAX_MESSAGE_BYTES)")
+	f.IntVar(&cfg.SMTPMaxRecipients, "smtp-max-recipients", num("SERVICE_SMTP_MAX_RECIPIENTS", d.SMTPMaxRecipients), "most recipients of one inbound message (SERVICE_SMTP_MAX_RECIPIENTS)")
+	f.IntVar(&cfg.SMTPPerIPPerMinute, "smtp-per-ip-per-minute", num("SERVICE_SMTP_PER_IP_PER_MINUTE", d.SMTPPerIPPerMinute), "inbound messages per minute from one client address; 0: no limit (SERVICE_SMTP_PER_IP_PER_MINUTE)")
+	f.IntVar(&cfg.SMTPPerAccountPerMinute, "smtp-per-account-per-minute", num("SERVICE_SMTP_PER_ACCOUNT_PER_MINUTE", d.SMTPPerAccountPerMinute), "inbound messages per minute for one account; 0: no limit (SERVICE_SMTP_PER_ACCOUNT_PER_MINUTE)")
+	f.IntVar(&cfg.EmailRunsPerHour, "email-runs-per-hour", num("SERVICE_EMAIL_RUNS_PER_HOUR", d.EmailRunsPerHour), "runs mail may start per account per hour; past it mail is parked (queue_on_quota) or discarded (SERVICE_EMAIL_RUNS_PER_HOUR)")
+	f.IntVar(&cfg.InboundQueueCeiling, "inbound-queue-ceiling", num("SERVICE_INBOUND_QUEUE_CEILING", d.InboundQueueCeiling), "parked email runs past which an account's inbound mail pauses (SERVICE_INBOUND_QUEUE_CEILING)")
+	f.StringVar(&cfg.DNSResolver, "dns-resolver", str("SERVICE_DNS_RESOLVER", ""), "DNS server (host:port) for sender checks and domain verification; empty: the system's (SERVICE_DNS_RESOLVER)")
 	// The secrets key has no flag, so that it never shows in a process list.
 	cfg.SecretsKey = str("SERVICE_SECRETS_KEY", "")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")

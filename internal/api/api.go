@@ -14,6 +14,8 @@ import (
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -70,6 +72,10 @@ type Deps struct {
 	Catalog     *catalog.Catalog
 	ModelAlerts *alerts.Service
 	Playground  *playground.Service
+	// Inbound mail (mail_inbound.go): trigger email settings, the
+	// blocklist, rejections and the overload breaker. Required.
+	MailInbound *inbound.Service
+	MailProtect *protect.Service
 	// Secrets holds the accounts' write-only secrets (secrets.go). Required.
 	Secrets *secrets.Service
 	// Ready reports whether the process can serve (database reachable…);
@@ -82,7 +88,8 @@ func (d Deps) missing() []string {
 	var out []string
 	for name, ok := range map[string]bool{"Auth": d.Auth != nil, "Accounts": d.Accounts != nil, "Runs": d.Runs != nil,
 		"Blobs": d.Blobs != nil, "Agents": d.Agents != nil, "Catalog": d.Catalog != nil, "ModelAlerts": d.ModelAlerts != nil,
-		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil} {
+		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil,
+		"MailInbound": d.MailInbound != nil, "MailProtect": d.MailProtect != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -238,6 +245,18 @@ func (s *Server) routes() {
 	register(s, extension(withStatus(withDesc(op("create_agent_schedule", http.MethodPost, "/agents/{agent_id}/schedules", "Add a schedule to an agent", "agents"), schedulesDoc), http.StatusCreated)), s.createAgentSchedule)
 	register(s, extension(withDesc(op("update_agent_schedule", http.MethodPut, "/agents/{agent_id}/schedules/{schedule_id}", "Change an agent's schedule", "agents"), schedulesDoc)), s.updateAgentSchedule)
 	register(s, extension(withStatus(withDesc(op("delete_agent_schedule", http.MethodDelete, "/agents/{agent_id}/schedules/{schedule_id}", "Remove an agent's schedule", "agents"), schedulesDoc), http.StatusNoContent)), s.deleteAgentSchedule)
+
+	// Inbound mail (mail_inbound.go): trigger email settings, blocklist,
+	// rejections and the overload breaker.
+	register(s, op("set_email_trigger_config", http.MethodPut, "/agents/{agent_id}/triggers/{trigger_id}/email-config", "Configure an EMAIL_RECEIVED trigger", "agents"), s.setEmailTriggerConfig)
+	register(s, op("list_blocked_email_senders", http.MethodGet, "/agents/blocked-email-senders", "List blocked inbound email senders + the auto-block mode", "agents"), s.listBlockedSenders)
+	register(s, withStatus(op("block_email_sender", http.MethodPost, "/agents/blocked-email-senders", "Block an inbound email sender or domain", "agents"), http.StatusCreated), s.blockSender)
+	register(s, op("set_auto_block_mode", http.MethodPut, "/agents/blocked-email-senders/mode", "Set the governance auto-block mode", "agents"), s.setAutoBlockMode)
+	register(s, withStatus(op("unblock_email_sender", http.MethodDelete, "/agents/blocked-email-senders/{blocked_id}", "Unblock an inbound email sender", "agents"), http.StatusNoContent), s.unblockSender)
+	register(s, op("list_inbound_email_rejections", http.MethodGet, "/agents/inbound-email-rejections", "List discarded inbound emails", "agents"), s.listInboundRejections)
+	register(s, op("get_inbound_email_status", http.MethodGet, "/agents/inbound-email-status", "Account inbound-email overload status", "agents"), s.inboundEmailStatus)
+	register(s, op("cancel_queued_email_runs", http.MethodPost, "/agents/inbound-email-status/cancel-queued", "Cancel all queued inbound-email runs", "agents"), s.cancelQueuedEmailRuns)
+	register(s, op("resume_inbound_email", http.MethodPost, "/agents/inbound-email-status/resume", "Manually resume paused inbound email", "agents"), s.resumeInboundEmail)
 }
 
 // op describes an operation with the defaults every operation shares.

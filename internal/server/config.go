@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/store"
@@ -76,6 +78,28 @@ type Config struct {
 	// with the server's own AWS credentials; other writes need the
 	// account's secrets.
 	S3AllowedBuckets []string
+	// Inbound mail (internal/mail/inbound). SMTPAddr is where the SMTP
+	// listener binds ("" or "off": no listener; `agentry serve` defaults
+	// to 127.0.0.1:2525); MailDomain is the shared domain agents receive
+	// mail on (SERVICE_MAIL_DOMAIN, read by outbound mail too). With
+	// SMTPTLSCert and SMTPTLSKey (PEM files) STARTTLS is offered.
+	SMTPAddr            string
+	MailDomain          string
+	SMTPTLSCert         string
+	SMTPTLSKey          string
+	SMTPMaxMessageBytes int64
+	SMTPMaxRecipients   int
+	// SMTPPerIPPerMinute and SMTPPerAccountPerMinute bound accepted
+	// messages per client address and per account (0: no limit).
+	SMTPPerIPPerMinute      int
+	SMTPPerAccountPerMinute int
+	// EmailRunsPerHour is each account's hourly email-trigger quota;
+	// InboundQueueCeiling the parked backlog that pauses its inbound mail.
+	EmailRunsPerHour    int
+	InboundQueueCeiling int
+	// DNSResolver (host:port) is the DNS server sender checks and domain
+	// verification query; empty: the system's resolver.
+	DNSResolver string
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
@@ -107,6 +131,14 @@ func Defaults() Config {
 		MaxStepsPerRun:       engine.DefaultMaxStepsPerRun,
 		AuthFailureRate:      1,
 		AuthFailureBurst:     30,
+
+		MailDomain:              inbound.DefaultDomain,
+		SMTPMaxMessageBytes:     inbound.Defaults().MaxMessageBytes,
+		SMTPMaxRecipients:       inbound.Defaults().MaxRecipients,
+		SMTPPerIPPerMinute:      inbound.Defaults().PerIPPerMinute,
+		SMTPPerAccountPerMinute: inbound.Defaults().PerAccountPerMinute,
+		EmailRunsPerHour:        inbound.Defaults().RunsPerHour,
+		InboundQueueCeiling:     protect.DefaultQueueCeiling,
 	}
 }
 
@@ -153,6 +185,18 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
+	}
+	if c.SMTPAddr == "off" {
+		c.SMTPAddr = ""
+	}
+	if (c.SMTPTLSCert == "") != (c.SMTPTLSKey == "") {
+		return fmt.Errorf("STARTTLS needs both SERVICE_SMTP_TLS_CERT and SERVICE_SMTP_TLS_KEY")
+	}
+	if c.MailDomain == "" {
+		c.MailDomain = inbound.DefaultDomain
+	}
+	if c.SMTPMaxMessageBytes <= 0 || c.SMTPMaxRecipients <= 0 {
+		return fmt.Errorf("smtp max message bytes and max recipients must be positive")
 	}
 	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
 		return err

@@ -21,6 +21,8 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	"github.com/agentry/agentry/internal/playground"
@@ -53,6 +55,11 @@ type Server struct {
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
+	// Inbound mail: the listener's service and the protections.
+	MailInbound *inbound.Service
+	MailProtect *protect.Service
+
+	smtp *inbound.Listener
 
 	listener net.Listener
 	handler  http.Handler
@@ -151,6 +158,11 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// which calls the router metered like runs do.
 	s.Playground = &playground.Service{DB: db, Router: router, Catalog: cat, Meter: billing.Meter{DB: db}}
 
+	// Mail area, inbound: the SMTP listener's service and the protections.
+	if s.MailInbound, s.MailProtect, err = newMailInbound(cfg, db, s.Runs, s.Blobs); err != nil {
+		return nil, err
+	}
+
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.PingWorker{DB: db})
 	agents.AddWorkers(workers, s.Agents)
@@ -160,18 +172,21 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	river.AddWorker(workers, &runs.StrandedRunsWorker{S: s.Runs})
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
+	inbound.AddWorkers(workers, s.MailInbound)   // mail area
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
-			alerts.PeriodicJobs()...), // models area
+			append(alerts.PeriodicJobs(), // models area
+				inbound.PeriodicJobs()...)...), // mail area
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Runs.Queue = s.Queue
 	s.Agents.SetQueue(s.Queue)
-	s.Playground.Queue = s.Queue // models area
+	s.Playground.Queue = s.Queue  // models area
+	s.MailInbound.Queue = s.Queue // mail area
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -192,6 +207,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
+			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
@@ -215,7 +231,24 @@ func (s *Server) Listen() (net.Addr, error) {
 		return nil, err
 	}
 	s.listener = l
+	if s.Config.SMTPAddr != "" && s.Config.Role != RoleWorker && s.smtp == nil {
+		s.smtp = s.MailInbound.NewListener()
+		if _, err := s.smtp.Listen(s.Config.SMTPAddr); err != nil {
+			l.Close()
+			s.listener, s.smtp = nil, nil
+			return nil, err
+		}
+	}
 	return l.Addr(), nil
+}
+
+// SMTPAddr is where the SMTP listener is bound (nil when it is off); call
+// after Listen.
+func (s *Server) SMTPAddr() net.Addr {
+	if s.smtp == nil {
+		return nil
+	}
+	return s.smtp.Addr()
 }
 
 // Run serves until ctx ends, then shuts down gracefully:
@@ -254,6 +287,14 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(s.listener) }()
+	if s.smtp != nil {
+		go func() {
+			if err := s.smtp.Serve(); err != nil {
+				slog.Error("smtp listener stopped", "err", err)
+			}
+		}()
+		slog.Info("smtp listening", "addr", s.smtp.Addr().String(), "domain", s.MailInbound.Domain())
+	}
 	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error
@@ -262,6 +303,15 @@ func (s *Server) Run(ctx context.Context) error {
 	case err = <-served:
 	}
 	slog.Info("shutting down")
+	if s.smtp != nil {
+		// Sessions mid-DATA finish (their message is queued or refused)
+		// before the queue and database close.
+		smtpCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
+		if e := s.smtp.Close(smtpCtx); e != nil {
+			slog.Warn("smtp shutdown", "err", e)
+		}
+		cancel()
+	}
 	drained := make(chan error, 1)
 	go func() {
 		httpCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
