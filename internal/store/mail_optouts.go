@@ -127,3 +127,14 @@ func (db *DB) DeleteMailOptOut(ctx context.Context, accountID, id string) error 
 	}
 	return nil
 }
+
+// AgentName returns the name of one of an account's agents ("" when it
+// does not exist): the display name of the mail it sends.
+func (db *DB) AgentName(ctx context.Context, accountID, agentID string) (string, error) {
+	var name string
+	err := db.R.QueryRowContext(ctx, `SELECT name FROM agents WHERE account_id = $1 AND id = $2`, accountID, agentID).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return name, err
+}

@@ -10,13 +10,14 @@ import (
 // MailMessage is an outbound message, signed and ready to hand over.
 type MailMessage struct {
 	ID, AccountID, AgentID, RunID, StepKey string
-	MailFrom, Subject, Raw                 string
+	MailFrom, Subject                      string
 	CreatedAt                              time.Time
 }
 
-// MailDelivery is one envelope recipient's delivery of a message.
+// MailDelivery is one envelope recipient's copy of a message.
 type MailDelivery struct {
 	ID, MessageID, AccountID, Recipient string
+	Raw                                 string // the signed copy; only set for the job that hands it over
 	Status                              string // queued, sent, bounced, failed
 	Attempts, SMTPCode                  int
 	LastError                           string
@@ -48,25 +49,25 @@ func (db *DB) MailMessageForStep(ctx context.Context, accountID, runID, stepKey 
 	return m, ds, err
 }
 
-// InsertMailMessage stores a message and one queued delivery per recipient
-// within tx, and returns the deliveries. A second message for the same
-// run step answers ErrConflict.
-func InsertMailMessage(ctx context.Context, tx *sql.Tx, m MailMessage, recipients []string) (MailMessage, []MailDelivery, error) {
+// InsertMailMessage stores a message and its copies (Recipient and Raw
+// set) as queued deliveries within tx, and returns them with their ids. A
+// second message for the same run step answers ErrConflict.
+func InsertMailMessage(ctx context.Context, tx *sql.Tx, m MailMessage, copies []MailDelivery) (MailMessage, []MailDelivery, error) {
 	m.ID, m.CreatedAt = NewID(), Now()
-	_, err := tx.ExecContext(ctx, `INSERT INTO mail_messages (id, account_id, agent_id, run_id, step_key, mail_from, subject, raw, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, m.ID, m.AccountID, nullable(m.AgentID), nullable(m.RunID), nullable(m.StepKey),
-		m.MailFrom, m.Subject, m.Raw, m.CreatedAt)
+	_, err := tx.ExecContext(ctx, `INSERT INTO mail_messages (id, account_id, agent_id, run_id, step_key, mail_from, subject, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, m.ID, m.AccountID, nullable(m.AgentID), nullable(m.RunID), nullable(m.StepKey),
+		m.MailFrom, m.Subject, m.CreatedAt)
 	if err != nil {
 		if isUniqueViolation(err) {
 			return MailMessage{}, nil, ErrConflict
 		}
 		return MailMessage{}, nil, err
 	}
-	ds := make([]MailDelivery, 0, len(recipients))
-	for _, r := range recipients {
-		d := MailDelivery{ID: NewID(), MessageID: m.ID, AccountID: m.AccountID, Recipient: r, Status: DeliveryQueued, UpdatedAt: m.CreatedAt}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO mail_deliveries (id, message_id, account_id, recipient, status, attempts, updated_at)
-			VALUES ($1, $2, $3, $4, $5, 0, $6)`, d.ID, d.MessageID, d.AccountID, d.Recipient, d.Status, d.UpdatedAt); err != nil {
+	ds := make([]MailDelivery, 0, len(copies))
+	for _, c := range copies {
+		d := MailDelivery{ID: NewID(), MessageID: m.ID, AccountID: m.AccountID, Recipient: c.Recipient, Status: DeliveryQueued, UpdatedAt: m.CreatedAt}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO mail_deliveries (id, message_id, account_id, recipient, raw, status, attempts, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, 0, $7)`, d.ID, d.MessageID, d.AccountID, d.Recipient, c.Raw, d.Status, d.UpdatedAt); err != nil {
 			return MailMessage{}, nil, err
 		}
 		ds = append(ds, d)
@@ -116,9 +117,9 @@ func (db *DB) MailDeliveryWork(ctx context.Context, accountID, deliveryID string
 	var d MailDelivery
 	var at sql.NullTime
 	err := db.R.QueryRowContext(ctx, `SELECT d.id, d.message_id, d.account_id, d.recipient, d.status, d.attempts, COALESCE(d.smtp_code, 0),
-		COALESCE(d.last_error, ''), d.updated_at, d.delivered_at, m.mail_from, m.raw FROM mail_deliveries d JOIN mail_messages m ON m.id = d.message_id
+		COALESCE(d.last_error, ''), d.updated_at, d.delivered_at, m.mail_from, d.raw FROM mail_deliveries d JOIN mail_messages m ON m.id = d.message_id
 		WHERE d.account_id = $1 AND d.id = $2`, accountID, deliveryID).Scan(&d.ID, &d.MessageID, &d.AccountID, &d.Recipient, &d.Status,
-		&d.Attempts, &d.SMTPCode, &d.LastError, &d.UpdatedAt, &at, &m.MailFrom, &m.Raw)
+		&d.Attempts, &d.SMTPCode, &d.LastError, &d.UpdatedAt, &at, &m.MailFrom, &d.Raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return MailDelivery{}, MailMessage{}, ErrNotFound
 	}

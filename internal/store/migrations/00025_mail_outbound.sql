@@ -45,7 +45,7 @@ CREATE TABLE mail_optouts (
 CREATE UNIQUE INDEX mail_optouts_unique ON mail_optouts (account_id, recipient_email, scope_key);
 CREATE INDEX mail_optouts_created ON mail_optouts (account_id, created_at);
 
--- Outbound mail: the signed message once, one delivery per envelope
+-- Outbound mail: a message, and one signed copy (delivery) per envelope
 -- recipient, each retried by its own job until sent or failed for good.
 CREATE TABLE mail_messages (
     id          TEXT PRIMARY KEY,
@@ -55,7 +55,6 @@ CREATE TABLE mail_messages (
     step_key    TEXT,
     mail_from   TEXT NOT NULL,
     subject     TEXT NOT NULL,
-    raw         TEXT NOT NULL,
     created_at  DATETIME NOT NULL
 );
 -- A step that runs again after a crash finds its message instead of sending twice.
@@ -66,6 +65,7 @@ CREATE TABLE mail_deliveries (
     message_id   TEXT NOT NULL REFERENCES mail_messages (id) ON DELETE CASCADE,
     account_id   TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
     recipient    TEXT NOT NULL,
+    raw          TEXT NOT NULL, -- each copy carries its recipient's unsubscribe link and signature
     status       TEXT NOT NULL, -- queued, sent, bounced, failed
     attempts     INTEGER NOT NULL,
     smtp_code    INTEGER,
