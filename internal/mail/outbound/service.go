@@ -81,6 +81,10 @@ func New(ctx context.Context, db *store.DB, ids Identities, t Transport, cfg Con
 	return &Service{db: db, ids: ids, transport: t, cfg: cfg, tokens: tk}, nil
 }
 
+// SetPublicURL sets the base of unsubscribe links once the server knows
+// its address (before it serves).
+func (s *Service) SetPublicURL(u string) { s.cfg.PublicURL = u }
+
 // SetQueue gives the service the job queue (built after the workers).
 func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
 
