@@ -77,7 +77,7 @@ func (t *tokens) parse(tok string) (Unsubscribe, error) {
 	if !ok {
 		return Unsubscribe{}, ErrBadToken
 	}
-	enc := base64.RawURLEncoding
+	enc := base64.RawURLEncoding.Strict()
 	p, err1 := enc.DecodeString(a)
 	sig, err2 := enc.DecodeString(b)
 	if err1 != nil || err2 != nil || !hmac.Equal(sig, t.sign(p)) {
