@@ -168,4 +168,3 @@ func pausedWithQueuedRunOfA(t *testing.T, c *Ctx) Vars {
 	}
 	return v
 }
-

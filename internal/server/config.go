@@ -84,7 +84,6 @@ type Config struct {
 	// mail on (SERVICE_MAIL_DOMAIN, read by outbound mail too). With
 	// SMTPTLSCert and SMTPTLSKey (PEM files) STARTTLS is offered.
 	SMTPAddr            string
-	MailDomain          string
 	SMTPTLSCert         string
 	SMTPTLSKey          string
 	SMTPMaxMessageBytes int64
@@ -97,9 +96,37 @@ type Config struct {
 	// InboundQueueCeiling the parked backlog that pauses its inbound mail.
 	EmailRunsPerHour    int
 	InboundQueueCeiling int
-	// DNSResolver (host:port) is the DNS server sender checks and domain
-	// verification query; empty: the system's resolver.
+	// Mail, outbound side. MailDomain is the shared domain agents send
+	// from and receive on (SERVICE_MAIL_DOMAIN, also read by inbound mail).
+	MailDomain string
+	// SMTPRelayURL sends every message through one relay
+	// (smtp://user:pass@host:port or smtps://…); empty delivers straight
+	// to each recipient domain's MX on MailMXPort.
+	SMTPRelayURL string
+	MailMXPort   string
+	// MailAllowPrivateMX lets direct delivery reach private and loopback
+	// mail exchangers (tests, closed networks).
+	MailAllowPrivateMX bool
+	// MailMXHost is the host every sending domain's MX record must name
+	// (default MailDomain); MailSPF the SPF record asked for.
+	MailMXHost string
+	MailSPF    string
+	// MailDKIMKeyFile is the shared domain's DKIM key (PEM); empty:
+	// <data-dir>/mail/dkim-shared.pem, created on first start.
+	MailDKIMKeyFile string
+	// DNSResolver (host:port) answers the domain checks and MX lookups;
+	// empty: the system's resolver.
 	DNSResolver string
+	// DNSUpdateServer (host:port) is an RFC 2136 dynamic-update server for
+	// the zones this server manages; DNSUpdateTSIG its key (name:base64).
+	DNSUpdateServer string
+	DNSUpdateTSIG   string
+	// DomainSweepInterval is how often every domain's records are checked again.
+	DomainSweepInterval time.Duration
+	// PublicURL is the address recipients reach this server at (the
+	// unsubscribe links); default http://<the listening address>.
+	PublicURL string
+
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
@@ -132,13 +159,15 @@ func Defaults() Config {
 		AuthFailureRate:      1,
 		AuthFailureBurst:     30,
 
-		MailDomain:              inbound.DefaultDomain,
 		SMTPMaxMessageBytes:     inbound.Defaults().MaxMessageBytes,
 		SMTPMaxRecipients:       inbound.Defaults().MaxRecipients,
 		SMTPPerIPPerMinute:      inbound.Defaults().PerIPPerMinute,
 		SMTPPerAccountPerMinute: inbound.Defaults().PerAccountPerMinute,
 		EmailRunsPerHour:        inbound.Defaults().RunsPerHour,
 		InboundQueueCeiling:     protect.DefaultQueueCeiling,
+		MailDomain:              inbound.DefaultDomain,
+		MailMXPort:              "25",
+		DomainSweepInterval:     15 * time.Minute,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -21,8 +22,13 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/mail/dkimkey"
+	"github.com/agentry/agentry/internal/mail/dmarc"
+	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/mail/resolver"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	"github.com/agentry/agentry/internal/playground"
@@ -60,6 +66,10 @@ type Server struct {
 	MailProtect *protect.Service
 
 	smtp *inbound.Listener
+	// Mail, outbound side: sending and opt-outs, email domains, DMARC reports.
+	Mail         *outbound.Service
+	EmailDomains *domains.Service
+	DMARC        *dmarc.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -136,6 +146,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
 	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
+	if err := s.assembleMailOut(ctx, cfg, eng); err != nil {
+		return nil, err
+	}
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets}
 
@@ -162,6 +175,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if s.MailInbound, s.MailProtect, err = newMailInbound(cfg, db, s.Runs, s.Blobs); err != nil {
 		return nil, err
 	}
+	s.wireMailInbound()
 
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.PingWorker{DB: db})
@@ -173,20 +187,24 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
 	inbound.AddWorkers(workers, s.MailInbound)   // mail area
+	outbound.AddWorkers(workers, s.Mail)         // mail, outbound side
+	domains.AddWorkers(workers, s.EmailDomains)
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
 			append(alerts.PeriodicJobs(), // models area
-				inbound.PeriodicJobs()...)...), // mail area
+				append(domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
+					inbound.PeriodicJobs()...)...)...), // mail, inbound side
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Runs.Queue = s.Queue
 	s.Agents.SetQueue(s.Queue)
-	s.Playground.Queue = s.Queue  // models area
 	s.MailInbound.Queue = s.Queue // mail area
+	s.Playground.Queue = s.Queue  // models area
+	s.Mail.SetQueue(s.Queue)
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -208,6 +226,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
+			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
@@ -218,6 +237,44 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	ok = true
 	return s, nil
+}
+
+// assembleMailOut builds the outbound mail services: the domains (with
+// the shared domain's key), the transport, sending with its send_email
+// step, and DMARC reports.
+func (s *Server) assembleMailOut(ctx context.Context, cfg Config, eng *engine.Engine) error {
+	res := resolver.New(cfg.DNSResolver)
+	keyFile := cfg.MailDKIMKeyFile
+	if keyFile == "" {
+		keyFile = filepath.Join(cfg.DataDir, "mail", "dkim-shared.pem")
+	}
+	sharedKey, err := dkimkey.LoadOrCreateFile(keyFile)
+	if err != nil {
+		return fmt.Errorf("shared domain DKIM key: %w", err)
+	}
+	upd, err := domains.ParseDNSUpdate(cfg.DNSUpdateServer, cfg.DNSUpdateTSIG)
+	if err != nil {
+		return err
+	}
+	s.EmailDomains = domains.New(s.DB, s.Secrets.Box, res, domains.Config{SharedDomain: cfg.MailDomain, SharedKey: sharedKey,
+		MXHost: cfg.MailMXHost, SPF: cfg.MailSPF, DNSUpdate: upd, SweepInterval: cfg.DomainSweepInterval})
+	helo := cfg.MailMXHost
+	if helo == "" {
+		helo = cfg.MailDomain
+	}
+	var transport outbound.Transport = &outbound.DirectMX{Resolver: res, Port: cfg.MailMXPort, HELO: helo, AllowPrivate: cfg.MailAllowPrivateMX}
+	if cfg.SMTPRelayURL != "" {
+		if transport, err = outbound.ParseRelay(cfg.SMTPRelayURL, helo); err != nil {
+			return err
+		}
+	}
+	if s.Mail, err = outbound.New(ctx, s.DB, s.EmailDomains, transport, outbound.Config{PublicURL: cfg.PublicURL}); err != nil {
+		return err
+	}
+	s.EmailDomains.SetMail(s.Mail)
+	outbound.RegisterStep(eng.Registry, s.Mail)
+	s.DMARC = dmarc.New(s.DB)
+	return nil
 }
 
 // Handler is the process's HTTP handler.
@@ -238,6 +295,9 @@ func (s *Server) Listen() (net.Addr, error) {
 			s.listener, s.smtp = nil, nil
 			return nil, err
 		}
+	}
+	if s.Config.PublicURL == "" && s.Mail != nil {
+		s.Mail.SetPublicURL("http://" + l.Addr().String())
 	}
 	return l.Addr(), nil
 }

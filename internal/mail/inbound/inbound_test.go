@@ -116,12 +116,10 @@ func waitRuns(t *testing.T, e env, status string, n int) []store.Run {
 	}
 }
 
-type rejection struct {
-	Reason, Sender, Recipient string
-	Subject, AgentID          *string `json:"agent_id"`
-}
+func waitRejection(t *testing.T, e env, reason string) { waitRejections(t, e, reason, 1) }
 
-func waitRejection(t *testing.T, e env, reason string) {
+// waitRejections waits until at least n rejections have reason.
+func waitRejections(t *testing.T, e env, reason string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -130,10 +128,14 @@ func waitRejection(t *testing.T, e env, reason string) {
 			Subject *string `json:"subject"`
 		}
 		e.ts.Do(t, "GET", "/agents/inbound-email-rejections?limit=200", e.ts.Key, nil).JSON(t, &rs)
+		seen := 0
 		for _, r := range rs {
 			if r.Reason == reason {
-				return
+				seen++
 			}
+		}
+		if seen >= n {
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no %s rejection among %+v", reason, rs)
@@ -158,8 +160,8 @@ func setConfig(t *testing.T, e env, body string) map[string]any {
 func TestMailStartsARun(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		e := start(t, d)
-		e.dns.TXT("sender.example", "v=spf1 ip4:127.0.0.1 -all")
-		e.dns.TXT("_dmarc.sender.example", "v=DMARC1; p=reject")
+		e.dns.AddTXT("sender.example", "v=spf1 ip4:127.0.0.1 -all")
+		e.dns.AddTXT("_dmarc.sender.example", "v=DMARC1; p=reject")
 		key := e.dns.PublishDKIM(t, "sender.example", "s1")
 
 		cfg := setConfig(t, e, `{"alias":"Support","allowed_senders":["sender.example"]}`)
@@ -229,8 +231,8 @@ func TestMailStartsARun(t *testing.T) {
 func TestMailIsRejected(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		e := start(t, d)
-		e.dns.TXT("sender.example", "v=spf1 ip4:127.0.0.1 -all")
-		e.dns.TXT("elsewhere.example", "v=spf1 ip4:192.0.2.1 -all")
+		e.dns.AddTXT("sender.example", "v=spf1 ip4:127.0.0.1 -all")
+		e.dns.AddTXT("elsewhere.example", "v=spf1 ip4:192.0.2.1 -all")
 		to := e.agentID + "@agent.localhost"
 
 		// Unauthenticated: SPF fails for the envelope domain, no DKIM.
@@ -253,6 +255,7 @@ func TestMailIsRejected(t *testing.T) {
 		if err := send(t, e.smtpAddr, "ada@sender.example", to, message("ada@sender.example", to, "hi")); err != nil {
 			t.Fatal(err)
 		}
+		waitRejections(t, e, "unauthorized_sender", 2)
 		// Blocked domain (idempotent POST).
 		r1 := e.ts.Do(t, "POST", "/agents/blocked-email-senders", e.ts.Key, `{"sender_email":"Sender.example","match_type":"domain","note":"noisy"}`)
 		r2 := e.ts.Do(t, "POST", "/agents/blocked-email-senders", e.ts.Key, `{"sender_email":"sender.example","match_type":"domain"}`)
@@ -295,7 +298,7 @@ func TestMailIsRejected(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond) // let any wrongly accepted message run
 		if rs, _, _ := e.ts.DB.RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, "", 100, 0); len(rs) != 0 {
-			t.Fatalf("rejected mail started %d runs", len(rs))
+			t.Fatalf("rejected mail started %d runs: %v", len(rs), rs[0].Metadata)
 		}
 		var rejs []map[string]any
 		e.ts.Do(t, "GET", "/agents/inbound-email-rejections?agent_id="+e.agentID, e.ts.Key, nil).JSON(t, &rejs)
@@ -310,7 +313,11 @@ func TestMailIsRejected(t *testing.T) {
 // and cancel-queued act as the contract says.
 func TestOverQuotaParksAndBreakerPauses(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		e := start(t, d, func(c *server.Config) { c.EmailRunsPerHour = 1; c.InboundQueueCeiling = 2; c.SMTPMaxMessageBytes = 32 << 10 })
+		e := start(t, d, func(c *server.Config) {
+			c.EmailRunsPerHour = 1
+			c.InboundQueueCeiling = 2
+			c.SMTPMaxMessageBytes = 32 << 10
+		})
 		setConfig(t, e, `{"require_sender_auth":false,"queue_on_quota":true}`)
 		to := e.agentID + "@agent.localhost"
 		for i := range 4 {
@@ -326,7 +333,13 @@ func TestOverQuotaParksAndBreakerPauses(t *testing.T) {
 			Paused        bool `json:"paused"`
 			QueuedBacklog int  `json:"queued_backlog"`
 		}
-		e.ts.Do(t, "GET", "/agents/inbound-email-status", e.ts.Key, nil).JSON(t, &st)
+		// The breaker moves just after the third run is parked.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			e.ts.Do(t, "GET", "/agents/inbound-email-status", e.ts.Key, nil).JSON(t, &st)
+			if st.Paused || time.Now().After(deadline) {
+				break
+			}
+		}
 		if !st.Paused || st.QueuedBacklog != 3 {
 			t.Fatalf("status %+v", st)
 		}

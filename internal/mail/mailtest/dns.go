@@ -1,191 +1,201 @@
-// Package mailtest holds the real parts mail tests talk to: a DNS server
-// on loopback (miekg/dns) serving the TXT, MX and A records that SPF,
-// DKIM, DMARC and domain checks read, and DKIM signing of test messages.
+// Package mailtest holds real mail parts on loopback for tests: a DNS
+// server (miekg/dns) that answers from records the test sets and applies
+// RFC 2136 updates sent to it, and an SMTP sink (go-smtp) that stands in
+// for a relay or a recipient's mail exchanger.
 package mailtest
 
 import (
-	"bytes"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/base64"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/emersion/go-msgauth/dkim"
 	"github.com/miekg/dns"
 )
 
-// DNS is an authoritative server on loopback for whatever names it is
-// given; it answers NXDOMAIN for the rest.
+// DNS is an authoritative server on 127.0.0.1 for whatever names it holds.
 type DNS struct {
-	Addr string // host:port, UDP and TCP
-	mu   sync.Mutex
-	txt  map[string][]string
-	a    map[string][]net.IP
-	mx   map[string][]string
+	Addr string // host:port, for both UDP and TCP
+
+	mu      sync.Mutex
+	rrs     map[string][]dns.RR // by lower-case FQDN
+	updates []*dns.Msg
+	// TSIG, when set (name → base64 secret), is required on updates.
+	tsig map[string]string
 }
 
-// StartDNS starts a server until the test ends.
-func StartDNS(t testing.TB) *DNS {
+// StartDNS starts a server until the test ends. tsig optionally names the
+// one key updates must be signed with ("name.", secret).
+func StartDNS(t testing.TB, tsig ...string) *DNS {
 	t.Helper()
-	d := &DNS{txt: map[string][]string{}, a: map[string][]net.IP{}, mx: map[string][]string{}}
+	d := &DNS{rrs: map[string][]dns.RR{}}
+	if len(tsig) == 2 {
+		d.tsig = map[string]string{dns.Fqdn(tsig[0]): tsig[1]}
+	}
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := net.Listen("tcp", pc.LocalAddr().String())
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", itoa(port)))
 	if err != nil {
 		pc.Close()
 		t.Fatal(err)
 	}
-	d.Addr = pc.LocalAddr().String()
-	udp := &dns.Server{PacketConn: pc, Handler: d}
-	tcp := &dns.Server{Listener: tl, Handler: d}
+	d.Addr = l.Addr().String()
+	// The default accept function answers UPDATE with NOTIMP.
+	accept := func(dns.Header) dns.MsgAcceptAction { return dns.MsgAccept }
+	udp := &dns.Server{PacketConn: pc, Handler: d, TsigSecret: d.tsig, MsgAcceptFunc: accept}
+	tcp := &dns.Server{Listener: l, Handler: d, TsigSecret: d.tsig, MsgAcceptFunc: accept}
 	go udp.ActivateAndServe()
 	go tcp.ActivateAndServe()
 	t.Cleanup(func() { udp.Shutdown(); tcp.Shutdown() })
 	return d
 }
 
-// TXT publishes TXT records at name (replacing earlier ones).
-func (d *DNS) TXT(name string, values ...string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.txt[dns.Fqdn(strings.ToLower(name))] = values
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for n > 0 || i == len(b) {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
 }
 
-// A publishes addresses at name.
-func (d *DNS) A(name string, ips ...net.IP) {
+// Add publishes records given in zone-file syntax ("x.test. 300 IN TXT \"v=spf1 mx ~all\"").
+func (d *DNS) Add(t testing.TB, records ...string) {
+	t.Helper()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.a[dns.Fqdn(strings.ToLower(name))] = ips
+	for _, s := range records {
+		rr, err := dns.NewRR(s)
+		if err != nil {
+			t.Fatalf("record %q: %v", s, err)
+		}
+		k := strings.ToLower(rr.Header().Name)
+		d.rrs[k] = append(d.rrs[k], rr)
+	}
 }
 
-// MX publishes mail exchangers at name.
-func (d *DNS) MX(name string, hosts ...string) {
+// AddTXT publishes a TXT value, split into 255-byte strings as a real zone would.
+func (d *DNS) AddTXT(name, value string) {
+	var parts []string
+	for len(value) > 255 {
+		parts = append(parts, value[:255])
+		value = value[255:]
+	}
+	parts = append(parts, value)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.mx[dns.Fqdn(strings.ToLower(name))] = hosts
+	k := strings.ToLower(dns.Fqdn(name))
+	d.rrs[k] = append(d.rrs[k], &dns.TXT{Hdr: dns.RR_Header{Name: k, Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 60}, Txt: parts})
 }
 
-// ServeDNS answers one query.
-func (d *DNS) ServeDNS(w dns.ResponseWriter, q *dns.Msg) {
+// Remove deletes every record of name.
+func (d *DNS) Remove(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.rrs, strings.ToLower(dns.Fqdn(name)))
+}
+
+// Updates returns the RFC 2136 updates received.
+func (d *DNS) Updates() []*dns.Msg {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]*dns.Msg(nil), d.updates...)
+}
+
+// Has reports whether name holds a record of type t.
+func (d *DNS) Has(name string, t uint16) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, rr := range d.rrs[strings.ToLower(dns.Fqdn(name))] {
+		if rr.Header().Rrtype == t {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeDNS answers queries and applies updates.
+func (d *DNS) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	m := new(dns.Msg)
-	m.SetReply(q)
+	m.SetReply(r)
+	if r.Opcode == dns.OpcodeUpdate {
+		d.update(w, r, m)
+		return
+	}
 	m.Authoritative = true
 	d.mu.Lock()
-	found := false
-	for _, qq := range q.Question {
-		name := strings.ToLower(qq.Name)
-		hdr := dns.RR_Header{Name: qq.Name, Class: dns.ClassINET, Ttl: 60}
-		_, hasTXT := d.txt[name]
-		_, hasA := d.a[name]
-		_, hasMX := d.mx[name]
-		found = found || hasTXT || hasA || hasMX
-		switch qq.Qtype {
-		case dns.TypeTXT:
-			for _, v := range d.txt[name] {
-				h := hdr
-				h.Rrtype = dns.TypeTXT
-				m.Answer = append(m.Answer, &dns.TXT{Hdr: h, Txt: chunk(v)})
-			}
-		case dns.TypeA:
-			for _, ip := range d.a[name] {
-				if ip4 := ip.To4(); ip4 != nil {
-					h := hdr
-					h.Rrtype = dns.TypeA
-					m.Answer = append(m.Answer, &dns.A{Hdr: h, A: ip4})
+	for _, q := range r.Question {
+		name := strings.ToLower(q.Name)
+		rrs, exists := d.rrs[name]
+		if !exists {
+			// A name with records below it exists (empty non-terminal).
+			for k := range d.rrs {
+				if strings.HasSuffix(k, "."+name) {
+					exists = true
 				}
 			}
-		case dns.TypeMX:
-			for i, host := range d.mx[name] {
-				h := hdr
-				h.Rrtype = dns.TypeMX
-				m.Answer = append(m.Answer, &dns.MX{Hdr: h, Preference: uint16(10 * (i + 1)), Mx: dns.Fqdn(host)})
+		}
+		if !exists {
+			m.Rcode = dns.RcodeNameError
+		}
+		for _, rr := range rrs {
+			if rr.Header().Rrtype == q.Qtype {
+				m.Answer = append(m.Answer, dns.Copy(rr))
 			}
 		}
 	}
 	d.mu.Unlock()
-	if !found {
-		m.Rcode = dns.RcodeNameError
-	}
 	w.WriteMsg(m)
 }
 
-// chunk splits a TXT value into the 255-byte strings DNS carries.
-func chunk(v string) []string {
-	var out []string
-	for len(v) > 255 {
-		out = append(out, v[:255])
-		v = v[255:]
+func (d *DNS) update(w dns.ResponseWriter, r *dns.Msg, m *dns.Msg) {
+	if d.tsig != nil {
+		if r.IsTsig() == nil || w.TsigStatus() != nil {
+			m.Rcode = dns.RcodeRefused
+			w.WriteMsg(m)
+			return
+		}
+		m.SetTsig(r.IsTsig().Hdr.Name, dns.HmacSHA256, 300, int64(r.IsTsig().TimeSigned))
 	}
-	return append(out, v)
-}
-
-// DKIMKey is a signing key published in a DNS.
-type DKIMKey struct {
-	Domain, Selector string
-	key              ed25519.PrivateKey
-}
-
-// PublishDKIM makes an Ed25519 key and publishes it at
-// selector._domainkey.domain.
-func (d *DNS) PublishDKIM(t testing.TB, domain, selector string) DKIMKey {
-	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	d.mu.Lock()
+	d.updates = append(d.updates, r.Copy())
+	for _, rr := range r.Ns {
+		h := rr.Header()
+		k := strings.ToLower(h.Name)
+		switch {
+		case h.Class == dns.ClassANY && h.Rrtype == dns.TypeANY: // delete the name
+			delete(d.rrs, k)
+		case h.Class == dns.ClassANY: // delete an RRset
+			kept := d.rrs[k][:0:0]
+			for _, x := range d.rrs[k] {
+				if x.Header().Rrtype != h.Rrtype {
+					kept = append(kept, x)
+				}
+			}
+			d.rrs[k] = kept
+		case h.Class == dns.ClassNONE: // delete one RR
+			kept := d.rrs[k][:0:0]
+			for _, x := range d.rrs[k] {
+				y := dns.Copy(rr)
+				y.Header().Class = dns.ClassINET
+				y.Header().Ttl = x.Header().Ttl
+				if x.String() != y.String() {
+					kept = append(kept, x)
+				}
+			}
+			d.rrs[k] = kept
+		default: // add
+			d.rrs[k] = append(d.rrs[k], dns.Copy(rr))
+		}
+		if len(d.rrs[k]) == 0 {
+			delete(d.rrs, k)
+		}
 	}
-	d.TXT(selector+"._domainkey."+domain, "v=DKIM1; k=ed25519; p="+base64.StdEncoding.EncodeToString(pub))
-	return DKIMKey{Domain: domain, Selector: selector, key: priv}
-}
-
-// Sign returns msg with a DKIM-Signature header.
-func (k DKIMKey) Sign(t testing.TB, msg []byte) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	if err := dkim.Sign(&out, bytes.NewReader(msg), &dkim.SignOptions{Domain: k.Domain, Selector: k.Selector, Signer: k.key}); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
-// SelfSignedFiles writes a self-signed certificate for host and its key
-// as PEM files in a temporary directory.
-func SelfSignedFiles(t testing.TB, host string) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile
+	d.mu.Unlock()
+	w.WriteMsg(m)
 }

@@ -13,20 +13,6 @@ import (
 	"golang.org/x/net/publicsuffix"
 )
 
-// NewResolver returns the resolver sender checks look records up with:
-// the system's when addr is empty, else the DNS server at addr
-// (host:port, SERVICE_DNS_RESOLVER), which tests point at a server on
-// loopback and operators at a validating resolver of their own.
-func NewResolver(addr string) *net.Resolver {
-	if addr == "" {
-		return net.DefaultResolver
-	}
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
-	}}
-}
-
 // AuthResult is what the sender checks found.
 type AuthResult struct {
 	SPF        string   `json:"spf"`         // pass, fail, softfail, neutral, none, temperror, permerror
