@@ -118,7 +118,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	svc := s.l.s
-	if svc.Reports != nil && svc.Reports.IsReportAddress(to) {
+	if svc.Reports != nil && svc.Reports.IsReportAddress(to) && svc.ownsDomain(ctx, protect.DomainOf(to)) {
 		s.rcpts = append(s.rcpts, recipient{addr: to, report: true})
 		return nil
 	}
@@ -174,9 +174,11 @@ func (s *session) Data(r io.Reader) error {
 	var agents []store.InboundEmail
 	for _, rc := range s.rcpts {
 		if rc.report {
+			// A report that cannot be read is dropped, not refused: refusing
+			// would make the sender retry the whole message, agents'
+			// copies included.
 			if err := s.l.s.Reports.Ingest(ctx, rc.addr, raw); err != nil {
-				slog.Warn("smtp: report ingest", "rcpt", rc.addr, "err", err)
-				return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure; try again later"}
+				slog.Warn("smtp: report not ingested", "rcpt", rc.addr, "err", err)
 			}
 			continue
 		}
@@ -228,3 +230,16 @@ func (slogLogger) Println(v ...any)               { slog.Debug("smtp: " + string
 
 // Addr is the bound address (after Listen).
 func (l *Listener) Addr() net.Addr { return l.l.Addr() }
+
+// ownsDomain reports whether mail for domain is this server's: the shared
+// domain, or a domain the directory knows.
+func (s *Service) ownsDomain(ctx context.Context, domain string) bool {
+	if domain == s.Domain() {
+		return true
+	}
+	if s.Directory == nil {
+		return false
+	}
+	_, ok, err := s.Directory.AccountForDomain(ctx, domain)
+	return err == nil && ok
+}
