@@ -101,6 +101,8 @@ type Service struct {
 	Directory  DomainDirectory
 	Reports    ReportSink
 	Governance Governance
+
+	enq enqueuer // group commits of accepted messages (smtp.go)
 }
 
 // Domain is the shared domain, lower case.

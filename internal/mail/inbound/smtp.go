@@ -195,8 +195,73 @@ func (s *session) Data(r io.Reader) error {
 	return nil
 }
 
-// Enqueue records messages and their jobs in one transaction.
+// Enqueue records messages and their jobs durably, returning once they
+// have committed. Sessions delivering at the same time share one
+// transaction (a group commit): while one commits, the next batch
+// gathers, so the database's one writer is not the bound on messages per
+// second.
 func (s *Service) Enqueue(ctx context.Context, msgs []store.InboundEmail) error {
+	it := &pendingEnqueue{msgs: msgs, done: make(chan error, 1)}
+	s.enq.mu.Lock()
+	s.enq.pending = append(s.enq.pending, it)
+	if !s.enq.running {
+		s.enq.running = true
+		go s.flushEnqueues()
+	}
+	s.enq.mu.Unlock()
+	select {
+	case err := <-it.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// maxGroup bounds the messages one group commit carries.
+const maxGroup = 256
+
+type enqueuer struct {
+	mu      sync.Mutex
+	pending []*pendingEnqueue
+	running bool
+}
+
+type pendingEnqueue struct {
+	msgs []store.InboundEmail
+	done chan error
+}
+
+func (s *Service) flushEnqueues() {
+	for {
+		s.enq.mu.Lock()
+		n, count := 0, 0
+		for n < len(s.enq.pending) && (count == 0 || count+len(s.enq.pending[n].msgs) <= maxGroup) {
+			count += len(s.enq.pending[n].msgs)
+			n++
+		}
+		batch := s.enq.pending[:n:n]
+		s.enq.pending = s.enq.pending[n:]
+		if len(batch) == 0 {
+			s.enq.running = false
+			s.enq.mu.Unlock()
+			return
+		}
+		s.enq.mu.Unlock()
+		var all []store.InboundEmail
+		for _, it := range batch {
+			all = append(all, it.msgs...)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := s.enqueueTx(ctx, all)
+		cancel()
+		for _, it := range batch {
+			it.done <- err
+		}
+	}
+}
+
+// enqueueTx records messages and their jobs in one transaction.
+func (s *Service) enqueueTx(ctx context.Context, msgs []store.InboundEmail) error {
 	var wake func()
 	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		for _, m := range msgs {
