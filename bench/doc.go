@@ -3,7 +3,8 @@
 // bench/load (go run ./bench/load), which drives GET /me on a real
 // in-process server over loopback and compares it with a bare net/http
 // handler; bench/runload (runs/s, held streams and a queued burst of runs
-// against agentry serve); and bench/peers (go run ./bench/peers), which
+// against agentry serve); bench/mailload (inbound mail accepted and
+// queued per second from concurrent SMTP clients, none lost); and bench/peers (go run ./bench/peers), which
 // installs the LangGraph Agent Server from npm and compares the two on one
 // machine, writing docs/performance.md.
 package bench
