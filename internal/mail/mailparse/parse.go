@@ -1,4 +1,7 @@
-package inbound
+// Package mailparse reads inbound messages (MIME, with go-message): the
+// header, text and HTML bodies and attachments a run receives, within
+// bounds whatever the sender built.
+package mailparse
 
 import (
 	"bytes"
@@ -102,7 +105,7 @@ func Parse(raw []byte) (*Message, error) {
 		if err != nil {
 			v = fields.Value()
 		}
-		m.Headers[fields.Key()] = append(m.Headers[fields.Key()], clip(v, maxHeaderValue))
+		m.Headers[fields.Key()] = append(m.Headers[fields.Key()], Clip(v, maxHeaderValue))
 	}
 
 	parts := 0
@@ -165,9 +168,9 @@ func (m *Message) addPart(e *message.Entity) {
 	if filename == "" {
 		filename = "part-" + itoa(len(m.Attachments)+1)
 	}
-	a := Attachment{Filename: clip(filename, 255), ContentType: ct, Size: int64(len(data)), Data: data}
+	a := Attachment{Filename: Clip(filename, 255), ContentType: ct, Size: int64(len(data)), Data: data}
 	if strings.HasPrefix(ct, "text/") && utf8.Valid(data) {
-		a.Text = clip(string(data), maxAttachmentText)
+		a.Text = Clip(string(data), maxAttachmentText)
 	}
 	m.Attachments = append(m.Attachments, a)
 }
@@ -203,7 +206,8 @@ func addresses(h mail.Header, key string) []string {
 	return out
 }
 
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes on a UTF-8 boundary.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
