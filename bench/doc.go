@@ -6,7 +6,9 @@
 // against agentry serve); bench/retrieval (nDCG@10 of BM25, vectors,
 // their fusion and reranking on a test collection); bench/ingest (knowledge
 // passages indexed per second, uploads to searchable, on SQLite with the
-// offline embedder); and bench/peers (go run ./bench/peers), which
+// offline embedder); bench/mailload (inbound mail accepted and queued per
+// second from concurrent SMTP clients, none lost); and bench/peers
+// (go run ./bench/peers), which
 // installs the LangGraph Agent Server from npm and compares the two on one
 // machine, writing docs/performance.md.
 package bench

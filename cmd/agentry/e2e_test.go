@@ -56,7 +56,7 @@ func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *chi
 	c := &child{addr: addr, logs: &strings.Builder{}}
 	c.cmd = exec.Command(os.Args[0])
 	c.cmd.Env = append(os.Environ(), "AGENTRY_E2E_CHILD=1", "AGENTRY_E2E_ARGS=serve",
-		"SERVICE_ADDR="+c.addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=warn")
+		"SERVICE_ADDR="+c.addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=warn", "SERVICE_SMTP_ADDR=off")
 	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
 	if err := c.cmd.Start(); err != nil {

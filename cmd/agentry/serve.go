@@ -102,6 +102,34 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	f.Int64Var(&cfg.MaxRunOutputBytes, "max-run-output-bytes", int64(num("SERVICE_MAX_RUN_OUTPUT_BYTES", int(d.MaxRunOutputBytes))), "largest total of the step outputs of one run; the step past it fails (SERVICE_MAX_RUN_OUTPUT_BYTES)")
 	f.IntVar(&cfg.MaxStepsPerRun, "max-steps-per-run", num("SERVICE_MAX_STEPS_PER_RUN", d.MaxStepsPerRun), "most steps one run executes, loop items and retries included (SERVICE_MAX_STEPS_PER_RUN)")
 	f.StringSliceVar(&cfg.S3AllowedBuckets, "s3-allowed-buckets", commaList(str("SERVICE_S3_ALLOWED_BUCKETS", "")), "buckets write_aws_s3_object steps may write with the server's own AWS credentials; others need account secrets (SERVICE_S3_ALLOWED_BUCKETS, comma-separated)")
+	// Inbound mail (internal/mail/inbound): on by default in serve, off in tests.
+	f.StringVar(&cfg.SMTPAddr, "smtp-addr", str("SERVICE_SMTP_ADDR", "127.0.0.1:2525"), "SMTP listen address for agents' inbound mail; \"off\" turns it off (SERVICE_SMTP_ADDR)")
+	f.StringVar(&cfg.SMTPTLSCert, "smtp-tls-cert", str("SERVICE_SMTP_TLS_CERT", ""), "PEM certificate offered through STARTTLS (SERVICE_SMTP_TLS_CERT)")
+	f.StringVar(&cfg.SMTPTLSKey, "smtp-tls-key", str("SERVICE_SMTP_TLS_KEY", ""), "PEM private key of --smtp-tls-cert (SERVICE_SMTP_TLS_KEY)")
+	f.Int64Var(&cfg.SMTPMaxMessageBytes, "smtp-max-message-bytes", int64(num("SERVICE_SMTP_MAX_MESSAGE_BYTES", int(d.SMTPMaxMessageBytes))), "largest inbound message (SERVICE_SMTP_MAX_MESSAGE_BYTES)")
+	f.IntVar(&cfg.SMTPMaxRecipients, "smtp-max-recipients", num("SERVICE_SMTP_MAX_RECIPIENTS", d.SMTPMaxRecipients), "most recipients of one inbound message (SERVICE_SMTP_MAX_RECIPIENTS)")
+	f.IntVar(&cfg.SMTPPerIPPerMinute, "smtp-per-ip-per-minute", num("SERVICE_SMTP_PER_IP_PER_MINUTE", d.SMTPPerIPPerMinute), "inbound messages per minute from one client address; 0: no limit (SERVICE_SMTP_PER_IP_PER_MINUTE)")
+	f.IntVar(&cfg.SMTPPerAccountPerMinute, "smtp-per-account-per-minute", num("SERVICE_SMTP_PER_ACCOUNT_PER_MINUTE", d.SMTPPerAccountPerMinute), "inbound messages per minute for one account; 0: no limit (SERVICE_SMTP_PER_ACCOUNT_PER_MINUTE)")
+	f.IntVar(&cfg.EmailRunsPerHour, "email-runs-per-hour", num("SERVICE_EMAIL_RUNS_PER_HOUR", d.EmailRunsPerHour), "runs mail may start per account per hour; past it mail is parked (queue_on_quota) or discarded (SERVICE_EMAIL_RUNS_PER_HOUR)")
+	f.IntVar(&cfg.InboundQueueCeiling, "inbound-queue-ceiling", num("SERVICE_INBOUND_QUEUE_CEILING", d.InboundQueueCeiling), "parked email runs past which an account's inbound mail pauses (SERVICE_INBOUND_QUEUE_CEILING)")
+	// Mail, outbound side.
+	f.StringVar(&cfg.MailDomain, "mail-domain", str("SERVICE_MAIL_DOMAIN", d.MailDomain), "shared mail domain agents send from and receive on (SERVICE_MAIL_DOMAIN)")
+	f.StringVar(&cfg.SMTPRelayURL, "smtp-relay-url", str("SERVICE_SMTP_RELAY_URL", ""), "send mail through this relay: smtp://user:pass@host:port (STARTTLS) or smtps://…; empty delivers to each recipient's MX directly (SERVICE_SMTP_RELAY_URL)")
+	f.StringVar(&cfg.MailMXPort, "mail-mx-port", str("SERVICE_MAIL_MX_PORT", d.MailMXPort), "port of direct MX delivery (SERVICE_MAIL_MX_PORT)")
+	f.BoolVar(&cfg.MailAllowPrivateMX, "mail-allow-private-mx", str("SERVICE_MAIL_ALLOW_PRIVATE_MX", "") == "true", "let direct delivery reach private and loopback mail exchangers (SERVICE_MAIL_ALLOW_PRIVATE_MX=true)")
+	f.StringVar(&cfg.MailMXHost, "mail-mx-host", str("SERVICE_MAIL_MX_HOST", ""), "host every sending domain's MX record must name; default the mail domain (SERVICE_MAIL_MX_HOST)")
+	f.StringVar(&cfg.MailSPF, "mail-spf", str("SERVICE_MAIL_SPF", ""), "SPF record sending domains must publish; default \"v=spf1 mx ~all\" (SERVICE_MAIL_SPF)")
+	f.StringVar(&cfg.MailDKIMKeyFile, "mail-dkim-key-file", str("SERVICE_MAIL_DKIM_KEY_FILE", ""), "PEM DKIM key of the shared mail domain; default <data-dir>/mail/dkim-shared.pem, created on first start (SERVICE_MAIL_DKIM_KEY_FILE)")
+	f.StringVar(&cfg.DNSResolver, "dns-resolver", str("SERVICE_DNS_RESOLVER", ""), "host:port of the DNS resolver domain checks and MX lookups ask; default the system's (SERVICE_DNS_RESOLVER)")
+	f.StringVar(&cfg.DNSUpdateServer, "dns-update-server", str("SERVICE_DNS_UPDATE_SERVER", ""), "host:port of an RFC 2136 dynamic-update DNS server for the zones this server manages (vanity names, delegated domains) (SERVICE_DNS_UPDATE_SERVER)")
+	f.StringVar(&cfg.PublicURL, "public-url", str("SERVICE_PUBLIC_URL", ""), "URL recipients reach this server at, for unsubscribe links; default http://<addr> (SERVICE_PUBLIC_URL)")
+	dsi, err := dur("SERVICE_DOMAIN_SWEEP_INTERVAL", d.DomainSweepInterval)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.DomainSweepInterval, "domain-sweep-interval", dsi, "how often every email domain's DNS records are checked again (SERVICE_DOMAIN_SWEEP_INTERVAL)")
+	// The TSIG key has no flag, so that it never shows in a process list.
+	cfg.DNSUpdateTSIG = str("SERVICE_DNS_UPDATE_TSIG", "")
 	// The secrets key has no flag, so that it never shows in a process list.
 	cfg.SecretsKey = str("SERVICE_SECRETS_KEY", "")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")

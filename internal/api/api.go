@@ -14,8 +14,13 @@ import (
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
-	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/knowledge"
+	"github.com/agentry/agentry/internal/knowledge/exports"
+	"github.com/agentry/agentry/internal/mail/dmarc"
+	"github.com/agentry/agentry/internal/mail/domains"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -72,6 +77,10 @@ type Deps struct {
 	Catalog     *catalog.Catalog
 	ModelAlerts *alerts.Service
 	Playground  *playground.Service
+	// Inbound mail (mail_inbound.go): trigger email settings, the
+	// blocklist, rejections and the overload breaker. Required.
+	MailInbound *inbound.Service
+	MailProtect *protect.Service
 	// Secrets holds the accounts' write-only secrets (secrets.go). Required.
 	Secrets *secrets.Service
 	// SourceExports writes sources' contents to files (source_exports.go). Required.
@@ -79,6 +88,11 @@ type Deps struct {
 	// Knowledge is the knowledge area: sources, contents, knowledge bases
 	// (knowledge_*.go). Required.
 	Knowledge *knowledge.Service
+	// Mail area, outbound side (email_domains.go, email_optouts.go):
+	// sending and opt-outs, email domains, DMARC summaries. Required.
+	Mail         *outbound.Service
+	EmailDomains *domains.Service
+	DMARC        *dmarc.Service
 	// Ready reports whether the process can serve (database reachable…);
 	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
@@ -90,7 +104,9 @@ func (d Deps) missing() []string {
 	for name, ok := range map[string]bool{"Auth": d.Auth != nil, "Accounts": d.Accounts != nil, "Runs": d.Runs != nil,
 		"Blobs": d.Blobs != nil, "Agents": d.Agents != nil, "Catalog": d.Catalog != nil, "ModelAlerts": d.ModelAlerts != nil,
 		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil,
-		"SourceExports": d.SourceExports != nil, "Knowledge": d.Knowledge != nil} {
+		"SourceExports": d.SourceExports != nil, "Knowledge": d.Knowledge != nil,
+		"MailInbound": d.MailInbound != nil, "MailProtect": d.MailProtect != nil,
+		"Mail": d.Mail != nil, "EmailDomains": d.EmailDomains != nil, "DMARC": d.DMARC != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -279,6 +295,43 @@ func (s *Server) routes() {
 	register(s, extension(withStatus(withDesc(op("create_agent_schedule", http.MethodPost, "/agents/{agent_id}/schedules", "Add a schedule to an agent", "agents"), schedulesDoc), http.StatusCreated)), s.createAgentSchedule)
 	register(s, extension(withDesc(op("update_agent_schedule", http.MethodPut, "/agents/{agent_id}/schedules/{schedule_id}", "Change an agent's schedule", "agents"), schedulesDoc)), s.updateAgentSchedule)
 	register(s, extension(withStatus(withDesc(op("delete_agent_schedule", http.MethodDelete, "/agents/{agent_id}/schedules/{schedule_id}", "Remove an agent's schedule", "agents"), schedulesDoc), http.StatusNoContent)), s.deleteAgentSchedule)
+
+	// Inbound mail (mail_inbound.go): trigger email settings, blocklist,
+	// rejections and the overload breaker.
+	register(s, op("set_email_trigger_config", http.MethodPut, "/agents/{agent_id}/triggers/{trigger_id}/email-config", "Configure an EMAIL_RECEIVED trigger", "agents"), s.setEmailTriggerConfig)
+	register(s, op("list_blocked_email_senders", http.MethodGet, "/agents/blocked-email-senders", "List blocked inbound email senders + the auto-block mode", "agents"), s.listBlockedSenders)
+	register(s, withStatus(op("block_email_sender", http.MethodPost, "/agents/blocked-email-senders", "Block an inbound email sender or domain", "agents"), http.StatusCreated), s.blockSender)
+	register(s, op("set_auto_block_mode", http.MethodPut, "/agents/blocked-email-senders/mode", "Set the governance auto-block mode", "agents"), s.setAutoBlockMode)
+	register(s, withStatus(op("unblock_email_sender", http.MethodDelete, "/agents/blocked-email-senders/{blocked_id}", "Unblock an inbound email sender", "agents"), http.StatusNoContent), s.unblockSender)
+	register(s, op("list_inbound_email_rejections", http.MethodGet, "/agents/inbound-email-rejections", "List discarded inbound emails", "agents"), s.listInboundRejections)
+	register(s, op("get_inbound_email_status", http.MethodGet, "/agents/inbound-email-status", "Account inbound-email overload status", "agents"), s.inboundEmailStatus)
+	register(s, op("cancel_queued_email_runs", http.MethodPost, "/agents/inbound-email-status/cancel-queued", "Cancel all queued inbound-email runs", "agents"), s.cancelQueuedEmailRuns)
+	register(s, op("resume_inbound_email", http.MethodPost, "/agents/inbound-email-status/resume", "Manually resume paused inbound email", "agents"), s.resumeInboundEmail)
+	// Mail, outbound side: opt-outs and the unsubscribe link
+	// (email_optouts.go), email domains (email_domains.go).
+	register(s, op("list_agent_email_optouts", http.MethodGet, "/agents/agent-email-optouts", "List agent-email opt-outs", "agents"), s.listAgentEmailOptOuts)
+	register(s, withStatus(op("remove_agent_email_optout", http.MethodDelete, "/agents/agent-email-optouts/{optout_id}", "Revoke an agent-email opt-out", "agents"), http.StatusNoContent), s.removeAgentEmailOptOut)
+	register(s, public(extension(withDesc(op("unsubscribe_page", http.MethodGet, "/email/unsubscribe", "Confirm an unsubscribe link", "email"), unsubscribeDoc))), s.unsubscribePage)
+	register(s, public(extension(withDesc(op("unsubscribe", http.MethodPost, "/email/unsubscribe", "One-click unsubscribe (RFC 8058)", "email"), unsubscribeDoc))), s.unsubscribe)
+	register(s, op("list_email_domains", http.MethodGet, "/email-domains", "List the account's email domains + plan capabilities", "email-domains"), s.listEmailDomains)
+	register(s, op("add_email_domain", http.MethodPost, "/email-domains", "Add + provision an email domain", "email-domains"), s.addEmailDomain)
+	register(s, withStatus(op("use_shared_domain", http.MethodPost, "/email-domains/use-shared-domain", "Revert to the shared sending domain", "email-domains"), http.StatusNoContent), s.useSharedEmailDomain)
+	register(s, op("remove_email_domain", http.MethodDelete, "/email-domains/{domain_id}", "Remove an email domain", "email-domains"), s.removeEmailDomain)
+	register(s, op("get_dmarc_summary", http.MethodGet, "/email-domains/{domain_id}/dmarc", "DMARC aggregate-report summary for a domain", "email-domains"), s.getDMARCSummary)
+	register(s, op("set_primary_email_domain", http.MethodPost, "/email-domains/{domain_id}/primary", "Make a verified domain the account's primary sending/inbound domain", "email-domains"), s.setPrimaryEmailDomain)
+	register(s, op("send_test_email", http.MethodPost, "/email-domains/{domain_id}/test-email", "Send a test email from a verified domain to the account owner", "email-domains"), s.sendTestEmail)
+	register(s, op("verify_email_domain", http.MethodPost, "/email-domains/{domain_id}/verify", "Run a verification check immediately ('Check now')", "email-domains"), s.verifyEmailDomain)
+}
+
+// public marks o as needing no credentials (the token in its query is the
+// authority).
+func public(o huma.Operation) huma.Operation {
+	if o.Metadata == nil {
+		o.Metadata = map[string]any{}
+	}
+	o.Metadata[metaPublic] = true
+	o.Security = []map[string][]string{}
+	return o
 }
 
 // op describes an operation with the defaults every operation shares.

@@ -64,7 +64,7 @@ wait for it (a progress bar on a terminal), then download it.`,
 	printExport := func(cmd *cobra.Command, e *client.SourceExport) error {
 		return a.print(cmd, e, func(w io.Writer) error {
 			return writeFields(w, [][2]string{{"Export", e.ID}, {"Source", e.SourceConnectionID}, {"Format", e.Format},
-				{"Status", e.Status}, {"Progress", exportProgress(e)}, {"Items", optInt(e.ItemCount)},
+				{"Status", e.Status}, {"Progress", exportProgress(e)}, {"Items", intOrDash(e.ItemCount)},
 				{"Size", optBytes(e.FileSizeBytes)}, {"Expires", optStr(e.ExpiresAt)}, {"Error", optStr(e.Error)}, {"Created", e.CreatedAt}})
 		})
 	}
@@ -263,7 +263,7 @@ func exportProgress(e *client.SourceExport) string {
 	return fmt.Sprintf("%d/%d", *e.ProgressCurrent, *e.ProgressTotal)
 }
 
-func optInt(p *int) string {
+func intOrDash(p *int) string {
 	if p == nil {
 		return "-"
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/store"
@@ -76,6 +78,55 @@ type Config struct {
 	// with the server's own AWS credentials; other writes need the
 	// account's secrets.
 	S3AllowedBuckets []string
+	// Inbound mail (internal/mail/inbound). SMTPAddr is where the SMTP
+	// listener binds ("" or "off": no listener; `agentry serve` defaults
+	// to 127.0.0.1:2525); MailDomain is the shared domain agents receive
+	// mail on (SERVICE_MAIL_DOMAIN, read by outbound mail too). With
+	// SMTPTLSCert and SMTPTLSKey (PEM files) STARTTLS is offered.
+	SMTPAddr            string
+	SMTPTLSCert         string
+	SMTPTLSKey          string
+	SMTPMaxMessageBytes int64
+	SMTPMaxRecipients   int
+	// SMTPPerIPPerMinute and SMTPPerAccountPerMinute bound accepted
+	// messages per client address and per account (0: no limit).
+	SMTPPerIPPerMinute      int
+	SMTPPerAccountPerMinute int
+	// EmailRunsPerHour is each account's hourly email-trigger quota;
+	// InboundQueueCeiling the parked backlog that pauses its inbound mail.
+	EmailRunsPerHour    int
+	InboundQueueCeiling int
+	// Mail, outbound side. MailDomain is the shared domain agents send
+	// from and receive on (SERVICE_MAIL_DOMAIN, also read by inbound mail).
+	MailDomain string
+	// SMTPRelayURL sends every message through one relay
+	// (smtp://user:pass@host:port or smtps://…); empty delivers straight
+	// to each recipient domain's MX on MailMXPort.
+	SMTPRelayURL string
+	MailMXPort   string
+	// MailAllowPrivateMX lets direct delivery reach private and loopback
+	// mail exchangers (tests, closed networks).
+	MailAllowPrivateMX bool
+	// MailMXHost is the host every sending domain's MX record must name
+	// (default MailDomain); MailSPF the SPF record asked for.
+	MailMXHost string
+	MailSPF    string
+	// MailDKIMKeyFile is the shared domain's DKIM key (PEM); empty:
+	// <data-dir>/mail/dkim-shared.pem, created on first start.
+	MailDKIMKeyFile string
+	// DNSResolver (host:port) answers the domain checks and MX lookups;
+	// empty: the system's resolver.
+	DNSResolver string
+	// DNSUpdateServer (host:port) is an RFC 2136 dynamic-update server for
+	// the zones this server manages; DNSUpdateTSIG its key (name:base64).
+	DNSUpdateServer string
+	DNSUpdateTSIG   string
+	// DomainSweepInterval is how often every domain's records are checked again.
+	DomainSweepInterval time.Duration
+	// PublicURL is the address recipients reach this server at (the
+	// unsubscribe links); default http://<the listening address>.
+	PublicURL string
+
 	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
@@ -107,6 +158,16 @@ func Defaults() Config {
 		MaxStepsPerRun:       engine.DefaultMaxStepsPerRun,
 		AuthFailureRate:      1,
 		AuthFailureBurst:     30,
+
+		SMTPMaxMessageBytes:     inbound.Defaults().MaxMessageBytes,
+		SMTPMaxRecipients:       inbound.Defaults().MaxRecipients,
+		SMTPPerIPPerMinute:      inbound.Defaults().PerIPPerMinute,
+		SMTPPerAccountPerMinute: inbound.Defaults().PerAccountPerMinute,
+		EmailRunsPerHour:        inbound.Defaults().RunsPerHour,
+		InboundQueueCeiling:     protect.DefaultQueueCeiling,
+		MailDomain:              inbound.DefaultDomain,
+		MailMXPort:              "25",
+		DomainSweepInterval:     15 * time.Minute,
 	}
 }
 
@@ -153,6 +214,18 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
+	}
+	if c.SMTPAddr == "off" {
+		c.SMTPAddr = ""
+	}
+	if (c.SMTPTLSCert == "") != (c.SMTPTLSKey == "") {
+		return fmt.Errorf("STARTTLS needs both SERVICE_SMTP_TLS_CERT and SERVICE_SMTP_TLS_KEY")
+	}
+	if c.MailDomain == "" {
+		c.MailDomain = inbound.DefaultDomain
+	}
+	if c.SMTPMaxMessageBytes <= 0 || c.SMTPMaxRecipients <= 0 {
+		return fmt.Errorf("smtp max message bytes and max recipients must be positive")
 	}
 	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
 		return err

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,12 +24,19 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/jobs"
-	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/knowledge"
+	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/knowledge/rerank"
+	"github.com/agentry/agentry/internal/mail/dkimkey"
+	"github.com/agentry/agentry/internal/mail/dmarc"
+	"github.com/agentry/agentry/internal/mail/domains"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/mail/resolver"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
-	"github.com/agentry/agentry/internal/outbound"
+	fetchguard "github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -62,6 +71,15 @@ type Server struct {
 	SourceExports *exports.Service
 	// Knowledge is the knowledge area: sources, contents, knowledge bases.
 	Knowledge *knowledge.Service
+	// Inbound mail: the listener's service and the protections.
+	MailInbound *inbound.Service
+	MailProtect *protect.Service
+
+	smtp *inbound.Listener
+	// Mail, outbound side: sending and opt-outs, email domains, DMARC reports.
+	Mail         *outbound.Service
+	EmailDomains *domains.Service
+	DMARC        *dmarc.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -138,6 +156,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
 	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
+	if err := s.assembleMailOut(ctx, cfg, eng); err != nil {
+		return nil, err
+	}
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets}
 
@@ -173,6 +194,11 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	s.Knowledge.SetFirer(knowledge.RunsFirer{R: s.Runs})
 	knowledge.RegisterSteps(eng, s.Knowledge)
+	// Mail area, inbound: the SMTP listener's service and the protections.
+	if s.MailInbound, s.MailProtect, err = newMailInbound(cfg, db, s.Runs, s.Blobs); err != nil {
+		return nil, err
+	}
+	s.wireMailInbound()
 
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)
@@ -185,11 +211,17 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
 	knowledge.AddWorkers(workers, s.Knowledge)
+	inbound.AddWorkers(workers, s.MailInbound) // mail area
+	outbound.AddWorkers(workers, s.Mail)       // mail, outbound side
+	domains.AddWorkers(workers, s.EmailDomains)
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
-		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
-			append(alerts.PeriodicJobs(), knowledge.PeriodicJobs()...)...), // models area, knowledge
+		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
+			alerts.PeriodicJobs(),                // models area
+			knowledge.PeriodicJobs(),             // knowledge
+			domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
+			inbound.PeriodicJobs()),              // mail, inbound side
 	})
 	if err != nil {
 		return nil, err
@@ -199,6 +231,8 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Playground.Queue = s.Queue // models area
 	s.SourceExports.SetQueue(s.Queue)
 	s.Knowledge.SetQueue(s.Queue)
+	s.MailInbound.Queue = s.Queue // mail area
+	s.Mail.SetQueue(s.Queue)
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -219,7 +253,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets, SourceExports: s.SourceExports, Knowledge: s.Knowledge, Ready: func(ctx context.Context) error {
+			SourceExports: s.SourceExports, Knowledge: s.Knowledge, // knowledge
+			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
+			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
+			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
@@ -229,6 +266,44 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	ok = true
 	return s, nil
+}
+
+// assembleMailOut builds the outbound mail services: the domains (with
+// the shared domain's key), the transport, sending with its send_email
+// step, and DMARC reports.
+func (s *Server) assembleMailOut(ctx context.Context, cfg Config, eng *engine.Engine) error {
+	res := resolver.New(cfg.DNSResolver)
+	keyFile := cfg.MailDKIMKeyFile
+	if keyFile == "" {
+		keyFile = filepath.Join(cfg.DataDir, "mail", "dkim-shared.pem")
+	}
+	sharedKey, err := dkimkey.LoadOrCreateFile(keyFile)
+	if err != nil {
+		return fmt.Errorf("shared domain DKIM key: %w", err)
+	}
+	upd, err := domains.ParseDNSUpdate(cfg.DNSUpdateServer, cfg.DNSUpdateTSIG)
+	if err != nil {
+		return err
+	}
+	s.EmailDomains = domains.New(s.DB, s.Secrets.Box, res, domains.Config{SharedDomain: cfg.MailDomain, SharedKey: sharedKey,
+		MXHost: cfg.MailMXHost, SPF: cfg.MailSPF, DNSUpdate: upd, SweepInterval: cfg.DomainSweepInterval})
+	helo := cfg.MailMXHost
+	if helo == "" {
+		helo = cfg.MailDomain
+	}
+	var transport outbound.Transport = &outbound.DirectMX{Resolver: res, Port: cfg.MailMXPort, HELO: helo, AllowPrivate: cfg.MailAllowPrivateMX}
+	if cfg.SMTPRelayURL != "" {
+		if transport, err = outbound.ParseRelay(cfg.SMTPRelayURL, helo); err != nil {
+			return err
+		}
+	}
+	if s.Mail, err = outbound.New(ctx, s.DB, s.EmailDomains, transport, outbound.Config{PublicURL: cfg.PublicURL}); err != nil {
+		return err
+	}
+	s.EmailDomains.SetMail(s.Mail)
+	outbound.RegisterStep(eng.Registry, s.Mail)
+	s.DMARC = dmarc.New(s.DB)
+	return nil
 }
 
 // Handler is the process's HTTP handler.
@@ -242,7 +317,27 @@ func (s *Server) Listen() (net.Addr, error) {
 		return nil, err
 	}
 	s.listener = l
+	if s.Config.SMTPAddr != "" && s.Config.Role != RoleWorker && s.smtp == nil {
+		s.smtp = s.MailInbound.NewListener()
+		if _, err := s.smtp.Listen(s.Config.SMTPAddr); err != nil {
+			l.Close()
+			s.listener, s.smtp = nil, nil
+			return nil, err
+		}
+	}
+	if s.Config.PublicURL == "" && s.Mail != nil {
+		s.Mail.SetPublicURL("http://" + l.Addr().String())
+	}
 	return l.Addr(), nil
+}
+
+// SMTPAddr is where the SMTP listener is bound (nil when it is off); call
+// after Listen.
+func (s *Server) SMTPAddr() net.Addr {
+	if s.smtp == nil {
+		return nil
+	}
+	return s.smtp.Addr()
 }
 
 // Run serves until ctx ends, then shuts down gracefully:
@@ -281,6 +376,14 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(s.listener) }()
+	if s.smtp != nil {
+		go func() {
+			if err := s.smtp.Serve(); err != nil {
+				slog.Error("smtp listener stopped", "err", err)
+			}
+		}()
+		slog.Info("smtp listening", "addr", s.smtp.Addr().String(), "domain", s.MailInbound.Domain())
+	}
 	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error
@@ -289,6 +392,15 @@ func (s *Server) Run(ctx context.Context) error {
 	case err = <-served:
 	}
 	slog.Info("shutting down")
+	if s.smtp != nil {
+		// Sessions mid-DATA finish (their message is queued or refused)
+		// before the queue and database close.
+		smtpCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
+		if e := s.smtp.Close(smtpCtx); e != nil {
+			slog.Warn("smtp shutdown", "err", e)
+		}
+		cancel()
+	}
 	drained := make(chan error, 1)
 	go func() {
 		httpCtx, cancel := context.WithTimeout(context.Background(), s.Config.ShutdownTimeout)
@@ -363,5 +475,5 @@ func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
 		model = "rerank"
 	}
 	return map[string]rerank.Reranker{model: rerank.HTTP(os.Getenv("SERVICE_RERANKER_KIND"), u, os.Getenv("SERVICE_RERANKER_API_KEY"), model,
-		outbound.Policy{AllowPrivate: allowPrivate}.Client())}
+		fetchguard.Policy{AllowPrivate: allowPrivate}.Client())}
 }

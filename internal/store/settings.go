@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
 
 // Claim records key once. It returns true to exactly one caller across all
 // replicas, the one whose insert won, so one-time work (the first-start
@@ -12,4 +16,14 @@ func (db *DB) Claim(ctx context.Context, key, value string) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// Setting returns a process-wide setting's value, or ErrNotFound.
+func (db *DB) Setting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := db.R.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = $1`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return v, err
 }

@@ -1,0 +1,98 @@
+package dmarc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// ReportLocalPart is the mailbox reports arrive at on every domain (the
+// rua address the domains area asks each domain to publish).
+const ReportLocalPart = "dmarc-reports"
+
+// Service stores and sums aggregate reports. It implements mailin's
+// inbound.ReportSink.
+type Service struct {
+	DB     *store.DB
+	Limits Limits
+}
+
+// New returns the service with the default limits.
+func New(db *store.DB) *Service { return &Service{DB: db, Limits: DefaultLimits} }
+
+// ErrUnknownDomain means a report came for a domain no account has.
+var ErrUnknownDomain = errors.New("no email domain here receives reports at this address")
+
+// IsReportAddress reports whether rcpt is a rua mailbox: dmarc-reports@<any domain>.
+// Whether the domain is one of ours is Ingest's question.
+func (s *Service) IsReportAddress(rcpt string) bool {
+	at := strings.LastIndexByte(rcpt, '@')
+	return at > 0 && strings.EqualFold(rcpt[:at], ReportLocalPart)
+}
+
+// Ingest parses the report a message carries and stores it against the
+// domain it was addressed to. The report must describe that domain (or a
+// subdomain under its policy); the same report delivered twice is kept once.
+func (s *Service) Ingest(ctx context.Context, rcpt string, raw []byte) error {
+	at := strings.LastIndexByte(rcpt, '@')
+	if at < 0 {
+		return ErrUnknownDomain
+	}
+	domain := strings.TrimSuffix(strings.ToLower(rcpt[at+1:]), ".")
+	rep, err := ParseMessage(raw, s.Limits)
+	if err != nil {
+		return err
+	}
+	if rep.Domain != domain && !strings.HasSuffix(rep.Domain, "."+domain) {
+		return fmt.Errorf("dmarc: report for %s sent to %s's address", rep.Domain, domain)
+	}
+	ds, err := s.DB.EmailDomainsByName(ctx, domain)
+	if err != nil {
+		return err
+	}
+	if len(ds) == 0 {
+		return ErrUnknownDomain
+	}
+	// The verified claim wins; otherwise the oldest claim (reports can
+	// arrive before the first check passes).
+	target := ds[0]
+	for _, d := range ds {
+		if d.Status == "verified" {
+			target = d
+		}
+	}
+	sr := store.DMARCReport{AccountID: target.AccountID, DomainID: target.ID, OrgName: rep.OrgName, ReportID: rep.ReportID,
+		Begins: rep.Begin, Ends: rep.End}
+	for _, r := range rep.Records {
+		sr.Records = append(sr.Records, store.DMARCRecord{SourceIP: r.SourceIP, Disposition: r.Disposition, HeaderFrom: r.HeaderFrom,
+			Count: r.Count, DKIMPass: r.DKIMPass, SPFPass: r.SPFPass})
+	}
+	_, err = s.DB.AddDMARCReport(ctx, sr)
+	return err
+}
+
+// Summary is the API's view of a domain's reports.
+type Summary struct {
+	WindowDays int
+	store.DMARCSummary
+}
+
+// Bounds of the summary's parameters: the window is clamped to them.
+const (
+	MaxWindowDays = 365
+	MaxTopSources = 100
+)
+
+// Summarize sums the domain's reports over the last days (clamped to 1…365)
+// with up to top (1…100) failing sources. The caller has checked the
+// domain belongs to the account.
+func (s *Service) Summarize(ctx context.Context, accountID, domainID string, days, top int) (Summary, error) {
+	days = min(max(days, 1), MaxWindowDays)
+	top = min(max(top, 1), MaxTopSources)
+	sum, err := s.DB.DMARCSummary(ctx, accountID, domainID, time.Now().AddDate(0, 0, -days), top)
+	return Summary{WindowDays: days, DMARCSummary: sum}, err
+}

@@ -1,0 +1,217 @@
+package protect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Auto-block modes: whether a governance BLOCK on an authenticated inbound
+// sender adds them to the blocklist.
+const (
+	ModeDisabled       = "disabled"
+	ModeInput          = "input"
+	ModeInputAndOutput = "input_and_output"
+)
+
+// Errors the API maps to 422.
+var (
+	ErrBadMode      = errors.New("mode must be one of disabled, input, input_and_output")
+	ErrBadMatchType = errors.New("match_type must be address or domain")
+	ErrBadSender    = errors.New("not a valid sender")
+)
+
+// DefaultQueueCeiling is the QUEUED backlog past which an account's
+// inbound mail is paused.
+const DefaultQueueCeiling = 500
+
+// Service is the inbound protection area.
+type Service struct {
+	DB   *store.DB
+	Runs *runs.Service
+	// QueueCeiling arms the breaker when an account's parked email runs
+	// pass it; it lifts itself once they drain to half of it.
+	QueueCeiling int
+}
+
+func (s *Service) ceiling() int {
+	if s.QueueCeiling > 0 {
+		return s.QueueCeiling
+	}
+	return DefaultQueueCeiling
+}
+
+// BlockedList is a page of the blocklist and the account's mode.
+type BlockedList struct {
+	Items         []store.BlockedSender
+	Total         int
+	AutoBlockMode string
+}
+
+// Blocked lists the account's blocklist, newest first.
+func (s *Service) Blocked(ctx context.Context, accountID string, limit, offset int) (BlockedList, error) {
+	items, total, err := s.DB.BlockedSenders(ctx, accountID, limit, offset)
+	if err != nil {
+		return BlockedList{}, err
+	}
+	st, err := s.DB.InboundStateOf(ctx, accountID)
+	if err != nil {
+		return BlockedList{}, err
+	}
+	return BlockedList{Items: items, Total: total, AutoBlockMode: st.AutoBlockMode}, nil
+}
+
+// Block adds an address or a domain to the blocklist (idempotent).
+func (s *Service) Block(ctx context.Context, accountID, sender, matchType, note, source string) (store.BlockedSender, error) {
+	if matchType == "" {
+		matchType = "address"
+	}
+	sender = strings.ToLower(strings.TrimSpace(sender))
+	switch matchType {
+	case "address":
+		if a := Address(sender); a == "" || a != sender || DomainOf(a) == "" {
+			return store.BlockedSender{}, fmt.Errorf("%w address: %q", ErrBadSender, sender)
+		}
+	case "domain":
+		sender = strings.TrimPrefix(sender, "@")
+		if !validDomain(sender) {
+			return store.BlockedSender{}, fmt.Errorf("%w domain: %q", ErrBadSender, sender)
+		}
+	default:
+		return store.BlockedSender{}, ErrBadMatchType
+	}
+	if source == "" {
+		source = "manual"
+	}
+	return s.DB.BlockSender(ctx, store.BlockedSender{AccountID: accountID, SenderEmail: sender, MatchType: matchType, Source: source, Note: note})
+}
+
+// validDomain accepts host names of letters, digits, hyphens and dots,
+// with at least two labels.
+func validDomain(d string) bool {
+	if len(d) < 3 || len(d) > 253 || !strings.Contains(d, ".") || strings.HasPrefix(d, ".") || strings.HasSuffix(d, ".") {
+		return false
+	}
+	for _, label := range strings.Split(d, ".") {
+		if label == "" || len(label) > 63 || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Unblock removes an entry (store.ErrNotFound when the account has none by id).
+func (s *Service) Unblock(ctx context.Context, accountID, id string) error {
+	return s.DB.UnblockSender(ctx, accountID, id)
+}
+
+// SetMode sets the auto-block mode.
+func (s *Service) SetMode(ctx context.Context, accountID, mode string) error {
+	switch mode {
+	case ModeDisabled, ModeInput, ModeInputAndOutput:
+	default:
+		return ErrBadMode
+	}
+	return s.DB.SetAutoBlockMode(ctx, accountID, mode)
+}
+
+// IsBlocked reports whether the account blocks sender (an address).
+func (s *Service) IsBlocked(ctx context.Context, accountID, sender string) (bool, error) {
+	sender = strings.ToLower(sender)
+	if sender == "" {
+		return false, nil
+	}
+	return s.DB.SenderBlocked(ctx, accountID, sender, DomainAndParents(DomainOf(sender)))
+}
+
+// Reject records a discarded message.
+func (s *Service) Reject(ctx context.Context, r store.InboundRejection) error {
+	_, err := s.DB.RecordInboundRejection(ctx, r)
+	return err
+}
+
+// Rejections lists the account's discarded messages, newest first.
+func (s *Service) Rejections(ctx context.Context, accountID, agentID string, limit int) ([]store.InboundRejection, error) {
+	return s.DB.InboundRejections(ctx, accountID, agentID, limit)
+}
+
+// Status is the account's breaker position and parked backlog.
+type Status struct {
+	Paused        bool
+	QueuedBacklog int
+}
+
+// Status answers whether inbound is paused and the QUEUED backlog.
+func (s *Service) Status(ctx context.Context, accountID string) (Status, error) {
+	st, err := s.DB.InboundStateOf(ctx, accountID)
+	if err != nil {
+		return Status{}, err
+	}
+	n, err := s.DB.QueuedEmailRuns(ctx, accountID)
+	return Status{Paused: st.Paused, QueuedBacklog: n}, err
+}
+
+// Paused reports whether the account's inbound is paused.
+func (s *Service) Paused(ctx context.Context, accountID string) (bool, error) {
+	st, err := s.DB.InboundStateOf(ctx, accountID)
+	return st.Paused, err
+}
+
+// Evaluate moves the breaker: armed when the backlog passes the ceiling,
+// lifted once it has drained to half of it. It returns the position.
+func (s *Service) Evaluate(ctx context.Context, accountID string) (bool, error) {
+	st, err := s.Status(ctx, accountID)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case st.QueuedBacklog > s.ceiling():
+		_, err = s.DB.SetInboundPaused(ctx, accountID, true)
+		return true, err
+	case st.Paused && st.QueuedBacklog <= s.ceiling()/2:
+		_, err = s.DB.SetInboundPaused(ctx, accountID, false)
+		return false, err
+	}
+	return st.Paused, nil
+}
+
+// Resume lifts the pause once; the next evaluation arms it again if the
+// backlog is still above the ceiling. resumed reports whether it was paused.
+func (s *Service) Resume(ctx context.Context, accountID string) (bool, error) {
+	return s.DB.SetInboundPaused(ctx, accountID, false)
+}
+
+// CancelQueued fails every parked email run of the account and returns
+// how many it cancelled. They consumed nothing while parked.
+func (s *Service) CancelQueued(ctx context.Context, accountID string) (int, error) {
+	n := 0
+	for {
+		ids, err := s.DB.OldestQueuedEmailRuns(ctx, accountID, 200)
+		if err != nil {
+			return n, err
+		}
+		progressed := false
+		for _, id := range ids {
+			if _, err := s.Runs.Cancel(ctx, accountID, id); err != nil {
+				if errors.Is(err, runs.ErrTerminal) {
+					continue
+				}
+				return n, err
+			}
+			n++
+			progressed = true
+		}
+		if len(ids) < 200 || !progressed {
+			return n, nil
+		}
+	}
+}
