@@ -281,3 +281,24 @@ func dmarcReport(t *testing.T, domain, reportID string) []byte {
 	return []byte("From: noreply-dmarc@receiver.test\r\nTo: dmarc-reports@" + domain + "\r\nSubject: Report domain: " + domain +
 		"\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=" + mw.Boundary() + "\r\n\r\n" + body.String())
 }
+
+// A temporary refusal (451) is retried by the delivery job with backoff
+// until the relay takes the message.
+func TestSendEmailRetries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s, sink, _ := mailServer(t, d)
+		sink.SetTempFailures(1)
+		agent := s.StoreAgent(t, s.AccountID, "retrier", `{"child_steps":[{"id":"m","step_type":"send_email","to":"tempfail@example.test","subject":"x"}]}`, "dynamic_input")
+		r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "x"})
+		var start struct {
+			RunID string `json:"run_id"`
+		}
+		r.JSON(t, &start)
+		waitRun(t, s, s.Key, start.RunID)
+		ev := queuedEvent(t, s, s.AccountID, start.RunID)
+		ds := waitDeliveries(t, s, s.AccountID, ev["message_id"].(string), map[string]string{"tempfail@example.test": "sent"})
+		if ds[0].Attempts != 2 || len(sink.Messages()) != 1 {
+			t.Fatalf("deliveries: %+v, sink %d", ds, len(sink.Messages()))
+		}
+	})
+}
