@@ -47,6 +47,9 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server 
 	cfg.AuthFailureRate = 0
 	cfg.ShutdownTimeout = 5 * time.Second
 	cfg.JobShutdownTimeout = 3 * time.Second
+	// Mail's DNS lookups go to loopback, where nothing answers, unless a
+	// test starts its own DNS server: tests never query the network.
+	cfg.DNSResolver = "127.0.0.1:1"
 	for _, o := range opts {
 		o(&cfg)
 	}
