@@ -48,9 +48,9 @@ func mimeWith(ct, filename string, att []byte) []byte {
 
 func TestParseMessageFormats(t *testing.T) {
 	for name, raw := range map[string][]byte{
-		"xml":  mimeWith("text/xml", "r.xml", []byte(sampleXML)),
-		"gzip": mimeWith("application/gzip", "google.com!agent.example.com!1700000000!1700086399.xml.gz", gz([]byte(sampleXML))),
-		"zip":  mimeWith("application/zip", "google.com!agent.example.com!1.zip", zipped("report.xml", []byte(sampleXML))),
+		"xml":                    mimeWith("text/xml", "r.xml", []byte(sampleXML)),
+		"gzip":                   mimeWith("application/gzip", "google.com!agent.example.com!1700000000!1700086399.xml.gz", gz([]byte(sampleXML))),
+		"zip":                    mimeWith("application/zip", "google.com!agent.example.com!1.zip", zipped("report.xml", []byte(sampleXML))),
 		"octet-stream named .gz": mimeWith("application/octet-stream", "x.xml.gz", gz([]byte(sampleXML))),
 	} {
 		rep, err := ParseMessage(raw, DefaultLimits)
