@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/agentry/agentry/internal/mail/dmarc"
+	"github.com/agentry/agentry/internal/mail/domains"
+	"github.com/agentry/agentry/internal/mail/outbound"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -253,7 +256,11 @@ func TestUploadLimitStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Deps{Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
+	mailOut, err := outbound.New(ctx, db, nil, nil, outbound.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
 		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
 		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping}))
 	defer srv.Close()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/mail/mailtest"
@@ -256,6 +257,35 @@ func TestDelegatedEmailDomain(t *testing.T) {
 		}
 		if dnsSrv.Has("agentry._domainkey.mail.deleg.test", 16) || dnsSrv.Has("mail.deleg.test", 15) {
 			t.Error("records left in DNS")
+		}
+	})
+}
+
+// The background sweep (a River periodic job) verifies a domain once its
+// records appear, with nobody asking.
+func TestEmailDomainSweep(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s, _, dnsSrv := mailServer(t, d, func(c *server.Config) { c.DomainSweepInterval = time.Millisecond })
+		boss := ownerWithEmail(t, s, "boss@sweep.test")
+		r := s.Do(t, "POST", "/email-domains", boss.Key, map[string]any{"kind": "custom", "value": "agent.sweep.test"})
+		var dom api.EmailDomainResponse
+		r.JSON(t, &dom)
+		if dom.Status != "pending" {
+			t.Fatalf("add: %s", r.Body)
+		}
+		publish(t, dnsSrv, dom)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			r = s.Do(t, "GET", "/email-domains", boss.Key, nil)
+			var list api.EmailDomainsListResponse
+			r.JSON(t, &list)
+			if len(list.Domains) == 1 && list.Domains[0].Verified {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the sweep did not verify the domain: %s", r.Body)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
 	})
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/resolver"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -280,4 +281,48 @@ func dmarcReport(t *testing.T, domain, reportID string) []byte {
 	mw.Close()
 	return []byte("From: noreply-dmarc@receiver.test\r\nTo: dmarc-reports@" + domain + "\r\nSubject: Report domain: " + domain +
 		"\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=" + mw.Boundary() + "\r\n\r\n" + body.String())
+}
+
+// A temporary refusal (451) is retried by the delivery job with backoff
+// until the relay takes the message.
+func TestSendEmailRetries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s, sink, _ := mailServer(t, d)
+		sink.SetTempFailures(1)
+		agent := s.StoreAgent(t, s.AccountID, "retrier", `{"child_steps":[{"id":"m","step_type":"send_email","to":"tempfail@example.test","subject":"x"}]}`, "dynamic_input")
+		r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "x"})
+		var start struct {
+			RunID string `json:"run_id"`
+		}
+		r.JSON(t, &start)
+		waitRun(t, s, s.Key, start.RunID)
+		ev := queuedEvent(t, s, s.AccountID, start.RunID)
+		ds := waitDeliveries(t, s, s.AccountID, ev["message_id"].(string), map[string]string{"tempfail@example.test": "sent"})
+		if ds[0].Attempts != 2 || len(sink.Messages()) != 1 {
+			t.Fatalf("deliveries: %+v, sink %d", ds, len(sink.Messages()))
+		}
+	})
+}
+
+// A send_email step that runs again (a crash after it queued, a resume)
+// finds its message and queues nothing twice.
+func TestSendEmailIsIdempotentPerStep(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s, sink, _ := mailServer(t, d)
+		m := outbound.Mail{AccountID: s.AccountID, AgentID: "01a20000-0000-7000-8000-000000000009", RunID: store.NewID(), StepKey: "mail",
+			To: []string{"once@example.test"}, Subject: "once", Body: "b", AgentMail: true}
+		first, err := s.S.Mail.Send(context.Background(), m)
+		if err != nil || first.Resumed {
+			t.Fatal(first, err)
+		}
+		again, err := s.S.Mail.Send(context.Background(), m)
+		if err != nil || !again.Resumed || again.MessageID != first.MessageID || fmt.Sprint(again.Queued) != "[once@example.test]" {
+			t.Fatalf("again: %+v %v", again, err)
+		}
+		sink.Wait(t, 1)
+		time.Sleep(300 * time.Millisecond)
+		if n := len(sink.Messages()); n != 1 {
+			t.Fatalf("%d messages", n)
+		}
+	})
 }

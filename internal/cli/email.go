@@ -13,14 +13,15 @@ import (
 func init() { addAPICommand(emailCommand) }
 
 // emailSubcommands are the `agentry email …` commands each mail area adds
-// from its own file (inbound here; domains and opt-outs beside it).
+// from its own file (inbound here; domains, opt-outs and unsubscribe in
+// email_out.go).
 var emailSubcommands []func(*App) *cobra.Command
 
 // emailCommand is `agentry email …`.
 func emailCommand(a *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "email",
-		Short: "Agents' mail: trigger addresses, blocked senders, discarded mail, the inbound pause",
+		Short: "Agents' mail: trigger addresses, blocked senders, discarded mail, the inbound pause, sending domains, opt-outs",
 		Long: `Agents with an email_received trigger receive mail at <agent_id>@<mail domain>
 and at an alias; see docs/email.md.`,
 	}

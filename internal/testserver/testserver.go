@@ -9,13 +9,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/mail/dkimkey"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -47,6 +52,12 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server 
 	cfg.AuthFailureRate = 0
 	cfg.ShutdownTimeout = 5 * time.Second
 	cfg.JobShutdownTimeout = 3 * time.Second
+	// Mail's DNS lookups go to loopback, where nothing answers, unless a
+	// test starts its own DNS server: tests never query the network.
+	cfg.DNSResolver = "127.0.0.1:1"
+	// One shared-domain DKIM key for the whole test process: making an
+	// RSA key at every server start would slow every suite.
+	cfg.MailDKIMKeyFile = dkimKeyFile(t, cfg.DataDir)
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -78,6 +89,32 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server 
 	}
 	ts.AccountID, ts.UserID = k.AccountID, k.UserID
 	return ts
+}
+
+var (
+	dkimOnce sync.Once
+	dkimPEM  []byte
+)
+
+// dkimKeyFile writes the process's test DKIM key into dir.
+func dkimKeyFile(t testing.TB, dir string) string {
+	t.Helper()
+	dkimOnce.Do(func() {
+		k, err := dkimkey.Generate()
+		if err != nil {
+			panic(err)
+		}
+		der, err := dkimkey.MarshalPrivate(k)
+		if err != nil {
+			panic(err)
+		}
+		dkimPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	})
+	p := filepath.Join(dir, "dkim-test.pem")
+	if err := os.WriteFile(p, dkimPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Tenant is another account with its own owner and key.

@@ -1,7 +1,6 @@
 package mailtest
 
 import (
-	"errors"
 	"io"
 	"net"
 	"strings"
@@ -53,6 +52,13 @@ func StartSink(t testing.TB, user, pass string) *Sink {
 	return k
 }
 
+// SetTempFailures makes the next n RCPTs to tempfail@… answer 451.
+func (k *Sink) SetTempFailures(n int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.TempFailures, k.tempSeen = n, 0
+}
+
 // Messages returns what arrived so far.
 func (k *Sink) Messages() []Received {
 	k.mu.Lock()
@@ -91,7 +97,7 @@ func (s *sinkSession) AuthMechanisms() []string { return []string{sasl.Plain} }
 func (s *sinkSession) Auth(mech string) (sasl.Server, error) {
 	return sasl.NewPlainServer(func(identity, user, pass string) error {
 		if user != s.k.User || pass != s.k.Pass {
-			return errors.New("invalid credentials")
+			return &smtp.SMTPError{Code: 535, EnhancedCode: smtp.EnhancedCode{5, 7, 8}, Message: "Authentication credentials invalid"}
 		}
 		s.authed = true
 		return nil

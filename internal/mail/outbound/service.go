@@ -169,17 +169,6 @@ func convert(as []*mail.Address) []*gomail.Address {
 // each delivered by its own job. A run step that already queued its
 // message (it ran again after a crash) gets that message's report.
 func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
-	if m.RunID != "" {
-		if prev, ds, err := s.db.MailMessageForStep(ctx, m.AccountID, m.RunID, m.StepKey); err == nil {
-			rep := Report{MessageID: prev.ID, From: prev.MailFrom, Queued: []string{}, SkippedOptedOut: []string{}, Resumed: true}
-			for _, d := range ds {
-				rep.Queued = append(rep.Queued, d.Recipient)
-			}
-			return rep, nil
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return Report{}, err
-		}
-	}
 	to, err := parseList("to", m.To)
 	if err != nil {
 		return Report{}, err
@@ -303,6 +292,9 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 		}
 		return nil
 	})
+	if errors.Is(err, store.ErrConflict) && m.RunID != "" {
+		return s.resumed(ctx, m)
+	}
 	if err != nil {
 		return Report{}, err
 	}
@@ -310,6 +302,20 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 		w()
 	}
 	rep.Queued = rcpts
+	return rep, nil
+}
+
+// resumed reports the message a run step queued before (it ran again
+// after a crash or a resume): nothing is queued twice.
+func (s *Service) resumed(ctx context.Context, m Mail) (Report, error) {
+	prev, ds, err := s.db.MailMessageForStep(ctx, m.AccountID, m.RunID, m.StepKey)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{MessageID: prev.ID, From: prev.MailFrom, Queued: []string{}, SkippedOptedOut: []string{}, Resumed: true}
+	for _, d := range ds {
+		rep.Queued = append(rep.Queued, d.Recipient)
+	}
 	return rep, nil
 }
 
