@@ -127,8 +127,9 @@ func TestRunRefusals(t *testing.T) {
 		if r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input_upload_ids": ids}); r.Status != http.StatusUnprocessableEntity {
 			t.Errorf("21 uploads: %d %s", r.Status, r.Body)
 		}
-		retrieval := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"r","step_type":"retrieval","knowledge_base_id":"01234567-89ab-7def-8123-456789abcdef","query":"{{input}}"}]}`)
-		if r := s.Do(t, "POST", "/agents/"+retrieval+"/runs", s.Key, map[string]any{"input": "x"}); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "retrieval") {
+		// A step type no area provides yet (memory banks).
+		retrieval := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"r","step_type":"search_memory","memory_bank_id":"01234567-89ab-7def-8123-456789abcdef","query":"{{input}}"}]}`)
+		if r := s.Do(t, "POST", "/agents/"+retrieval+"/runs", s.Key, map[string]any{"input": "x"}); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "search_memory") {
 			t.Errorf("unavailable step type: %d %s", r.Status, r.Body)
 		}
 		if _, _, err := s.DB.DisableAgent(ctx, s.AccountID, agent, s.UserID, "manual"); err != nil {

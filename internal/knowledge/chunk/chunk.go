@@ -102,8 +102,8 @@ func newSplitter(o Options) (*splitter, error) {
 		seps, o.Regex = l, false
 	}
 	for _, s := range seps {
-		if s == "" || len(s) > MaxSeparatorLen {
-			return nil, fmt.Errorf("%w: a separator must be 1 to %d bytes", ErrOptions, MaxSeparatorLen)
+		if s == "" || len(s) > MaxSeparatorLen || !utf8.ValidString(s) {
+			return nil, fmt.Errorf("%w: a separator must be 1 to %d bytes of UTF-8", ErrOptions, MaxSeparatorLen)
 		}
 		if !o.Regex {
 			sp.lits = append(sp.lits, s)
@@ -159,7 +159,7 @@ func (sp *splitter) cuts(text string, s, e, level int) []int {
 			if before {
 				at = i + j + 1
 			}
-			if at > 0 && at < len(seg) {
+			if at > 0 && at < len(seg) && utf8.RuneStart(seg[at]) {
 				out = append(out, s+at)
 			}
 			i += j + len(sep)
@@ -167,7 +167,8 @@ func (sp *splitter) cuts(text string, s, e, level int) []int {
 		return out
 	}
 	for _, m := range sp.res[level-len(sp.lits)].FindAllStringIndex(seg, -1) {
-		if m[1] > 0 && m[1] < len(seg) {
+		// A pattern may match inside a character; only rune boundaries cut.
+		if m[1] > 0 && m[1] < len(seg) && utf8.RuneStart(seg[m[1]]) {
 			out = append(out, s+m[1])
 		}
 	}
