@@ -8,8 +8,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -25,7 +25,7 @@ import (
 
 // Errors of migrations the API maps to statuses.
 var (
-	ErrMigrationActive = store.ErrMigrationActive                   // 409
+	ErrMigrationActive = store.ErrMigrationActive                    // 409
 	ErrNotActive       = errors.New("no active embedding migration") // 409
 )
 
