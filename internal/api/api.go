@@ -224,6 +224,11 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"), putSecretDoc)), s.putSecret)
 	register(s, withStatus(extension(withDesc(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"), deleteSecretDoc)), http.StatusNoContent), s.deleteSecret)
 
+	// Embedding migrations of sources (knowledge_migrations.go).
+	register(s, op("start_source_embedding_migration", http.MethodPost, "/sources/{source_connection_id}/embedding-migration", "Start Source Embedding Migration", "sources"), s.startEmbeddingMigration)
+	register(s, op("get_source_embedding_migration", http.MethodGet, "/sources/{source_connection_id}/embedding-migration", "Get Source Embedding Migration", "sources"), s.getEmbeddingMigration)
+	register(s, op("cancel_source_embedding_migration", http.MethodPost, "/sources/{source_connection_id}/embedding-migration/cancel", "Cancel Source Embedding Migration", "sources"), s.cancelEmbeddingMigration)
+
 	// Source exports (source_exports.go).
 	register(s, op("list_source_exports", http.MethodGet, "/sources/{source_connection_id}/exports", "List exports", "source-exports"), s.listSourceExports)
 	register(s, withStatus(op("create_source_export", http.MethodPost, "/sources/{source_connection_id}/exports", "Create export", "source-exports"), http.StatusAccepted), s.createSourceExport)

@@ -109,6 +109,7 @@ func AddWorkers(w *river.Workers, s *Service) {
 	river.AddWorker(w, &retentionWorker{s: s})
 	river.AddWorker(w, &pollTickWorker{s: s})
 	river.AddWorker(w, &pollWorker{s: s})
+	river.AddWorker(w, &migrationWorker{s: s})
 }
 
 // PeriodicJobs are the area's periodic jobs: retention hourly, and the

@@ -1,0 +1,240 @@
+package knowledge
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/riverqueue/river"
+
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Embedding migrations re-embed a custom_index source with another model
+// and size. The index's "generation" is the source's (embedding_model,
+// dimensions) pair, which every chunk row carries too and which queries
+// embed with: the migration stages the new vectors beside the live chunks
+// (embedding_migration_vectors), and one transaction replaces the chunks
+// with copies carrying them, switches the source's pair, and adds them to
+// the vector index. Until that commit, searches read the old chunks with
+// the old model; after it, only the new ones. A cancel drops the staged
+// vectors and leaves the index as it was.
+
+// Errors of migrations the API maps to statuses.
+var (
+	ErrMigrationActive = store.ErrMigrationActive                    // 409
+	ErrNotActive       = errors.New("no active embedding migration") // 409
+)
+
+// MigrationRequest starts a migration.
+type MigrationRequest struct {
+	TargetModel            string
+	TargetDims             int
+	NotificationRecipients []string
+	// RechunkRequested says a chunking override was sent.
+	RechunkRequested bool
+}
+
+// MigrationArgs runs one migration.
+type MigrationArgs struct {
+	AccountID   string `json:"account_id"`
+	MigrationID string `json:"migration_id"`
+}
+
+// Kind names the job kind.
+func (MigrationArgs) Kind() string { return "knowledge_embedding_migration" }
+
+// StartMigration validates and enqueues a migration of a source.
+func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string, r MigrationRequest) (store.EmbeddingMigration, error) {
+	src, err := s.db.Source(ctx, accountID, sourceID)
+	if err != nil {
+		return store.EmbeddingMigration{}, err
+	}
+	if src.SourceType != "custom_index" && src.SourceType != "file_uploads" {
+		return store.EmbeddingMigration{}, invalid("source_connection_id", "only custom_index sources can be migrated")
+	}
+	if r.RechunkRequested {
+		return store.EmbeddingMigration{}, invalid("chunk_size", "re-chunking during a migration is not supported here; migrate with the source's chunking")
+	}
+	model := r.TargetModel
+	if model != OfflineEmbeddingModel {
+		m, ok := s.catalog.Get(model)
+		if !ok || m.Kind != catalog.KindEmbedding {
+			return store.EmbeddingMigration{}, invalid("target_embedding_model", fmt.Sprintf("%q is not an embedding model of the catalog", model))
+		}
+		model = m.ID
+	}
+	if r.TargetDims < 8 || r.TargetDims > 4096 {
+		return store.EmbeddingMigration{}, invalid("target_dimensions", "dimensions are between 8 and 4096")
+	}
+	if model == src.EmbeddingModel && r.TargetDims == src.Dimensions {
+		return store.EmbeddingMigration{}, invalid("target_embedding_model", "the target model and dimensions are the source's current ones")
+	}
+	m := store.EmbeddingMigration{AccountID: accountID, SourceID: sourceID, OldModel: src.EmbeddingModel, OldDims: src.Dimensions,
+		TargetModel: model, TargetDims: r.TargetDims, NotificationRecipients: r.NotificationRecipients}
+	var wake func()
+	m, err = s.db.CreateEmbeddingMigration(ctx, m, func(tx *sql.Tx, conn *sql.Conn, m store.EmbeddingMigration) error {
+		var err error
+		wake, err = s.queue.InsertTx(ctx, tx, conn, MigrationArgs{AccountID: accountID, MigrationID: m.ID}, &river.InsertOpts{MaxAttempts: 10})
+		return err
+	})
+	if err != nil {
+		return m, err
+	}
+	wake()
+	return m, nil
+}
+
+// LatestMigration is the source's newest migration, nil when it has none
+// (ErrNotFound is an unknown source).
+func (s *Service) LatestMigration(ctx context.Context, accountID, sourceID string) (*store.EmbeddingMigration, error) {
+	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
+		return nil, err
+	}
+	m, err := s.db.LatestEmbeddingMigration(ctx, accountID, sourceID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return &m, err
+}
+
+// CancelMigration cancels the source's active migration.
+func (s *Service) CancelMigration(ctx context.Context, accountID, sourceID string) (store.EmbeddingMigration, error) {
+	latest, err := s.LatestMigration(ctx, accountID, sourceID)
+	if err != nil {
+		return store.EmbeddingMigration{}, err
+	}
+	if latest == nil {
+		return store.EmbeddingMigration{}, ErrNotActive
+	}
+	m := *latest
+	ok, err := s.db.EndEmbeddingMigration(ctx, accountID, m.ID, store.MigrationCancelled, nil)
+	if err != nil {
+		return m, err
+	}
+	if !ok {
+		return m, fmt.Errorf("%w: the latest migration is %s", ErrNotActive, m.Status)
+	}
+	return s.db.EmbeddingMigration(ctx, accountID, m.ID)
+}
+
+type migrationWorker struct {
+	river.WorkerDefaults[MigrationArgs]
+	s *Service
+}
+
+// errMigrationStopped ends a migration that was cancelled while it ran.
+var errMigrationStopped = errors.New("embedding migration cancelled")
+
+// Work embeds what is not staged yet, then switches. A process that dies
+// mid-way resumes from the staged vectors: they are committed per batch.
+func (w *migrationWorker) Work(ctx context.Context, job *river.Job[MigrationArgs]) error {
+	err := w.s.runMigration(ctx, job.Args)
+	if err == nil || errors.Is(err, errMigrationStopped) || errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if ctx.Err() == nil && (job.Attempt >= job.MaxAttempts || errors.Is(err, ErrInvalid)) {
+		msg := err.Error()
+		_, _ = w.s.db.EndEmbeddingMigration(context.WithoutCancel(ctx), job.Args.AccountID, job.Args.MigrationID, store.MigrationFailed, &msg)
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
+	m, err := s.db.EmbeddingMigration(ctx, a.AccountID, a.MigrationID)
+	if err != nil {
+		return err
+	}
+	if m.Status == store.MigrationSwitching {
+		// A switch interrupted before its commit changed nothing.
+		if err := s.db.ResumeEmbeddingMigration(ctx, m.ID); err != nil {
+			return err
+		}
+		m.Status = store.MigrationRunning
+	}
+	if m.Status != store.MigrationPending && m.Status != store.MigrationRunning {
+		return nil
+	}
+	src, err := s.db.Source(ctx, a.AccountID, m.SourceID)
+	if err != nil {
+		return err
+	}
+	target := src
+	target.EmbeddingModel, target.Dimensions = m.TargetModel, m.TargetDims
+	emb := s.embedderFor(target)
+	for range 5 { // chunks added while embedding are embedded on the next pass
+		for {
+			batch, total, err := s.db.UnstagedChunks(ctx, m, embedBatch)
+			if err != nil {
+				return err
+			}
+			if len(batch) == 0 {
+				break
+			}
+			texts := make([]string, len(batch))
+			seqs := make([]int64, len(batch))
+			for i, c := range batch {
+				texts[i], seqs[i] = c.Text, c.Seq
+			}
+			vecs, err := emb.Embed(ctx, llm.CallMeta{AccountID: a.AccountID, Purpose: "knowledge_embedding_migration"}, texts)
+			if err != nil {
+				return fmt.Errorf("embedding failed: %w", err)
+			}
+			for _, v := range vecs {
+				if len(v) != m.TargetDims {
+					return invalid("target_dimensions", fmt.Sprintf("the model answered %d dimensions, not %d", len(v), m.TargetDims))
+				}
+			}
+			if err := s.db.StageMigrationVectors(ctx, m.ID, seqs, vecs); err != nil {
+				return err
+			}
+			staged, err := s.db.CountStagedVectors(ctx, m.ID)
+			if err != nil {
+				return err
+			}
+			ok, err := s.db.MigrationProgress(ctx, m.ID, staged, max(total, staged), fmt.Sprintf("embedded %d of %d chunks", staged, total))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errMigrationStopped
+			}
+		}
+		// A source with no chunks yet has nothing to embed: the switch below
+		// still moves it to the new model. MigrationProgress also makes a
+		// pending migration running, which the switch expects.
+		if _, total, err := s.db.UnstagedChunks(ctx, m, 1); err != nil {
+			return err
+		} else if ok, err := s.db.MigrationProgress(ctx, m.ID, total, total, "switching to the new index"); err != nil || !ok {
+			if err == nil {
+				err = errMigrationStopped
+			}
+			return err
+		}
+		if err := s.index.Prepare(ctx, m.TargetDims); err != nil {
+			return err
+		}
+		removed, ok, err := s.db.SwitchEmbeddingMigration(ctx, m, func(tx *sql.Tx, added []store.Chunk) error {
+			return s.index.InTx(ctx, tx, added)
+		})
+		if errors.Is(err, store.ErrMigrationIncomplete) {
+			if err := s.db.ResumeEmbeddingMigration(ctx, m.ID); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errMigrationStopped
+		}
+		s.index.Forget(m.SourceID, removed)
+		return nil
+	}
+	return errors.New("chunks kept arriving during the switch; the migration will try again")
+}
