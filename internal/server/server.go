@@ -19,7 +19,9 @@ import (
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
@@ -53,6 +55,10 @@ type Server struct {
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
+	// Evals and Governance oversee runs (evaluations, policies). Alerts
+	// of theirs go to their Alerts field, wired by the alerts area.
+	Evals      *evals.Service
+	Governance *governance.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -129,6 +135,13 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
 	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
+	// Evaluations and governance: the engine's overseers (governance
+	// first, so a blocked output is never judged) and evaluate_step.
+	// Judgments and plain-language policy rules are metered model calls.
+	s.Evals = &evals.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
+	s.Governance = &governance.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
+	s.Evals.RegisterSteps(eng.Registry)
+	eng.Overseers = append(eng.Overseers, governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets}
 
@@ -192,6 +205,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
+			Evals: s.Evals, Governance: s.Governance,
 			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)

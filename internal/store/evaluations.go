@@ -335,7 +335,7 @@ func (db *DB) EvaluationSummary(ctx context.Context, accountID, criteriaID strin
 
 // ModeCounts are the counts of one evaluation mode.
 type ModeCounts struct {
-	Mode                          string
+	Mode                           string
 	Total, Passed, Failed, Flagged int
 }
 

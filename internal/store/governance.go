@@ -265,3 +265,10 @@ func (db *DB) GovernanceViolationCount(ctx context.Context, accountID, runID, ac
 		AND ($2 = '' OR run_id = $2) AND ($3 = '' OR action = $3)`, accountID, runID, action).Scan(&n)
 	return n, err
 }
+
+// SetGovernanceConversationResults stores what accepting a plan did.
+func (db *DB) SetGovernanceConversationResults(ctx context.Context, accountID, id string, results json.RawMessage) error {
+	_, err := db.W.ExecContext(ctx, `UPDATE governance_conversations SET results = $3 WHERE id = $1 AND account_id = $2`,
+		id, accountID, nullableJSON(results))
+	return err
+}
