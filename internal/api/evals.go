@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/evals"
@@ -180,20 +181,20 @@ func legacyList[T any](items []T, p Pagination) any {
 
 func bareArray[T any](items []T, _ Pagination) any { return items }
 
-type criteriaPath struct {
+type CriteriaPathParam struct {
 	CriteriaID string `path:"criteria_id" format:"uuid"`
 }
 
-type agentPath struct {
+type AgentPathParam struct {
 	AgentID string `path:"agent_id" format:"uuid"`
 }
 
-type pageQuery struct {
+type PageParams struct {
 	Page  int `query:"page" default:"1" minimum:"1" maximum:"1000000"`
 	Limit int `query:"limit" default:"20" minimum:"1" maximum:"100"`
 }
 
-type resultFilterQuery struct {
+type ResultFilterParams struct {
 	Status   string `query:"status" required:"false" doc:"pending, passed, failed, skipped or error"`
 	TimeFrom string `query:"time_from" required:"false" doc:"RFC 3339 time or YYYY-MM-DD"`
 	TimeTo   string `query:"time_to" required:"false" doc:"RFC 3339 time or YYYY-MM-DD"`
@@ -201,29 +202,29 @@ type resultFilterQuery struct {
 
 type (
 	createCriteriaInput struct {
-		agentPath
+		AgentPathParam
 		Body CreateEvaluationCriteriaRequest
 	}
 	listCriteriaInput struct {
-		agentPath
-		pageQuery
+		AgentPathParam
+		PageParams
 	}
-	criteriaInput       struct{ criteriaPath }
+	criteriaInput       struct{ CriteriaPathParam }
 	updateCriteriaInput struct {
-		criteriaPath
+		CriteriaPathParam
 		Body UpdateEvaluationCriteriaRequest
 	}
 	criteriaOutput       struct{ Body EvaluationCriteriaResponse }
 	anyOutput            struct{ Body any }
 	noContentOutput      struct{}
 	criteriaResultsInput struct {
-		criteriaPath
-		resultFilterQuery
+		CriteriaPathParam
+		ResultFilterParams
 		FlaggedOnly bool `query:"flagged_only" default:"false"`
-		pageQuery
+		PageParams
 	}
 	createResultInput struct {
-		criteriaPath
+		CriteriaPathParam
 		Body CreateEvaluationResultRequest
 	}
 	resultOutput  struct{ Body EvaluationResultResponse }
@@ -231,8 +232,8 @@ type (
 		Body EvaluationResultSummaryResponse
 	}
 	compatibleRunsInput struct {
-		criteriaPath
-		pageQuery
+		CriteriaPathParam
+		PageParams
 		StartedAfter string `query:"started_after" required:"false" doc:"RFC 3339 time"`
 	}
 	nonManualInput struct {
@@ -245,27 +246,27 @@ type (
 		Body NonManualEvaluationSummaryResponse
 	}
 	testDraftInput struct {
-		agentPath
+		AgentPathParam
 		Body TestDraftEvaluationRequest
 	}
 	testDraftOutput   struct{ Body TestDraftEvaluationResponse }
 	agentResultsInput struct {
-		agentPath
-		resultFilterQuery
+		AgentPathParam
+		ResultFilterParams
 		Step        string `query:"step" required:"false" doc:"Only results of this step id."`
 		FlaggedOnly bool   `query:"flagged_only" default:"false"`
-		pageQuery
+		PageParams
 	}
 	evaluationRunsInput struct {
-		agentPath
-		resultFilterQuery
+		AgentPathParam
+		ResultFilterParams
 		Step string `query:"step" required:"false" doc:"Only results of this step id."`
-		pageQuery
+		PageParams
 	}
 	runResultsInput struct {
-		agentPath
+		AgentPathParam
 		RunID string `path:"run_id" format:"uuid"`
-		pageQuery
+		PageParams
 	}
 )
 
@@ -316,7 +317,7 @@ func resultWithCriteria(r store.EvaluationResult) EvaluationResultWithCriteriaRe
 func evalError(err error) error {
 	switch {
 	case errors.Is(err, evals.ErrInvalid):
-		return Invalid([]any{"body"}, errors.Unwrap(errors.Unwrap(err)).Error(), "value_error")
+		return Invalid([]any{"body"}, strings.TrimPrefix(err.Error(), evals.ErrInvalid.Error()+"\n"), "value_error")
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound("Resource")
 	}
@@ -436,7 +437,7 @@ func parseTimeParam(v, loc string) (*time.Time, error) {
 	return nil, Invalid([]any{"query", loc}, "must be an RFC 3339 date-time or YYYY-MM-DD", "value_error.datetime")
 }
 
-func (q resultFilterQuery) filter(accountID string) (store.ResultFilter, error) {
+func (q ResultFilterParams) filter(accountID string) (store.ResultFilter, error) {
 	f := store.ResultFilter{AccountID: accountID, Status: q.Status}
 	if q.Status != "" && !containsString(evals.Statuses, q.Status) {
 		return f, Invalid([]any{"query", "status"}, "status must be one of pending, passed, failed, skipped, error", "value_error")
