@@ -15,7 +15,7 @@ var (
 	reCard = regexp.MustCompile(`\d(?:[ \-]?\d){12,18}`)
 	// Phone numbers: an optional +country, optional (area), then groups
 	// of digits separated by space, dot or dash.
-	rePhone = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,4}\)[\s.\-]?)?\d{2,4}(?:[\s.\-]\d{2,4}){2,4}`)
+	rePhone = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{1,4}\)[\s.\-]?)?\d{2,4}(?:[\s.\-]\d{2,4}){1,4}`)
 	// US social security numbers and UK national insurance numbers.
 	reSSN  = regexp.MustCompile(`\b(\d{3})-(\d{2})-(\d{4})\b`)
 	reNINO = regexp.MustCompile(`\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b`)
@@ -89,6 +89,11 @@ func findPII(kind, text string) (Finding, bool) {
 			}
 		}
 	case "national_id":
+		// Both formats hold a run of at least six digits (with spaces or
+		// dashes): without one, neither regexp needs to run.
+		if !hasDigitRun(text, 6) {
+			break
+		}
 		for _, m := range reSSN.FindAllStringSubmatch(text, 20) {
 			if m[1] != "000" && m[1] != "666" && m[1][0] != '9' && m[2] != "00" && m[3] != "0000" {
 				return Finding{Rule: "pii:national_id", Reason: "contains a national identification number (US social security number)"}, true
