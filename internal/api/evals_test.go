@@ -284,3 +284,42 @@ func runError(r runs.RunResponse) string {
 	}
 	return *r.Attempts[len(r.Attempts)-1].Error
 }
+
+// sample_and_flag judges sampled runs and flags failures without blocking;
+// evaluate_step judges inside the workflow.
+func TestSampleAndFlagAndEvaluateStep(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		def := `{"child_steps":[{"id":"greet","step_type":"text","text":"Hello {{input}}","child_steps":[
+			{"id":"judge","step_type":"evaluate_step","target_step_id":"greet","evaluation_prompt":"The greeting must say \"Hello\"","pass_threshold":0.5}]}]}`
+		agent := storeAgentWith(t, s, s.AccountID, def, store.AgentSettings{EvaluationMode: "sample_and_flag", MaxRetries: 1,
+			SamplingConfig: json.RawMessage(`{"sample_rate": 1}`)})
+		r := s.Do(t, "POST", "/agents/"+agent+"/evaluation-criteria", s.Key, map[string]any{"step_id": "greet",
+			"expectation_config": map[string]any{"contains": "Goodbye"}})
+		wantStatus(t, r, http.StatusCreated)
+		run := startRun(t, s, s.Key, agent, "world")
+		done := waitRun(t, s, s.Key, run)
+		if done.Status != "completed" || done.Output == nil {
+			t.Fatalf("run: %+v", done)
+		}
+		var verdict struct {
+			Score  float64 `json:"score"`
+			Passed bool    `json:"passed"`
+		}
+		if err := json.Unmarshal([]byte(*done.Output), &verdict); err != nil || !verdict.Passed || verdict.Score != 1 {
+			t.Errorf("evaluate_step output: %s", *done.Output)
+		}
+		r = s.Do(t, "GET", "/agents/"+agent+"/evaluation-results?flagged_only=true", s.Key, nil)
+		var list api.LegacyList[api.EvaluationResultWithCriteriaResponse]
+		r.JSON(t, &list)
+		if list.Total != 1 || list.Data[0].Status != "failed" || !list.Data[0].Flagged || list.Data[0].RetryTriggered {
+			t.Errorf("flagged results: %s", r.Body)
+		}
+		r = s.Do(t, "GET", "/agents/evaluation-results/non-manual-summary", s.Key, nil)
+		var nm api.NonManualEvaluationSummaryResponse
+		r.JSON(t, &nm)
+		if nm.Flagged != 1 || nm.ByMode[1].Mode != "sample_and_flag" || nm.ByMode[1].Failed != 1 {
+			t.Errorf("summary: %s", r.Body)
+		}
+	})
+}
