@@ -83,6 +83,7 @@ type Rule struct {
 	Terms         []string // lower-cased unless CaseSensitive
 	CaseSensitive bool
 	Patterns      []*regexp.Regexp
+	literals      []literal // per pattern; s == "" when it has none
 	Text          string // the plain-language rule of an llm rule
 }
 
@@ -223,6 +224,8 @@ func compileRule(r rawRule) (Rule, error) {
 				return c, invalid("pattern %q does not compile: %v", clip(s), err)
 			}
 			c.Patterns = append(c.Patterns, re)
+			lit, _ := requiredLiteral(s)
+			c.literals = append(c.literals, lit)
 		}
 	case RuleLLM:
 		c.Text = strings.TrimSpace(r.Rule)
@@ -276,7 +279,11 @@ func (r *Rule) CheckDeterministic(text, lower string) (Finding, bool) {
 			}
 		}
 	case RuleRegex:
+		ascii := isASCII(text)
 		for i, re := range r.Patterns {
+			if i < len(r.literals) && r.literals[i].s != "" && r.literals[i].absent(text, lower, ascii) {
+				continue
+			}
 			if re.MatchString(text) {
 				return Finding{Rule: RuleRegex, Reason: fmt.Sprintf("matches blocked pattern %d (%s)", i+1, clip(re.String()))}, true
 			}

@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -97,4 +98,35 @@ func FuzzParsePolicy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The literal prefilter never hides a match the pattern would find.
+func TestRegexPrefilterIsSound(t *testing.T) {
+	cases := []struct {
+		pattern, text string
+		want          bool
+	}{
+		{`(?i)internal use only`, "For INTERNAL Use Only.", true},
+		{`(?i)secret`, "a ſecret", true}, // long s folds to s: non-ASCII text runs the pattern
+		{`\bconfidential\b`, "strictly confidential", true},
+		{`\bconfidential\b`, "Confidential", false},
+		{`(?i)\bacme-\d+`, "ticket ACME-42", true},
+		{`foo|barbaz`, "barbaz", true},
+		{`(x)?quarterly`, "quarterly", true},
+	}
+	for _, c := range cases {
+		p, err := Parse("regex", []byte(`{"patterns": [`+strconvQuote(c.pattern)+`]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := p.Rules[0].CheckDeterministic(c.text, strings.ToLower(c.text))
+		if got != c.want {
+			t.Errorf("%s on %q: %v, want %v", c.pattern, c.text, got, c.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
