@@ -175,11 +175,11 @@ type LegacyList[T any] struct {
 	Limit int `json:"limit"`
 }
 
-func legacyList[T any](items []T, p Pagination) any {
+func evalgovLegacyList[T any](items []T, p Pagination) any {
 	return LegacyList[T]{Data: items, Total: p.Total, Page: p.Page, Limit: p.Limit}
 }
 
-func bareArray[T any](items []T, _ Pagination) any { return items }
+func evalgovBareArray[T any](items []T, _ Pagination) any { return items }
 
 type CriteriaPathParam struct {
 	CriteriaID string `path:"criteria_id" format:"uuid"`
@@ -215,8 +215,8 @@ type (
 		Body UpdateEvaluationCriteriaRequest
 	}
 	criteriaOutput       struct{ Body EvaluationCriteriaResponse }
-	anyOutput            struct{ Body any }
-	noContentOutput      struct{}
+	evalgovListOutput    struct{ Body any }
+	evalgovNoContent     struct{}
 	criteriaResultsInput struct {
 		CriteriaPathParam
 		ResultFilterParams
@@ -270,13 +270,13 @@ type (
 	}
 )
 
-func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+func evalgovTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func criteriaResponse(c store.EvaluationCriterion, counts map[string]int) EvaluationCriteriaResponse {
 	out := EvaluationCriteriaResponse{ID: c.ID, AgentID: c.AgentID, AccountID: c.AccountID, Description: c.Description,
 		EvaluationMode: c.EvaluationMode, Enabled: c.Enabled, ExpectationConfig: c.ExpectationConfig, MaxRetries: c.MaxRetries,
 		RetryOnFailure: c.RetryOnFailure, EvaluationPrompt: c.EvaluationPrompt, PassThreshold: c.PassThreshold,
-		EvaluationTier: c.EvaluationTier, CreatedAt: rfc(c.CreatedAt), UpdatedAt: rfc(c.UpdatedAt), ResultSummary: map[string]int{}}
+		EvaluationTier: c.EvaluationTier, CreatedAt: evalgovTime(c.CreatedAt), UpdatedAt: evalgovTime(c.UpdatedAt), ResultSummary: map[string]int{}}
 	if c.StepID != "" {
 		out.StepID = &c.StepID
 	}
@@ -295,7 +295,7 @@ func criteriaResponse(c store.EvaluationCriterion, counts map[string]int) Evalua
 func resultResponse(r store.EvaluationResult) EvaluationResultResponse {
 	out := EvaluationResultResponse{ID: r.ID, CriteriaID: r.CriteriaID, AgentRunID: r.AgentRunID, Status: r.Status, Score: r.Score,
 		Details: r.Details, RetryTriggered: r.RetryTriggered, RetryCount: r.RetryCount, Flagged: r.Flagged,
-		EvaluatedAt: rfc(r.EvaluatedAt), CreatedAt: rfc(r.CreatedAt)}
+		EvaluatedAt: evalgovTime(r.EvaluatedAt), CreatedAt: evalgovTime(r.CreatedAt)}
 	if r.AgentStepRunID != "" {
 		out.AgentStepRunID = &r.AgentStepRunID
 	}
@@ -324,7 +324,7 @@ func evalError(err error) error {
 	return err
 }
 
-func marshalObject(m map[string]any) json.RawMessage {
+func evalgovObject(m map[string]any) json.RawMessage {
 	if m == nil {
 		return nil
 	}
@@ -335,7 +335,7 @@ func marshalObject(m map[string]any) json.RawMessage {
 func (s *Server) createEvaluationCriteria(ctx context.Context, in *createCriteriaInput) (*criteriaOutput, error) {
 	b := in.Body
 	ci := evals.CriterionInput{StepID: &b.StepID, Description: b.Description, Enabled: b.Enabled, EvaluationPrompt: b.EvaluationPrompt,
-		ExpectationConfig: marshalObject(b.ExpectationConfig), PassThreshold: b.PassThreshold, EvaluationTier: b.EvaluationTier}
+		ExpectationConfig: evalgovObject(b.ExpectationConfig), PassThreshold: b.PassThreshold, EvaluationTier: b.EvaluationTier}
 	c, err := s.deps.Evals.CreateCriterion(ctx, principal(ctx).AccountID, in.AgentID, ci)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -346,7 +346,7 @@ func (s *Server) createEvaluationCriteria(ctx context.Context, in *createCriteri
 	return &criteriaOutput{Body: criteriaResponse(c, nil)}, nil
 }
 
-func (s *Server) listEvaluationCriteria(ctx context.Context, in *listCriteriaInput) (*anyOutput, error) {
+func (s *Server) listEvaluationCriteria(ctx context.Context, in *listCriteriaInput) (*evalgovListOutput, error) {
 	page, limit := in.Page, in.Limit
 	if !version.Strict(Version(ctx)) {
 		page, limit = 1, -1 // the legacy shape is every criterion, unpaginated
@@ -362,7 +362,7 @@ func (s *Server) listEvaluationCriteria(ctx context.Context, in *listCriteriaInp
 	for i, c := range cs {
 		items[i] = criteriaResponse(c, counts[c.ID])
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), bareArray[EvaluationCriteriaResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), evalgovBareArray[EvaluationCriteriaResponse])}, nil
 }
 
 func (s *Server) getEvaluationCriteria(ctx context.Context, in *criteriaInput) (*criteriaOutput, error) {
@@ -413,18 +413,18 @@ func (s *Server) updateEvaluationCriteria(ctx context.Context, in *updateCriteri
 	return &criteriaOutput{Body: criteriaResponse(c, counts)}, nil
 }
 
-func (s *Server) deleteEvaluationCriteria(ctx context.Context, in *criteriaInput) (*noContentOutput, error) {
+func (s *Server) deleteEvaluationCriteria(ctx context.Context, in *criteriaInput) (*evalgovNoContent, error) {
 	if err := s.deps.Evals.DeleteCriterion(ctx, principal(ctx).AccountID, in.CriteriaID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, NotFound("Evaluation criteria")
 		}
 		return nil, err
 	}
-	return &noContentOutput{}, nil
+	return &evalgovNoContent{}, nil
 }
 
-// parseTimeParam reads an RFC 3339 time or a date; loc names the parameter.
-func parseTimeParam(v, loc string) (*time.Time, error) {
+// evalgovTimeParam reads an RFC 3339 time or a date; loc names the parameter.
+func evalgovTimeParam(v, loc string) (*time.Time, error) {
 	if v == "" {
 		return nil, nil
 	}
@@ -439,20 +439,20 @@ func parseTimeParam(v, loc string) (*time.Time, error) {
 
 func (q ResultFilterParams) filter(accountID string) (store.ResultFilter, error) {
 	f := store.ResultFilter{AccountID: accountID, Status: q.Status}
-	if q.Status != "" && !containsString(evals.Statuses, q.Status) {
+	if q.Status != "" && !evalgovHas(evals.Statuses, q.Status) {
 		return f, Invalid([]any{"query", "status"}, "status must be one of pending, passed, failed, skipped, error", "value_error")
 	}
 	var err error
-	if f.From, err = parseTimeParam(q.TimeFrom, "time_from"); err != nil {
+	if f.From, err = evalgovTimeParam(q.TimeFrom, "time_from"); err != nil {
 		return f, err
 	}
-	if f.To, err = parseTimeParam(q.TimeTo, "time_to"); err != nil {
+	if f.To, err = evalgovTimeParam(q.TimeTo, "time_to"); err != nil {
 		return f, err
 	}
 	return f, nil
 }
 
-func containsString(list []string, v string) bool {
+func evalgovHas(list []string, v string) bool {
 	for _, s := range list {
 		if s == v {
 			return true
@@ -461,7 +461,7 @@ func containsString(list []string, v string) bool {
 	return false
 }
 
-func (s *Server) listCriteriaResults(ctx context.Context, in *criteriaResultsInput) (*anyOutput, error) {
+func (s *Server) listCriteriaResults(ctx context.Context, in *criteriaResultsInput) (*evalgovListOutput, error) {
 	f, err := in.filter(principal(ctx).AccountID)
 	if err != nil {
 		return nil, err
@@ -478,13 +478,13 @@ func (s *Server) listCriteriaResults(ctx context.Context, in *criteriaResultsInp
 	for i, r := range rs {
 		items[i] = resultResponse(r)
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), legacyList[EvaluationResultResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), evalgovLegacyList[EvaluationResultResponse])}, nil
 }
 
 func (s *Server) createEvaluationResult(ctx context.Context, in *createResultInput) (*resultOutput, error) {
 	b := in.Body
 	ri := evals.ResultInput{AgentRunID: b.AgentRunID, Status: b.Status, Score: b.Score, Flagged: b.Flagged,
-		RetryTriggered: b.RetryTriggered, RetryCount: b.RetryCount, Details: marshalObject(b.Details)}
+		RetryTriggered: b.RetryTriggered, RetryCount: b.RetryCount, Details: evalgovObject(b.Details)}
 	if b.AgentStepRunID != nil {
 		ri.AgentStepRunID = *b.AgentStepRunID
 	}
@@ -514,8 +514,8 @@ func (s *Server) getEvaluationSummary(ctx context.Context, in *criteriaInput) (*
 		Flagged: c.Flagged, AverageScore: c.AverageScore}}, nil
 }
 
-func (s *Server) listCompatibleRuns(ctx context.Context, in *compatibleRunsInput) (*anyOutput, error) {
-	after, err := parseTimeParam(in.StartedAfter, "started_after")
+func (s *Server) listCompatibleRuns(ctx context.Context, in *compatibleRunsInput) (*evalgovListOutput, error) {
+	after, err := evalgovTimeParam(in.StartedAfter, "started_after")
 	if err != nil {
 		return nil, err
 	}
@@ -531,22 +531,22 @@ func (s *Server) listCompatibleRuns(ctx context.Context, in *compatibleRunsInput
 		st := r.RunStatus
 		items[i] = CompatibleRunResponse{AgentRunID: r.RunID, AgentStepRunID: r.StepRunID, RunStatus: &st}
 		if r.Input != nil {
-			p := preview(*r.Input, 200)
+			p := evalgovPreview(*r.Input, 200)
 			items[i].InputPreview = &p
 		}
 		if r.StartedAt != nil {
-			v := rfc(*r.StartedAt)
+			v := evalgovTime(*r.StartedAt)
 			items[i].StartedAt = &v
 		}
 		if r.CompletedAt != nil {
-			v := rfc(*r.CompletedAt)
+			v := evalgovTime(*r.CompletedAt)
 			items[i].CompletedAt = &v
 		}
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), legacyList[CompatibleRunResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), evalgovLegacyList[CompatibleRunResponse])}, nil
 }
 
-func preview(s string, n int) string {
+func evalgovPreview(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -554,7 +554,7 @@ func preview(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-func shareOf(n, d int) float64 {
+func evalgovShare(n, d int) float64 {
 	if d == 0 {
 		return 0
 	}
@@ -564,16 +564,16 @@ func shareOf(n, d int) float64 {
 func (s *Server) getNonManualSummary(ctx context.Context, in *nonManualInput) (*nonManualOutput, error) {
 	agentID := ""
 	if version.Strict(Version(ctx)) && in.AgentID != "" {
-		if !looksLikeUUID(in.AgentID) {
+		if !evalgovLooksLikeUUID(in.AgentID) {
 			return nil, NotFound("Agent")
 		}
 		agentID = in.AgentID
 	}
-	to, err := parseTimeParam(in.EndDate, "end_date")
+	to, err := evalgovTimeParam(in.EndDate, "end_date")
 	if err != nil {
 		return nil, err
 	}
-	from, err := parseTimeParam(in.StartDate, "start_date")
+	from, err := evalgovTimeParam(in.StartDate, "start_date")
 	if err != nil {
 		return nil, err
 	}
@@ -604,18 +604,18 @@ func (s *Server) getNonManualSummary(ctx context.Context, in *nonManualInput) (*
 				st.Total, st.Passed, st.Failed, st.Flagged = m.Total, m.Passed, m.Failed, m.Flagged
 			}
 		}
-		st.PassRate, st.FailureRate = shareOf(st.Passed, st.Total), shareOf(st.Failed, st.Total)
+		st.PassRate, st.FailureRate = evalgovShare(st.Passed, st.Total), evalgovShare(st.Failed, st.Total)
 		out.Total += st.Total
 		out.Passed += st.Passed
 		out.Failed += st.Failed
 		out.Flagged += st.Flagged
 		out.ByMode = append(out.ByMode, st)
 	}
-	out.PassRate, out.FailureRate = shareOf(out.Passed, out.Total), shareOf(out.Failed, out.Total)
+	out.PassRate, out.FailureRate = evalgovShare(out.Passed, out.Total), evalgovShare(out.Failed, out.Total)
 	return &nonManualOutput{Body: out}, nil
 }
 
-func looksLikeUUID(s string) bool {
+func evalgovLooksLikeUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -636,7 +636,7 @@ func looksLikeUUID(s string) bool {
 func (s *Server) testDraftEvaluation(ctx context.Context, in *testDraftInput) (*testDraftOutput, error) {
 	b := in.Body
 	d := evals.Draft{StepOutput: b.StepOutput, AgentInput: b.AgentInput, EvaluationPrompt: b.EvaluationPrompt,
-		Expectation: marshalObject(b.ExpectationConfig), PassThreshold: 0.5, Tier: b.EvaluationTier}
+		Expectation: evalgovObject(b.ExpectationConfig), PassThreshold: 0.5, Tier: b.EvaluationTier}
 	if b.PassThreshold != nil {
 		d.PassThreshold = *b.PassThreshold
 	}
@@ -656,7 +656,7 @@ func (s *Server) testDraftEvaluation(ctx context.Context, in *testDraftInput) (*
 	return nil, evalError(err)
 }
 
-func (s *Server) listAgentEvaluationResults(ctx context.Context, in *agentResultsInput) (*anyOutput, error) {
+func (s *Server) listAgentEvaluationResults(ctx context.Context, in *agentResultsInput) (*evalgovListOutput, error) {
 	f, err := in.filter(principal(ctx).AccountID)
 	if err != nil {
 		return nil, err
@@ -673,10 +673,10 @@ func (s *Server) listAgentEvaluationResults(ctx context.Context, in *agentResult
 	for i, r := range rs {
 		items[i] = resultWithCriteria(r)
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), legacyList[EvaluationResultWithCriteriaResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), evalgovLegacyList[EvaluationResultWithCriteriaResponse])}, nil
 }
 
-func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput) (*anyOutput, error) {
+func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput) (*evalgovListOutput, error) {
 	f, err := in.filter(principal(ctx).AccountID)
 	if err != nil {
 		return nil, err
@@ -691,14 +691,14 @@ func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput
 	}
 	items := make([]EvaluationRunSummaryResponse, len(rs))
 	for i, r := range rs {
-		items[i] = EvaluationRunSummaryResponse{AgentRunID: r.RunID, RunStatus: r.RunStatus, RunCreatedAt: rfc(r.RunCreatedAt),
+		items[i] = EvaluationRunSummaryResponse{AgentRunID: r.RunID, RunStatus: r.RunStatus, RunCreatedAt: evalgovTime(r.RunCreatedAt),
 			TotalEvaluations: r.Total, PassedCount: r.Passed, FailedCount: r.Failed, ErrorCount: r.Error, SkippedCount: r.Skipped,
 			FlaggedCount: r.Flagged}
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), legacyList[EvaluationRunSummaryResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), evalgovLegacyList[EvaluationRunSummaryResponse])}, nil
 }
 
-func (s *Server) listRunEvaluationResults(ctx context.Context, in *runResultsInput) (*anyOutput, error) {
+func (s *Server) listRunEvaluationResults(ctx context.Context, in *runResultsInput) (*evalgovListOutput, error) {
 	f := store.ResultFilter{AccountID: principal(ctx).AccountID, AgentID: in.AgentID, RunID: in.RunID, Limit: -1}
 	if version.Strict(Version(ctx)) {
 		f.Offset, f.Limit = (in.Page-1)*in.Limit, in.Limit
@@ -714,7 +714,7 @@ func (s *Server) listRunEvaluationResults(ctx context.Context, in *runResultsInp
 	for i, r := range rs {
 		items[i] = resultWithCriteria(r)
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), bareArray[EvaluationResultWithCriteriaResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), evalgovBareArray[EvaluationResultWithCriteriaResponse])}, nil
 }
 
 // OptionalString is a nullable string field of a partial update that tells
@@ -741,7 +741,7 @@ func (o *OptionalString) UnmarshalJSON(b []byte) error {
 
 // Schema declares the field as a string or null.
 func (OptionalString) Schema(huma.Registry) *huma.Schema {
-	return &huma.Schema{AnyOf: []*huma.Schema{{Type: "string", MaxLength: intPtr(20000)}, {Type: "null"}}}
+	return &huma.Schema{AnyOf: []*huma.Schema{{Type: "string", MaxLength: evalgovIntPtr(20000)}, {Type: "null"}}}
 }
 
-func intPtr(i int) *int { return &i }
+func evalgovIntPtr(i int) *int { return &i }

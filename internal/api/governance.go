@@ -175,7 +175,7 @@ func (s *Server) governanceAssistant(ctx context.Context, in *assistantInput) (*
 	return &assistantOutput{Body: out}, nil
 }
 
-func (s *Server) listGovernanceConversations(ctx context.Context, in *conversationsInput) (*anyOutput, error) {
+func (s *Server) listGovernanceConversations(ctx context.Context, in *conversationsInput) (*evalgovListOutput, error) {
 	if err := governanceAccess(ctx); err != nil {
 		return nil, err
 	}
@@ -186,9 +186,9 @@ func (s *Server) listGovernanceConversations(ctx context.Context, in *conversati
 	items := make([]GovernanceConversationResponse, len(cs))
 	for i, c := range cs {
 		items[i] = GovernanceConversationResponse{ID: c.ID, UserInput: c.UserInput, AIResponse: c.AIResponse,
-			ProposedActions: c.ProposedActions, Accepted: c.Accepted, CreatedAt: rfc(c.CreatedAt)}
+			ProposedActions: c.ProposedActions, Accepted: c.Accepted, CreatedAt: evalgovTime(c.CreatedAt)}
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(1, in.Limit, len(items)), bareArray[GovernanceConversationResponse])}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(1, in.Limit, len(items)), evalgovBareArray[GovernanceConversationResponse])}, nil
 }
 
 func (s *Server) acceptGovernancePlan(ctx context.Context, in *conversationInput) (*acceptOutput, error) {
@@ -219,7 +219,7 @@ func (s *Server) acceptGovernancePlan(ctx context.Context, in *conversationInput
 	return &acceptOutput{Body: out}, nil
 }
 
-func (s *Server) declineGovernancePlan(ctx context.Context, in *conversationInput) (*noContentOutput, error) {
+func (s *Server) declineGovernancePlan(ctx context.Context, in *conversationInput) (*evalgovNoContent, error) {
 	if err := governanceAccess(ctx); err != nil {
 		return nil, err
 	}
@@ -232,12 +232,12 @@ func (s *Server) declineGovernancePlan(ctx context.Context, in *conversationInpu
 	case err != nil:
 		return nil, err
 	}
-	return &noContentOutput{}, nil
+	return &evalgovNoContent{}, nil
 }
 
 func policyResponse(p store.GovernancePolicy) GovernancePolicyResponse {
 	out := GovernancePolicyResponse{ID: p.ID, AccountID: p.AccountID, Name: p.Name, Description: p.Description, PolicyType: p.PolicyType,
-		Enabled: p.Enabled, Config: p.Config, KnowledgeBaseIDs: p.KnowledgeBaseIDs, CreatedAt: rfc(p.CreatedAt), UpdatedAt: rfc(p.UpdatedAt)}
+		Enabled: p.Enabled, Config: p.Config, KnowledgeBaseIDs: p.KnowledgeBaseIDs, CreatedAt: evalgovTime(p.CreatedAt), UpdatedAt: evalgovTime(p.UpdatedAt)}
 	if p.AgentID != "" {
 		out.AgentID = &p.AgentID
 	}
@@ -263,10 +263,10 @@ func policyError(err error, what string) error {
 
 func (in GovernancePolicyRequest) input() governance.PolicyInput {
 	return governance.PolicyInput{AgentID: in.AgentID, Name: in.Name, Description: in.Description, PolicyType: in.PolicyType,
-		Enabled: in.Enabled, Config: marshalObject(in.Config)}
+		Enabled: in.Enabled, Config: evalgovObject(in.Config)}
 }
 
-func (s *Server) listGovernancePolicies(ctx context.Context, in *listPoliciesInput) (*anyOutput, error) {
+func (s *Server) listGovernancePolicies(ctx context.Context, in *listPoliciesInput) (*evalgovListOutput, error) {
 	ps, total, err := s.deps.Governance.Policies(ctx, principal(ctx).AccountID, in.AgentID, in.Page, in.Limit)
 	if err != nil {
 		return nil, err
@@ -279,7 +279,7 @@ func (s *Server) listGovernancePolicies(ctx context.Context, in *listPoliciesInp
 	envelope := func(items []GovernancePolicyResponse, p Pagination) any {
 		return Envelope[GovernancePolicyResponse]{Data: items, Pagination: p}
 	}
-	return &anyOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), envelope)}, nil
+	return &evalgovListOutput{Body: List(ctx, items, PageOf(in.Page, in.Limit, total), envelope)}, nil
 }
 
 func (s *Server) createGovernancePolicy(ctx context.Context, in *createPolicyInput) (*policyOutput, error) {
@@ -318,14 +318,14 @@ func (s *Server) updateGovernancePolicy(ctx context.Context, in *updatePolicyInp
 	return &policyOutput{Body: policyResponse(p)}, nil
 }
 
-func (s *Server) deleteGovernancePolicy(ctx context.Context, in *policyIDInput) (*noContentOutput, error) {
+func (s *Server) deleteGovernancePolicy(ctx context.Context, in *policyIDInput) (*evalgovNoContent, error) {
 	if err := governanceAccess(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.deps.Governance.DeletePolicy(ctx, principal(ctx).AccountID, in.PolicyID); err != nil {
 		return nil, policyError(err, "Policy")
 	}
-	return &noContentOutput{}, nil
+	return &evalgovNoContent{}, nil
 }
 
 func (s *Server) checkGovernance(ctx context.Context, in *checkInput) (*checkOutput, error) {

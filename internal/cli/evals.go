@@ -10,7 +10,7 @@ import (
 func init() { addAPICommand(evalsCommand) }
 
 // call is a command that runs f with the client and prints what it returns.
-func (a *App) call(use, short, example string, nargs int, f func(cmd *cobra.Command, c *client.Client, args []string) (any, error)) *cobra.Command {
+func (a *App) evalgovCall(use, short, example string, nargs int, f func(cmd *cobra.Command, c *client.Client, args []string) (any, error)) *cobra.Command {
 	return &cobra.Command{Use: use, Short: short, Example: example, Args: exactArgs(nargs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.Client()
@@ -26,7 +26,7 @@ func (a *App) call(use, short, example string, nargs int, f func(cmd *cobra.Comm
 }
 
 // jsonFlag reads a flag holding a JSON object ("" for none).
-func jsonFlag(name, v string) (json.RawMessage, error) {
+func jsonObjectFlag(name, v string) (json.RawMessage, error) {
 	if v == "" {
 		return nil, nil
 	}
@@ -37,14 +37,14 @@ func jsonFlag(name, v string) (json.RawMessage, error) {
 	return json.RawMessage(v), nil
 }
 
-func optString(cmd *cobra.Command, name, v string) *string {
+func changedString(cmd *cobra.Command, name, v string) *string {
 	if !cmd.Flags().Changed(name) {
 		return nil
 	}
 	return &v
 }
 
-func optFloat(cmd *cobra.Command, name string, v float64) *float64 {
+func changedFloat(cmd *cobra.Command, name string, v float64) *float64 {
 	if !cmd.Flags().Changed(name) {
 		return nil
 	}
@@ -71,10 +71,10 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 		return c
 	}
 	input := func(cmd *cobra.Command) (client.EvaluationCriteriaInput, error) {
-		exp, err := jsonFlag("expect", expect)
-		in := client.EvaluationCriteriaInput{StepID: step, Description: optString(cmd, "description", desc),
-			EvaluationPrompt: optString(cmd, "prompt", prompt), ExpectationConfig: exp, PassThreshold: optFloat(cmd, "threshold", threshold),
-			EvaluationTier: optString(cmd, "tier", tier)}
+		exp, err := jsonObjectFlag("expect", expect)
+		in := client.EvaluationCriteriaInput{StepID: step, Description: changedString(cmd, "description", desc),
+			EvaluationPrompt: changedString(cmd, "prompt", prompt), ExpectationConfig: exp, PassThreshold: changedFloat(cmd, "threshold", threshold),
+			EvaluationTier: changedString(cmd, "tier", tier)}
 		if cmd.Flags().Changed("enabled") {
 			in.Enabled = &enabled
 		}
@@ -99,7 +99,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 
 	criteria := &cobra.Command{Use: "criteria", Short: "Manage evaluation criteria"}
 	criteria.AddCommand(
-		pageFlags(a.call("list AGENT_ID", "List an agent's criteria", "  agentry evals criteria list $AGENT", 1,
+		pageFlags(a.evalgovCall("list AGENT_ID", "List an agent's criteria", "  agentry evals criteria list $AGENT", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				p, err := c.ListEvaluationCriteria(cmd.Context(), args[0], page, limit)
 				if err != nil {
@@ -107,7 +107,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 				}
 				return p.Items, nil
 			})),
-		critFlags(a.call("create AGENT_ID", "Add a criterion to an agent step",
+		critFlags(a.evalgovCall("create AGENT_ID", "Add a criterion to an agent step",
 			`  agentry evals criteria create $AGENT --step extract --expect '{"json_schema": {"type": "object", "required": ["email"]}}'`, 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				if step == "" {
@@ -119,11 +119,11 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 				}
 				return c.CreateEvaluationCriteria(cmd.Context(), args[0], in)
 			})),
-		a.call("get CRITERIA_ID", "Show a criterion with its result counts", "", 1,
+		a.evalgovCall("get CRITERIA_ID", "Show a criterion with its result counts", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return c.GetEvaluationCriteria(cmd.Context(), args[0])
 			}),
-		critFlags(a.call("update CRITERIA_ID", "Change the fields given as flags", "  agentry evals criteria update $CRIT --enabled=false", 1,
+		critFlags(a.evalgovCall("update CRITERIA_ID", "Change the fields given as flags", "  agentry evals criteria update $CRIT --enabled=false", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				in, err := input(cmd)
 				if err != nil {
@@ -134,7 +134,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 				}
 				return c.UpdateEvaluationCriteria(cmd.Context(), args[0], in)
 			})),
-		a.call("delete CRITERIA_ID", "Delete a criterion and its results", "", 1,
+		a.evalgovCall("delete CRITERIA_ID", "Delete a criterion and its results", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return nil, c.DeleteEvaluationCriteria(cmd.Context(), args[0])
 			}),
@@ -143,11 +143,11 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 	var runID, stepRun, status string
 	var score float64
 	var flagged bool
-	push := a.call("push CRITERIA_ID", "Record a result from an external harness",
+	push := a.evalgovCall("push CRITERIA_ID", "Record a result from an external harness",
 		"  agentry evals results push $CRIT --run $RUN --status passed --score 0.9", 1,
 		func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
-			in := client.EvaluationResultInput{AgentRunID: runID, Status: status, Score: optFloat(cmd, "score", score), Flagged: flagged,
-				AgentStepRunID: optString(cmd, "step-run", stepRun)}
+			in := client.EvaluationResultInput{AgentRunID: runID, Status: status, Score: changedFloat(cmd, "score", score), Flagged: flagged,
+				AgentStepRunID: changedString(cmd, "step-run", stepRun)}
 			return c.CreateEvaluationResult(cmd.Context(), args[0], in)
 		})
 	push.Flags().StringVar(&runID, "run", "", "the agent run judged")
@@ -157,7 +157,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 	push.Flags().BoolVar(&flagged, "flagged", false, "flag for human review")
 	results := &cobra.Command{Use: "results", Short: "Evaluation results"}
 	results.AddCommand(
-		filterFlags(a.call("list CRITERIA_ID", "List a criterion's results", "  agentry evals results list $CRIT --status failed", 1,
+		filterFlags(a.evalgovCall("list CRITERIA_ID", "List a criterion's results", "  agentry evals results list $CRIT --status failed", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				p, err := c.ListEvaluationResults(cmd.Context(), args[0], filter())
 				if err != nil {
@@ -166,7 +166,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 				return p.Items, nil
 			})),
 		push,
-		filterFlags(a.call("agent AGENT_ID", "List results across an agent's criteria", "", 1,
+		filterFlags(a.evalgovCall("agent AGENT_ID", "List results across an agent's criteria", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				p, err := c.ListAgentEvaluationResults(cmd.Context(), args[0], filter())
 				if err != nil {
@@ -174,7 +174,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 				}
 				return p.Items, nil
 			})),
-		pageFlags(a.call("run AGENT_ID RUN_ID", "List the results of one run", "", 2,
+		pageFlags(a.evalgovCall("run AGENT_ID RUN_ID", "List the results of one run", "", 2,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				p, err := c.ListRunEvaluationResults(cmd.Context(), args[0], args[1], page, limit)
 				if err != nil {
@@ -186,7 +186,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 
 	var agentID string
 	var days int
-	nonManual := a.call("non-manual-summary", "Pass and failure rates of eval_and_retry and sample_and_flag", "", 0,
+	nonManual := a.evalgovCall("non-manual-summary", "Pass and failure rates of eval_and_retry and sample_and_flag", "", 0,
 		func(cmd *cobra.Command, c *client.Client, _ []string) (any, error) {
 			return c.GetNonManualEvaluationSummary(cmd.Context(), agentID, days)
 		})
@@ -194,16 +194,16 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 	nonManual.Flags().IntVar(&days, "days", 30, "days back")
 
 	var output, draftStepRun, agentInput string
-	draft := a.call("draft AGENT_ID", "Judge a draft criterion without recording it or charging credits",
+	draft := a.evalgovCall("draft AGENT_ID", "Judge a draft criterion without recording it or charging credits",
 		`  agentry evals draft $AGENT --output '{"total": 12}' --expect '{"numeric_range": {"min": 0, "max": 100, "path": "$.total"}}'`, 1,
 		func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
-			exp, err := jsonFlag("expect", expect)
+			exp, err := jsonObjectFlag("expect", expect)
 			if err != nil {
 				return nil, err
 			}
-			d := client.DraftEvaluation{StepOutput: optString(cmd, "output", output), AgentStepRunID: optString(cmd, "step-run", draftStepRun),
-				AgentInput: optString(cmd, "input", agentInput), EvaluationPrompt: optString(cmd, "prompt", prompt), ExpectationConfig: exp,
-				PassThreshold: optFloat(cmd, "threshold", threshold), EvaluationTier: optString(cmd, "tier", tier)}
+			d := client.DraftEvaluation{StepOutput: changedString(cmd, "output", output), AgentStepRunID: changedString(cmd, "step-run", draftStepRun),
+				AgentInput: changedString(cmd, "input", agentInput), EvaluationPrompt: changedString(cmd, "prompt", prompt), ExpectationConfig: exp,
+				PassThreshold: changedFloat(cmd, "threshold", threshold), EvaluationTier: changedString(cmd, "tier", tier)}
 			return c.TestDraftEvaluation(cmd.Context(), args[0], d)
 		})
 	draft.Flags().StringVar(&output, "output", "", "the step output to judge")
@@ -215,7 +215,7 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 	draft.Flags().Float64Var(&threshold, "threshold", 0.5, "pass threshold")
 
 	var startedAfter string
-	compat := pageFlags(a.call("compatible-runs CRITERIA_ID", "Runs with a completed attempt of the criterion's step", "", 1,
+	compat := pageFlags(a.evalgovCall("compatible-runs CRITERIA_ID", "Runs with a completed attempt of the criterion's step", "", 1,
 		func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 			p, err := c.ListCompatibleRuns(cmd.Context(), args[0], startedAfter, page, limit)
 			if err != nil {
@@ -226,11 +226,11 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 	compat.Flags().StringVar(&startedAfter, "started-after", "", "RFC 3339 time")
 
 	cmd.AddCommand(criteria, results, nonManual, draft, compat,
-		a.call("summary CRITERIA_ID", "Counts and average score of a criterion's results", "", 1,
+		a.evalgovCall("summary CRITERIA_ID", "Counts and average score of a criterion's results", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return c.GetEvaluationSummary(cmd.Context(), args[0])
 			}),
-		filterFlags(a.call("runs AGENT_ID", "An agent's results grouped by run", "", 1,
+		filterFlags(a.evalgovCall("runs AGENT_ID", "An agent's results grouped by run", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				p, err := c.ListEvaluationRuns(cmd.Context(), args[0], filter())
 				if err != nil {

@@ -16,7 +16,7 @@ terms and patterns, or a rule in plain language, and flag or block. The
 assistant turns a request into a plan you accept or decline. Changes need the
 owner or admin role. See docs/governance.md.`}
 	var limit, page int
-	conversations := a.call("conversations", "List recent assistant conversations", "", 0,
+	conversations := a.evalgovCall("conversations", "List recent assistant conversations", "", 0,
 		func(cmd *cobra.Command, c *client.Client, _ []string) (any, error) {
 			return c.ListGovernanceConversations(cmd.Context(), limit)
 		})
@@ -33,15 +33,15 @@ owner or admin role. See docs/governance.md.`}
 		return c
 	}
 	input := func(cmd *cobra.Command) (client.GovernancePolicyInput, error) {
-		cfg, err := jsonFlag("config", config)
-		in := client.GovernancePolicyInput{Name: optString(cmd, "name", name), Description: optString(cmd, "description", desc),
-			PolicyType: optString(cmd, "type", ptype), Config: cfg, AgentID: optString(cmd, "agent", agentID)}
+		cfg, err := jsonObjectFlag("config", config)
+		in := client.GovernancePolicyInput{Name: changedString(cmd, "name", name), Description: changedString(cmd, "description", desc),
+			PolicyType: changedString(cmd, "type", ptype), Config: cfg, AgentID: changedString(cmd, "agent", agentID)}
 		if cmd.Flags().Changed("enabled") {
 			in.Enabled = &enabled
 		}
 		return in, err
 	}
-	list := a.call("list", "List policies", "", 0, func(cmd *cobra.Command, c *client.Client, _ []string) (any, error) {
+	list := a.evalgovCall("list", "List policies", "", 0, func(cmd *cobra.Command, c *client.Client, _ []string) (any, error) {
 		p, err := c.ListGovernancePolicies(cmd.Context(), agentID, page, limit)
 		if err != nil {
 			return nil, err
@@ -51,7 +51,7 @@ owner or admin role. See docs/governance.md.`}
 	list.Flags().StringVar(&agentID, "agent", "", "only this agent's policies")
 	list.Flags().IntVar(&page, "page", 1, "page number")
 	list.Flags().IntVar(&limit, "limit", 20, "page size (up to 100)")
-	create := policyFlags(a.call("create", "Create a policy",
+	create := policyFlags(a.evalgovCall("create", "Create a policy",
 		`  agentry governance policies create --name "No PII" --config '{"action": "block", "rules": [{"type": "pii"}]}'`, 0,
 		func(cmd *cobra.Command, c *client.Client, _ []string) (any, error) {
 			in, err := input(cmd)
@@ -63,10 +63,10 @@ owner or admin role. See docs/governance.md.`}
 	create.Flags().StringVar(&agentID, "agent", "", "govern only this agent")
 	policies := &cobra.Command{Use: "policies", Short: "Manage governance policies (an Agentry extension)"}
 	policies.AddCommand(list, create,
-		a.call("get POLICY_ID", "Show a policy", "", 1, func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
+		a.evalgovCall("get POLICY_ID", "Show a policy", "", 1, func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 			return c.GetGovernancePolicy(cmd.Context(), args[0])
 		}),
-		policyFlags(a.call("update POLICY_ID", "Change the fields given as flags", "  agentry governance policies update $P --enabled=false", 1,
+		policyFlags(a.evalgovCall("update POLICY_ID", "Change the fields given as flags", "  agentry governance policies update $P --enabled=false", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				in, err := input(cmd)
 				if err != nil {
@@ -74,12 +74,12 @@ owner or admin role. See docs/governance.md.`}
 				}
 				return c.UpdateGovernancePolicy(cmd.Context(), args[0], in)
 			})),
-		a.call("delete POLICY_ID", "Delete a policy", "", 1, func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
+		a.evalgovCall("delete POLICY_ID", "Delete a policy", "", 1, func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 			return nil, c.DeleteGovernancePolicy(cmd.Context(), args[0])
 		}),
 	)
 	var stage, checkAgent string
-	check := a.call("check TEXT", "Check text against the policies (an Agentry extension)",
+	check := a.evalgovCall("check TEXT", "Check text against the policies (an Agentry extension)",
 		`  agentry governance check --stage output "call me on +44 20 7946 0958"`, 1,
 		func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 			return c.CheckGovernance(cmd.Context(), checkAgent, stage, args[0])
@@ -88,17 +88,17 @@ owner or admin role. See docs/governance.md.`}
 	check.Flags().StringVar(&checkAgent, "agent", "", "include this agent's policies")
 
 	cmd.AddCommand(
-		a.call("ask REQUEST", "Ask the assistant for a plan of policy changes",
+		a.evalgovCall("ask REQUEST", "Ask the assistant for a plan of policy changes",
 			`  agentry governance ask "Block card numbers and e-mail addresses in responses"`, 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return c.GovernanceAssistant(cmd.Context(), args[0])
 			}),
 		conversations,
-		a.call("accept CONVERSATION_ID", "Apply a proposed plan, in order", "", 1,
+		a.evalgovCall("accept CONVERSATION_ID", "Apply a proposed plan, in order", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return c.AcceptGovernancePlan(cmd.Context(), args[0])
 			}),
-		a.call("decline CONVERSATION_ID", "Decline a proposed plan; nothing changes", "", 1,
+		a.evalgovCall("decline CONVERSATION_ID", "Decline a proposed plan; nothing changes", "", 1,
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return nil, c.DeclineGovernancePlan(cmd.Context(), args[0])
 			}),

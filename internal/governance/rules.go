@@ -84,7 +84,7 @@ type Rule struct {
 	CaseSensitive bool
 	Patterns      []*regexp.Regexp
 	literals      []literal // per pattern; s == "" when it has none
-	Text          string // the plain-language rule of an llm rule
+	Text          string    // the plain-language rule of an llm rule
 }
 
 // HasStage reports whether the policy checks stage.

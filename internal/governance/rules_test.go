@@ -35,7 +35,7 @@ func TestDetectors(t *testing.T) {
 		"AKIAABCDEFGHIJKLMNOP":                     true,
 		"sk-proj-abcdefghijklmnopqrstuvwx":         true,
 		"ghp_" + strings.Repeat("a", 36):           true,
-		"-----BEGIN RSA PRIVATE KEY-----\nabc":      true,
+		"-----BEGIN RSA PRIVATE KEY-----\nabc":     true,
 		"the word skeleton and ask-me":             false,
 		"eyJhbGciOiJIUzI1.eyJzdWIiOiIx.SflKxwRJSM": true,
 	} {
