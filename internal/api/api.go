@@ -21,6 +21,8 @@ import (
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -93,6 +95,9 @@ type Deps struct {
 	Mail         *outbound.Service
 	EmailDomains *domains.Service
 	DMARC        *dmarc.Service
+	// Evals and Governance (evals.go, governance.go). Required.
+	Evals      *evals.Service
+	Governance *governance.Service
 	// Ready reports whether the process can serve (database reachable…);
 	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
@@ -106,7 +111,8 @@ func (d Deps) missing() []string {
 		"Playground": d.Playground != nil, "Secrets": d.Secrets != nil, "Ready": d.Ready != nil,
 		"SourceExports": d.SourceExports != nil, "Knowledge": d.Knowledge != nil,
 		"MailInbound": d.MailInbound != nil, "MailProtect": d.MailProtect != nil,
-		"Mail": d.Mail != nil, "EmailDomains": d.EmailDomains != nil, "DMARC": d.DMARC != nil} {
+		"Mail": d.Mail != nil, "EmailDomains": d.EmailDomains != nil, "DMARC": d.DMARC != nil,
+		"Evals": d.Evals != nil, "Governance": d.Governance != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -278,6 +284,33 @@ func (s *Server) routes() {
 	register(s, op("update_knowledge_base", http.MethodPut, "/knowledge_bases/{knowledge_base_id}", "Update Knowledge Base", "knowledge_bases"), s.updateKnowledgeBase)
 	register(s, withStatus(op("delete_knowledge_base", http.MethodDelete, "/knowledge_bases/{knowledge_base_id}", "Delete Knowledge Base", "knowledge_bases"), http.StatusNoContent), s.deleteKnowledgeBase)
 	register(s, extension(withDesc(op("search_knowledge_base", http.MethodPost, "/knowledge_bases/{knowledge_base_id}/search", "Search a knowledge base", "knowledge_bases"), searchKBDoc)), s.searchKnowledgeBase)
+	// Evaluations (evals.go): criteria, results, summaries, drafts.
+	register(s, withStatus(op("create_evaluation_criteria", http.MethodPost, "/agents/{agent_id}/evaluation-criteria", "Create Evaluation Criteria", "agent-evaluations"), http.StatusCreated), s.createEvaluationCriteria)
+	register(s, op("list_evaluation_criteria", http.MethodGet, "/agents/{agent_id}/evaluation-criteria", "List Evaluation Criteria", "agent-evaluations"), s.listEvaluationCriteria)
+	register(s, op("test_draft_evaluation", http.MethodPost, "/agents/{agent_id}/evaluation-criteria/test-draft", "Test Draft Evaluation", "agent-evaluations"), s.testDraftEvaluation)
+	register(s, op("get_evaluation_criteria", http.MethodGet, "/agents/evaluation-criteria/{criteria_id}", "Get Evaluation Criteria", "agent-evaluations"), s.getEvaluationCriteria)
+	register(s, op("update_evaluation_criteria", http.MethodPatch, "/agents/evaluation-criteria/{criteria_id}", "Update Evaluation Criteria", "agent-evaluations"), s.updateEvaluationCriteria)
+	register(s, withStatus(op("delete_evaluation_criteria", http.MethodDelete, "/agents/evaluation-criteria/{criteria_id}", "Delete Evaluation Criteria", "agent-evaluations"), http.StatusNoContent), s.deleteEvaluationCriteria)
+	register(s, op("list_compatible_runs", http.MethodGet, "/agents/evaluation-criteria/{criteria_id}/compatible-runs", "List Compatible Runs", "agent-evaluations"), s.listCompatibleRuns)
+	register(s, op("list_evaluation_results", http.MethodGet, "/agents/evaluation-criteria/{criteria_id}/results", "List Evaluation Results", "agent-evaluations"), s.listCriteriaResults)
+	register(s, withStatus(op("create_evaluation_result", http.MethodPost, "/agents/evaluation-criteria/{criteria_id}/results", "Create Evaluation Result", "agent-evaluations"), http.StatusCreated), s.createEvaluationResult)
+	register(s, op("get_evaluation_summary", http.MethodGet, "/agents/evaluation-criteria/{criteria_id}/summary", "Get Evaluation Summary", "agent-evaluations"), s.getEvaluationSummary)
+	register(s, op("get_non_manual_evaluation_summary", http.MethodGet, "/agents/evaluation-results/non-manual-summary", "Get Non Manual Evaluation Summary", "agent-evaluations"), s.getNonManualSummary)
+	register(s, op("list_agent_evaluation_results", http.MethodGet, "/agents/{agent_id}/evaluation-results", "List Agent Evaluation Results", "agent-evaluations"), s.listAgentEvaluationResults)
+	register(s, op("list_evaluation_runs", http.MethodGet, "/agents/{agent_id}/evaluation-runs", "List Evaluation Runs", "agent-evaluations"), s.listEvaluationRuns)
+	register(s, op("list_run_evaluation_results", http.MethodGet, "/agents/{agent_id}/runs/{run_id}/evaluation-results", "List Run Evaluation Results", "agent-evaluations"), s.listRunEvaluationResults)
+
+	// Governance (governance.go): the assistant, and policies and checks (extensions).
+	register(s, op("governance_ai_generate", http.MethodPost, "/governance/ai-assistant", "Generate a governance plan", "governance"), s.governanceAssistant)
+	register(s, op("list_governance_ai_conversations", http.MethodGet, "/governance/ai-assistant/conversations", "List AI assistant conversations", "governance"), s.listGovernanceConversations)
+	register(s, op("governance_ai_accept", http.MethodPost, "/governance/ai-assistant/{conversation_id}/accept", "Accept a governance plan", "governance"), s.acceptGovernancePlan)
+	register(s, withStatus(op("governance_ai_decline", http.MethodPost, "/governance/ai-assistant/{conversation_id}/decline", "Decline a governance plan", "governance"), http.StatusNoContent), s.declineGovernancePlan)
+	register(s, extension(withDesc(op("list_governance_policies", http.MethodGet, "/governance/policies", "List governance policies", "governance"), governancePoliciesDoc)), s.listGovernancePolicies)
+	register(s, extension(withStatus(withDesc(op("create_governance_policy", http.MethodPost, "/governance/policies", "Create a governance policy", "governance"), governancePoliciesDoc), http.StatusCreated)), s.createGovernancePolicy)
+	register(s, extension(withDesc(op("get_governance_policy", http.MethodGet, "/governance/policies/{policy_id}", "Get a governance policy", "governance"), governancePoliciesDoc)), s.getGovernancePolicy)
+	register(s, extension(withDesc(op("update_governance_policy", http.MethodPatch, "/governance/policies/{policy_id}", "Change a governance policy", "governance"), governancePoliciesDoc)), s.updateGovernancePolicy)
+	register(s, extension(withStatus(withDesc(op("delete_governance_policy", http.MethodDelete, "/governance/policies/{policy_id}", "Delete a governance policy", "governance"), governancePoliciesDoc), http.StatusNoContent)), s.deleteGovernancePolicy)
+	register(s, extension(withDesc(op("check_governance", http.MethodPost, "/governance/check", "Check text against governance policies", "governance"), governanceCheckDoc)), s.checkGovernance)
 
 	// Agents (agents*.go), their templates and schedules (extensions).
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)

@@ -130,6 +130,9 @@ type Run struct {
 
 // StepRecord is one attempt of one step, as journaled.
 type StepRecord struct {
+	// ID is the attempt's journal id, chosen by the engine so overseers
+	// can name the attempt they judged.
+	ID          string
 	Key         string // step id, qualified by for_each item when inside a body
 	StepID      string
 	StepType    string
@@ -239,6 +242,9 @@ type Engine struct {
 	// with the server's own credentials; every other write signs with the
 	// account's secrets.
 	S3AllowedBuckets []string
+	// Overseers watch runs' input and steps' output (governance,
+	// evaluations; see oversight.go).
+	Overseers []Overseer
 }
 
 // New returns an engine with the built-in step types and tools registered.
@@ -270,6 +276,17 @@ func (e *Engine) Execute(ctx context.Context, def *definition.Definition, run *R
 	x := &execution{e: e, def: def, run: run, journal: j, host: h, done: done,
 		outputs: map[string]stepIO{}, retries: map[string]int{}, parents: parentIndex(def),
 		budget: &runBudget{limits: e.Limits.withDefaults()}}
+	if x.watch, err = e.watchers(ctx, run); err != nil {
+		return Outcome{}, err
+	}
+	if len(done) == 0 {
+		// A fresh run: its input is checked once, before any step.
+		for _, w := range x.watch {
+			if err := w.CheckInput(ctx, run.Input); err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
 	for _, rec := range done {
 		x.outputs[rec.Key] = stepIO{input: rec.Input, output: rec.Output}
 		// A resumed run's earlier outputs count toward its total; its

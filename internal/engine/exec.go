@@ -21,6 +21,9 @@ type Exec struct {
 	Scope string
 	// Extra carries values the engine hands a step (a join's branch outputs).
 	Extra map[string]any
+	// Feedback is an evaluation's feedback on the step's previous
+	// attempt, which a model step adds to its prompt.
+	Feedback string
 
 	credits float64
 }

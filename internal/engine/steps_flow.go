@@ -283,7 +283,18 @@ func stepRetry(_ context.Context, x *Exec) (Result, error) {
 
 // stepStreamingResult finalises the parent prompt_call's reply, which was
 // streamed token by token as the parent ran.
-func stepStreamingResult(_ context.Context, x *Exec) (Result, error) {
+// When an overseer held the parent's tokens, the checked reply is streamed
+// now, whole.
+func stepStreamingResult(ctx context.Context, x *Exec) (Result, error) {
+	if parent := x.x.parents[x.Step.ID]; x.Run.Priority && parent != nil && x.x.holdStream(parent.ID) {
+		ts := x.newTokenStream(ctx)
+		if x.Input != "" {
+			ts.add(x.Input)
+		}
+		if err := ts.close(1); err != nil {
+			return Result{}, err
+		}
+	}
 	return Result{Output: x.Input, Final: true}, nil
 }
 

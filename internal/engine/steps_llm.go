@@ -49,7 +49,9 @@ func stepPromptCall(ctx context.Context, x *Exec) (Result, error) {
 	}
 	req.Tools = tools
 
-	stream := x.Run.Priority && hasStreamingChild(x.Step)
+	// Tokens are held when an overseer must see the output first (a
+	// policy may block it; an evaluation may reject it).
+	stream := x.Run.Priority && hasStreamingChild(x.Step) && !x.x.holdStream(x.Step.ID)
 	var calls []ToolCall
 	for round := 0; ; round++ {
 		var resp *llm.ChatResponse
@@ -158,10 +160,21 @@ func promptMessages(x *Exec) ([]llm.Message, error) {
 	if prompt != "" || len(msgs) == 0 {
 		msgs = append(msgs, llm.User(prompt))
 	}
+	if x.Feedback != "" {
+		msgs = append(msgs, llm.User(feedbackPrompt(x.Feedback)))
+	}
 	return msgs, nil
 }
 
 func jsonTemplateMessages(x *Exec) ([]llm.Message, error) {
+	msgs, err := templateMessages(x)
+	if err == nil && x.Feedback != "" {
+		msgs = append(msgs, llm.User(feedbackPrompt(x.Feedback)))
+	}
+	return msgs, err
+}
+
+func templateMessages(x *Exec) ([]llm.Message, error) {
 	raw := x.Step.Config["json_template"]
 	if s, ok := raw.(string); ok {
 		if err := json.Unmarshal([]byte(s), &raw); err != nil {

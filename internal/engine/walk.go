@@ -29,6 +29,7 @@ type execution struct {
 	errors  int
 	waiters map[string][]chan struct{}
 	budget  *runBudget
+	watch   []Watcher
 }
 
 type stepIO struct{ input, output string }
@@ -230,32 +231,58 @@ func (x *execution) runOnce(ctx context.Context, s *definition.Step, input, scop
 }
 
 // attempt runs a step's handler, journaling each attempt, retrying
-// transient failures with backoff.
+// transient failures with backoff. Overseers see each successful attempt's
+// output before it is journaled: they may block it (the step fails) or
+// have the step run again with their feedback (evaluations).
 func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input, scope string, extra map[string]any) (Result, error) {
 	h, _ := x.e.Registry.Handler(s.Type)
 	backoff := x.e.Backoff
-	for n := 1; ; n++ {
+	feedback, judged := "", 0
+	for n, tries := 1, 1; ; n++ {
 		if n > 1 {
-			// A transient failure's next attempt is one more step run.
+			// A further attempt is one more step run.
 			if err := x.budget.step(); err != nil {
 				return Result{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: err}
 			}
 		}
-		rec := StepRecord{Key: key, StepID: s.ID, StepType: string(s.Type), Status: StatusProcessing, Input: input, StartedAt: time.Now().UTC(), Attempt: n}
+		rec := StepRecord{ID: newStepRunID(), Key: key, StepID: s.ID, StepType: string(s.Type), Status: StatusProcessing, Input: input, StartedAt: time.Now().UTC(), Attempt: n}
 		if err := x.journal.StepStarted(ctx, rec); err != nil {
 			return Result{}, err
 		}
-		ex := &Exec{x: x, Run: x.run, Step: s, Key: key, Input: input, Scope: scope, Extra: extra}
+		ex := &Exec{x: x, Run: x.run, Step: s, Key: key, Input: input, Scope: scope, Extra: extra, Feedback: feedback}
 		res, err := h.Execute(ctx, ex)
 		if lerr := x.checkOutput(res, err); lerr != nil {
 			res.Output, err = "", lerr
 		}
+		var verdict Verdict
+		if err == nil && len(x.watch) > 0 {
+			var verr error
+			verdict, verr = x.afterStep(ctx, StepCheck{Step: s, Key: key, StepRunID: rec.ID, Input: input, Output: res.Output,
+				ContentType: res.ContentType, Retries: judged})
+			switch {
+			case verr != nil:
+				err = verr
+			case verdict.Block != nil:
+				res.Output, err = "", verdict.Block
+			}
+		}
 		rec.EndedAt = time.Now().UTC()
-		rec.Credits = res.Credits + ex.credits
+		rec.Credits = res.Credits + ex.credits + verdict.Credits
 		rec.ToolCalls = res.ToolCalls
 		x.mu.Lock()
 		x.credits += rec.Credits
 		x.mu.Unlock()
+		if err == nil && verdict.Retry {
+			// The output did not pass its evaluation: this attempt is
+			// kept as failed, and the step runs again with the feedback.
+			rec.Status, rec.Output, rec.ContentType = StatusFailed, res.Output, res.ContentType
+			rec.Error = "evaluation failed; running the step again with the judge's feedback: " + verdict.Feedback
+			if ferr := x.journal.StepFinished(context.WithoutCancel(ctx), rec); ferr != nil {
+				return Result{}, ferr
+			}
+			feedback, judged = verdict.Feedback, judged+1
+			continue
+		}
 		var sig *retrySignal
 		if err == nil || errors.As(err, &sig) || errors.Is(err, ErrParked) {
 			rec.Status, rec.Output, rec.ContentType, rec.Stopped, rec.Final = StatusCompleted, res.Output, res.ContentType, res.Stop, res.Final
@@ -274,9 +301,10 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		if ferr := x.journal.StepFinished(context.WithoutCancel(ctx), rec); ferr != nil {
 			return Result{}, ferr
 		}
-		if n >= x.e.StepAttempts || !transient(err) || ctx.Err() != nil {
+		if tries >= x.e.StepAttempts || !transient(err) || ctx.Err() != nil {
 			return Result{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: err}
 		}
+		tries++
 		select {
 		case <-time.After(backoff):
 		case <-ctx.Done():

@@ -87,7 +87,11 @@ func (j *journal) Completed(ctx context.Context) (map[string]engine.StepRecord, 
 
 // StepStarted records the attempt and announces it, held for a local step.
 func (j *journal) StepStarted(ctx context.Context, rec engine.StepRecord) error {
-	row := store.StepRow{ID: store.NewID(), RunID: j.run.ID, AccountID: j.run.AccountID, Key: rec.Key, StepID: rec.StepID,
+	id := rec.ID
+	if id == "" {
+		id = store.NewID()
+	}
+	row := store.StepRow{ID: id, RunID: j.run.ID, AccountID: j.run.AccountID, Key: rec.Key, StepID: rec.StepID,
 		StepType: rec.StepType, Attempt: rec.Attempt, Status: rec.Status, Input: rec.Input, StartedAt: rec.StartedAt}
 	j.ids.set(fmt.Sprintf("%s#%d", rec.Key, rec.Attempt), row.ID)
 	return j.record(ctx, rec.StepType, heldWrite{insert: &row, event: &events.New{Type: "step_started", Data: stepEvent(j.run.ID, rec)}})

@@ -22,7 +22,9 @@ import (
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
@@ -80,6 +82,10 @@ type Server struct {
 	Mail         *outbound.Service
 	EmailDomains *domains.Service
 	DMARC        *dmarc.Service
+	// Evals and Governance oversee runs (evaluations, policies). Alerts
+	// of theirs go to their Alerts field, wired by the alerts area.
+	Evals      *evals.Service
+	Governance *governance.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -159,6 +165,13 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if err := s.assembleMailOut(ctx, cfg, eng); err != nil {
 		return nil, err
 	}
+	// Evaluations and governance: the engine's overseers (governance
+	// first, so a blocked output is never judged) and evaluate_step.
+	// Judgments and plain-language policy rules are metered model calls.
+	s.Evals = &evals.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
+	s.Governance = &governance.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
+	s.Evals.RegisterSteps(eng.Registry)
+	eng.Overseers = append(eng.Overseers, governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets}
 
@@ -256,6 +269,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			SourceExports: s.SourceExports, Knowledge: s.Knowledge, // knowledge
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
+			Evals: s.Evals, Governance: s.Governance,
 			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)

@@ -56,6 +56,7 @@ var judgeLabels = map[string]string{
 	"response to evaluate": "response", "response": "response", "answer to evaluate": "response",
 	"answer": "response", "output": "response", "model output": "response", "candidate": "response",
 	"actual output": "response", "model response": "response", "model answer": "response",
+	"evaluation criteria": "rubric", "rubric": "rubric", "criteria": "rubric", "evaluation prompt": "rubric",
 }
 
 var reResponseToEvaluate = regexp.MustCompile(`(?mi)^\s*response to evaluate\s*:`)
@@ -150,7 +151,7 @@ func grade(sec map[string]string) (judgment, error) {
 	}
 	_, question, mat := splitUserText(sec["prompt"])
 	facts := strings.Join(append(mat, factsOf(sec["system"])...), "\n")
-	expectJSON := strings.Contains(strings.ToLower(sec["prompt"]+" "+sec["system"]), "json")
+	expectJSON := strings.Contains(strings.ToLower(sec["prompt"]+" "+sec["system"]+" "+sec["rubric"]), "json")
 	R, Q := wordSet(resp), wordSet(question)
 	if question == "" {
 		Q = wordSet(strings.Join(splitInstructionsOnly(sec["prompt"]), " "))
@@ -189,6 +190,11 @@ func grade(sec map[string]string) (judgment, error) {
 		}
 		if precision < 0.5 {
 			bad = append(bad, "much of it is not in the reference output")
+		}
+	case strings.TrimSpace(sec["rubric"]) != "":
+		j.score, why, good, bad = gradeByRubric(sec["rubric"], resp)
+		for _, c := range []string{"relevance", "accuracy", "completeness"} {
+			j.criteria[c] = j.score
 		}
 	case strings.TrimSpace(facts) != "":
 		P := wordSet(facts + " " + question)

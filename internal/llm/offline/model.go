@@ -127,6 +127,17 @@ func (m *Model) respond(req llm.ChatRequest) (*llm.ChatResponse, error) {
 		}
 	}
 
+	if isPolicyCheck(req, p) {
+		v, err := policyVerdict(p.request)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(v)
+		text := string(b)
+		resp.Message.Parts = []llm.Part{llm.TextPart(text)}
+		resp.Usage = llm.Usage{InputTokens: llm.EstimateRequestTokens(req), OutputTokens: llm.EstimateTokens(text)}
+		return resp, nil
+	}
 	if isJudgeRequest(req, p) {
 		text, err := m.judge(req, p)
 		if err != nil {

@@ -1,0 +1,172 @@
+package evals
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Overseer judges the steps that have enabled criteria, as the agent's
+// evaluation_mode says:
+//
+//   - eval_and_retry: every run. A failed judgment runs the step again
+//     with the judge's feedback added to its prompt, up to max_retries
+//     times when retry_on_failure is on; if it still fails, the run fails
+//     with the judgment as its reason. With retry_on_failure off, the
+//     failure is recorded (and alerted) and the run continues.
+//   - sample_and_flag: a sample of runs (sampling_config.sample_rate, a
+//     share from 0 to 1, default 0.1; chosen from the run id, so the same
+//     run is always in or out). A failed judgment is recorded flagged,
+//     and the run continues.
+//   - output_expectation: nothing automatic; results are pushed or drafted.
+//
+// Every judgment is recorded as an evaluation result, and its model calls
+// are metered to the account as evaluation credits.
+type Overseer struct{ S *Service }
+
+// Watch loads the agent's settings and criteria once per run.
+func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, error) {
+	a, err := o.S.DB.Agent(ctx, run.AccountID, run.AgentID)
+	if err != nil {
+		return nil, nil // a deleted agent's run: the runs area reports it
+	}
+	mode := a.Settings.EvaluationMode
+	if mode != ModeRetry && mode != ModeSample {
+		return nil, nil
+	}
+	if mode == ModeSample && !sampled(run.ID, sampleRate(a.Settings.SamplingConfig)) {
+		return nil, nil
+	}
+	cs, err := o.S.DB.EnabledCriteria(ctx, run.AccountID, run.AgentID)
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	w := &watcher{s: o.S, run: run, mode: mode, settings: a.Settings, byStep: map[string][]criterion{}}
+	for _, c := range cs {
+		exp, err := ParseExpectation(c.ExpectationConfig)
+		if err != nil {
+			// Imported criteria are not checked on import: one whose
+			// config does not compile is judged by its prompt alone.
+			exp = &Expectation{}
+		}
+		w.byStep[c.StepID] = append(w.byStep[c.StepID], criterion{row: c, exp: exp})
+	}
+	return w, nil
+}
+
+// sampleRate reads sampling_config: sample_rate (0–1) or sample_percentage
+// (0–100); 0.1 when absent.
+func sampleRate(cfg json.RawMessage) float64 {
+	var v struct {
+		Rate    *float64 `json:"sample_rate"`
+		Percent *float64 `json:"sample_percentage"`
+	}
+	_ = json.Unmarshal(cfg, &v)
+	switch {
+	case v.Rate != nil:
+		return min(max(*v.Rate, 0), 1)
+	case v.Percent != nil:
+		return min(max(*v.Percent/100, 0), 1)
+	}
+	return 0.1
+}
+
+// sampled decides from the run id whether a run is in the sample.
+func sampled(runID string, rate float64) bool {
+	if rate >= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(runID))
+	return float64(h.Sum32()%10000) < rate*10000
+}
+
+type criterion struct {
+	row store.EvaluationCriterion
+	exp *Expectation
+}
+
+type watcher struct {
+	s        *Service
+	run      *engine.Run
+	mode     string
+	settings store.AgentSettings
+	byStep   map[string][]criterion
+}
+
+func (w *watcher) CheckInput(context.Context, string) error { return nil }
+
+// HoldStream: in eval_and_retry a judged step's tokens wait for its
+// judgment, so a rejected attempt is never streamed.
+func (w *watcher) HoldStream(stepID string) bool {
+	return w.mode == ModeRetry && len(w.byStep[stepID]) > 0
+}
+
+func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Verdict, error) {
+	cs := w.byStep[c.Step.ID]
+	if len(cs) == 0 {
+		return engine.Verdict{}, nil
+	}
+	g := judger{model: w.s.Model, cat: w.s.Catalog, pick: w.s.pickModel,
+		meta: llm.CallMeta{AccountID: w.run.AccountID, Purpose: "evaluation", RunID: w.run.ID, StepID: c.Step.ID}}
+	var v engine.Verdict
+	var failed []string
+	retriesLeft := w.mode == ModeRetry && w.settings.RetryOnFailure && c.Retries < w.settings.MaxRetries
+	for _, cr := range cs {
+		prompt := ""
+		if cr.row.EvaluationPrompt != nil {
+			prompt = *cr.row.EvaluationPrompt
+		}
+		j := g.judge(ctx, Judging{Prompt: prompt, Tier: tierOf(cr.row.EvaluationTier, w.settings.DefaultEvaluationTier),
+			Expect: cr.exp, Threshold: cr.row.PassThreshold, Output: c.Output, AgentInput: w.run.Input})
+		v.Credits += j.Credits
+		bad := j.Status == "failed"
+		r := store.EvaluationResult{AccountID: w.run.AccountID, AgentID: w.run.AgentID, CriteriaID: cr.row.ID,
+			AgentRunID: w.run.ID, AgentStepRunID: c.StepRunID, StepID: c.Step.ID, EvaluationMode: w.mode, Status: j.Status,
+			RetryCount: c.Retries, RetryTriggered: bad && retriesLeft, Flagged: bad && (w.mode == ModeSample || !w.settings.RetryOnFailure)}
+		if j.Status != "skipped" && j.Status != "error" {
+			score := j.Score
+			r.Score = &score
+		}
+		r.Details, _ = json.Marshal(j.Details(cr.row.PassThreshold))
+		saved, err := w.s.DB.InsertEvaluationResult(context.WithoutCancel(ctx), r)
+		if err != nil {
+			return v, fmt.Errorf("recording the evaluation of step %s: %w", c.Step.ID, err)
+		}
+		w.s.alert(ctx, saved, j.Explanation)
+		if bad {
+			label := "criterion " + cr.row.ID
+			if cr.row.Description != nil && *cr.row.Description != "" {
+				label = fmt.Sprintf("criterion %q", *cr.row.Description)
+			}
+			failed = append(failed, label+":\n"+j.Feedback())
+		}
+	}
+	if len(failed) == 0 || w.mode != ModeRetry || !w.settings.RetryOnFailure {
+		return v, nil
+	}
+	feedback := strings.Join(failed, "\n")
+	if retriesLeft {
+		v.Retry, v.Feedback = true, feedback
+		return v, nil
+	}
+	v.Block = &FailedError{StepID: c.Step.ID, Retries: c.Retries, Feedback: feedback}
+	return v, nil
+}
+
+// FailedError ends a run whose step kept failing its evaluation.
+type FailedError struct {
+	StepID   string
+	Retries  int
+	Feedback string
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("the output of step %s failed its evaluation after %d retries: %s", e.StepID, e.Retries, e.Feedback)
+}

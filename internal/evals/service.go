@@ -1,0 +1,415 @@
+// Package evals owns evaluations: criteria per agent step (evaluation
+// prompt, expectation_config checks, pass threshold, judge tier), their
+// results (recorded by the engine or pushed by external harnesses),
+// summaries, the engine overseer that judges steps in eval_and_retry and
+// sample_and_flag mode, and the evaluate_step step type.
+package evals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/routing"
+	"github.com/agentry/agentry/internal/oversight"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Service is the evaluations area.
+type Service struct {
+	DB *store.DB
+	// Model judges recorded evaluations, metered to the account
+	// (evaluation credits); Router judges drafts, unmetered.
+	Model   llm.Provider
+	Router  *routing.Router
+	Catalog *catalog.Catalog
+	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
+	Alerts oversight.Alerter
+}
+
+// Evaluation modes.
+const (
+	ModeManual   = "output_expectation"
+	ModeRetry    = "eval_and_retry"
+	ModeSample   = "sample_and_flag"
+	maxPromptLen = 20_000
+)
+
+// Result statuses.
+var Statuses = []string{"pending", "passed", "failed", "skipped", "error"}
+
+// ErrInvalid wraps input the service refuses (the API answers 422).
+var ErrInvalid = errors.New("invalid")
+
+func invalid(msg string) error { return errors.Join(ErrInvalid, errors.New(msg)) }
+
+// CriterionInput creates or changes a criterion (nil: unchanged).
+type CriterionInput struct {
+	StepID            *string
+	Description       *string
+	Enabled           *bool
+	EvaluationPrompt  *string
+	ExpectationConfig json.RawMessage // nil: unchanged; "null": cleared
+	PassThreshold     *float64
+	EvaluationTier    *string
+	// Set lists the nullable fields the request named (to clear them).
+	Set map[string]bool
+}
+
+func (in CriterionInput) validate() error {
+	if in.EvaluationPrompt != nil && len(*in.EvaluationPrompt) > maxPromptLen {
+		return invalid("evaluation_prompt is at most 20000 characters")
+	}
+	if in.Description != nil && len(*in.Description) > 2000 {
+		return invalid("description is at most 2000 characters")
+	}
+	if in.ExpectationConfig != nil {
+		if _, err := ParseExpectation(in.ExpectationConfig); err != nil {
+			return errors.Join(ErrInvalid, err)
+		}
+	}
+	if in.EvaluationTier != nil && !slices.Contains(definition.EvaluationTiers, *in.EvaluationTier) {
+		return invalid("evaluation_tier must be fast, balanced or thorough")
+	}
+	return nil
+}
+
+// CreateCriterion adds a criterion to an agent. Its evaluation mode and
+// retry settings are the agent's, stored on the row for the record.
+func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string, in CriterionInput) (store.EvaluationCriterion, error) {
+	if err := in.validate(); err != nil {
+		return store.EvaluationCriterion{}, err
+	}
+	a, err := s.DB.Agent(ctx, accountID, agentID)
+	if err != nil {
+		return store.EvaluationCriterion{}, err
+	}
+	c := store.EvaluationCriterion{AccountID: accountID, AgentID: agentID, Enabled: true, PassThreshold: 0.5,
+		EvaluationMode: a.Settings.EvaluationMode, MaxRetries: a.Settings.MaxRetries, RetryOnFailure: a.Settings.RetryOnFailure}
+	applyCriterion(&c, in)
+	return s.DB.CreateEvaluationCriterion(ctx, c)
+}
+
+func applyCriterion(c *store.EvaluationCriterion, in CriterionInput) {
+	if in.StepID != nil {
+		c.StepID = *in.StepID
+	}
+	if in.Description != nil || in.Set["description"] {
+		c.Description = in.Description
+	}
+	if in.Enabled != nil {
+		c.Enabled = *in.Enabled
+	}
+	if in.EvaluationPrompt != nil || in.Set["evaluation_prompt"] {
+		c.EvaluationPrompt = in.EvaluationPrompt
+	}
+	if in.ExpectationConfig != nil {
+		c.ExpectationConfig = in.ExpectationConfig
+		if string(in.ExpectationConfig) == "null" {
+			c.ExpectationConfig = nil
+		}
+	}
+	if in.PassThreshold != nil {
+		c.PassThreshold = *in.PassThreshold
+	}
+	if in.EvaluationTier != nil || in.Set["evaluation_tier"] {
+		c.EvaluationTier = in.EvaluationTier
+	}
+}
+
+// Criterion returns one criterion with its result counts.
+func (s *Service) Criterion(ctx context.Context, accountID, id string) (store.EvaluationCriterion, map[string]int, error) {
+	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, id)
+	if err != nil {
+		return c, nil, err
+	}
+	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, []string{id})
+	return c, counts[id], err
+}
+
+// UpdateCriterion changes the fields in sets.
+func (s *Service) UpdateCriterion(ctx context.Context, accountID, id string, in CriterionInput) (store.EvaluationCriterion, map[string]int, error) {
+	if err := in.validate(); err != nil {
+		return store.EvaluationCriterion{}, nil, err
+	}
+	if in.StepID != nil && strings.TrimSpace(*in.StepID) == "" {
+		return store.EvaluationCriterion{}, nil, invalid("step_id cannot be empty")
+	}
+	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, id)
+	if err != nil {
+		return c, nil, err
+	}
+	applyCriterion(&c, in)
+	if c, err = s.DB.UpdateEvaluationCriterion(ctx, c); err != nil {
+		return c, nil, err
+	}
+	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, []string{id})
+	return c, counts[id], err
+}
+
+// DeleteCriterion removes a criterion and its results.
+func (s *Service) DeleteCriterion(ctx context.Context, accountID, id string) error {
+	if _, err := s.DB.EvaluationCriterionByID(ctx, accountID, id); err != nil {
+		return err
+	}
+	return s.DB.DeleteEvaluationCriterion(ctx, accountID, id)
+}
+
+// Criteria lists an agent's criteria (a page, or all when limit < 0) with
+// their result counts.
+func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page, limit int) ([]store.EvaluationCriterion, map[string]map[string]int, int, error) {
+	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
+		if err == nil {
+			err = store.ErrNotFound
+		}
+		return nil, nil, 0, err
+	}
+	offset := 0
+	if limit > 0 {
+		offset = (page - 1) * limit
+	}
+	cs, total, err := s.DB.EvaluationCriteriaPage(ctx, accountID, agentID, offset, limit)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, ids)
+	return cs, counts, total, err
+}
+
+// ResultInput is a result pushed by an external harness.
+type ResultInput struct {
+	AgentRunID     string
+	AgentStepRunID string
+	Status         string
+	Score          *float64
+	Flagged        bool
+	RetryTriggered bool
+	RetryCount     int
+	Details        json.RawMessage
+}
+
+// ErrRunMismatch: the run is not a run of the criterion's agent, or the
+// step run not of that run.
+var ErrRunMismatch = errors.New("agent_run_id is not a run of this criterion's agent")
+
+// ErrStepRunMismatch: the step run is not of the run.
+var ErrStepRunMismatch = errors.New("agent_step_run_id is not a step of agent_run_id")
+
+// CreateResult records a pushed result.
+func (s *Service) CreateResult(ctx context.Context, accountID, criteriaID string, in ResultInput) (store.EvaluationResult, error) {
+	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID)
+	if err != nil {
+		return store.EvaluationResult{}, err
+	}
+	if ok, err := s.DB.RunOfAgent(ctx, accountID, c.AgentID, in.AgentRunID); err != nil {
+		return store.EvaluationResult{}, err
+	} else if !ok {
+		return store.EvaluationResult{}, ErrRunMismatch
+	}
+	if in.AgentStepRunID != "" {
+		if ok, err := s.DB.StepRunOfRun(ctx, accountID, in.AgentRunID, in.AgentStepRunID); err != nil {
+			return store.EvaluationResult{}, err
+		} else if !ok {
+			return store.EvaluationResult{}, ErrStepRunMismatch
+		}
+	}
+	r, err := s.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: accountID, AgentID: c.AgentID, CriteriaID: c.ID,
+		AgentRunID: in.AgentRunID, AgentStepRunID: in.AgentStepRunID, StepID: c.StepID, EvaluationMode: c.EvaluationMode,
+		Status: in.Status, Score: in.Score, Flagged: in.Flagged, RetryTriggered: in.RetryTriggered, RetryCount: in.RetryCount,
+		Details: in.Details})
+	if err == nil {
+		s.alert(ctx, r, "")
+	}
+	return r, err
+}
+
+// alert raises the alert a non-manual failed or flagged result is worth.
+func (s *Service) alert(ctx context.Context, r store.EvaluationResult, explanation string) {
+	if r.EvaluationMode != ModeRetry && r.EvaluationMode != ModeSample {
+		return
+	}
+	typ := ""
+	switch {
+	case r.Status == "failed":
+		typ = oversight.AlertEvalFailed
+	case r.Flagged:
+		typ = oversight.AlertEvalFlagged
+	default:
+		return
+	}
+	msg := "evaluation of step " + r.StepID + " " + r.Status
+	if r.Flagged && r.Status != "failed" {
+		msg = "evaluation of step " + r.StepID + " flagged for review"
+	}
+	if explanation != "" {
+		msg += ": " + clip(explanation)
+	}
+	if r.Status == "failed" {
+		if err := s.DB.RecordModelSignal(context.WithoutCancel(ctx), r.AccountID, r.AgentID, "agent_eval_fail", time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
+			_ = err // the signal feeds model rollback only; the result stands
+		}
+	}
+	oversight.Raise(ctx, s.Alerts, oversight.Signal{AccountID: r.AccountID, Type: typ, AgentID: r.AgentID, RunID: r.AgentRunID,
+		Message: msg, Details: map[string]any{"criteria_id": r.CriteriaID, "result_id": r.ID, "step_id": r.StepID,
+			"evaluation_mode": r.EvaluationMode, "score": r.Score}})
+}
+
+// Results lists results by filter.
+func (s *Service) Results(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+	return s.DB.EvaluationResults(ctx, f)
+}
+
+// CriterionResults lists a criterion's results (404 for another account's).
+func (s *Service) CriterionResults(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+	if _, err := s.DB.EvaluationCriterionByID(ctx, f.AccountID, f.CriteriaID); err != nil {
+		return nil, 0, err
+	}
+	return s.DB.EvaluationResults(ctx, f)
+}
+
+// AgentResults lists an agent's results.
+func (s *Service) AgentResults(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
+		return nil, 0, err
+	}
+	return s.DB.EvaluationResults(ctx, f)
+}
+
+// RunResults lists a run's results (the run must be the agent's).
+func (s *Service) RunResults(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
+		return nil, 0, err
+	}
+	if ok, err := s.DB.RunOfAgent(ctx, f.AccountID, f.AgentID, f.RunID); err != nil {
+		return nil, 0, err
+	} else if !ok {
+		return nil, 0, store.ErrNotFound
+	}
+	return s.DB.EvaluationResults(ctx, f)
+}
+
+// Runs groups an agent's results by run.
+func (s *Service) Runs(ctx context.Context, f store.ResultFilter) ([]store.RunEvaluations, int, error) {
+	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
+		return nil, 0, err
+	}
+	return s.DB.EvaluationRuns(ctx, f)
+}
+
+func (s *Service) agentExists(ctx context.Context, accountID, agentID string) error {
+	ok, err := s.DB.AgentExists(ctx, accountID, agentID)
+	if err == nil && !ok {
+		err = store.ErrNotFound
+	}
+	return err
+}
+
+// Summary counts a criterion's results.
+func (s *Service) Summary(ctx context.Context, accountID, criteriaID string) (store.ResultCounts, error) {
+	if _, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID); err != nil {
+		return store.ResultCounts{}, err
+	}
+	return s.DB.EvaluationSummary(ctx, accountID, criteriaID)
+}
+
+// NonManualSummary counts results of the automatic modes since from, for
+// the account or one agent (which must exist).
+func (s *Service) NonManualSummary(ctx context.Context, accountID, agentID string, from time.Time, to *time.Time) ([]store.ModeCounts, error) {
+	if agentID != "" {
+		if err := s.agentExists(ctx, accountID, agentID); err != nil {
+			return nil, err
+		}
+	}
+	return s.DB.NonManualCounts(ctx, accountID, agentID, from, to)
+}
+
+// CompatibleRuns lists runs with a completed attempt of the criterion's step.
+func (s *Service) CompatibleRuns(ctx context.Context, accountID, criteriaID string, startedAfter *time.Time, page, limit int) ([]store.CompatibleRun, int, error) {
+	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if c.StepID == "" {
+		return nil, 0, nil
+	}
+	return s.DB.CompatibleRuns(ctx, accountID, c.AgentID, c.StepID, startedAfter, (page-1)*limit, limit)
+}
+
+// Draft is an ephemeral evaluation.
+type Draft struct {
+	StepOutput       *string
+	AgentInput       *string
+	AgentStepRunID   string
+	EvaluationPrompt *string
+	Expectation      json.RawMessage
+	PassThreshold    float64
+	Tier             *string
+}
+
+// ErrNothingToEvaluate: a draft names neither output nor a step run.
+var ErrNothingToEvaluate = errors.New("give step_output or agent_step_run_id")
+
+// TestDraft judges a draft without recording anything and without
+// charging credits: the judge runs on the unmetered router.
+func (s *Service) TestDraft(ctx context.Context, accountID, agentID string, d Draft) (Judgment, error) {
+	a, err := s.DB.Agent(ctx, accountID, agentID)
+	if err != nil {
+		return Judgment{}, err
+	}
+	if d.EvaluationPrompt != nil && len(*d.EvaluationPrompt) > maxPromptLen {
+		return Judgment{}, invalid("evaluation_prompt is at most 20000 characters")
+	}
+	exp, err := ParseExpectation(d.Expectation)
+	if err != nil {
+		return Judgment{}, errors.Join(ErrInvalid, err)
+	}
+	j := Judging{Expect: exp, Threshold: d.PassThreshold}
+	if d.EvaluationPrompt != nil {
+		j.Prompt = *d.EvaluationPrompt
+	}
+	if d.AgentInput != nil {
+		j.AgentInput = *d.AgentInput
+	}
+	switch {
+	case d.StepOutput != nil:
+		j.Output = *d.StepOutput
+	case d.AgentStepRunID != "":
+		out, in, _, err := s.DB.StepRunOutput(ctx, accountID, agentID, d.AgentStepRunID)
+		if err != nil {
+			return Judgment{}, err
+		}
+		j.Output = out
+		if d.AgentInput == nil {
+			j.AgentInput = in
+		}
+	default:
+		return Judgment{}, ErrNothingToEvaluate
+	}
+	j.Tier = tierOf(d.Tier, a.Settings.DefaultEvaluationTier)
+	var router llm.Provider = s.Router
+	if s.Router == nil {
+		router = s.Model
+	}
+	g := judger{model: router, pick: s.pickModel}
+	return g.judge(ctx, j), nil
+}
+
+func tierOf(t, def *string) string {
+	if t != nil && *t != "" {
+		return *t
+	}
+	if def != nil {
+		return *def
+	}
+	return ""
+}

@@ -1,0 +1,75 @@
+package governance
+
+import (
+	"context"
+
+	"github.com/agentry/agentry/internal/engine"
+)
+
+// Overseer applies the policies that govern an agent to its runs: the
+// run's input before the first step, and every step's output that differs
+// from its input (a step that passes its input on unchanged has nothing new
+// to check). A flag is recorded and alerted and the run goes on; a block
+// fails the run with the policy's reason, and the blocked output is neither
+// journaled nor handed on nor streamed.
+type Overseer struct{ S *Service }
+
+// Watch loads the run's policies once; nil when none has rules.
+func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, error) {
+	ps, err := o.S.policiesFor(ctx, run.AccountID, run.AgentID)
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	return &watcher{s: o.S, run: run, policies: ps}, nil
+}
+
+type watcher struct {
+	s        *Service
+	run      *engine.Run
+	policies []*Policy
+}
+
+func (w *watcher) at(stepID string) where {
+	return where{accountID: w.run.AccountID, agentID: w.run.AgentID, runID: w.run.ID, stepID: stepID}
+}
+
+func (w *watcher) CheckInput(ctx context.Context, input string) error {
+	if input == "" {
+		return nil
+	}
+	v, _, err := w.s.evaluate(ctx, w.at(""), w.policies, StageInput, input)
+	if err != nil || v.Action == "" {
+		return err
+	}
+	w.s.report(ctx, w.at(""), StageInput, v)
+	if v.Action == ActionBlock {
+		return &BlockedError{Verdict: v}
+	}
+	return nil
+}
+
+// HoldStream: tokens wait for the output check when a policy checks output.
+func (w *watcher) HoldStream(string) bool {
+	for _, p := range w.policies {
+		if p.HasStage(StageOutput) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Verdict, error) {
+	if c.Output == "" || c.Output == c.Input {
+		return engine.Verdict{}, nil
+	}
+	at := w.at(c.Step.ID)
+	v, credits, err := w.s.evaluate(ctx, at, w.policies, StageOutput, c.Output)
+	if err != nil || v.Action == "" {
+		return engine.Verdict{Credits: credits}, err
+	}
+	w.s.report(ctx, at, StageOutput, v)
+	if v.Action == ActionBlock {
+		return engine.Verdict{Block: &BlockedError{Verdict: v}, Credits: credits}, nil
+	}
+	return engine.Verdict{Credits: credits}, nil
+}

@@ -1,0 +1,106 @@
+package governance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// The extension CRUD of policies (/governance/policies…). Writes are for
+// the account's owners and admins; the API checks the role.
+
+// PolicyInput is a policy to create, or the fields of one to change (nil:
+// unchanged).
+type PolicyInput struct {
+	AgentID     *string
+	Name        *string
+	Description *string
+	PolicyType  *string
+	Enabled     *bool
+	Config      json.RawMessage // nil: unchanged
+}
+
+// ErrInvalid wraps an input the service refuses (the API answers 422).
+var ErrInvalid = errors.New("invalid")
+
+// CreatePolicy stores a new policy after compiling its config.
+func (s *Service) CreatePolicy(ctx context.Context, accountID string, in PolicyInput) (store.GovernancePolicy, error) {
+	p := store.GovernancePolicy{AccountID: accountID, Enabled: true, KnowledgeBaseIDs: []string{}}
+	if in.AgentID != nil {
+		p.AgentID = *in.AgentID
+	}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		return p, errors.Join(ErrInvalid, errors.New("name is required"))
+	}
+	apply(&p, in)
+	if _, err := parseStored(p); err != nil {
+		return p, err
+	}
+	return s.DB.CreateGovernancePolicy(ctx, p)
+}
+
+func apply(p *store.GovernancePolicy, in PolicyInput) {
+	if in.Name != nil {
+		p.Name = strings.TrimSpace(*in.Name)
+	}
+	if in.Description != nil {
+		p.Description = in.Description
+	}
+	if in.PolicyType != nil {
+		p.PolicyType = in.PolicyType
+	}
+	if in.Enabled != nil {
+		p.Enabled = *in.Enabled
+	}
+	if in.Config != nil {
+		p.Config = in.Config
+	}
+}
+
+func parseStored(p store.GovernancePolicy) (*Policy, error) {
+	typ := ""
+	if p.PolicyType != nil {
+		typ = *p.PolicyType
+	}
+	return Parse(typ, p.Config)
+}
+
+// Policy returns one policy of the account.
+func (s *Service) Policy(ctx context.Context, accountID, id string) (store.GovernancePolicy, error) {
+	return s.DB.GovernancePolicyByID(ctx, accountID, id)
+}
+
+// Policies lists a page of the account's policies (one agent's when agentID is set).
+func (s *Service) Policies(ctx context.Context, accountID, agentID string, page, limit int) ([]store.GovernancePolicy, int, error) {
+	return s.DB.GovernancePolicies(ctx, accountID, agentID, (page-1)*limit, limit)
+}
+
+// UpdatePolicy changes the fields in is set.
+func (s *Service) UpdatePolicy(ctx context.Context, accountID, id string, in PolicyInput) (store.GovernancePolicy, error) {
+	p, err := s.DB.GovernancePolicyByID(ctx, accountID, id)
+	if err != nil {
+		return p, err
+	}
+	if in.Name != nil && strings.TrimSpace(*in.Name) == "" {
+		return p, errors.Join(ErrInvalid, errors.New("name cannot be empty"))
+	}
+	apply(&p, in)
+	if _, err := parseStored(p); err != nil {
+		return p, err
+	}
+	return s.DB.UpdateGovernancePolicy(ctx, p)
+}
+
+// DeletePolicy removes a policy.
+func (s *Service) DeletePolicy(ctx context.Context, accountID, id string) error {
+	return s.DB.DeleteGovernancePolicy(ctx, accountID, id)
+}
+
+// Violations counts the account's recorded flags or blocks (action "" for
+// both) of a run ("" for all runs).
+func (s *Service) Violations(ctx context.Context, accountID, runID, action string) (int, error) {
+	return s.DB.GovernanceViolationCount(ctx, accountID, runID, action)
+}

@@ -1,0 +1,508 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Evaluation criteria (created by imports in agents_extras.go, managed here)
+// and their results. Every query is scoped by account id.
+
+const criterionColumns = `id, account_id, agent_id, COALESCE(step_id, ''), description, evaluation_mode, enabled,
+	expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold, evaluation_tier, extra,
+	created_at, updated_at`
+
+func scanCriterion(row interface{ Scan(...any) error }) (EvaluationCriterion, error) {
+	var (
+		c                  EvaluationCriterion
+		desc, prompt, tier sql.NullString
+		expectation, extra sql.NullString
+	)
+	if err := row.Scan(&c.ID, &c.AccountID, &c.AgentID, &c.StepID, &desc, &c.EvaluationMode, &c.Enabled, &expectation,
+		&c.MaxRetries, &c.RetryOnFailure, &prompt, &c.PassThreshold, &tier, &extra, &c.CreatedAt, &c.UpdatedAt); err != nil {
+		return c, err
+	}
+	c.Description, c.EvaluationPrompt, c.EvaluationTier = nullString(desc), nullString(prompt), nullString(tier)
+	c.ExpectationConfig, c.Extra = rawOrNil(expectation), rawOrNil(extra)
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c, nil
+}
+
+// CreateEvaluationCriterion stores a criterion of one of the account's
+// agents; ErrNotFound when the agent is not the account's.
+func (db *DB) CreateEvaluationCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
+	now := Now()
+	c.ID, c.CreatedAt, c.UpdatedAt = NewID(), now, now
+	res, err := db.W.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
+		evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
+		evaluation_tier, extra, created_at, updated_at)
+		SELECT $1, account_id, id, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15 FROM agents
+		WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`,
+		c.ID, c.AccountID, c.AgentID, nullable(c.StepID), nullablePtr(c.Description), c.EvaluationMode, c.Enabled,
+		nullableJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, nullablePtr(c.EvaluationPrompt), c.PassThreshold,
+		nullablePtr(c.EvaluationTier), nullableJSON(c.Extra), now)
+	if err != nil {
+		return c, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return c, ErrNotFound
+	}
+	return c, nil
+}
+
+// EvaluationCriterionByID returns one criterion of the account (of a live agent).
+func (db *DB) EvaluationCriterionByID(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {
+	c, err := scanCriterion(db.R.QueryRowContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria c
+		WHERE c.id = $1 AND c.account_id = $2
+		AND EXISTS (SELECT 1 FROM agents a WHERE a.id = c.agent_id AND a.account_id = c.account_id AND a.deleted_at IS NULL)`, id, accountID))
+	if err == sql.ErrNoRows {
+		return c, ErrNotFound
+	}
+	return c, err
+}
+
+// UpdateEvaluationCriterion writes the editable fields of c back.
+func (db *DB) UpdateEvaluationCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
+	c.UpdatedAt = Now()
+	res, err := db.W.ExecContext(ctx, `UPDATE evaluation_criteria SET step_id = $3, description = $4, enabled = $5,
+		expectation_config = $6, evaluation_prompt = $7, pass_threshold = $8, evaluation_tier = $9, updated_at = $10
+		WHERE id = $1 AND account_id = $2`, c.ID, c.AccountID, nullable(c.StepID), nullablePtr(c.Description), c.Enabled,
+		nullableJSON(c.ExpectationConfig), nullablePtr(c.EvaluationPrompt), c.PassThreshold, nullablePtr(c.EvaluationTier), c.UpdatedAt)
+	if err != nil {
+		return c, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return c, ErrNotFound
+	}
+	return c, nil
+}
+
+// DeleteEvaluationCriterion removes a criterion and its results.
+func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id string) error {
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_results WHERE criteria_id = $1 AND account_id = $2`, id, accountID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// EvaluationCriteriaPage lists a page of an agent's criteria, oldest first,
+// and how many there are. limit < 0 lists them all.
+func (db *DB) EvaluationCriteriaPage(ctx context.Context, accountID, agentID string, offset, limit int) ([]EvaluationCriterion, int, error) {
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_criteria WHERE account_id = $1 AND agent_id = $2`,
+		accountID, agentID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if limit < 0 {
+		limit = total + 1
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
+		WHERE account_id = $1 AND agent_id = $2 ORDER BY id LIMIT $3 OFFSET $4`, accountID, agentID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []EvaluationCriterion
+	for rows.Next() {
+		c, err := scanCriterion(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// EnabledCriteria lists the enabled criteria of an agent that target a
+// step, for the engine to judge its steps by.
+func (db *DB) EnabledCriteria(ctx context.Context, accountID, agentID string) ([]EvaluationCriterion, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
+		WHERE account_id = $1 AND agent_id = $2 AND enabled AND step_id IS NOT NULL ORDER BY id`, accountID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []EvaluationCriterion
+	for rows.Next() {
+		c, err := scanCriterion(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CriteriaResultCounts counts the results of each criterion by status.
+func (db *DB) CriteriaResultCounts(ctx context.Context, accountID string, ids []string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{accountID}
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		ph[i] = "$" + itoa(i+2)
+		out[id] = map[string]int{}
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT criteria_id, status, COUNT(*) FROM evaluation_results
+		WHERE account_id = $1 AND criteria_id IN (`+strings.Join(ph, ", ")+`) GROUP BY criteria_id, status`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id, status string
+			n          int
+		)
+		if err := rows.Scan(&id, &status, &n); err != nil {
+			return nil, err
+		}
+		out[id][status] = n
+	}
+	return out, rows.Err()
+}
+
+// EvaluationResult is one judgment of a criterion on a run's step.
+type EvaluationResult struct {
+	ID, AccountID, AgentID, CriteriaID string
+	AgentRunID                         string
+	AgentStepRunID                     string
+	StepID                             string
+	EvaluationMode                     string
+	Status                             string
+	Score                              *float64
+	Flagged, RetryTriggered            bool
+	RetryCount                         int
+	Details                            json.RawMessage
+	EvaluatedAt, CreatedAt             time.Time
+	// CriteriaDescription is read with lists that join the criterion.
+	CriteriaDescription *string
+}
+
+// InsertEvaluationResult stores a result; its id and times are set here
+// when empty.
+func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (EvaluationResult, error) {
+	if r.ID == "" {
+		r.ID = NewID()
+	}
+	r.CreatedAt = Now()
+	if r.EvaluatedAt.IsZero() {
+		r.EvaluatedAt = r.CreatedAt
+	}
+	_, err := db.W.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+		agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID), r.EvaluationMode,
+		r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
+	if err != nil && isForeignKeyViolation(err) {
+		return r, ErrNotFound
+	}
+	return r, err
+}
+
+// ResultFilter selects evaluation results; AccountID is required and one
+// of CriteriaID, AgentID or RunID scopes the list.
+type ResultFilter struct {
+	AccountID, CriteriaID, AgentID, RunID string
+	Status, StepID                        string
+	FlaggedOnly                           bool
+	From, To                              *time.Time
+	Offset, Limit                         int // Limit < 0: all
+}
+
+func (f ResultFilter) where() (string, []any) {
+	conds := []string{"r.account_id = $1"}
+	args := []any{f.AccountID}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+itoa(len(args))))
+	}
+	if f.CriteriaID != "" {
+		add("r.criteria_id = ?", f.CriteriaID)
+	}
+	if f.AgentID != "" {
+		add("r.agent_id = ?", f.AgentID)
+	}
+	if f.RunID != "" {
+		add("r.agent_run_id = ?", f.RunID)
+	}
+	if f.Status != "" {
+		add("r.status = ?", f.Status)
+	}
+	if f.StepID != "" {
+		add("r.step_id = ?", f.StepID)
+	}
+	if f.FlaggedOnly {
+		conds = append(conds, "r.flagged")
+	}
+	if f.From != nil {
+		add("r.evaluated_at >= ?", f.From.UTC())
+	}
+	if f.To != nil {
+		add("r.evaluated_at <= ?", f.To.UTC())
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// EvaluationResults lists results newest first, with their criterion's
+// description, and how many match.
+func (db *DB) EvaluationResults(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
+	where, args := f.where()
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_results r`+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	limit := f.Limit
+	if limit < 0 {
+		limit = total + 1
+	}
+	args = append(args, limit, f.Offset)
+	rows, err := db.R.QueryContext(ctx, `SELECT r.id, r.account_id, r.agent_id, r.criteria_id, r.agent_run_id,
+		COALESCE(r.agent_step_run_id, ''), COALESCE(r.step_id, ''), r.evaluation_mode, r.status, r.score, r.flagged,
+		r.retry_triggered, r.retry_count, r.details, r.evaluated_at, r.created_at, c.description
+		FROM evaluation_results r JOIN evaluation_criteria c ON c.id = r.criteria_id`+where+
+		` ORDER BY r.created_at DESC, r.id DESC LIMIT $`+itoa(len(args)-1)+` OFFSET $`+itoa(len(args)), args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []EvaluationResult
+	for rows.Next() {
+		var (
+			r       EvaluationResult
+			score   sql.NullFloat64
+			details sql.NullString
+			desc    sql.NullString
+		)
+		if err := rows.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.CriteriaID, &r.AgentRunID, &r.AgentStepRunID, &r.StepID,
+			&r.EvaluationMode, &r.Status, &score, &r.Flagged, &r.RetryTriggered, &r.RetryCount, &details, &r.EvaluatedAt,
+			&r.CreatedAt, &desc); err != nil {
+			return nil, 0, err
+		}
+		if score.Valid {
+			v := score.Float64
+			r.Score = &v
+		}
+		r.Details, r.CriteriaDescription = rawOrNil(details), nullString(desc)
+		r.EvaluatedAt, r.CreatedAt = r.EvaluatedAt.UTC(), r.CreatedAt.UTC()
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
+// ResultCounts are counts of results by outcome.
+type ResultCounts struct {
+	Total, Passed, Failed, Error, Skipped, Pending, Flagged int
+	AverageScore                                            *float64
+}
+
+// EvaluationSummary counts the results of a criterion.
+func (db *DB) EvaluationSummary(ctx context.Context, accountID, criteriaID string) (ResultCounts, error) {
+	var (
+		c   ResultCounts
+		avg sql.NullFloat64
+	)
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*),
+		COALESCE(SUM(CASE WHEN status = 'passed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN flagged THEN 1 ELSE 0 END), 0),
+		AVG(score)
+		FROM evaluation_results WHERE account_id = $1 AND criteria_id = $2`, accountID, criteriaID).
+		Scan(&c.Total, &c.Passed, &c.Failed, &c.Error, &c.Flagged, &avg)
+	if avg.Valid {
+		v := avg.Float64
+		c.AverageScore = &v
+	}
+	return c, err
+}
+
+// ModeCounts are the counts of one evaluation mode.
+type ModeCounts struct {
+	Mode                           string
+	Total, Passed, Failed, Flagged int
+}
+
+// NonManualCounts counts the results recorded under the automatic modes
+// (eval_and_retry, sample_and_flag) since from (and until to when set),
+// account-wide or for one agent.
+func (db *DB) NonManualCounts(ctx context.Context, accountID, agentID string, from time.Time, to *time.Time) ([]ModeCounts, error) {
+	q := `SELECT evaluation_mode, COUNT(*),
+		COALESCE(SUM(CASE WHEN status = 'passed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN flagged THEN 1 ELSE 0 END), 0)
+		FROM evaluation_results WHERE account_id = $1 AND evaluation_mode IN ('eval_and_retry', 'sample_and_flag')
+		AND evaluated_at >= $2`
+	args := []any{accountID, from.UTC()}
+	if to != nil {
+		args = append(args, to.UTC())
+		q += ` AND evaluated_at <= $` + itoa(len(args))
+	}
+	if agentID != "" {
+		args = append(args, agentID)
+		q += ` AND agent_id = $` + itoa(len(args))
+	}
+	rows, err := db.R.QueryContext(ctx, q+` GROUP BY evaluation_mode ORDER BY evaluation_mode`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ModeCounts
+	for rows.Next() {
+		var m ModeCounts
+		if err := rows.Scan(&m.Mode, &m.Total, &m.Passed, &m.Failed, &m.Flagged); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// RunEvaluations is the per-run rollup of an agent's results.
+type RunEvaluations struct {
+	RunID, RunStatus string
+	RunCreatedAt     time.Time
+	ResultCounts
+}
+
+// EvaluationRuns groups an agent's results by run, newest run first. A
+// status filter keeps the runs with at least one result of that status.
+func (db *DB) EvaluationRuns(ctx context.Context, f ResultFilter) ([]RunEvaluations, int, error) {
+	status := f.Status
+	f.Status = ""
+	where, args := f.where()
+	having := ""
+	if status != "" {
+		args = append(args, status)
+		having = ` HAVING SUM(CASE WHEN r.status = $` + itoa(len(args)) + ` THEN 1 ELSE 0 END) > 0`
+	}
+	from := ` FROM evaluation_results r JOIN runs u ON u.id = r.agent_run_id AND u.account_id = r.account_id` + where +
+		` GROUP BY r.agent_run_id, u.status, u.created_at` + having
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT r.agent_run_id`+from+`) g`, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	limit := f.Limit
+	if limit < 0 {
+		limit = total + 1
+	}
+	args = append(args, limit, f.Offset)
+	rows, err := db.R.QueryContext(ctx, `SELECT r.agent_run_id, u.status, u.created_at, COUNT(*),
+		COALESCE(SUM(CASE WHEN r.status = 'passed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'error' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'skipped' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.flagged THEN 1 ELSE 0 END), 0)`+from+
+		` ORDER BY u.created_at DESC, r.agent_run_id DESC LIMIT $`+itoa(len(args)-1)+` OFFSET $`+itoa(len(args)), args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []RunEvaluations
+	for rows.Next() {
+		var r RunEvaluations
+		if err := rows.Scan(&r.RunID, &r.RunStatus, &r.RunCreatedAt, &r.Total, &r.Passed, &r.Failed, &r.Error, &r.Skipped, &r.Flagged); err != nil {
+			return nil, 0, err
+		}
+		r.RunCreatedAt = r.RunCreatedAt.UTC()
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
+// CompatibleRun is a completed attempt of a criterion's step in a run.
+type CompatibleRun struct {
+	RunID, StepRunID, RunStatus string
+	Input                       *string
+	StartedAt, CompletedAt      *time.Time
+}
+
+// CompatibleRuns lists the completed, current attempts of step stepID in
+// the agent's runs, newest first.
+func (db *DB) CompatibleRuns(ctx context.Context, accountID, agentID, stepID string, startedAfter *time.Time, offset, limit int) ([]CompatibleRun, int, error) {
+	where := ` FROM run_steps s JOIN runs u ON u.id = s.run_id
+		WHERE s.account_id = $1 AND u.account_id = $1 AND u.agent_id = $2 AND s.step_id = $3 AND s.status = 'completed' AND NOT s.superseded`
+	args := []any{accountID, agentID, stepID}
+	if startedAfter != nil {
+		args = append(args, startedAfter.UTC())
+		where += ` AND u.started_at >= $4`
+	}
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	args = append(args, limit, offset)
+	rows, err := db.R.QueryContext(ctx, `SELECT u.id, s.id, u.status, u.input, u.started_at, s.ended_at`+where+
+		` ORDER BY u.created_at DESC, s.id DESC LIMIT $`+itoa(len(args)-1)+` OFFSET $`+itoa(len(args)), args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []CompatibleRun
+	for rows.Next() {
+		var (
+			c            CompatibleRun
+			input        sql.NullString
+			started, end sql.NullTime
+		)
+		if err := rows.Scan(&c.RunID, &c.StepRunID, &c.RunStatus, &input, &started, &end); err != nil {
+			return nil, 0, err
+		}
+		c.Input = nullString(input)
+		if started.Valid {
+			t := started.Time.UTC()
+			c.StartedAt = &t
+		}
+		if end.Valid {
+			t := end.Time.UTC()
+			c.CompletedAt = &t
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// StepRunOutput returns the output of a completed step attempt of one of
+// the agent's runs, with the run's input.
+func (db *DB) StepRunOutput(ctx context.Context, accountID, agentID, stepRunID string) (output, runInput, stepID string, err error) {
+	var out, in sql.NullString
+	err = db.R.QueryRowContext(ctx, `SELECT s.output, u.input, s.step_id FROM run_steps s JOIN runs u ON u.id = s.run_id
+		WHERE s.id = $1 AND s.account_id = $2 AND u.account_id = $2 AND u.agent_id = $3 AND s.status = 'completed'`,
+		stepRunID, accountID, agentID).Scan(&out, &in, &stepID)
+	if err == sql.ErrNoRows {
+		return "", "", "", ErrNotFound
+	}
+	return out.String, in.String, stepID, err
+}
+
+// RunOfAgent reports whether runID is a run of the account's agent agentID.
+func (db *DB) RunOfAgent(ctx context.Context, accountID, agentID, runID string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = $1 AND account_id = $2 AND agent_id = $3`,
+		runID, accountID, agentID).Scan(&n)
+	return n > 0, err
+}
+
+// StepRunOfRun reports whether stepRunID is a step attempt of run runID.
+func (db *DB) StepRunOfRun(ctx context.Context, accountID, runID, stepRunID string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_steps WHERE id = $1 AND run_id = $2 AND account_id = $3`,
+		stepRunID, runID, accountID).Scan(&n)
+	return n > 0, err
+}
+
