@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -250,7 +251,7 @@ func TestUploadLimitStreaming(t *testing.T) {
 	cat := catalog.Builtin()
 	srv := httptest.NewServer(api.New(api.Deps{Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
 		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
-		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Ready: db.Ping}))
+		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Alerts: alerting.New(db, nil, nil, nil), Ready: db.Ping}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

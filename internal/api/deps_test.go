@@ -13,7 +13,7 @@ import (
 func TestNewRequiresEveryArea(t *testing.T) {
 	defer func() {
 		msg := fmt.Sprint(recover())
-		for _, name := range []string{"Accounts", "Agents", "Auth", "Blobs", "Catalog", "ModelAlerts", "Playground", "Ready", "Runs", "Secrets"} {
+		for _, name := range []string{"Accounts", "Agents", "Alerts", "Auth", "Blobs", "Catalog", "ModelAlerts", "Playground", "Ready", "Runs", "Secrets"} {
 			if !strings.Contains(msg, name) {
 				t.Errorf("panic %q does not name %s", msg, name)
 			}

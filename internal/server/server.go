@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
@@ -53,6 +54,8 @@ type Server struct {
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
+	// Alerts is the alerts area: configs, detection, delivery.
+	Alerts *alerting.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -144,6 +147,11 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 				slog.Warn("model lifecycle check on save", "agent", agentID, "err", err)
 			}
 		}})
+	// Alerts area: finished runs feed its detectors; new model lifecycle
+	// alerts raise its configs; webhooks go through the outbound guard.
+	s.Alerts = alerting.New(db, nil, s.Secrets, eng.Webhooks.Client())
+	s.Runs.Finished = s.Alerts.RunFinished
+	s.ModelAlerts.Raiser = s.Alerts
 	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
 	s.Runs.Uploads = runs.AgentsArea{S: s.Agents}
 
@@ -160,11 +168,12 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	river.AddWorker(workers, &runs.StrandedRunsWorker{S: s.Runs})
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
+	alerting.AddWorkers(workers, s.Alerts)       // alerts area
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 		Periodic: append(append(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents)...),
-			alerts.PeriodicJobs()...), // models area
+			append(alerts.PeriodicJobs(), alerting.PeriodicJobs()...)...), // models and alerts areas
 	})
 	if err != nil {
 		return nil, err
@@ -172,6 +181,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Runs.Queue = s.Queue
 	s.Agents.SetQueue(s.Queue)
 	s.Playground.Queue = s.Queue // models area
+	s.Alerts.Queue = s.Queue     // alerts area
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -192,7 +202,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
-			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
+			Secrets: s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
@@ -247,6 +257,8 @@ func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Auth.Run(bg) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); s.Alerts.Run(bg) }() // alerts area: finished runs, inline
 
 	if err := s.Queue.Start(bg); err != nil {
 		stopBG()
