@@ -19,14 +19,14 @@ var ctx = context.Background()
 
 // start runs a server whose outbound guard lets webhooks reach loopback,
 // where the tests' receivers listen.
-func start(t *testing.T, d store.Dialect) *testserver.Server {
+func start(t testing.TB, d store.Dialect) *testserver.Server {
 	t.Helper()
 	return testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
 }
 
 // refuser answers every request 400, which fails a webhook_call step at
 // once (a 4xx is not retried).
-func refuser(t *testing.T) string {
+func refuser(t testing.TB) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "no", http.StatusBadRequest)
@@ -114,7 +114,7 @@ func listAlerts(t *testing.T, s *testserver.Server, key, query string) alertList
 }
 
 // createConfig posts a config and returns its id.
-func createConfig(t *testing.T, s *testserver.Server, key string, body map[string]any) string {
+func createConfig(t testing.TB, s *testserver.Server, key string, body map[string]any) string {
 	t.Helper()
 	r := s.Do(t, "POST", "/alerts/configs", key, body)
 	if r.Status != http.StatusCreated {
