@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
+	"github.com/agentry/agentry/internal/testserver"
 )
 
 // BenchmarkRunFailedAlertLatency measures how long after a failed run ends
@@ -54,8 +55,12 @@ func BenchmarkRunFailedAlertLatency(b *testing.B) {
 	}
 	tick.Stop()
 	wg.Wait()
-	submitted := time.Since(began)
+	reportAlertLatency(b, s, n, began, time.Since(began))
+}
 
+// reportAlertLatency waits for n run_failed alerts of the server's owner
+// account and reports the time from each run's end to its alert.
+func reportAlertLatency(b *testing.B, s *testserver.Server, n int, began time.Time, submitted time.Duration) {
 	var lat []time.Duration
 	var lastEnd time.Time
 	deadline := time.Now().Add(2 * time.Minute)
@@ -101,4 +106,55 @@ func BenchmarkRunFailedAlertLatency(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(over), "alerts-over-1s")
+}
+
+// BenchmarkRunFailedAlertPath drives the alert path alone at 100 failed
+// runs/s: each run is recorded failed in the runs table and handed to the
+// runs area's hook (Runs.Finished) as a worker finishing it would, so the
+// figure does not depend on how many runs/s the machine can execute.
+//
+//	go test -run '^$' -bench RunFailedAlertPath -benchtime 1000x ./internal/alerts
+func BenchmarkRunFailedAlertPath(b *testing.B) {
+	const rate = 100
+	d := store.SQLite
+	if slices.Contains(storetest.Dialects(), store.Postgres) {
+		d = store.Postgres
+	}
+	s := start(b, d)
+	n := b.N
+	agents := make([]string, n)
+	for i := range agents {
+		agents[i] = s.StoreAgent(b, s.AccountID, fmt.Sprintf("flaky %d", i), `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, "dynamic_input")
+		createConfig(b, s, s.Key, map[string]any{"alert_type": "run_failed", "agent_id": agents[i]})
+	}
+	b.ResetTimer()
+	began := time.Now()
+	tick := time.NewTicker(time.Second / rate)
+	var wg sync.WaitGroup
+	for i := range n {
+		<-tick.C
+		wg.Add(1)
+		go func(agent string) {
+			defer wg.Done()
+			r, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: agent})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			att, err := s.DB.StartRunAttempt(ctx, r.ID)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			res := store.RunResult{Status: store.RunFailed, Error: "boom", ErrorCount: 1}
+			if err := s.DB.FinishRunAttempt(ctx, r.ID, att, res); err != nil {
+				b.Error(err)
+				return
+			}
+			s.S.Runs.Finished(r, res)
+		}(agents[i])
+	}
+	tick.Stop()
+	wg.Wait()
+	reportAlertLatency(b, s, n, began, time.Since(began))
 }

@@ -25,8 +25,10 @@ import (
 // sweep counts them.
 const finishedBuffer = 8192
 
-// inlineWorkers take finished runs off the queue.
-const inlineWorkers = 2
+// inlineWorkers take finished runs off the queue. Raising an alert is a
+// dozen short statements, most of it waiting on the database; several
+// workers overlap those waits (on SQLite the writes still take turns).
+const inlineWorkers = 8
 
 type finishedRun struct {
 	AccountID, AgentID, RunID, Status, Error string
@@ -123,7 +125,7 @@ func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.Ru
 		}
 		ev.Message = fmt.Sprintf("The agent's last %d runs failed; the latest, %s: %s", th.Count, r.ID, clip(r.Error, 500))
 		ev.Details = map[string]any{"consecutive_failures": th.Count, "last_run_id": r.ID, "last_error": clip(r.Error, 2000)}
-		_, err = s.open(ctx, c, ev, false)
+		_, err = s.open(ctx, c, ev, false, "")
 		return err
 	case ErrorRateSpike:
 		if r.Status != store.RunFailed {
@@ -136,13 +138,9 @@ func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.Ru
 	return nil
 }
 
-// openPerRun counts run r for c once, then raises it.
+// openPerRun counts run r for c once, raising it.
 func (s *Service) openPerRun(ctx context.Context, c store.AlertConfig, ev Signal) error {
-	fresh, err := s.DB.MarkAlertRun(ctx, c.ID, ev.RunID)
-	if err != nil || !fresh {
-		return err
-	}
-	_, err = s.open(ctx, c, ev, true)
+	_, err := s.open(ctx, c, ev, true, ev.RunID)
 	return err
 }
 
@@ -175,7 +173,7 @@ func (s *Service) detectWindow(ctx context.Context, c store.AlertConfig, th Thre
 	default:
 		return nil
 	}
-	_, err = s.open(ctx, c, ev, false)
+	_, err = s.open(ctx, c, ev, false, "")
 	return err
 }
 
@@ -285,7 +283,7 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 			}
 			e.Message = describe(fmt.Sprintf("%d of the source's %d pulls in the last %d minutes failed.", bad, total, th.WindowMinutes), ev.Message)
 		}
-		if _, err := s.open(ctx, c, e, repeat); err != nil {
+		if _, err := s.open(ctx, c, e, repeat, ""); err != nil {
 			return err
 		}
 	}
@@ -364,7 +362,7 @@ func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error 
 	default:
 		return nil
 	}
-	_, err = s.open(ctx, c, ev, false)
+	_, err = s.open(ctx, c, ev, false, "")
 	return err
 }
 

@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -48,7 +49,7 @@ func (s *Service) Raise(ctx context.Context, ev Signal) error {
 		return err
 	}
 	for _, c := range configs {
-		if _, err := s.open(ctx, c, ev, true); err != nil {
+		if _, err := s.open(ctx, c, ev, true, ""); err != nil {
 			return err
 		}
 	}
@@ -79,9 +80,11 @@ var titles = map[string]string{
 
 // open raises ev for configuration c. repeat says whether an alert already
 // open for c counts the signal as one more occurrence (per-event types) or
-// ignores it (state detectors, which see the same condition again). It
-// reports whether a new alert was opened.
-func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repeat bool) (bool, error) {
+// ignores it (state detectors, which see the same condition again).
+// markRunID, when set, counts that run for c once: a run already counted
+// raises nothing. It reports whether a new alert was opened; the new
+// alert's notification job commits with it.
+func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repeat bool, markRunID string) (bool, error) {
 	a := store.Alert{AccountID: c.AccountID, ConfigID: c.ID, Type: c.AlertType, Title: titles[c.AlertType],
 		Description: ev.Message, AgentID: ev.AgentID, RunID: ev.RunID, SourceConnectionID: ev.SourceID, Details: ev.Details}
 	if a.AgentID == "" {
@@ -104,12 +107,22 @@ func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repe
 	for i, r := range recipients {
 		subs[i] = r.UserID
 	}
-	opened, outcome, err := s.DB.OpenAlert(ctx, a, subs, s.now())
+	var wake func()
+	opened, outcome, err := s.DB.OpenAlertThen(ctx, a, subs, s.now(), markRunID, func(tx *sql.Tx, conn *sql.Conn, a store.Alert) error {
+		if s.Queue == nil {
+			return nil
+		}
+		var err error
+		wake, err = s.Queue.InsertTx(ctx, tx, conn, NotifyArgs{AccountID: a.AccountID, AlertID: a.ID, Event: EventTriggered}, notifyOpts)
+		return err
+	})
 	if err != nil || outcome != store.AlertOpened {
 		return false, err
 	}
+	if wake != nil {
+		wake()
+	}
 	slog.InfoContext(ctx, "alert raised", "account_id", c.AccountID, "alert_id", opened.ID, "type", c.AlertType)
-	s.notify(ctx, c.AccountID, opened.ID, EventTriggered, "")
 	return true, nil
 }
 
@@ -121,10 +134,6 @@ func (s *Service) hasOpen(ctx context.Context, c store.AlertConfig) (bool, error
 // who opted out of its type in the organization.
 func (s *Service) recipients(ctx context.Context, c store.AlertConfig) ([]store.AlertMember, error) {
 	members, err := s.DB.AlertMembers(ctx, c.AccountID)
-	if err != nil {
-		return nil, err
-	}
-	acct, err := s.DB.Account(ctx, c.AccountID)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +151,7 @@ func (s *Service) recipients(ctx context.Context, c store.AlertConfig) ([]store.
 		if !in {
 			continue
 		}
-		if acct.Kind == store.KindOrganization {
+		if m.AccountKind == store.KindOrganization {
 			opted, err := s.DB.AlertOptOuts(ctx, m.UserID, c.AccountID)
 			if err != nil {
 				return nil, err
@@ -163,6 +172,9 @@ const (
 	EventCommented     = "alert.commented"
 )
 
+// notifyOpts are the notification jobs' options.
+var notifyOpts = &river.InsertOpts{MaxAttempts: 3}
+
 // notify enqueues the deliveries of an event. A failure to enqueue is
 // logged: the alert itself is recorded, and is what matters most.
 func (s *Service) notify(ctx context.Context, accountID, alertID, event, actorUserID string) {
@@ -170,7 +182,7 @@ func (s *Service) notify(ctx context.Context, accountID, alertID, event, actorUs
 		return
 	}
 	if _, err := s.Queue.Insert(ctx, NotifyArgs{AccountID: accountID, AlertID: alertID, Event: event, ActorUserID: actorUserID},
-		&river.InsertOpts{MaxAttempts: 3}); err != nil {
+		notifyOpts); err != nil {
 		slog.WarnContext(ctx, "enqueue alert notification", "alert_id", alertID, "err", err)
 	}
 }

@@ -9,6 +9,7 @@ package alerts
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,9 +26,10 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// Queue enqueues jobs (internal/jobs.Queue).
+// Queue enqueues jobs (internal/jobs.Queue), alone or within a transaction.
 type Queue interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobRow, error)
+	InsertTx(ctx context.Context, tx *sql.Tx, conn *sql.Conn, args river.JobArgs, opts *river.InsertOpts) (wake func(), err error)
 }
 
 // Secrets reveals account secrets (internal/secrets.Service): the key a

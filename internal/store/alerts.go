@@ -42,6 +42,7 @@ const (
 	AlertOpened   OpenOutcome = iota // a new alert
 	AlertRepeated                    // the config's open alert counted one more occurrence
 	AlertCooling                     // nothing: the config is within its cooldown
+	AlertCounted                     // nothing: the run was counted for the config already
 )
 
 // OpenAlert raises a for its configuration (a.ConfigID): a new alert in
@@ -50,28 +51,51 @@ const (
 // has an open alert (which counts one more occurrence and is returned) or
 // its cooldown since the last alert has not passed.
 func (db *DB) OpenAlert(ctx context.Context, a Alert, subscribers []string, now time.Time) (Alert, OpenOutcome, error) {
+	return db.OpenAlertThen(ctx, a, subscribers, now, "", nil)
+}
+
+// OpenAlertThen is OpenAlert that, in the same transaction, first marks
+// markRunID as counted for the config (when set; a run already marked
+// changes nothing and reports AlertCounted), and calls opened for a new
+// alert, so that what follows from it (its notification job) commits with
+// it. One transaction instead of three keeps a raised alert's latency low
+// where writers queue (SQLite has one).
+func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, now time.Time, markRunID string,
+	opened func(tx *sql.Tx, conn *sql.Conn, a Alert) error) (Alert, OpenOutcome, error) {
 	now = now.UTC()
 	var outcome OpenOutcome
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		var openID string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM alerts WHERE open_config_id = $1`, a.ConfigID).Scan(&openID)
-		if err == nil {
-			outcome = AlertRepeated
-			return repeatAlert(ctx, tx, openID, a, now)
+	err := db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+		if markRunID != "" {
+			res, err := tx.ExecContext(ctx, `INSERT INTO alert_run_marks (alert_config_id, run_id, created_at) VALUES ($1, $2, $3)
+				ON CONFLICT (alert_config_id, run_id) DO NOTHING`, a.ConfigID, markRunID, now)
+			if err != nil {
+				if isForeignKeyViolation(err) {
+					outcome = AlertCounted // the config was deleted meanwhile
+					return nil
+				}
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				outcome = AlertCounted
+				return nil
+			}
 		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
+		// The config's open alert and cooldown, in one round trip.
 		var (
+			openID   sql.NullString
 			cooldown int
 			last     sql.NullTime
 		)
-		if err := tx.QueryRowContext(ctx, `SELECT cooldown_minutes, last_alerted_at FROM alert_configs WHERE id = $1 AND account_id = $2`,
-			a.ConfigID, a.AccountID).Scan(&cooldown, &last); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT id FROM alerts WHERE open_config_id = c.id), cooldown_minutes, last_alerted_at
+			FROM alert_configs c WHERE c.id = $1 AND c.account_id = $2`, a.ConfigID, a.AccountID).Scan(&openID, &cooldown, &last); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return ErrNotFound
 			}
 			return err
+		}
+		if openID.Valid {
+			outcome = AlertRepeated
+			return repeatAlert(ctx, tx, openID.String, a, now)
 		}
 		if last.Valid && now.Before(last.Time.Add(time.Duration(cooldown)*time.Minute)) {
 			outcome = AlertCooling
@@ -103,8 +127,13 @@ func (db *DB) OpenAlert(ctx context.Context, a Alert, subscribers []string, now 
 			}
 		}
 		a.SubscriberCount = len(subscribers)
-		_, err = tx.ExecContext(ctx, `UPDATE alert_configs SET last_alerted_at = $1 WHERE id = $2`, now, a.ConfigID)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE alert_configs SET last_alerted_at = $1 WHERE id = $2`, now, a.ConfigID); err != nil {
+			return err
+		}
+		if opened != nil {
+			return opened(tx, conn, a)
+		}
+		return nil
 	})
 	if err != nil {
 		if isUniqueViolation(err) {
@@ -377,12 +406,14 @@ func (db *DB) UnsubscribeFromAlert(ctx context.Context, accountID, id, userID st
 // AlertMember is a member of an account as alert distribution sees it.
 type AlertMember struct {
 	UserID, Name, Email, Role string
+	AccountKind               string
 }
 
-// AlertMembers lists an account's members with their roles and e-mail addresses.
+// AlertMembers lists an account's members with their roles and e-mail
+// addresses, and the account's kind.
 func (db *DB) AlertMembers(ctx context.Context, accountID string) ([]AlertMember, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT m.user_id, u.name, COALESCE(u.email, ''), m.role FROM memberships m
-		JOIN users u ON u.id = m.user_id WHERE m.account_id = $1 ORDER BY m.user_id`, accountID)
+	rows, err := db.R.QueryContext(ctx, `SELECT m.user_id, u.name, COALESCE(u.email, ''), m.role, a.kind FROM memberships m
+		JOIN users u ON u.id = m.user_id JOIN accounts a ON a.id = m.account_id WHERE m.account_id = $1 ORDER BY m.user_id`, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +421,7 @@ func (db *DB) AlertMembers(ctx context.Context, accountID string) ([]AlertMember
 	var out []AlertMember
 	for rows.Next() {
 		var m AlertMember
-		if err := rows.Scan(&m.UserID, &m.Name, &m.Email, &m.Role); err != nil {
+		if err := rows.Scan(&m.UserID, &m.Name, &m.Email, &m.Role, &m.AccountKind); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -256,21 +256,6 @@ func nullableInt(n int) any {
 	return n
 }
 
-// MarkAlertRun records that a configuration's per-run detector counted
-// runID; false when it was counted already.
-func (db *DB) MarkAlertRun(ctx context.Context, configID, runID string) (bool, error) {
-	res, err := db.W.ExecContext(ctx, `INSERT INTO alert_run_marks (alert_config_id, run_id, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (alert_config_id, run_id) DO NOTHING`, configID, runID, Now())
-	if err != nil {
-		if isForeignKeyViolation(err) {
-			return false, nil // the configuration was deleted meanwhile
-		}
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
-}
-
 // PruneAlertMarks deletes run marks and source pull outcomes older than
 // before: the sweeps never look back that far.
 func (db *DB) PruneAlertMarks(ctx context.Context, before time.Time) error {
