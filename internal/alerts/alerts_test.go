@@ -86,7 +86,10 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 			t.Fatalf("patch: %d %s", r.Status, r.Body)
 		}
 		runToEnd(t, s, s.Key, agent)
-		eventually(t, "a new alert", func() bool { l = listAlerts(t, s, s.Key, "?status=triggered"); return len(l.Data) == 1 && l.Data[0].ID != a.ID })
+		eventually(t, "a new alert", func() bool {
+			l = listAlerts(t, s, s.Key, "?status=triggered")
+			return len(l.Data) == 1 && l.Data[0].ID != a.ID
+		})
 
 		// The delivery log shows the webhook deliveries, and e-mail to the
 		// owner skipped for want of a mailer.

@@ -92,7 +92,9 @@ func reportAlertLatency(b *testing.B, s *testserver.Server, n int, began time.Ti
 		b.Fatalf("%d of %d failures raised an alert within 2 minutes", len(lat), n)
 	}
 	slices.Sort(lat)
-	pct := func(p float64) float64 { return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000 }
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.95), "p95-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")

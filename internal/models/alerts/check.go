@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
 	def "github.com/agentry/agentry/internal/agents/definition"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
 )
