@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/dmarc"
 	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/outbound"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -265,7 +266,8 @@ func TestUploadLimitStreaming(t *testing.T) {
 	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
 		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
 		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping,
-		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat}}))
+		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat},
+		Alerts: alerting.New(db, nil, nil, nil)}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

@@ -12,8 +12,11 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/mail/dmarc"
@@ -21,8 +24,6 @@ import (
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
-	"github.com/agentry/agentry/internal/evals"
-	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -98,6 +99,8 @@ type Deps struct {
 	// Evals and Governance (evals.go, governance.go). Required.
 	Evals      *evals.Service
 	Governance *governance.Service
+	// Alerts is the alerts area (alerts.go). Required.
+	Alerts *alerting.Service
 	// Ready reports whether the process can serve (database reachable…);
 	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
@@ -112,7 +115,8 @@ func (d Deps) missing() []string {
 		"SourceExports": d.SourceExports != nil, "Knowledge": d.Knowledge != nil,
 		"MailInbound": d.MailInbound != nil, "MailProtect": d.MailProtect != nil,
 		"Mail": d.Mail != nil, "EmailDomains": d.EmailDomains != nil, "DMARC": d.DMARC != nil,
-		"Evals": d.Evals != nil, "Governance": d.Governance != nil} {
+		"Evals": d.Evals != nil, "Governance": d.Governance != nil,
+		"Alerts": d.Alerts != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -311,6 +315,24 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("update_governance_policy", http.MethodPatch, "/governance/policies/{policy_id}", "Change a governance policy", "governance"), governancePoliciesDoc)), s.updateGovernancePolicy)
 	register(s, extension(withStatus(withDesc(op("delete_governance_policy", http.MethodDelete, "/governance/policies/{policy_id}", "Delete a governance policy", "governance"), governancePoliciesDoc), http.StatusNoContent)), s.deleteGovernancePolicy)
 	register(s, extension(withDesc(op("check_governance", http.MethodPost, "/governance/check", "Check text against governance policies", "governance"), governanceCheckDoc)), s.checkGovernance)
+	// Alerts (alerts.go); a config's webhook and delivery log are extensions.
+	register(s, op("list_alerts", http.MethodGet, "/alerts", "List alerts", "alerts"), s.listAlerts)
+	register(s, op("list_alert_configs", http.MethodGet, "/alerts/configs", "List alert configs", "alerts"), s.listAlertConfigs)
+	register(s, withStatus(op("create_alert_config", http.MethodPost, "/alerts/configs", "Create alert config", "alerts"), http.StatusCreated), s.createAlertConfig)
+	register(s, op("get_alert_config", http.MethodGet, "/alerts/configs/{config_id}", "Get alert config", "alerts"), s.getAlertConfig)
+	register(s, op("update_alert_config", http.MethodPatch, "/alerts/configs/{config_id}", "Update alert config", "alerts"), s.updateAlertConfig)
+	register(s, withStatus(op("delete_alert_config", http.MethodDelete, "/alerts/configs/{config_id}", "Delete alert config", "alerts"), http.StatusNoContent), s.deleteAlertConfig)
+	register(s, extension(withDesc(op("get_alert_config_webhook", http.MethodGet, "/alerts/configs/{config_id}/webhook", "Get an alert config's webhook", "alerts"), getAlertWebhookDoc)), s.getAlertWebhook)
+	register(s, extension(withDesc(op("set_alert_config_webhook", http.MethodPut, "/alerts/configs/{config_id}/webhook", "Send an alert config's alerts to a signed webhook", "alerts"), setAlertWebhookDoc)), s.setAlertWebhook)
+	register(s, extension(withStatus(withDesc(op("delete_alert_config_webhook", http.MethodDelete, "/alerts/configs/{config_id}/webhook", "Stop an alert config's webhook", "alerts"), deleteAlertWebhookDoc), http.StatusNoContent)), s.deleteAlertWebhook)
+	register(s, extension(withDesc(op("list_alert_config_deliveries", http.MethodGet, "/alerts/configs/{config_id}/deliveries", "List an alert config's deliveries", "alerts"), listDeliveriesDoc)), s.listAlertDeliveries)
+	register(s, op("list_organization_alert_preferences", http.MethodGet, "/alerts/organization-preferences/list", "List organization alert delivery preferences", "alerts"), s.listOrgAlertPreferences)
+	register(s, op("update_organization_alert_preference", http.MethodPatch, "/alerts/organization-preferences/{organization_id}/{alert_type}", "Update organization alert delivery preference", "alerts"), s.updateOrgAlertPreference)
+	register(s, op("get_alert_detail", http.MethodGet, "/alerts/{alert_id}", "Get alert detail", "alerts"), s.getAlertDetail)
+	register(s, op("add_alert_comment", http.MethodPost, "/alerts/{alert_id}/comments", "Add alert comment", "alerts"), s.addAlertComment)
+	register(s, op("change_alert_status", http.MethodPost, "/alerts/{alert_id}/status", "Change alert status", "alerts"), s.changeAlertStatus)
+	register(s, op("subscribe_to_alert", http.MethodPost, "/alerts/{alert_id}/subscribe", "Subscribe to alert", "alerts"), s.subscribeToAlert)
+	register(s, op("unsubscribe_from_alert", http.MethodPost, "/alerts/{alert_id}/unsubscribe", "Unsubscribe from alert", "alerts"), s.unsubscribeFromAlert)
 
 	// Agents (agents*.go), their templates and schedules (extensions).
 	register(s, op("list_agents", http.MethodGet, "/agents", "List agents", "agents"), s.listAgents)

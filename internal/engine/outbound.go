@@ -21,6 +21,10 @@ type WebhookPolicy struct {
 	c            *http.Client
 }
 
+// Client is the guarded HTTP client, for other areas' outbound requests
+// (alert webhooks) that must obey the same rules as steps.
+func (p *WebhookPolicy) Client() *http.Client { return p.client() }
+
 // ErrForbiddenAddress is a request aimed at a non-public address.
 var ErrForbiddenAddress = outbound.ErrForbiddenAddress
 

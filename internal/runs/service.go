@@ -68,6 +68,10 @@ type Service struct {
 	beforePark atomic.Pointer[func(runID, stepKey string)]
 	// Secrets opens the account secrets steps sign with (secrets.go).
 	Secrets Secrets
+	// Finished, when set, is told of every run that reached a terminal
+	// status, after it committed (the alerts area's hook). It must not
+	// block: it runs on the run's own path.
+	Finished func(run store.Run, res store.RunResult)
 	// beforeEnqueue, when set (tests only), is called within the
 	// transaction recording a run, before its job is inserted; an error
 	// fails the transaction there.
@@ -377,5 +381,8 @@ func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res st
 		return false, err
 	}
 	s.Bus.Wake(r.ID)
+	if s.Finished != nil && store.RunTerminal(res.Status) {
+		s.Finished(r, res)
+	}
 	return true, nil
 }

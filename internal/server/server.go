@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
@@ -86,6 +87,8 @@ type Server struct {
 	// of theirs go to their Alerts field, wired by the alerts area.
 	Evals      *evals.Service
 	Governance *governance.Service
+	// Alerts is the alerts area: configs, detection, delivery.
+	Alerts *alerting.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -187,6 +190,13 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 				slog.Warn("model lifecycle check on save", "agent", agentID, "err", err)
 			}
 		}})
+	// Alerts area: finished runs feed its detectors; new model lifecycle
+	// alerts raise its configs; webhooks go through the outbound guard.
+	s.Alerts = alerting.New(db, nil, s.Secrets, eng.Webhooks.Client())
+	s.Runs.Finished = s.Alerts.RunFinished
+	s.ModelAlerts.Raiser = s.Alerts
+	s.Evals.Alerts = oversightAlerts(s.Alerts)      // oversight → alerts
+	s.Governance.Alerts = oversightAlerts(s.Alerts) // oversight → alerts
 	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
 	s.Runs.Uploads = runs.AgentsArea{S: s.Agents}
 
@@ -212,6 +222,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		return nil, err
 	}
 	s.wireMailInbound()
+	s.MailInbound.Governance = mailGovernance{s.Governance} // auto-block mode
 
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)
@@ -227,6 +238,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	inbound.AddWorkers(workers, s.MailInbound) // mail area
 	outbound.AddWorkers(workers, s.Mail)       // mail, outbound side
 	domains.AddWorkers(workers, s.EmailDomains)
+	alerting.AddWorkers(workers, s.Alerts) // alerts area
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
@@ -234,7 +246,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			alerts.PeriodicJobs(),                // models area
 			knowledge.PeriodicJobs(),             // knowledge
 			domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
-			inbound.PeriodicJobs()),              // mail, inbound side
+			inbound.PeriodicJobs(),               // mail, inbound side
+			alerting.PeriodicJobs()),             // alerts area
+		// mail, inbound side
 	})
 	if err != nil {
 		return nil, err
@@ -246,6 +260,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Knowledge.SetQueue(s.Queue)
 	s.MailInbound.Queue = s.Queue // mail area
 	s.Mail.SetQueue(s.Queue)
+	s.Alerts.Queue = s.Queue // alerts area
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -270,7 +285,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			Secrets: s.Secrets, Ready: func(ctx context.Context) error {
+			Secrets: s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
@@ -383,6 +398,8 @@ func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Auth.Run(bg) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); s.Alerts.Run(bg) }() // alerts area: finished runs, inline
 
 	if err := s.Queue.Start(bg); err != nil {
 		stopBG()

@@ -28,6 +28,12 @@ type AlertConfig struct {
 	Extra              json.RawMessage
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// WebhookURL and WebhookSecretName (alerts area, an extension): where
+	// the config's alerts are also posted, and the account secret that
+	// signs them. CheckedAt is the detectors' watermark.
+	WebhookURL        string
+	WebhookSecretName string
+	CheckedAt         *time.Time
 }
 
 // EvaluationCriterion is an evaluation criterion of an agent step

@@ -3,8 +3,10 @@ package alerts
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -48,8 +50,24 @@ func (s *Service) checkAgent(ctx context.Context, a store.Agent) (int, error) {
 			}
 			if isNew {
 				created++
+				s.raise(ctx, a, al.Type, fmt.Sprintf("Agent %q: %s", a.Name, al.Message), map[string]any{
+					"model_id": al.ModelID, "model_name": al.ModelName, "successor_model_id": al.SuccessorID,
+					"successor_model_name": al.SuccessorName})
 			}
 		}
 	}
 	return created, nil
+}
+
+// raise passes a new lifecycle alert to the alerts area. Its failure is
+// logged, not returned: the in-app alert is recorded either way, and a
+// check that failed here would be retried and find nothing new.
+func (s *Service) raise(ctx context.Context, a store.Agent, typ lifecycle.AlertType, msg string, details map[string]any) {
+	if s.Raiser == nil {
+		return
+	}
+	if err := s.Raiser.Raise(ctx, alerting.Signal{AccountID: a.AccountID, Type: string(typ), AgentID: a.ID, Message: msg,
+		Details: details}); err != nil {
+		slog.WarnContext(ctx, "raise model lifecycle alert", "agent_id", a.ID, "type", typ, "err", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
@@ -26,6 +27,15 @@ type Service struct {
 	Policy lifecycle.Policy
 	// Now is the clock; tests move it to the dates the catalog names.
 	Now func() time.Time
+	// Raiser, when set, is the alerts area: each new lifecycle alert
+	// (model_deprecated, model_sunset, model_newer_available) also raises
+	// the account's alert configs of that type.
+	Raiser Raiser
+}
+
+// Raiser raises alerts from alert configs (internal/alerts.Service).
+type Raiser interface {
+	Raise(ctx context.Context, ev alerting.Signal) error
 }
 
 // New builds the service over the process's catalog.

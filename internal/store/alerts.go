@@ -1,0 +1,471 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Alerts raised from configurations, their history, comments and
+// subscribers. An alert is open while triggered or acknowledged; a
+// configuration has at most one open alert (alerts.open_config_id is
+// unique), and opens no new one within its cooldown.
+
+// Alert statuses.
+const (
+	AlertTriggered    = "triggered"
+	AlertAcknowledged = "acknowledged"
+	AlertResolved     = "resolved"
+	AlertDismissed    = "dismissed"
+)
+
+// AlertOpen reports whether an alert in status is still open.
+func AlertOpen(status string) bool { return status == AlertTriggered || status == AlertAcknowledged }
+
+// Alert is one raised alert.
+type Alert struct {
+	ID, AccountID, ConfigID, Type, Title, Description, Status string
+	AgentID, RunID, SourceConnectionID, SourcePullID          string
+	Details                                                   map[string]any
+	CreatedAt, UpdatedAt                                      time.Time
+	// Read with the alert: counts, and whether the reader is subscribed.
+	CommentCount, SubscriberCount int
+	IsSubscribed                  bool
+}
+
+// OpenOutcome says what OpenAlert did.
+type OpenOutcome int
+
+const (
+	AlertOpened   OpenOutcome = iota // a new alert
+	AlertRepeated                    // the config's open alert counted one more occurrence
+	AlertCooling                     // nothing: the config is within its cooldown
+	AlertCounted                     // nothing: the run was counted for the config already
+)
+
+// OpenAlert raises a for its configuration (a.ConfigID): a new alert in
+// status triggered, with its first history entry and subscribers, and the
+// configuration's last_alerted_at set — unless the configuration already
+// has an open alert (which counts one more occurrence and is returned) or
+// its cooldown since the last alert has not passed.
+func (db *DB) OpenAlert(ctx context.Context, a Alert, subscribers []string, now time.Time) (Alert, OpenOutcome, error) {
+	return db.OpenAlertThen(ctx, a, subscribers, now, "", nil)
+}
+
+// OpenAlertThen is OpenAlert that, in the same transaction, first marks
+// markRunID as counted for the config (when set; a run already marked
+// changes nothing and reports AlertCounted), and calls opened for a new
+// alert, so that what follows from it (its notification job) commits with
+// it. One transaction instead of three keeps a raised alert's latency low
+// where writers queue (SQLite has one).
+func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, now time.Time, markRunID string,
+	opened func(tx *sql.Tx, conn *sql.Conn, a Alert) error) (Alert, OpenOutcome, error) {
+	now = now.UTC()
+	var outcome OpenOutcome
+	err := db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+		if markRunID != "" {
+			res, err := tx.ExecContext(ctx, `INSERT INTO alert_run_marks (alert_config_id, run_id, created_at) VALUES ($1, $2, $3)
+				ON CONFLICT (alert_config_id, run_id) DO NOTHING`, a.ConfigID, markRunID, now)
+			if err != nil {
+				if isForeignKeyViolation(err) {
+					outcome = AlertCounted // the config was deleted meanwhile
+					return nil
+				}
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				outcome = AlertCounted
+				return nil
+			}
+		}
+		// The config's open alert and cooldown, in one round trip.
+		var (
+			openID   sql.NullString
+			cooldown int
+			last     sql.NullTime
+		)
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT id FROM alerts WHERE open_config_id = c.id), cooldown_minutes, last_alerted_at
+			FROM alert_configs c WHERE c.id = $1 AND c.account_id = $2`, a.ConfigID, a.AccountID).Scan(&openID, &cooldown, &last); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNotFound
+			}
+			return err
+		}
+		if openID.Valid {
+			outcome = AlertRepeated
+			return repeatAlert(ctx, tx, openID.String, a, now)
+		}
+		if last.Valid && now.Before(last.Time.Add(time.Duration(cooldown)*time.Minute)) {
+			outcome = AlertCooling
+			return nil
+		}
+		outcome = AlertOpened
+		a.ID, a.Status, a.CreatedAt, a.UpdatedAt = NewID(), AlertTriggered, now, now
+		if a.Details == nil {
+			a.Details = map[string]any{}
+		}
+		a.Details["occurrences"] = 1
+		details, err := json.Marshal(a.Details)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO alerts (id, account_id, alert_config_id, alert_type, title, description, status,
+			agent_id, agent_run_id, source_connection_id, source_connection_pull_id, details, open_config_id, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $3, $13, $13)`,
+			a.ID, a.AccountID, a.ConfigID, a.Type, a.Title, nullable(a.Description), a.Status, nullable(a.AgentID), nullable(a.RunID),
+			nullable(a.SourceConnectionID), nullable(a.SourcePullID), string(details), now); err != nil {
+			return err
+		}
+		if err := addHistory(ctx, tx, a.ID, "", AlertTriggered, "", "", now); err != nil {
+			return err
+		}
+		for _, u := range subscribers {
+			if err := subscribe(ctx, tx, a.ID, u, now); err != nil {
+				return err
+			}
+		}
+		a.SubscriberCount = len(subscribers)
+		if _, err := tx.ExecContext(ctx, `UPDATE alert_configs SET last_alerted_at = $1 WHERE id = $2`, now, a.ConfigID); err != nil {
+			return err
+		}
+		if opened != nil {
+			return opened(tx, conn, a)
+		}
+		return nil
+	})
+	if err != nil {
+		if isUniqueViolation(err) {
+			// Another process opened the config's alert first.
+			return Alert{}, AlertRepeated, nil
+		}
+		return Alert{}, 0, err
+	}
+	if outcome != AlertOpened {
+		return Alert{}, outcome, nil
+	}
+	return a, outcome, nil
+}
+
+// repeatAlert counts one more occurrence on an open alert.
+func repeatAlert(ctx context.Context, tx *sql.Tx, id string, a Alert, now time.Time) error {
+	var raw string
+	if err := tx.QueryRowContext(ctx, `SELECT details FROM alerts WHERE id = $1`, id).Scan(&raw); err != nil {
+		return err
+	}
+	d := map[string]any{}
+	_ = json.Unmarshal([]byte(raw), &d)
+	n, _ := d["occurrences"].(float64)
+	d["occurrences"] = int(n) + 1
+	d["last_occurred_at"] = now.Format(time.RFC3339Nano)
+	if a.RunID != "" {
+		d["last_run_id"] = a.RunID
+	}
+	b, _ := json.Marshal(d)
+	_, err := tx.ExecContext(ctx, `UPDATE alerts SET details = $1, updated_at = $2 WHERE id = $3`, string(b), now, id)
+	return err
+}
+
+func addHistory(ctx context.Context, tx *sql.Tx, alertID, prev, next, userID, note string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO alert_history (id, alert_id, previous_status, new_status, changed_by_user_id, note, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, NewID(), alertID, nullable(prev), next, nullable(userID), nullable(note), now)
+	return err
+}
+
+func subscribe(ctx context.Context, tx *sql.Tx, alertID, userID string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO alert_subscribers (id, alert_id, user_id, created_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (alert_id, user_id) DO NOTHING`, NewID(), alertID, userID, now)
+	return err
+}
+
+// alertColumns reads an alert; viewer is the placeholder of the reading user.
+func alertColumns(viewer string) string {
+	return `a.id, a.account_id, COALESCE(a.alert_config_id, ''), a.alert_type, a.title, COALESCE(a.description, ''), a.status,
+	COALESCE(a.agent_id, ''), COALESCE(a.agent_run_id, ''), COALESCE(a.source_connection_id, ''), COALESCE(a.source_connection_pull_id, ''),
+	a.details, a.created_at, a.updated_at,
+	(SELECT COUNT(*) FROM alert_comments c WHERE c.alert_id = a.id),
+	(SELECT COUNT(*) FROM alert_subscribers s WHERE s.alert_id = a.id),
+	(SELECT COUNT(*) FROM alert_subscribers s WHERE s.alert_id = a.id AND s.user_id = ` + viewer + `)`
+}
+
+func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
+	var (
+		a       Alert
+		details string
+		mine    int
+	)
+	err := row.Scan(&a.ID, &a.AccountID, &a.ConfigID, &a.Type, &a.Title, &a.Description, &a.Status, &a.AgentID, &a.RunID,
+		&a.SourceConnectionID, &a.SourcePullID, &details, &a.CreatedAt, &a.UpdatedAt, &a.CommentCount, &a.SubscriberCount, &mine)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, ErrNotFound
+	}
+	if err != nil {
+		return a, err
+	}
+	a.Details = map[string]any{}
+	_ = json.Unmarshal([]byte(details), &a.Details)
+	a.IsSubscribed = mine > 0
+	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
+	return a, nil
+}
+
+// AlertFilter selects an account's alerts.
+type AlertFilter struct {
+	Status, AgentID, SourceConnectionID string
+	From, To                            *time.Time
+}
+
+// Alerts returns a page of an account's alerts, newest first, and how many
+// match; viewerUserID decides IsSubscribed.
+func (db *DB) Alerts(ctx context.Context, accountID, viewerUserID string, f AlertFilter, offset, limit int) ([]Alert, int, error) {
+	where := ` FROM alerts a WHERE a.account_id = $1 AND ($2 = '' OR a.status = $2) AND ($3 = '' OR a.agent_id = $3)
+		AND ($4 = '' OR a.source_connection_id = $4)`
+	args := []any{accountID, f.Status, f.AgentID, f.SourceConnectionID}
+	if f.From != nil {
+		args = append(args, f.From.UTC())
+		where += ` AND a.created_at >= $` + itoa(len(args))
+	}
+	if f.To != nil {
+		args = append(args, f.To.UTC())
+		where += ` AND a.created_at <= $` + itoa(len(args))
+	}
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	n := len(args)
+	rows, err := db.R.QueryContext(ctx, `SELECT `+alertColumns("$"+itoa(n+1))+where+` ORDER BY a.created_at DESC, a.id DESC LIMIT $`+itoa(n+2)+
+		` OFFSET $`+itoa(n+3), append(args, viewerUserID, limit, offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []Alert{}
+	for rows.Next() {
+		a, err := scanAlert(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, a)
+	}
+	return out, total, rows.Err()
+}
+
+// Alert returns one of an account's alerts.
+func (db *DB) Alert(ctx context.Context, accountID, viewerUserID, id string) (Alert, error) {
+	return scanAlert(db.R.QueryRowContext(ctx, `SELECT `+alertColumns("$1")+` FROM alerts a WHERE a.id = $2 AND a.account_id = $3`,
+		viewerUserID, id, accountID))
+}
+
+// AlertHistoryEntry is one status change.
+type AlertHistoryEntry struct {
+	ID, PreviousStatus, NewStatus, ChangedByUserID, ChangedByName, Note string
+	CreatedAt                                                           time.Time
+}
+
+// AlertComment is a comment on an alert.
+type AlertComment struct {
+	ID, UserID, UserName, Body string
+	CreatedAt                  time.Time
+}
+
+// AlertSubscriber is a user subscribed to an alert.
+type AlertSubscriber struct {
+	ID, UserID, UserName, Email string
+	CreatedAt                   time.Time
+}
+
+// AlertThread is what the detail of an alert shows beside it.
+type AlertThread struct {
+	History     []AlertHistoryEntry
+	Comments    []AlertComment
+	Subscribers []AlertSubscriber
+}
+
+// AlertThread reads the history, comments and subscribers of an alert
+// (the caller has checked the alert is the account's).
+func (db *DB) AlertThread(ctx context.Context, alertID string) (AlertThread, error) {
+	th := AlertThread{History: []AlertHistoryEntry{}, Comments: []AlertComment{}, Subscribers: []AlertSubscriber{}}
+	rows, err := db.R.QueryContext(ctx, `SELECT h.id, COALESCE(h.previous_status, ''), h.new_status, COALESCE(h.changed_by_user_id, ''),
+		COALESCE(u.name, ''), COALESCE(h.note, ''), h.created_at FROM alert_history h LEFT JOIN users u ON u.id = h.changed_by_user_id
+		WHERE h.alert_id = $1 ORDER BY h.id`, alertID)
+	if err != nil {
+		return th, err
+	}
+	for rows.Next() {
+		var e AlertHistoryEntry
+		if err := rows.Scan(&e.ID, &e.PreviousStatus, &e.NewStatus, &e.ChangedByUserID, &e.ChangedByName, &e.Note, &e.CreatedAt); err != nil {
+			rows.Close()
+			return th, err
+		}
+		e.CreatedAt = e.CreatedAt.UTC()
+		th.History = append(th.History, e)
+	}
+	rows.Close()
+	rows, err = db.R.QueryContext(ctx, `SELECT c.id, c.user_id, COALESCE(u.name, ''), c.body, c.created_at FROM alert_comments c
+		LEFT JOIN users u ON u.id = c.user_id WHERE c.alert_id = $1 ORDER BY c.id`, alertID)
+	if err != nil {
+		return th, err
+	}
+	for rows.Next() {
+		var c AlertComment
+		if err := rows.Scan(&c.ID, &c.UserID, &c.UserName, &c.Body, &c.CreatedAt); err != nil {
+			rows.Close()
+			return th, err
+		}
+		c.CreatedAt = c.CreatedAt.UTC()
+		th.Comments = append(th.Comments, c)
+	}
+	rows.Close()
+	rows, err = db.R.QueryContext(ctx, `SELECT s.id, s.user_id, COALESCE(u.name, ''), COALESCE(u.email, ''), s.created_at
+		FROM alert_subscribers s LEFT JOIN users u ON u.id = s.user_id WHERE s.alert_id = $1 ORDER BY s.id`, alertID)
+	if err != nil {
+		return th, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s AlertSubscriber
+		if err := rows.Scan(&s.ID, &s.UserID, &s.UserName, &s.Email, &s.CreatedAt); err != nil {
+			return th, err
+		}
+		s.CreatedAt = s.CreatedAt.UTC()
+		th.Subscribers = append(th.Subscribers, s)
+	}
+	return th, rows.Err()
+}
+
+// SetAlertStatus moves one of an account's alerts to status, recording
+// who did it and why. Reopening an alert whose configuration has opened
+// another since is ErrConflict.
+func (db *DB) SetAlertStatus(ctx context.Context, accountID, id, status, userID, note string) (prev string, err error) {
+	now := Now()
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		var configID sql.NullString
+		if err := tx.QueryRowContext(ctx, `SELECT status, alert_config_id FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).
+			Scan(&prev, &configID); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNotFound
+			}
+			return err
+		}
+		var open any
+		if AlertOpen(status) && configID.Valid {
+			open = configID.String
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET status = $1, open_config_id = $2, updated_at = $3 WHERE id = $4`,
+			status, open, now, id); err != nil {
+			if isUniqueViolation(err) {
+				return ErrConflict
+			}
+			return err
+		}
+		return addHistory(ctx, tx, id, prev, status, userID, note, now)
+	})
+	return prev, err
+}
+
+// AddAlertComment adds a comment by userID to one of an account's alerts.
+func (db *DB) AddAlertComment(ctx context.Context, accountID, id, userID, body string) error {
+	res, err := db.W.ExecContext(ctx, `INSERT INTO alert_comments (id, alert_id, user_id, body, created_at)
+		SELECT $1, id, $2, $3, $4 FROM alerts WHERE id = $5 AND account_id = $6`, NewID(), userID, body, Now(), id, accountID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SubscribeToAlert subscribes userID to one of an account's alerts (again is a no-op).
+func (db *DB) SubscribeToAlert(ctx context.Context, accountID, id, userID string) error {
+	var n int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return db.Tx(ctx, func(tx *sql.Tx) error { return subscribe(ctx, tx, id, userID, Now()) })
+}
+
+// UnsubscribeFromAlert removes userID's subscription (none is a no-op).
+func (db *DB) UnsubscribeFromAlert(ctx context.Context, accountID, id, userID string) error {
+	var n int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	_, err := db.W.ExecContext(ctx, `DELETE FROM alert_subscribers WHERE alert_id = $1 AND user_id = $2`, id, userID)
+	return err
+}
+
+// AlertMember is a member of an account as alert distribution sees it.
+type AlertMember struct {
+	UserID, Name, Email, Role string
+	AccountKind               string
+}
+
+// AlertMembers lists an account's members with their roles and e-mail
+// addresses, and the account's kind.
+func (db *DB) AlertMembers(ctx context.Context, accountID string) ([]AlertMember, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT m.user_id, u.name, COALESCE(u.email, ''), m.role, a.kind FROM memberships m
+		JOIN users u ON u.id = m.user_id JOIN accounts a ON a.id = m.account_id WHERE m.account_id = $1 ORDER BY m.user_id`, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AlertMember
+	for rows.Next() {
+		var m AlertMember
+		if err := rows.Scan(&m.UserID, &m.Name, &m.Email, &m.Role, &m.AccountKind); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// AlertOptOuts lists the alert types userID opted out of in organization orgID.
+func (db *DB) AlertOptOuts(ctx context.Context, userID, orgID string) (map[string]bool, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT alert_type FROM alert_preferences WHERE user_id = $1 AND organization_id = $2`, userID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out[t] = true
+	}
+	return out, rows.Err()
+}
+
+// SetAlertOptOut records (optOut) or removes userID's opt-out of one alert
+// type in organization orgID.
+func (db *DB) SetAlertOptOut(ctx context.Context, userID, orgID, alertType string, optOut bool) error {
+	if !optOut {
+		_, err := db.W.ExecContext(ctx, `DELETE FROM alert_preferences WHERE user_id = $1 AND organization_id = $2 AND alert_type = $3`,
+			userID, orgID, alertType)
+		return err
+	}
+	_, err := db.W.ExecContext(ctx, `INSERT INTO alert_preferences (user_id, organization_id, alert_type, created_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, organization_id, alert_type) DO NOTHING`, userID, orgID, alertType, Now())
+	if err != nil && isForeignKeyViolation(err) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// ConfigHasOpenAlert reports whether a configuration has an open alert.
+func (db *DB) ConfigHasOpenAlert(ctx context.Context, configID string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE open_config_id = $1`, configID).Scan(&n)
+	return n > 0, err
+}
