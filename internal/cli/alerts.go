@@ -37,7 +37,6 @@ func alertRows(list []client.Alert) [][]string {
 	return rows
 }
 
-
 func alertsListCommand(a *App) *cobra.Command {
 	var (
 		o        client.AlertListOptions

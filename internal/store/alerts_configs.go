@@ -251,4 +251,3 @@ func (db *DB) ActiveAccountsWithoutConfig(ctx context.Context, alertType string,
 	}
 	return out, rows.Err()
 }
-

@@ -505,4 +505,3 @@ func (db *DB) StepRunOfRun(ctx context.Context, accountID, runID, stepRunID stri
 		stepRunID, runID, accountID).Scan(&n)
 	return n > 0, err
 }
-
