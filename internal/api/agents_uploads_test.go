@@ -5,12 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	alerting "github.com/agentry/agentry/internal/alerts"
-	"github.com/agentry/agentry/internal/evals"
-	"github.com/agentry/agentry/internal/governance"
-	"github.com/agentry/agentry/internal/mail/dmarc"
-	"github.com/agentry/agentry/internal/mail/domains"
-	"github.com/agentry/agentry/internal/mail/outbound"
 	"io"
 	"io/fs"
 	"mime/multipart"
@@ -23,12 +17,21 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
+	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/extract/extracttest"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/knowledge"
+	"github.com/agentry/agentry/internal/knowledge/exports"
+	"github.com/agentry/agentry/internal/mail/dmarc"
+	"github.com/agentry/agentry/internal/mail/domains"
+	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -267,7 +270,8 @@ func TestUploadLimitStreaming(t *testing.T) {
 		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
 		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping,
 		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat},
-		Alerts: alerting.New(db, nil, nil, nil)}))
+		Alerts: alerting.New(db, nil, nil, nil), SourceExports: exports.New(db, blobs),
+		MailInbound: &inbound.Service{DB: db, Blobs: blobs}, MailProtect: &protect.Service{DB: db}}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 
