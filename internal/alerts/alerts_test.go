@@ -1,14 +1,18 @@
 package alerts_test
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
+	"github.com/agentry/agentry/internal/testserver"
 )
 
 // A failed run raises run_failed within a second, the alert posts a signed
@@ -16,7 +20,16 @@ import (
 // resolved the cooldown holds the next one back.
 func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		s := start(t, d)
+		// Alert e-mail leaves through the mail area's relay: a sink here.
+		sink := mailtest.StartSink(t, "", "")
+		s := testserver.Start(t, d, func(c *server.Config) {
+			c.AllowPrivateWebhooks = true
+			c.SMTPRelayURL = "smtp://" + sink.Addr
+		})
+		// The test server's owner has no address of its own; give it one.
+		if _, err := s.DB.W.ExecContext(ctx, `UPDATE users SET email = $1 WHERE id = $2`, "owner@example.com", s.UserID); err != nil {
+			t.Fatal(err)
+		}
 		agent := failingAgent(t, s, s.AccountID)
 		fine := okAgent(t, s, s.AccountID)
 		cfg := createConfig(t, s, s.Key, map[string]any{"alert_type": "run_failed", "agent_id": agent, "cooldown_minutes": 60})
@@ -91,8 +104,8 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 			return len(l.Data) == 1 && l.Data[0].ID != a.ID
 		})
 
-		// The delivery log shows the webhook deliveries, and e-mail to the
-		// owner skipped for want of a mailer.
+		// The delivery log shows the webhook deliveries and the e-mail to
+		// the owner, which the relay receives.
 		var log struct {
 			Data []struct {
 				Channel, Status, Event string
@@ -101,18 +114,23 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 		}
 		eventually(t, "the delivery log", func() bool {
 			s.Do(t, "GET", "/alerts/configs/"+cfg+"/deliveries", s.Key, nil).JSON(t, &log)
-			delivered, skipped := 0, 0
+			delivered, mailed := 0, 0
 			for _, e := range log.Data {
 				if e.Channel == "webhook" && e.Status == "delivered" {
 					delivered++
 				}
-				if e.Channel == "email" && e.Status == "skipped" && e.Error != nil && *e.Error == alerting.SkippedNoMailer {
-					skipped++
+				if e.Channel == "email" && e.Status == "delivered" {
+					mailed++
 				}
 			}
 			// triggered, resolved (status change), triggered again.
-			return delivered == 3 && skipped >= 2
+			return delivered == 3 && mailed >= 2
 		})
+		got := sink.Wait(t, 2)
+		if !bytes.Contains(got[0].Data, []byte("Subject: [Alert")) || !bytes.Contains(got[0].Data, []byte(a.ID)) ||
+			!strings.HasPrefix(got[0].From, "alerts@") || len(got[0].To) != 1 || got[0].To[0] != "owner@example.com" {
+			t.Fatalf("alert mail from %s to %v:\n%s", got[0].From, got[0].To, got[0].Data)
+		}
 	})
 }
 

@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
+	"net/mail"
 
 	alerting "github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/oversight"
 )
 
@@ -30,4 +32,20 @@ func (m mailGovernance) Check(ctx context.Context, accountID, agentID, stage, te
 		return inbound.Verdict{}, err
 	}
 	return inbound.Verdict{Action: v.Action, Rule: v.Rule, Reason: v.Reason}, nil
+}
+
+// alertMailer sends alert e-mail through the mail area's outbound side:
+// signed with the account's sending domain and delivered by its jobs.
+// Alert mail is not agent mail, so it carries no agent unsubscribe link;
+// people stop it with their alert preferences.
+type alertMailer struct{ m *outbound.Service }
+
+func (a alertMailer) SendAlert(ctx context.Context, m alerting.Mail) error {
+	to := m.To
+	if m.ToName != "" {
+		to = (&mail.Address{Name: m.ToName, Address: m.To}).String()
+	}
+	_, err := a.m.Send(ctx, outbound.Mail{AccountID: m.AccountID, FromLocal: "alerts", FromName: "Agentry alerts",
+		To: []string{to}, Subject: m.Subject, Body: m.Text})
+	return err
 }
