@@ -195,7 +195,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Alerts = alerting.New(db, nil, s.Secrets, eng.Webhooks.Client())
 	s.Runs.Finished = s.Alerts.RunFinished
 	s.ModelAlerts.Raiser = s.Alerts
-	s.Alerts.Mailer = alertMailer{s.Mail} // alerts → mail
+	s.Alerts.Mailer = alertMailer{s.Mail}           // alerts → mail
 	s.Evals.Alerts = oversightAlerts(s.Alerts)      // oversight → alerts
 	s.Governance.Alerts = oversightAlerts(s.Alerts) // oversight → alerts
 	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
