@@ -171,8 +171,16 @@ func (s *Service) Search(ctx context.Context, accountID, kbID string, req Search
 			return nil, err
 		}
 		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-		for rank, h := range hits {
+		rank := 0
+		for _, h := range hits {
+			// A passage whose vector is orthogonal to the query's (or
+			// opposite) is no evidence of relevance; ranking it would let
+			// it tie with the best lexical match.
+			if h.Score <= 0 {
+				continue
+			}
 			fused[h.Seq] += 1 / float64(rrfK+rank+1)
+			rank++
 		}
 	}
 	type ranked struct {
