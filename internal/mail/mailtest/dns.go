@@ -32,15 +32,26 @@ func StartDNS(t testing.TB, tsig ...string) *DNS {
 	if len(tsig) == 2 {
 		d.tsig = map[string]string{dns.Fqdn(tsig[0]): tsig[1]}
 	}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := pc.LocalAddr().(*net.UDPAddr).Port
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", itoa(port)))
-	if err != nil {
+	// UDP and TCP must share a port. The port the system gave UDP may be
+	// taken for TCP by another process (parallel test binaries), so try
+	// again on a fresh port rather than fail.
+	var (
+		pc  net.PacketConn
+		l   net.Listener
+		err error
+	)
+	for attempt := 0; ; attempt++ {
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		port := pc.LocalAddr().(*net.UDPAddr).Port
+		if l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", itoa(port))); err == nil {
+			break
+		}
 		pc.Close()
-		t.Fatal(err)
+		if attempt == 20 {
+			t.Fatal(err)
+		}
 	}
 	d.Addr = l.Addr().String()
 	// The default accept function answers UPDATE with NOTIMP.
