@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/llm/fakellm"
+	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -35,7 +37,8 @@ func waitMigration(t *testing.T, s *testserver.Server, sid string) map[string]an
 // chunk and the source carry the new size; a cancelled one changes nothing.
 func TestEmbeddingMigrationAPI(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		s := testserver.Start(t, d)
+		fakes, models := playgroundtest.Start(t)
+		s := testserver.Start(t, d, models)
 		r := s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Notes", "source_type": "custom_index"})
 		wantStatus(t, r, http.StatusCreated)
 		var src map[string]any
@@ -101,21 +104,26 @@ func TestEmbeddingMigrationAPI(t *testing.T) {
 			t.Fatalf("search after the switch: %+v", after)
 		}
 
-		// A cancelled migration leaves the index as it was.
-		r = s.Do(t, "POST", "/sources/"+sid+"/embedding-migration", s.Key, map[string]any{"target_embedding_model": src["embedding_model"], "target_dimensions": 64})
+		// A cancelled migration leaves the index as it was. This one embeds
+		// through a model server that takes its time, so that the second
+		// start and the cancel find it still running.
+		chunks := int(m["progress_total"].(float64))
+		slow := fakellm.Reply{Delay: 2 * time.Second, Embeddings: make([][]float32, chunks)}
+		for i := range slow.Embeddings {
+			slow.Embeddings[i] = make([]float32, 64)
+			slow.Embeddings[i][i%64] = 1
+		}
+		fakes.OpenAI.Enqueue(slow)
+		r = s.Do(t, "POST", "/sources/"+sid+"/embedding-migration", s.Key, map[string]any{"target_embedding_model": "text-embedding-3-small", "target_dimensions": 64})
 		wantStatus(t, r, http.StatusOK)
 		wantStatus(t, s.Do(t, "POST", "/sources/"+sid+"/embedding-migration", s.Key, map[string]any{"target_embedding_model": src["embedding_model"], "target_dimensions": 32}), http.StatusConflict)
-		c := s.Do(t, "POST", "/sources/"+sid+"/embedding-migration/cancel", s.Key, nil)
-		if c.Status == http.StatusOK {
-			m = waitMigration(t, s, sid)
-			if m["status"] != "cancelled" {
-				t.Fatalf("cancelled migration: %v", m)
-			}
-			if got, _ := s.DB.Source(context.Background(), s.AccountID, sid); got.Dimensions != 128 {
-				t.Fatalf("a cancelled migration changed the source to %d dimensions", got.Dimensions)
-			}
-		} else if c.Status != http.StatusConflict { // it finished first
-			t.Fatalf("cancel: %d %s", c.Status, c.Body)
+		wantStatus(t, s.Do(t, "POST", "/sources/"+sid+"/embedding-migration/cancel", s.Key, nil), http.StatusOK)
+		m = waitMigration(t, s, sid)
+		if m["status"] != "cancelled" {
+			t.Fatalf("cancelled migration: %v", m)
+		}
+		if got, _ := s.DB.Source(context.Background(), s.AccountID, sid); got.Dimensions != 128 {
+			t.Fatalf("a cancelled migration changed the source to %d dimensions", got.Dimensions)
 		}
 		if res := search(t, s, s.Key, kbID, map[string]any{"query": "ownership borrowing"}); len(res.Results) == 0 {
 			t.Fatal("search fails after the cancel")
