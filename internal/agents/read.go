@@ -36,6 +36,24 @@ func (s *Service) Definition(ctx context.Context, accountID, agentID string) (st
 	return a, d, err
 }
 
+// RunDefinition is Definition for the runs area, which only reads the
+// workflow: the parsed workflow may be shared with other runs of the
+// agent (see parsedCache), and must not be changed.
+func (s *Service) RunDefinition(ctx context.Context, accountID, agentID string) (store.Agent, *def.Definition, error) {
+	a, err := s.db.Agent(ctx, accountID, agentID)
+	if err != nil {
+		return store.Agent{}, nil, err
+	}
+	if d, ok := s.parsed.get(a.ID, a.Definition); ok {
+		return a, d, nil
+	}
+	d, err := parseStored(a)
+	if err == nil {
+		s.parsed.put(a.ID, a.Definition, d)
+	}
+	return a, d, err
+}
+
 func parseStored(a store.Agent) (*def.Definition, error) {
 	d, probs, err := def.ParseDefinition(a.Definition)
 	if err != nil {

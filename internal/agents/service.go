@@ -56,6 +56,9 @@ type Service struct {
 	queue Enqueuer    // nil: uploads are unavailable
 	cfg   Config
 	now   func() time.Time
+	// parsed spares a run parsing its agent's definition at start and
+	// again in the worker.
+	parsed *parsedCache
 }
 
 // New builds the service. Blobs and the queue may be nil in processes that
@@ -68,7 +71,7 @@ func New(db *store.DB, blobs *blob.Store, cfg Config) *Service {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	return &Service{db: db, blobs: blobs, cfg: cfg, now: store.Now}
+	return &Service{db: db, blobs: blobs, cfg: cfg, now: store.Now, parsed: newParsedCache()}
 }
 
 // saved tells OnSaved of a save that succeeded.

@@ -17,7 +17,7 @@ type AgentsArea struct{ S *agents.Service }
 
 // ForRun loads an agent with its parsed workflow.
 func (a AgentsArea) ForRun(ctx context.Context, accountID, agentID string) (Agent, error) {
-	row, d, err := a.S.Definition(ctx, accountID, agentID)
+	row, d, err := a.S.RunDefinition(ctx, accountID, agentID)
 	if err != nil {
 		return Agent{}, err
 	}
