@@ -106,7 +106,8 @@ func (b *Bus) AppendTx(ctx context.Context, tx *sql.Tx, accountID, streamID stri
 		// trip less); it is sent on commit, to every replica's listener.
 		var sent string
 		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
-			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq, pg_notify($4, $1)::text`,
+			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3
+			RETURNING last_seq, pg_notify($4, stream_id || ':' || last_seq)::text`,
 			streamID, accountID, n, channel).Scan(&last, &sent)
 	} else {
 		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
@@ -159,7 +160,7 @@ var insertEventsSQL = func() func(n int) string {
 
 // Wake tells this process's subscribers of a stream to read; other
 // replicas hear of it through the database.
-func (b *Bus) Wake(streamID string) { b.hub.wake(streamID) }
+func (b *Bus) Wake(streamID string) { b.hub.wake(streamID, 0) }
 
 // Read returns up to limit events of a stream after seq, in order. It is
 // scoped to the account, so one account never reads another's stream.
@@ -229,13 +230,28 @@ func (b *Bus) Subscribe(ctx context.Context, accountID, streamID string, after i
 			if len(evs) == 256 {
 				continue // more are waiting
 			}
-			select {
-			case <-ctx.Done():
+			if !waitForNews(ctx, wake, poll.C, after) {
 				return
-			case <-wake:
-			case <-poll.C:
 			}
 		}
 	}()
 	return out, errc
+}
+
+// waitForNews waits until the stream may hold events after seq: a wake-up
+// that does not say how far the stream is committed, or says beyond seq,
+// or the poll. It reports false when ctx ends.
+func waitForNews(ctx context.Context, w *wakeup, poll <-chan time.Time, after int64) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-poll:
+			return true
+		case <-w.c:
+			if seq, unknown := w.take(); unknown || seq > after {
+				return true
+			}
+		}
+	}
 }

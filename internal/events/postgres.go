@@ -3,12 +3,14 @@ package events
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// channel is the NOTIFY channel; the payload is the stream id.
+// channel is the NOTIFY channel; the payload is "stream id:last seq".
 const channel = "agentry_events"
 
 // pgListener LISTENs on a dedicated connection, reconnecting if it drops,
@@ -43,7 +45,7 @@ func (n *pgListener) listen(ctx context.Context, conn *pgx.Conn) {
 			if err != nil {
 				break
 			}
-			n.hub.wake(note.Payload)
+			n.hub.wake(parseAnnouncement(note.Payload))
 		}
 		conn.Close(context.Background())
 		if ctx.Err() != nil {
@@ -74,4 +76,20 @@ func (n *pgListener) listen(ctx context.Context, conn *pgx.Conn) {
 func (n *pgListener) close() {
 	n.cancel()
 	<-n.done
+}
+
+// parseAnnouncement splits a payload into the stream id and the sequence
+// number it is committed up to. A payload without one (from a replica of
+// an earlier version, which sent the bare id) wakes with an unknown
+// sequence, so its subscribers read.
+func parseAnnouncement(payload string) (streamID string, seq int64) {
+	i := strings.LastIndexByte(payload, ':')
+	if i < 0 {
+		return payload, 0
+	}
+	seq, err := strconv.ParseInt(payload[i+1:], 10, 64)
+	if err != nil || seq <= 0 {
+		return payload, 0
+	}
+	return payload[:i], seq
 }
