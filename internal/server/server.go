@@ -37,6 +37,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
+	"github.com/agentry/agentry/internal/mcptools"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	fetchguard "github.com/agentry/agentry/internal/outbound"
@@ -163,6 +164,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	eng := engine.New()
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
+	mcptools.New(eng.Webhooks.Client()).Register(eng.Tools) // MCP servers' tools in prompt_call
 	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
 	if err := s.assembleMailOut(ctx, cfg, eng); err != nil {
