@@ -37,6 +37,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
+	"github.com/agentry/agentry/internal/mcpserver"
 	"github.com/agentry/agentry/internal/mcptools"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
@@ -294,7 +295,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 				}
 				return nil
 			}})
-		s.handler = s.API
+		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
 	}
 	ok = true
 	return s, nil
@@ -510,4 +511,15 @@ func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
 	}
 	return map[string]rerank.Reranker{model: rerank.HTTP(os.Getenv("SERVICE_RERANKER_KIND"), u, os.Getenv("SERVICE_RERANKER_API_KEY"), model,
 		fetchguard.Policy{AllowPrivate: allowPrivate}.Client())}
+}
+
+// withMCP serves the MCP endpoint at /mcp beside the API (internal/mcpserver).
+func withMCP(apiHandler, mcpHandler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" {
+			mcpHandler.ServeHTTP(w, r)
+			return
+		}
+		apiHandler.ServeHTTP(w, r)
+	})
 }
