@@ -127,6 +127,13 @@ func decode(body map[string]any, v any) error {
 	return nil
 }
 
+func decodeRaw(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
 func str(params map[string]any, name string) (string, error) {
 	s, ok := params[name].(string)
 	if !ok || s == "" {

@@ -37,6 +37,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
+	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/mcpserver"
 	"github.com/agentry/agentry/internal/mcptools"
 	"github.com/agentry/agentry/internal/models/alerts"
@@ -289,7 +290,8 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			Secrets: s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
+			MCPExpose: &mcpexpose.Service{DB: db}, // agents as MCP tools
+			Secrets:   s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
