@@ -91,7 +91,7 @@ func ParseMCPServer(cfg map[string]any) (MCPServer, error) {
 		if !ok {
 			return s, errors.New("timeout_seconds must be a number")
 		}
-		if t <= 0 || time.Duration(t*float64(time.Second)) > MaxMCPCallTimeout {
+		if !(t > 0 && t <= MaxMCPCallTimeout.Seconds()) { // compared in seconds: a huge value would overflow a Duration
 			return s, fmt.Errorf("timeout_seconds must be above 0 and at most %d", int(MaxMCPCallTimeout.Seconds()))
 		}
 		s.Timeout = time.Duration(t * float64(time.Second))
