@@ -153,6 +153,7 @@ func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	case <-w.ready:
 	case <-ctx.Done():
 		cancel()
+		_ = pr.CloseWithError(ctx.Err()) // the handler's writes fail instead of blocking
 		return nil, ctx.Err()
 	}
 	return &http.Response{StatusCode: w.status, Status: http.StatusText(w.status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,

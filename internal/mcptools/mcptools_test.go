@@ -55,7 +55,7 @@ func startOrdersServer(t *testing.T) *ordersServer {
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			select {
 			case <-ctx.Done():
-			case <-time.After(20 * time.Second):
+			case <-time.After(5 * time.Second):
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil, nil
 		})
