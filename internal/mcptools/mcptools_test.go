@@ -288,6 +288,17 @@ func TestMCPToolFailuresAreCleanAndSecretFree(t *testing.T) {
 		}
 		noSecret(t, "the failed run", string(raw))
 
+		// A model that never stops calling: MCP calls count toward the
+		// step's tool rounds (8), then the step ends with what it has.
+		before := orders.calls.Load()
+		fakes.OpenAI.SetDefault(fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "call_n", Name: "orders__lookup_order", Arguments: `{"order_id":"7"}`}}})
+		loop := createAgent(t, s, agentDef(orders.URL, "Bearer {{secrets.ORDERS_TOKEN}}", ""))
+		done = run(t, s, loop, "again and again")
+		if n := len(toolCalls(t, done)); n != 16 || orders.calls.Load()-before != 16 {
+			t.Errorf("tool calls past the round limit: recorded %d, made %d, want 8 per step", n, orders.calls.Load()-before)
+		}
+		fakes.OpenAI.SetDefault(fakellm.Reply{Text: "ok"})
+
 		// A secret the account does not have fails the step by name.
 		missing := createAgent(t, s, agentDef(orders.URL, "Bearer {{secrets.NOT_THERE}}", ""))
 		done = run(t, s, missing, "anything")
