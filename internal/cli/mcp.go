@@ -22,7 +22,9 @@ runs, search knowledge bases, and run the agents the account exposes as tools.
 Every tool calls the API of the server this command is configured for
 (--api-url or SERVICE_API_URL), with the same credentials as any other
 command: --api-key, SERVICE_API_KEY, or the signed-in SSO profile, and
---account-id. Nothing but MCP messages is written to stdout.`,
+--account-id. Nothing but MCP messages is written to stdout. The agents the
+account exposes as tools (agentry mcp-tools) are read again each time the
+client lists the tools.`,
 		Example: `  SERVICE_API_URL=https://agentry.example.com SERVICE_API_KEY=agk_… agentry mcp`,
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -30,7 +32,7 @@ command: --api-key, SERVICE_API_KEY, or the signed-in SSO profile, and
 			if err != nil {
 				return err
 			}
-			s, err := mcpserver.New(cmd.Context(), c, buildinfo.Read().String())
+			s, err := mcpserver.NewLive(cmd.Context(), c, buildinfo.Read().String())
 			if err != nil {
 				return err
 			}

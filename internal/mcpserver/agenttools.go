@@ -2,17 +2,28 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/agentry/agentry/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// addAgentTools adds a tool for each agent the account exposes (GET
-// /agents/mcp-tools): its name, description and input schema come from
-// the API, and a call runs the agent and waits, like run_agent.
-func (b builder) addAgentTools(ctx context.Context) error {
+// agentToolSet remembers which tools are exposed agents, and what each
+// was offered as: only a change is applied, since every change notifies
+// the client, which may list the tools again in answer.
+type agentToolSet struct {
+	mu    sync.Mutex
+	names map[string]string // tool name → fingerprint (agent, description, schema)
+}
+
+// syncAgentTools offers a tool for each agent the account exposes (GET
+// /agents/mcp-tools), and withdraws those no longer exposed: each tool's
+// name, description and input schema come from the API, and a call runs
+// the agent and waits, like run_agent.
+func (b builder) syncAgentTools(ctx context.Context) error {
 	list, _, err := b.c.ListAgentMCPTools(ctx, 1, maxAgentTools)
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound {
@@ -21,8 +32,27 @@ func (b builder) addAgentTools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.agents.mu.Lock()
+	defer b.agents.mu.Unlock()
+	now := map[string]string{}
 	for _, t := range list {
-		if t.ToolName == nil {
+		if t.ToolName != nil {
+			now[*t.ToolName] = fingerprint(t)
+		}
+	}
+	var gone []string
+	for name := range b.agents.names {
+		if _, ok := now[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		b.s.RemoveTools(gone...)
+	}
+	previous := b.agents.names
+	b.agents.names = now
+	for _, t := range list {
+		if t.ToolName == nil || previous[*t.ToolName] == now[*t.ToolName] {
 			continue
 		}
 		agentID := t.AgentID
@@ -55,4 +85,9 @@ func (b builder) addAgentTools(ctx context.Context) error {
 			})
 	}
 	return nil
+}
+
+func fingerprint(t client.AgentMCPTool) string {
+	raw, _ := json.Marshal([]any{t.AgentID, t.Description, t.InputSchema})
+	return string(raw)
 }

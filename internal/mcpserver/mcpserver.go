@@ -38,10 +38,14 @@ const (
 // account exposes as tools are listed now, once: a server lives for one
 // HTTP request, or for one stdio session.
 func New(ctx context.Context, c *client.Client, version string) (*mcp.Server, error) {
+	return build(ctx, c, version, false)
+}
+
+func build(ctx context.Context, c *client.Client, version string, live bool) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agentry", Title: "Agentry", Version: version},
 		&mcp.ServerOptions{Instructions: "Agentry runs AI agents. List agents with list_agents, run one with run_agent " +
 			"(it waits for the run and reports its events as progress), read runs with get_agent_run."})
-	b := builder{s: s, c: c}
+	b := builder{s: s, c: c, agents: &agentToolSet{names: map[string]string{}}}
 	b.add("list_agents", "List the account's agents, a page at a time.", b.listAgents)
 	b.add("get_agent", "Get one agent's settings by id.", b.getAgent)
 	b.add("create_agent", "Create an agent from a template or an agent_definition (as GET /agents/{agent_id}/export produces it).", b.createAgent)
@@ -51,15 +55,34 @@ func New(ctx context.Context, c *client.Client, version string) (*mcp.Server, er
 	b.add("search_agent_traces", "Search the account's runs: rank step inputs and outputs by similarity to a query.", b.searchTraces)
 	b.add("get_agent_attachment_references", "What files a run of the agent needs: the attachment-reference contract of its workflow.", b.attachmentRefs)
 	b.add("search_knowledge_base", "Search a knowledge base: ranked passages for a query.", b.searchKnowledgeBase)
-	if err := b.addAgentTools(ctx); err != nil {
+	if err := b.syncAgentTools(ctx); err != nil {
 		return nil, err
+	}
+	if live {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					// A failure keeps the tools listed last time.
+					_ = b.syncAgentTools(ctx)
+				}
+				return next(ctx, method, req)
+			}
+		})
 	}
 	return s, nil
 }
 
+// NewLive is New for a long-lived session (stdio): the exposed agents are
+// listed again whenever the client lists the tools, so exposing or hiding
+// one shows without a restart (the SDK tells the client the list changed).
+func NewLive(ctx context.Context, c *client.Client, version string) (*mcp.Server, error) {
+	return build(ctx, c, version, true)
+}
+
 type builder struct {
-	s *mcp.Server
-	c *client.Client
+	s      *mcp.Server
+	c      *client.Client
+	agents *agentToolSet
 }
 
 // handler answers one tool call from the arguments split into the
