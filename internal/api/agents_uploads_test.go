@@ -32,6 +32,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -271,7 +272,8 @@ func TestUploadLimitStreaming(t *testing.T) {
 		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping,
 		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat},
 		Alerts: alerting.New(db, nil, nil, nil), SourceExports: exports.New(db, blobs),
-		MailInbound: &inbound.Service{DB: db, Blobs: blobs}, MailProtect: &protect.Service{DB: db}}))
+		MailInbound: &inbound.Service{DB: db, Blobs: blobs}, MailProtect: &protect.Service{DB: db},
+		MCPExpose: &mcpexpose.Service{DB: db}}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

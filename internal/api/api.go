@@ -24,6 +24,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -101,6 +102,9 @@ type Deps struct {
 	Governance *governance.Service
 	// Alerts is the alerts area (alerts.go). Required.
 	Alerts *alerting.Service
+	// MCPExpose is which agents are tools of the MCP server
+	// (agents_mcp_tools.go). Required.
+	MCPExpose *mcpexpose.Service
 	// Ready reports whether the process can serve (database reachable…);
 	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
@@ -116,7 +120,7 @@ func (d Deps) missing() []string {
 		"MailInbound": d.MailInbound != nil, "MailProtect": d.MailProtect != nil,
 		"Mail": d.Mail != nil, "EmailDomains": d.EmailDomains != nil, "DMARC": d.DMARC != nil,
 		"Evals": d.Evals != nil, "Governance": d.Governance != nil,
-		"Alerts": d.Alerts != nil} {
+		"Alerts": d.Alerts != nil, "MCPExpose": d.MCPExpose != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -348,6 +352,9 @@ func (s *Server) routes() {
 	register(s, op("disable_agent", http.MethodPost, "/agents/{agent_id}/disable", "Pause (disable) an agent", "agents"), s.disableAgent)
 	register(s, op("enable_agent", http.MethodPost, "/agents/{agent_id}/enable", "Resume (enable) a paused agent", "agents"), s.enableAgent)
 	register(s, op("get_agent_callers", http.MethodGet, "/agents/{agent_id}/callers", "List agents that call this agent", "agents"), s.getAgentCallers)
+	register(s, extension(withDesc(op("list_agent_mcp_tools", http.MethodGet, "/agents/mcp-tools", "List the agents exposed as MCP tools", "agents"), agentMCPToolDoc)), s.listAgentMCPTools)
+	register(s, extension(withDesc(op("get_agent_mcp_tool", http.MethodGet, "/agents/{agent_id}/mcp-tool", "Get how an agent is exposed as an MCP tool", "agents"), agentMCPToolDoc)), s.getAgentMCPTool)
+	register(s, extension(withDesc(op("put_agent_mcp_tool", http.MethodPut, "/agents/{agent_id}/mcp-tool", "Expose an agent as an MCP tool, or stop", "agents"), agentMCPToolDoc)), s.putAgentMCPTool)
 	register(s, op("get_agent_attachment_references", http.MethodGet, "/agents/{agent_id}/attachment-references", "Get agent attachment-reference contract", "agents"), s.getAgentAttachmentReferences)
 	s.registerUploadInput(op("upload_agent_input", http.MethodPost, uploadPath, "Upload file input", "agents"))
 	register(s, op("get_agent_input_upload", http.MethodGet, "/agents/{agent_id}/input-uploads/{upload_id}", "Get upload status", "agents"), s.getAgentInputUpload)

@@ -43,7 +43,7 @@ func stepPromptCall(ctx context.Context, x *Exec) (Result, error) {
 	if e, ok := x.Step.String("thinking"); ok && e != "" && e != "off" {
 		req.Thinking = &llm.Thinking{Effort: e}
 	}
-	tools, bound, err := x.x.e.Tools.stepTools(x.Step.Config["tools"])
+	tools, bound, err := x.x.e.Tools.stepTools(ctx, x, x.Step.Config["tools"])
 	if err != nil {
 		return Result{}, err
 	}

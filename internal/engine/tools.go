@@ -25,8 +25,32 @@ type Tool struct {
 // Tools is an engine's tool registry (Engine.Tools), filled by the areas
 // that offer tools when the server is assembled.
 type Tools struct {
-	mu sync.RWMutex
-	m  map[string]Tool
+	mu   sync.RWMutex
+	m    map[string]Tool
+	sets map[string]Toolset
+}
+
+// Toolset expands one tool object of a step into the tools it stands for,
+// found only when the step runs (the tools of an MCP server). cfg is the
+// step's tool object. The tools it returns are offered to the model beside
+// the registered ones, and their calls are recorded like theirs.
+type Toolset func(ctx context.Context, x *Exec, cfg map[string]any) ([]Tool, error)
+
+// RegisterToolset makes tool objects whose type is typ expand through fn.
+func (t *Tools) RegisterToolset(typ string, fn Toolset) {
+	t.mu.Lock()
+	if t.sets == nil {
+		t.sets = map[string]Toolset{}
+	}
+	t.sets[typ] = fn
+	t.mu.Unlock()
+}
+
+func (t *Tools) toolset(typ string) (Toolset, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	fn, ok := t.sets[typ]
+	return fn, ok
 }
 
 // NewTools returns a registry holding the built-in current_datetime tool.
@@ -60,8 +84,8 @@ func (t *Tools) Tool(name string) (Tool, bool) {
 }
 
 // stepTools resolves a step's `tools` into the model's tool list and the
-// implementations behind it.
-func (t *Tools) stepTools(raw any) ([]llm.Tool, map[string]boundTool, error) {
+// implementations behind it; toolsets are expanded here, when the step runs.
+func (t *Tools) stepTools(ctx context.Context, x *Exec, raw any) ([]llm.Tool, map[string]boundTool, error) {
 	list, _ := raw.([]any)
 	var specs []llm.Tool
 	bound := map[string]boundTool{}
@@ -79,6 +103,20 @@ func (t *Tools) stepTools(raw any) ([]llm.Tool, map[string]boundTool, error) {
 			if n, ok := t["name"].(string); ok && name == "" {
 				name = n
 			}
+		}
+		if set, ok := t.toolset(name); ok && cfg != nil {
+			tools, err := set(ctx, x, cfg)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tools[%d]: %w", i, err)
+			}
+			for _, tool := range tools {
+				if _, dup := bound[tool.Name]; dup {
+					return nil, nil, fmt.Errorf("tools[%d]: two tools of the step are named %q", i, tool.Name)
+				}
+				specs = append(specs, llm.Tool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
+				bound[tool.Name] = boundTool{tool: tool, cfg: cfg}
+			}
+			continue
 		}
 		tool, ok := t.Tool(name)
 		if !ok {

@@ -37,6 +37,9 @@ import (
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
+	"github.com/agentry/agentry/internal/mcpexpose"
+	"github.com/agentry/agentry/internal/mcpserver"
+	"github.com/agentry/agentry/internal/mcptools"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	fetchguard "github.com/agentry/agentry/internal/outbound"
@@ -163,6 +166,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	eng := engine.New()
 	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
+	mcptools.New(eng.Webhooks.Client()).Register(eng.Tools) // MCP servers' tools in prompt_call
 	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
 	if err := s.assembleMailOut(ctx, cfg, eng); err != nil {
@@ -286,13 +290,14 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			Secrets: s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
+			MCPExpose: &mcpexpose.Service{DB: db}, // agents as MCP tools
+			Secrets:   s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}
 				return nil
 			}})
-		s.handler = s.API
+		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
 	}
 	ok = true
 	return s, nil
@@ -508,4 +513,15 @@ func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
 	}
 	return map[string]rerank.Reranker{model: rerank.HTTP(os.Getenv("SERVICE_RERANKER_KIND"), u, os.Getenv("SERVICE_RERANKER_API_KEY"), model,
 		fetchguard.Policy{AllowPrivate: allowPrivate}.Client())}
+}
+
+// withMCP serves the MCP endpoint at /mcp beside the API (internal/mcpserver).
+func withMCP(apiHandler, mcpHandler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" {
+			mcpHandler.ServeHTTP(w, r)
+			return
+		}
+		apiHandler.ServeHTTP(w, r)
+	})
 }

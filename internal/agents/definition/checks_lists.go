@@ -76,6 +76,9 @@ func checkTools(c *checker, v any, path string) {
 				if strings.TrimSpace(typ) == "" {
 					c.errorf(CodeInvalidValue, fieldPath(tp, "type"), "tool type must not be empty")
 				}
+				if typ == MCPToolType {
+					checkMCPTool(c, tv, tp)
+				}
 			case nil:
 				c.warnf(CodeMissingField, tp, "tool object has no type")
 			default:

@@ -294,7 +294,7 @@ func (c *checker) checkTemplates() {
 					// Secrets resolve only where a step signs with them, never
 					// into text a run could show.
 					c.warnf(CodeSecretPlacement, t.Path, "{{%s}} is not replaced here: account secrets are only read by "+
-						"credential fields (access_key_id and secret_access_key of write_aws_s3_object); the step will fail", ph.Expr)
+						"credential fields (access_key_id and secret_access_key of write_aws_s3_object, headers of an mcp tool); the step will fail", ph.Expr)
 				}
 			}
 		}

@@ -32,9 +32,11 @@ func JSONSchema() []byte {
 		"regex_rule":      regexRuleSchema(),
 		"tool": obj{"anyOf": []any{
 			obj{"type": "string", "minLength": 1},
-			obj{"type": "object", "properties": obj{"type": obj{"type": "string", "minLength": 1}}},
+			obj{"type": "object", "properties": obj{"type": obj{"type": "string", "minLength": 1}},
+				"if": obj{"properties": obj{"type": obj{"const": MCPToolType}}, "required": []any{"type"}}, "then": ref("mcp_tool")},
 		}},
-		"scalar": obj{"type": []any{"string", "number", "boolean"}},
+		"mcp_tool": mcpToolSchema(),
+		"scalar":   obj{"type": []any{"string", "number", "boolean"}},
 	}
 	for _, s := range specList {
 		defs["step_"+string(s.Type)] = stepTypeSchema(s)

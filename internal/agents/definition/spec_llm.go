@@ -20,7 +20,7 @@ func llmSpecs() []*StepSpec {
 				{Name: "max_tokens", Kind: KindInteger, Min: minOnly(1), Doc: "Upper bound on generated tokens."},
 				{Name: "response_format", Kind: KindString, Enum: []string{"text", "json"}, Default: "text", Doc: "`json` asks the model for one JSON object (JSON mode) and marks the output `application/json`."},
 				{Name: "thinking", Kind: KindString, Enum: []string{"off", "low", "medium", "high"}, Default: "off", Doc: "Lets a model with thinking (`supports_thinking` in `GET /models`) reason before it answers, with this much effort: a reasoning effort on OpenAI-compatible servers, a budget of 2,048, 8,000 or 16,000 thinking tokens on Anthropic. Reasoning tokens are billed as output; the reasoning is not part of the output."},
-				{Name: "tools", Kind: KindTools, Doc: "Tools the model may call: names (`\"web_search\"`) or objects with a `type` (`{\"type\": \"retrieval\", \"knowledge_base_id\": \"…\"}`, `{\"type\": \"media_generation\", \"modality\": \"image\", \"tier\": \"fast\"}`)."},
+				{Name: "tools", Kind: KindTools, Doc: "Tools the model may call: names (`\"web_search\"`) or objects with a `type` (`{\"type\": \"retrieval\", \"knowledge_base_id\": \"…\"}`, `{\"type\": \"media_generation\", \"modality\": \"image\", \"tier\": \"fast\"}`). Extension: `{\"type\": \"mcp\", \"server_label\": \"…\", \"server_url\": \"https://…\", \"headers\": {\"Authorization\": \"Bearer {{secrets.NAME}}\"}}` offers the tools of an MCP server (see docs/mcp.md)."},
 				{Name: "max_output_attachments", Kind: KindInteger, Min: minOnly(0), Doc: "Most files (generated media) the step may emit."},
 				{Name: "max_output_total_bytes", Kind: KindInteger, Min: minOnly(0), Doc: "Byte budget for emitted files."},
 			},
