@@ -189,11 +189,15 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 	md := map[string]any{"inbound_email_id": e.ID, "email_from": msg.From, "email_subject": msg.Subject, "email_message_id": msg.MessageID}
 	only := func(a runs.Agent) bool { return a.ID == e.AgentID }
 
-	used, err := s.DB.EmailRunsStartedSince(ctx, accountID, time.Now().Add(-time.Hour))
-	if err != nil {
-		return err
+	overQuota := false
+	if s.Config.RunsPerHour > 0 {
+		used, err := s.DB.EmailRunsStartedSince(ctx, accountID, time.Now().Add(-time.Hour), s.Config.RunsPerHour)
+		if err != nil {
+			return err
+		}
+		overQuota = used >= s.Config.RunsPerHour
 	}
-	if s.Config.RunsPerHour > 0 && used >= s.Config.RunsPerHour {
+	if overQuota {
 		if !cfg.QueueOnQuota {
 			return s.discard(ctx, e, msg, protect.ReasonOverQuota)
 		}
@@ -281,7 +285,7 @@ func (s *Service) CatchUp(ctx context.Context, now time.Time) error {
 	for _, acct := range accounts {
 		room := 1000
 		if s.Config.RunsPerHour > 0 {
-			used, err := s.DB.EmailRunsStartedSince(ctx, acct, now.Add(-time.Hour))
+			used, err := s.DB.EmailRunsStartedSince(ctx, acct, now.Add(-time.Hour), s.Config.RunsPerHour)
 			if err != nil {
 				return err
 			}
