@@ -224,6 +224,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	s.wireMailInbound()
 	s.MailInbound.Governance = mailGovernance{s.Governance} // auto-block mode
+	s.MailProtect.OnBreaker = breakerAlerts(s.Alerts)       // breaker → alerts
 
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)
