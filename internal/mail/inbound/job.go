@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/mail/protect"
@@ -112,6 +113,17 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 	msg, err := Parse(e.Raw)
 	if err != nil {
 		return s.discard(ctx, e, nil, protect.ReasonMalformed)
+	}
+	// A delivery report about one of the account's own copies is recorded
+	// against that copy and starts no run.
+	if s.Bounces != nil && strings.Contains(strings.ToLower(msg.Get("Content-Type")), "multipart/report") {
+		handled, err := s.Bounces.LateBounce(ctx, accountID, e.Raw)
+		if err != nil {
+			return err
+		}
+		if handled {
+			return s.finish(ctx, e, "delivery_report", "")
+		}
 	}
 	route, err := s.DB.EmailRouteInAccount(ctx, accountID, e.AgentID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && route.TriggerType != "email_received") {

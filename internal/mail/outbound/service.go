@@ -262,6 +262,8 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 	}
 	copies := make([]store.MailDelivery, 0, len(rcpts))
 	for _, r := range rcpts {
+		// The copy's id is its Message-ID's left part, so a late bounce
+		// (which quotes it) names the copy (LateBounce).
 		d.MessageIDLocal = store.NewID()
 		d.Unsubscribe = ""
 		if m.AgentMail {
@@ -271,7 +273,7 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
-		copies = append(copies, store.MailDelivery{Recipient: r, Raw: string(raw)})
+		copies = append(copies, store.MailDelivery{ID: d.MessageIDLocal, Recipient: r, Raw: string(raw)})
 	}
 	var wakes []func()
 	err = s.db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
