@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/mail"
 
 	alerting "github.com/agentry/agentry/internal/alerts"
@@ -33,6 +34,18 @@ func (m mailGovernance) Check(ctx context.Context, accountID, agentID, stage, te
 		return inbound.Verdict{}, err
 	}
 	return inbound.Verdict{Action: v.Action, Rule: v.Rule, Reason: v.Reason}, nil
+}
+
+// mailOutputBlocks is the output half of the mail area's auto-block mode:
+// a governance block on a step's output in a run an e-mail started may
+// block the message's sender. A failure is logged; the run is blocked
+// either way.
+func mailOutputBlocks(in *inbound.Service) func(ctx context.Context, accountID string, md map[string]any, v governance.Verdict) {
+	return func(ctx context.Context, accountID string, md map[string]any, v governance.Verdict) {
+		if err := in.OutputBlocked(ctx, accountID, md, v.Rule); err != nil {
+			slog.WarnContext(ctx, "auto-block on output", "account_id", accountID, "err", err)
+		}
+	}
 }
 
 // alertMailer sends alert e-mail through the mail area's outbound side:

@@ -199,6 +199,11 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 		return err
 	}
 	md := map[string]any{"inbound_email_id": e.ID, "email_from": msg.From, "email_subject": msg.Subject, "email_message_id": msg.MessageID}
+	if authenticated {
+		// Auto-block acts only on senders whose From could not be forged;
+		// the output half (OutputBlocked) reads it from here.
+		md["email_sender_authenticated"] = true
+	}
 	only := func(a runs.Agent) bool { return a.ID == e.AgentID }
 
 	overQuota := false
@@ -322,4 +327,29 @@ func (s *Service) CatchUp(ctx context.Context, now time.Time) error {
 		return s.DB.PruneInboundEmails(ctx, now.Add(-s.Config.Retention))
 	}
 	return nil
+}
+
+// OutputBlocked is the output half of auto_block_mode=input_and_output: a
+// governance block on a step's output in a run an e-mail started adds the
+// message's sender to the account's blocklist, when the sender was
+// authenticated (SPF or DKIM aligned with From) and the account's mode
+// says so. runMetadata is the run's metadata, which Process wrote.
+func (s *Service) OutputBlocked(ctx context.Context, accountID string, runMetadata map[string]any, rule string) error {
+	if runMetadata["inbound_email_id"] == nil || runMetadata["email_sender_authenticated"] != true {
+		return nil
+	}
+	from, _ := runMetadata["email_from"].(string)
+	if from == "" {
+		return nil
+	}
+	state, err := s.DB.InboundStateOf(ctx, accountID)
+	if err != nil || state.AutoBlockMode != protect.ModeInputAndOutput {
+		return err
+	}
+	note := "governance block on the agent's output"
+	if rule != "" {
+		note += ": " + rule
+	}
+	_, err = s.Protect.Block(ctx, accountID, from, "address", note, "governance")
+	return err
 }
