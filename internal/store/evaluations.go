@@ -197,6 +197,30 @@ type EvaluationResult struct {
 // InsertEvaluationResult stores a result; its id and times are set here
 // when empty.
 func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (EvaluationResult, error) {
+	return insertEvaluationResult(ctx, db.W, r)
+}
+
+// InsertEvaluationResults records results in one transaction (a group
+// commit of judgments made at the same time): all or none. A result
+// naming a criterion that is gone is ErrNotFound for the whole batch.
+func (db *DB) InsertEvaluationResults(ctx context.Context, rs []EvaluationResult) ([]EvaluationResult, error) {
+	out := make([]EvaluationResult, len(rs))
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		for i, r := range rs {
+			saved, err := insertEvaluationResult(ctx, tx, r)
+			if err != nil {
+				return err
+			}
+			out[i] = saved
+		}
+		return nil
+	})
+	return out, err
+}
+
+func insertEvaluationResult(ctx context.Context, x interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, r EvaluationResult) (EvaluationResult, error) {
 	if r.ID == "" {
 		r.ID = NewID()
 	}
@@ -204,7 +228,7 @@ func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (E
 	if r.EvaluatedAt.IsZero() {
 		r.EvaluatedAt = r.CreatedAt
 	}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+	_, err := x.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
 		agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID), r.EvaluationMode,
