@@ -366,8 +366,15 @@ func TestOverQuotaParksAndBreakerPauses(t *testing.T) {
 			}
 			return "", ""
 		}
-		if _, st := pausedAlert(); st != "triggered" {
-			t.Fatalf("no inbound_email_paused alert while paused (%q)", st)
+		// The alert follows the pause's commit by a moment.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			_, st := pausedAlert()
+			if st == "triggered" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no inbound_email_paused alert while paused (%q)", st)
+			}
 		}
 		// Too large.
 		big := append(message("ada@open.example", to, "big"), strings.Repeat(strings.Repeat("a", 70)+"\r\n", 600)...)
