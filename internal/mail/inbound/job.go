@@ -259,6 +259,9 @@ func (s *Service) storeAttachments(ctx context.Context, e store.InboundEmail, m 
 		a := &m.Attachments[i]
 		a.ID = fmt.Sprintf("%s-%d", e.ID, i+1)
 		a.BlobKey = fmt.Sprintf("mail/%s/%s/%d", e.AccountID, e.ID, i+1)
+		if a.Text == "" && len(a.Data) > 0 {
+			a.Text = attachmentText(ctx, a)
+		}
 		if s.Blobs == nil {
 			continue
 		}
