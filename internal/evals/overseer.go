@@ -32,7 +32,7 @@ type Overseer struct{ S *Service }
 
 // Watch loads the agent's settings and criteria once per run.
 func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, error) {
-	a, err := o.S.DB.Agent(ctx, run.AccountID, run.AgentID)
+	a, err := o.S.DB.AgentForEvaluation(ctx, run.AccountID, run.AgentID)
 	if err != nil {
 		return nil, nil // a deleted agent's run: the runs area reports it
 	}
