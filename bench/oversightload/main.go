@@ -37,6 +37,10 @@ import (
 
 const key = "agk_bench_oversight_0123456789abcdefghij"
 
+// What the governed agent gets (-policy, -evals): one at a time shows
+// which costs what.
+var withPolicy, withEvals bool
+
 // fiveSteps is runload's benchmark agent: five steps, one a model call on
 // the built-in offline model.
 const fiveSteps = `{"child_steps":[{"id":"prep","step_type":"text","text":"Question: {{input}}","child_steps":[
@@ -63,6 +67,8 @@ func main() {
 	rounds := flag.Int("rounds", 4, "rounds per agent, alternating")
 	n := flag.Int("n", 200, "runs per agent (sendmail, one client)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	flag.BoolVar(&withPolicy, "policy", true, "policies: give the governed agent the PII policy")
+	flag.BoolVar(&withEvals, "evals", true, "policies: give the governed agent a deterministic evaluation on every step (eval_and_retry)")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -253,13 +259,19 @@ func (b *bench) policies(ctx context.Context, db string, conc int, dur time.Dura
 	if err != nil {
 		return err
 	}
-	governed, err := b.agent(ctx, "governed", fiveSteps, "eval_and_retry")
+	mode := "output_expectation"
+	if withEvals {
+		mode = "eval_and_retry"
+	}
+	governed, err := b.agent(ctx, "governed", fiveSteps, mode)
 	if err != nil {
 		return err
 	}
-	if err := b.mustPost(ctx, "/governance/policies", map[string]any{"name": "No personal data", "agent_id": governed,
-		"config": map[string]any{"action": "block", "rules": []any{map[string]any{"type": "pii"}}}}); err != nil {
-		return err
+	if withPolicy {
+		if err := b.mustPost(ctx, "/governance/policies", map[string]any{"name": "No personal data", "agent_id": governed,
+			"config": map[string]any{"action": "block", "rules": []any{map[string]any{"type": "pii"}}}}); err != nil {
+			return err
+		}
 	}
 	for _, step := range stepIDs {
 		if err := b.mustPost(ctx, "/agents/"+governed+"/evaluation-criteria", map[string]any{"step_id": step,
