@@ -7,7 +7,9 @@
 // their fusion and reranking on a test collection); bench/ingest (knowledge
 // passages indexed per second, uploads to searchable, on SQLite with the
 // offline embedder); bench/mailload (inbound mail accepted and queued per
-// second from concurrent SMTP clients, none lost); and bench/peers
+// second from concurrent SMTP clients, none lost); bench/oversightload
+// (runs/s with a PII policy and an evaluation on every step against the
+// bare agent, and what a send_email step adds to a run); and bench/peers
 // (go run ./bench/peers), which
 // installs the LangGraph Agent Server from npm and compares the two on one
 // machine, writing docs/performance.md.

@@ -19,6 +19,7 @@ import (
 	"io"
 	"net/smtp"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -34,14 +35,29 @@ func main() {
 	role := flag.String("role", "api", "api: accept and queue only; all: also process (workers on)")
 	pg := flag.String("pg", "", "PostgreSQL URL (default: SQLite in a temporary directory)")
 	size := flag.Int("size", 2048, "approximate message size in bytes")
+	quota := flag.Int("quota", 0, "hourly email-run quota per account (0: off); above n it is never reached but is counted for every message, as in serve")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if err := run(*n, *conc, *role, *pg, *size); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mailload:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "mailload:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*n, *conc, *role, *pg, *size, *quota); err != nil {
 		fmt.Fprintln(os.Stderr, "mailload:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(n, conc int, role, pg string, size int) error {
+func run(n, conc int, role, pg string, size, quota int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir, err := os.MkdirTemp("", "mailload")
@@ -52,7 +68,7 @@ func run(n, conc int, role, pg string, size int) error {
 	cfg := server.Defaults()
 	cfg.Addr, cfg.DataDir, cfg.DatabaseURL, cfg.Role = "127.0.0.1:0", dir, pg, role
 	cfg.SMTPAddr = "127.0.0.1:0"
-	cfg.SMTPPerIPPerMinute, cfg.SMTPPerAccountPerMinute, cfg.EmailRunsPerHour = 0, 0, 0
+	cfg.SMTPPerIPPerMinute, cfg.SMTPPerAccountPerMinute, cfg.EmailRunsPerHour = 0, 0, quota
 	cfg.RateLimit = 0
 	s, err := server.New(ctx, cfg, io.Discard)
 	if err != nil {

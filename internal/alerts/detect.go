@@ -113,6 +113,10 @@ func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.Ru
 		ev.Details = map[string]any{"run_id": r.ID, "duration_seconds": took, "threshold_seconds": th.Seconds}
 		return s.openPerRun(ctx, c, ev)
 	case ConsecutiveFailures:
+		if r.Status == store.RunCompleted {
+			_, err := s.clear(ctx, c, fmt.Sprintf("run %s of the agent completed.", r.ID))
+			return err
+		}
 		if r.Status != store.RunFailed {
 			return nil
 		}
@@ -129,7 +133,11 @@ func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.Ru
 		return err
 	case ErrorRateSpike:
 		if r.Status != store.RunFailed {
-			return nil
+			// A success can only lower the rate: look again only when an
+			// alert is open, to resolve it.
+			if open, err := s.hasOpen(ctx, c); err != nil || !open {
+				return err
+			}
 		}
 		return s.detectWindow(ctx, c, th, r.AgentID, r.ID)
 	case RunBurst:
@@ -158,7 +166,9 @@ func (s *Service) detectWindow(ctx context.Context, c store.AlertConfig, th Thre
 	switch c.AlertType {
 	case ErrorRateSpike:
 		if w.Ended < th.MinRuns || w.Ended == 0 || float64(w.Failed)/float64(w.Ended) < th.Rate {
-			return nil
+			_, err := s.clear(ctx, c, fmt.Sprintf("%d of the %d runs that finished in the last %d minutes failed, under the threshold.",
+				w.Failed, w.Ended, th.WindowMinutes))
+			return err
 		}
 		rate := float64(w.Failed) / float64(w.Ended)
 		ev.Message = fmt.Sprintf("%d of the %d runs that finished in the last %d minutes failed (%.0f%%, threshold %.0f%%).",
@@ -166,7 +176,9 @@ func (s *Service) detectWindow(ctx context.Context, c store.AlertConfig, th Thre
 		ev.Details = map[string]any{"failed": w.Failed, "finished": w.Ended, "error_rate": rate, "window_minutes": th.WindowMinutes}
 	case RunBurst:
 		if w.Created < th.Count {
-			return nil
+			_, err := s.clear(ctx, c, fmt.Sprintf("%d runs started in the last %d minutes, under the threshold of %d.",
+				w.Created, th.WindowMinutes, th.Count))
+			return err
 		}
 		ev.Message = fmt.Sprintf("%d runs started in the last %d minutes (threshold %d).", w.Created, th.WindowMinutes, th.Count)
 		ev.Details = map[string]any{"runs": w.Created, "window_minutes": th.WindowMinutes, "threshold": th.Count}
@@ -249,15 +261,18 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 	if err := s.DB.RecordSourcePull(ctx, ev.AccountID, ev.SourceID, failed); err != nil {
 		return err
 	}
-	if !failed {
-		return nil
-	}
 	configs, err := s.DB.MatchingAlertConfigs(ctx, ev.AccountID, SourceTypes, "", ev.SourceID)
 	if err != nil {
 		return err
 	}
 	for _, c := range configs {
 		th, _ := ParseThreshold(c.AlertType, c.Threshold)
+		if !failed {
+			if err := s.pullSucceeded(ctx, c, th, ev); err != nil {
+				return err
+			}
+			continue
+		}
 		e := ev
 		e.Type = c.AlertType
 		repeat := false
@@ -279,6 +294,10 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 				return err
 			}
 			if total < th.MinRuns || float64(bad)/float64(total) < th.Rate {
+				if _, err := s.clear(ctx, c, fmt.Sprintf("%d of the source's %d pulls in the last %d minutes failed, under the threshold.",
+					bad, total, th.WindowMinutes)); err != nil {
+					return err
+				}
 				continue
 			}
 			e.Message = describe(fmt.Sprintf("%d of the source's %d pulls in the last %d minutes failed.", bad, total, th.WindowMinutes), ev.Message)
@@ -290,9 +309,37 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 	return nil
 }
 
-// DetectCredits evaluates every enabled credits configuration against the
-// account's balance and spending.
+// pullSucceeded resolves what a successful pull clears: a run of failed
+// pulls at once, an error rate once it is back under the threshold.
+func (s *Service) pullSucceeded(ctx context.Context, c store.AlertConfig, th Threshold, ev Signal) error {
+	switch c.AlertType {
+	case ConsecutivePullFailures:
+		_, err := s.clear(ctx, c, "the source's latest pull succeeded.")
+		return err
+	case PullErrorRateSpike:
+		if open, err := s.hasOpen(ctx, c); err != nil || !open {
+			return err
+		}
+		total, bad, err := s.DB.SourcePullWindow(ctx, ev.AccountID, ev.SourceID, s.now().Add(-time.Duration(th.WindowMinutes)*time.Minute))
+		if err != nil {
+			return err
+		}
+		if total < th.MinRuns || float64(bad)/float64(total) < th.Rate {
+			_, err = s.clear(ctx, c, fmt.Sprintf("%d of the source's %d pulls in the last %d minutes failed, under the threshold.",
+				bad, total, th.WindowMinutes))
+		}
+		return err
+	}
+	return nil
+}
+
+// DetectCredits gives active accounts their default credits alerts, then
+// evaluates every enabled credits configuration against the account's
+// balance and spending.
 func (s *Service) DetectCredits(ctx context.Context) (int, error) {
+	if err := s.CreateCreditDefaults(ctx); err != nil {
+		return 0, err
+	}
 	after, n := "", 0
 	for {
 		configs, err := s.DB.EnabledAlertConfigsAfter(ctx, CreditTypes, after, sweepPage)
@@ -327,25 +374,35 @@ func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error 
 	switch c.AlertType {
 	case CreditsLowThreshold:
 		if balance >= th.Credits {
-			return nil
+			_, err := s.clear(ctx, c, fmt.Sprintf("the balance is back to %.2f credits, at or above the %.2f threshold.", balance, th.Credits))
+			return err
 		}
 		ev.Message = fmt.Sprintf("The balance is %.2f credits, below the %.2f threshold.", balance, th.Credits)
 		ev.Details = map[string]any{"balance": balance, "threshold": th.Credits}
 	case CreditsRunoutPrediction:
 		spent, err := s.DB.CreditsSpent(ctx, c.AccountID, now.Add(-window), now)
-		if err != nil || spent <= 0 {
+		if err != nil {
+			return err
+		}
+		if spent <= 0 {
+			_, err := s.clear(ctx, c, "no credits were spent in the window: nothing predicts a run-out.")
 			return err
 		}
 		perDay := spent / window.Hours() * 24
 		days := balance / perDay
 		if days > th.Days {
-			return nil
+			_, err := s.clear(ctx, c, fmt.Sprintf("at %.2f credits a day the balance lasts %.1f days, past the %.1f-day threshold.", perDay, days, th.Days))
+			return err
 		}
 		ev.Message = fmt.Sprintf("At %.2f credits a day, the balance of %.2f runs out in %.1f days.", perDay, balance, days)
 		ev.Details = map[string]any{"balance": balance, "credits_per_day": perDay, "days_left": days, "threshold_days": th.Days}
 	case CreditsUsageSpike:
 		spent, err := s.DB.CreditsSpent(ctx, c.AccountID, now.Add(-window), now)
-		if err != nil || spent <= 0 {
+		if err != nil {
+			return err
+		}
+		if spent <= 0 {
+			_, err := s.clear(ctx, c, "no credits were spent in the window.")
 			return err
 		}
 		const baselineWindows = 7
@@ -355,7 +412,9 @@ func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error 
 		}
 		avg := before / baselineWindows
 		if avg <= 0 || spent < th.Multiplier*avg {
-			return nil
+			_, err := s.clear(ctx, c, fmt.Sprintf("%.2f credits were spent in the last %d minutes, under %.1f× the usual %.2f.",
+				spent, th.WindowMinutes, th.Multiplier, avg))
+			return err
 		}
 		ev.Message = fmt.Sprintf("%.2f credits were spent in the last %d minutes, %.1f× the usual %.2f.", spent, th.WindowMinutes, spent/avg, avg)
 		ev.Details = map[string]any{"spent": spent, "baseline": avg, "multiplier": spent / avg, "window_minutes": th.WindowMinutes}

@@ -73,6 +73,7 @@ var titles = map[string]string{
 	ModelNewerAvailable:     "Newer model available",
 	ModelDeprecated:         "Model deprecated",
 	ModelSunset:             "Model sunset",
+	InboundEmailPaused:      "Inbound e-mail paused",
 	PullFailed:              "Source pull failed",
 	ConsecutivePullFailures: "Consecutive source pull failures",
 	PullErrorRateSpike:      "Source pull error rate spike",

@@ -123,7 +123,7 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 		return c, invalid("agent_id", "%s is a source alert type; name a source_connection_id, or neither for the account", in.AlertType)
 	case !isSource && c.SourceConnectionID != "":
 		return c, invalid("source_connection_id", "%s is an agent alert type; name an agent_id, or neither for the account", in.AlertType)
-	case slices.Contains(CreditTypes, in.AlertType) && c.AgentID != "":
+	case slices.Contains(AccountTypes, in.AlertType) && c.AgentID != "":
 		return c, invalid("agent_id", "%s is an account-level alert; leave agent_id out", in.AlertType)
 	}
 	if err := s.apply(ctx, &c, in); err != nil {

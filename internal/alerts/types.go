@@ -28,6 +28,12 @@ const (
 	ModelDeprecated     = "model_deprecated"
 	ModelSunset         = "model_sunset"
 
+	// InboundEmailPaused is an extension type (not in the contract's
+	// list): the account's inbound overload breaker armed and inbound
+	// mail is being turned away. Account-level; resolves itself when
+	// the breaker lifts.
+	InboundEmailPaused = "inbound_email_paused"
+
 	PullFailed              = "pull_failed"
 	ConsecutivePullFailures = "consecutive_pull_failures"
 	PullErrorRateSpike      = "pull_error_rate_spike"
@@ -46,8 +52,12 @@ var (
 		ModelNewerAvailable, ModelDeprecated, ModelSunset}
 	SourceTypes = []string{PullFailed, ConsecutivePullFailures, PullErrorRateSpike}
 	CreditTypes = []string{CreditsLowThreshold, CreditsRunoutPrediction, CreditsUsageSpike}
-	// AllTypes is every alert type, agent types first.
-	AllTypes = append(slices.Clone(AgentTypes), SourceTypes...)
+	// AccountTypes are account-level: a configuration of them names no
+	// agent or source.
+	AccountTypes = append(slices.Clone(CreditTypes), InboundEmailPaused)
+	// AllTypes is every alert type, agent types first, then the
+	// extension types.
+	AllTypes = append(append(slices.Clone(AgentTypes), SourceTypes...), InboundEmailPaused)
 	// runTypes are detected from runs; perRunTypes count each run.
 	runTypes    = []string{RunFailed, ConsecutiveFailures, ErrorRateSpike, RunBurst, SlowRun}
 	perRunTypes = []string{RunFailed, SlowRun}

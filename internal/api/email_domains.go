@@ -100,7 +100,7 @@ type DmarcSummaryResponse struct {
 	PassRate          *float64                     `json:"pass_rate" doc:"Passed over total; null when no message was reported."`
 	Dispositions      map[string]int64             `json:"dispositions"`
 	TopFailingSources []DmarcFailingSourceResponse `json:"top_failing_sources"`
-	Monitored         bool                         `json:"monitored" doc:"Reports reach this summary when the domain publishes the DMARC record asked for (rua=mailto:dmarc-reports@<domain>)."`
+	Monitored         bool                         `json:"monitored" doc:"True when the domain's DMARC record, as last verified, names Agentry's rua mailbox (rua=mailto:dmarc-reports@<domain>), so aggregate reports reach this summary; false for a domain not yet verified or one that keeps its own DMARC reporting."`
 }
 
 func strPtr(s string) *string {
@@ -233,7 +233,8 @@ func (s *Server) getDMARCSummary(ctx context.Context, in *dmarcInput) (*dmarcOut
 		return nil, err
 	}
 	acct := principal(ctx).AccountID
-	if _, err := s.deps.EmailDomains.Get(ctx, acct, in.DomainID); err != nil {
+	dom, err := s.deps.EmailDomains.Get(ctx, acct, in.DomainID)
+	if err != nil {
 		return nil, emailDomainError(err)
 	}
 	sum, err := s.deps.DMARC.Summarize(ctx, acct, in.DomainID, in.Days, in.TopSources)
@@ -242,7 +243,7 @@ func (s *Server) getDMARCSummary(ctx context.Context, in *dmarcInput) (*dmarcOut
 	}
 	out := DmarcSummaryResponse{WindowDays: sum.WindowDays, ReportCount: sum.Reports, TotalMessages: sum.Total, PassedMessages: sum.Passed,
 		FailedMessages: sum.Total - sum.Passed, Dispositions: map[string]int64{"none": 0, "quarantine": 0, "reject": 0},
-		TopFailingSources: []DmarcFailingSourceResponse{}, Monitored: true}
+		TopFailingSources: []DmarcFailingSourceResponse{}, Monitored: dom.Monitored()}
 	for k, v := range sum.Dispositions {
 		out.Dispositions[k] = v
 	}

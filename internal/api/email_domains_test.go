@@ -191,13 +191,22 @@ func TestEmailDomainsLifecycle(t *testing.T) {
 		r.JSON(t, &sum)
 		if r.Status != 200 || sum.WindowDays != 7 || sum.ReportCount != 1 || sum.TotalMessages != 10 || sum.PassedMessages != 8 || sum.FailedMessages != 2 ||
 			sum.PassRate == nil || *sum.PassRate != 0.8 || sum.Dispositions["quarantine"] != 2 || sum.Dispositions["none"] != 8 ||
-			len(sum.TopFailingSources) != 1 || sum.TopFailingSources[0].SourceIP != "203.0.113.7" {
+			len(sum.TopFailingSources) != 1 || sum.TopFailingSources[0].SourceIP != "203.0.113.7" || !sum.Monitored {
 			t.Fatalf("dmarc: %d %s", r.Status, r.Body)
 		}
 		r = s.Do(t, "GET", "/email-domains/"+van.ID+"/dmarc?days=100000", boss.Key, nil)
 		r.JSON(t, &sum)
-		if sum.WindowDays != 365 || sum.ReportCount != 0 || sum.PassRate != nil {
-			t.Fatalf("empty dmarc: %s", r.Body)
+		if sum.WindowDays != 365 || sum.ReportCount != 0 || sum.PassRate != nil || sum.Monitored {
+			t.Fatalf("empty dmarc (never verified, so not monitored): %s", r.Body)
+		}
+		// The owner switches to their own DMARC reporting: no longer monitored.
+		dnsSrv.Remove(keys["dmarc"].Name)
+		dnsSrv.AddTXT(keys["dmarc"].Name, "v=DMARC1; p=none; rua=mailto:postmaster@acme.test")
+		wantStatus(t, s.Do(t, "POST", "/email-domains/"+dom.ID+"/verify", boss.Key, nil), http.StatusOK)
+		r = s.Do(t, "GET", "/email-domains/"+dom.ID+"/dmarc?days=7", boss.Key, nil)
+		r.JSON(t, &sum)
+		if r.Status != 200 || sum.Monitored {
+			t.Fatalf("own rua still monitored: %s", r.Body)
 		}
 
 		// Another account reaches none of it.

@@ -32,7 +32,7 @@ type Overseer struct{ S *Service }
 
 // Watch loads the agent's settings and criteria once per run.
 func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, error) {
-	a, err := o.S.DB.Agent(ctx, run.AccountID, run.AgentID)
+	a, err := o.S.DB.AgentForEvaluation(ctx, run.AccountID, run.AgentID)
 	if err != nil {
 		return nil, nil // a deleted agent's run: the runs area reports it
 	}
@@ -118,6 +118,8 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 	var v engine.Verdict
 	var failed []string
 	retriesLeft := w.mode == ModeRetry && w.settings.RetryOnFailure && c.Retries < w.settings.MaxRetries
+	rs := make([]store.EvaluationResult, 0, len(cs))
+	explanations := make([]string, 0, len(cs))
 	for _, cr := range cs {
 		prompt := ""
 		if cr.row.EvaluationPrompt != nil {
@@ -135,11 +137,8 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 			r.Score = &score
 		}
 		r.Details, _ = json.Marshal(j.Details(cr.row.PassThreshold))
-		saved, err := w.s.DB.InsertEvaluationResult(context.WithoutCancel(ctx), r)
-		if err != nil {
-			return v, fmt.Errorf("recording the evaluation of step %s: %w", c.Step.ID, err)
-		}
-		w.s.alert(ctx, saved, j.Explanation)
+		rs = append(rs, r)
+		explanations = append(explanations, j.Explanation)
 		if bad {
 			label := "criterion " + cr.row.ID
 			if cr.row.Description != nil && *cr.row.Description != "" {
@@ -147,6 +146,13 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 			}
 			failed = append(failed, label+":\n"+j.Feedback())
 		}
+	}
+	saved, err := w.s.record(context.WithoutCancel(ctx), rs)
+	if err != nil {
+		return v, fmt.Errorf("recording the evaluation of step %s: %w", c.Step.ID, err)
+	}
+	for i, r := range saved {
+		w.s.alert(ctx, r, explanations[i])
 	}
 	if len(failed) == 0 || w.mode != ModeRetry || !w.settings.RetryOnFailure {
 		return v, nil

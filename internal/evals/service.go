@@ -31,6 +31,8 @@ type Service struct {
 	Catalog *catalog.Catalog
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
+
+	results resultWriter // group commits of the engine's judgments (commit.go)
 }
 
 // Evaluation modes.

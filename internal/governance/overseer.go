@@ -69,6 +69,9 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 	}
 	w.s.report(ctx, at, StageOutput, v)
 	if v.Action == ActionBlock {
+		if w.s.OutputBlocked != nil {
+			w.s.OutputBlocked(context.WithoutCancel(ctx), w.run.AccountID, w.run.Metadata, v)
+		}
 		return engine.Verdict{Block: &BlockedError{Verdict: v}, Credits: credits}, nil
 	}
 	return engine.Verdict{Credits: credits}, nil

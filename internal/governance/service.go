@@ -32,6 +32,10 @@ type Service struct {
 	Catalog *catalog.Catalog
 	// Alerts receives governance_flagged and governance_blocked (nil: none).
 	Alerts oversight.Alerter
+	// OutputBlocked, when set, hears every block of a step's output with
+	// the run it stopped (the mail area's auto-block acts on it for runs
+	// started by an e-mail). It runs on the run's path: it must be quick.
+	OutputBlocked func(ctx context.Context, accountID string, runMetadata map[string]any, v Verdict)
 
 	compiled sync.Map // policy id → compiledEntry
 }

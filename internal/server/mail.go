@@ -44,6 +44,9 @@ func (s *Server) wireMailInbound() {
 	if s.DMARC != nil {
 		s.MailInbound.Reports = s.DMARC
 	}
+	if s.Mail != nil {
+		s.MailInbound.Bounces = s.Mail // late bounces of agents' mail
+	}
 }
 
 // domainDirectory is the email domains service as inbound's directory,

@@ -227,7 +227,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		return nil, err
 	}
 	s.wireMailInbound()
-	s.MailInbound.Governance = mailGovernance{s.Governance} // auto-block mode
+	s.MailInbound.Governance = mailGovernance{s.Governance}      // auto-block mode
+	s.MailProtect.OnBreaker = breakerAlerts(s.Alerts)            // breaker → alerts
+	s.Governance.OutputBlocked = mailOutputBlocks(s.MailInbound) // output auto-block
 
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)

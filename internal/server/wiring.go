@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net/mail"
 
 	alerting "github.com/agentry/agentry/internal/alerts"
@@ -34,6 +36,18 @@ func (m mailGovernance) Check(ctx context.Context, accountID, agentID, stage, te
 	return inbound.Verdict{Action: v.Action, Rule: v.Rule, Reason: v.Reason}, nil
 }
 
+// mailOutputBlocks is the output half of the mail area's auto-block mode:
+// a governance block on a step's output in a run an e-mail started may
+// block the message's sender. A failure is logged; the run is blocked
+// either way.
+func mailOutputBlocks(in *inbound.Service) func(ctx context.Context, accountID string, md map[string]any, v governance.Verdict) {
+	return func(ctx context.Context, accountID string, md map[string]any, v governance.Verdict) {
+		if err := in.OutputBlocked(ctx, accountID, md, v.Rule); err != nil {
+			slog.WarnContext(ctx, "auto-block on output", "account_id", accountID, "err", err)
+		}
+	}
+}
+
 // alertMailer sends alert e-mail through the mail area's outbound side:
 // signed with the account's sending domain and delivered by its jobs.
 // Alert mail is not agent mail, so it carries no agent unsubscribe link;
@@ -48,4 +62,26 @@ func (a alertMailer) SendAlert(ctx context.Context, m alerting.Mail) error {
 	_, err := a.m.Send(ctx, outbound.Mail{AccountID: m.AccountID, FromLocal: "alerts", FromName: "Agentry alerts",
 		To: []string{to}, Subject: m.Subject, Body: m.Text})
 	return err
+}
+
+// breakerAlerts raises the inbound_email_paused alert when an account's
+// inbound breaker arms (giving the account the type's default
+// configuration the first time) and resolves it when the breaker lifts.
+func breakerAlerts(a *alerting.Service) func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error {
+	return func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error {
+		if !armed {
+			msg := fmt.Sprintf("Inbound e-mail resumed (%d runs parked, ceiling %d).", backlog, ceiling)
+			if backlog < 0 {
+				msg = "Inbound e-mail resumed."
+			}
+			return a.Resolve(ctx, alerting.Signal{AccountID: accountID, Type: alerting.InboundEmailPaused, Message: msg})
+		}
+		if _, err := a.EnsureDefault(ctx, accountID, alerting.InboundEmailPaused); err != nil {
+			return err
+		}
+		return a.Raise(ctx, alerting.Signal{AccountID: accountID, Type: alerting.InboundEmailPaused,
+			Message: fmt.Sprintf("Inbound e-mail is paused: %d runs are parked over the hourly quota, past the ceiling of %d. "+
+				"New mail is turned away (451) until the backlog drains to half the ceiling, or resume or cancel the queued runs.", backlog, ceiling),
+			Details: map[string]any{"queued_backlog": backlog, "ceiling": ceiling}})
+	}
 }

@@ -469,3 +469,14 @@ func (db *DB) ConfigHasOpenAlert(ctx context.Context, configID string) (bool, er
 	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE open_config_id = $1`, configID).Scan(&n)
 	return n > 0, err
 }
+
+// OpenAlertOfConfig returns the id of a configuration's open (triggered
+// or acknowledged) alert, or "" when it has none.
+func (db *DB) OpenAlertOfConfig(ctx context.Context, configID string) (string, error) {
+	var id string
+	err := db.R.QueryRowContext(ctx, `SELECT id FROM alerts WHERE open_config_id = $1 LIMIT 1`, configID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}

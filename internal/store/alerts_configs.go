@@ -230,12 +230,14 @@ func (db *DB) SetAlertConfigChecked(ctx context.Context, id string, at time.Time
 }
 
 // ActiveAccountsWithoutConfig lists accounts that have used credits since
-// `since` and have no configuration of alertType, after afterID, for the
-// credits sweep that creates the default configurations.
+// `since`, have no configuration of alertType and were never given its
+// default, after afterID, for the credits sweep that creates the default
+// configurations.
 func (db *DB) ActiveAccountsWithoutConfig(ctx context.Context, alertType string, since time.Time, afterID string, limit int) ([]string, error) {
 	rows, err := db.R.QueryContext(ctx, `SELECT a.id FROM accounts a WHERE a.id > $1
 		AND EXISTS (SELECT 1 FROM credit_ledger l WHERE l.account_id = a.id AND l.delta < 0 AND l.created_at >= $2)
 		AND NOT EXISTS (SELECT 1 FROM alert_configs c WHERE c.account_id = a.id AND c.alert_type = $3)
+		AND NOT EXISTS (SELECT 1 FROM alert_default_configs d WHERE d.account_id = a.id AND d.alert_type = $3)
 		ORDER BY a.id LIMIT $4`, afterID, since.UTC(), alertType, limit)
 	if err != nil {
 		return nil, err
@@ -250,4 +252,40 @@ func (db *DB) ActiveAccountsWithoutConfig(ctx context.Context, alertType string,
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// CreateDefaultAlertConfig stores c as the account's default configuration
+// of its type, once: when the account already has a configuration of the
+// type or was given its default before, it stores nothing and reports
+// false.
+func (db *DB) CreateDefaultAlertConfig(ctx context.Context, c AlertConfig) (bool, error) {
+	created := false
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO alert_default_configs (account_id, alert_type, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT (account_id, alert_type) DO NOTHING`, c.AccountID, c.AlertType, Now())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		var have int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM alert_configs WHERE account_id = $1 AND alert_type = $2`,
+			c.AccountID, c.AlertType).Scan(&have); err != nil {
+			return err
+		}
+		if have > 0 {
+			return nil
+		}
+		created = true
+		c.ID, c.CreatedAt = NewID(), Now()
+		recipients, _ := json.Marshal(nonNil(c.RecipientUserIDs))
+		_, err = tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
+			enabled, threshold, cooldown_minutes, distribution_type, recipient_user_ids, created_at, updated_at, checked_at)
+			VALUES ($1, $2, NULL, NULL, $3, $4, $5, $6, $7, $8, $9, $9, $9)`,
+			c.ID, c.AccountID, c.AlertType, c.Enabled, nullableJSON(c.Threshold), c.CooldownMinutes, c.DistributionType,
+			string(recipients), c.CreatedAt)
+		return err
+	})
+	return created, err
 }

@@ -197,6 +197,74 @@ type EvaluationResult struct {
 // InsertEvaluationResult stores a result; its id and times are set here
 // when empty.
 func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (EvaluationResult, error) {
+	return insertEvaluationResult(ctx, db.W, r)
+}
+
+// InsertEvaluationResults records results in one transaction (a group
+// commit of judgments made at the same time): all or none. A result
+// naming a criterion that is gone is ErrNotFound for the whole batch.
+func (db *DB) InsertEvaluationResults(ctx context.Context, rs []EvaluationResult) ([]EvaluationResult, error) {
+	if len(rs) == 1 {
+		r, err := db.InsertEvaluationResult(ctx, rs[0])
+		return []EvaluationResult{r}, err
+	}
+	out := make([]EvaluationResult, len(rs))
+	// Multi-row INSERTs of up to resultRowsPerInsert rows: one statement
+	// per chunk instead of one per result.
+	const resultRowsPerInsert = 64
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(rs); start += resultRowsPerInsert {
+			chunk := rs[start:min(start+resultRowsPerInsert, len(rs))]
+			var q strings.Builder
+			q.WriteString(`INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+				agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at) VALUES `)
+			args := make([]any, 0, 16*len(chunk))
+			for i, r := range chunk {
+				if r.ID == "" {
+					r.ID = NewID()
+				}
+				r.CreatedAt = Now()
+				if r.EvaluatedAt.IsZero() {
+					r.EvaluatedAt = r.CreatedAt
+				}
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteByte('(')
+				for k := 1; k <= 16; k++ {
+					if k > 1 {
+						q.WriteString(", ")
+					}
+					q.WriteString("$" + itoa(len(args)+k))
+				}
+				q.WriteByte(')')
+				args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID),
+					r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
+				out[start+i] = r
+			}
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				if isForeignKeyViolation(err) {
+					return ErrNotFound
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AgentForEvaluation returns one of the account's live agents without its
+// definition: the evaluation overseer reads only its settings, once per
+// run.
+func (db *DB) AgentForEvaluation(ctx context.Context, accountID, id string) (Agent, error) {
+	return scanAgent(db.R.QueryRowContext(ctx, `SELECT `+agentListColumns+agentFrom+
+		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
+}
+
+func insertEvaluationResult(ctx context.Context, x interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, r EvaluationResult) (EvaluationResult, error) {
 	if r.ID == "" {
 		r.ID = NewID()
 	}
@@ -204,7 +272,7 @@ func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (E
 	if r.EvaluatedAt.IsZero() {
 		r.EvaluatedAt = r.CreatedAt
 	}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+	_, err := x.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
 		agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID), r.EvaluationMode,

@@ -65,7 +65,10 @@ func InsertMailMessage(ctx context.Context, tx *sql.Tx, m MailMessage, copies []
 	}
 	ds := make([]MailDelivery, 0, len(copies))
 	for _, c := range copies {
-		d := MailDelivery{ID: NewID(), MessageID: m.ID, AccountID: m.AccountID, Recipient: c.Recipient, Status: DeliveryQueued, UpdatedAt: m.CreatedAt}
+		if c.ID == "" {
+			c.ID = NewID()
+		}
+		d := MailDelivery{ID: c.ID, MessageID: m.ID, AccountID: m.AccountID, Recipient: c.Recipient, Status: DeliveryQueued, UpdatedAt: m.CreatedAt}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO mail_deliveries (id, message_id, account_id, recipient, raw, status, attempts, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, 0, $7)`, d.ID, d.MessageID, d.AccountID, d.Recipient, c.Raw, d.Status, d.UpdatedAt); err != nil {
 			return MailMessage{}, nil, err
@@ -143,4 +146,27 @@ func (db *DB) RecordMailAttempt(ctx context.Context, accountID, deliveryID, stat
 		updated_at = $4, delivered_at = $5 WHERE account_id = $6 AND id = $7 AND status = 'queued'`,
 		status, codeArg, nullable(lastErr), now, delivered, accountID, deliveryID)
 	return err
+}
+
+// MailDeliveryOf reports whether the account has the copy with this id
+// sent to recipient.
+func (db *DB) MailDeliveryOf(ctx context.Context, accountID, id, recipient string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM mail_deliveries WHERE account_id = $1 AND id = $2 AND recipient = $3`,
+		accountID, id, recipient).Scan(&n)
+	return n > 0, err
+}
+
+// RecordLateBounce marks the account's copy with this id, sent to
+// recipient, bounced: the receiving server refused it after accepting it.
+// It reports whether the account has such a copy (one already bounced or
+// failed stays as it is).
+func (db *DB) RecordLateBounce(ctx context.Context, accountID, id, recipient string, code int, lastErr string) (bool, error) {
+	known, err := db.MailDeliveryOf(ctx, accountID, id, recipient)
+	if err != nil || !known {
+		return false, err
+	}
+	_, err = db.W.ExecContext(ctx, `UPDATE mail_deliveries SET status = $1, smtp_code = $2, last_error = $3, updated_at = $4
+		WHERE account_id = $5 AND id = $6 AND status IN ('queued', 'sent')`, DeliveryBounced, code, lastErr, Now(), accountID, id)
+	return true, err
 }

@@ -133,6 +133,19 @@ func (s *Service) view(d store.EmailDomain) Domain {
 	return Domain{EmailDomain: d, Records: recs, ZoneApex: apex}
 }
 
+// Monitored reports whether aggregate reports can reach the DMARC
+// summary: the domain's DMARC record, as last checked, was found naming
+// Agentry's rua mailbox. A domain never checked, or whose owner keeps
+// their own DMARC reporting, is not monitored (its summary stays empty).
+func (d Domain) Monitored() bool {
+	for _, r := range d.Records {
+		if r.Key == "dmarc" {
+			return r.OK && r.Detail == ""
+		}
+	}
+	return false
+}
+
 // List answers the account's domains.
 func (s *Service) List(ctx context.Context, accountID string) ([]Domain, error) {
 	ds, err := s.db.EmailDomains(ctx, accountID)

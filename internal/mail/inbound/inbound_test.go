@@ -348,10 +348,41 @@ func TestOverQuotaParksAndBreakerPauses(t *testing.T) {
 			t.Fatalf("paused inbox accepted: %v", err)
 		}
 		waitRejection(t, e, "inbound_paused")
+		// The breaker raised an alert (the account got the type's default
+		// configuration), and resuming resolves it.
+		pausedAlert := func() (id, status string) {
+			var l struct {
+				Data []struct {
+					ID        string `json:"id"`
+					AlertType string `json:"alert_type"`
+					Status    string `json:"status"`
+				} `json:"data"`
+			}
+			e.ts.Do(t, "GET", "/alerts?limit=100", e.ts.Key, nil).JSON(t, &l)
+			for _, a := range l.Data {
+				if a.AlertType == "inbound_email_paused" {
+					return a.ID, a.Status
+				}
+			}
+			return "", ""
+		}
+		// The alert follows the pause's commit by a moment.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			_, st := pausedAlert()
+			if st == "triggered" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no inbound_email_paused alert while paused (%q)", st)
+			}
+		}
 		// Too large.
 		big := append(message("ada@open.example", to, "big"), strings.Repeat(strings.Repeat("a", 70)+"\r\n", 600)...)
 		if r := e.ts.Do(t, "POST", "/agents/inbound-email-status/resume", e.ts.Key, nil); r.Status != 200 || !strings.Contains(string(r.Body), `"resumed":true`) {
 			t.Fatalf("resume: %d %s", r.Status, r.Body)
+		}
+		if _, st := pausedAlert(); st != "resolved" {
+			t.Fatalf("inbound_email_paused after resume: %q", st)
 		}
 		if err := send(t, e.smtpAddr, "ada@open.example", to, big); code(err) != 552 && code(err) != 500 {
 			t.Fatalf("oversized message: %v", err)

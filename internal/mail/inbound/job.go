@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/mail/protect"
@@ -113,6 +114,17 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 	if err != nil {
 		return s.discard(ctx, e, nil, protect.ReasonMalformed)
 	}
+	// A delivery report about one of the account's own copies is recorded
+	// against that copy and starts no run.
+	if s.Bounces != nil && strings.Contains(strings.ToLower(msg.Get("Content-Type")), "multipart/report") {
+		handled, err := s.Bounces.LateBounce(ctx, accountID, e.Raw)
+		if err != nil {
+			return err
+		}
+		if handled {
+			return s.finish(ctx, e, "delivery_report", "")
+		}
+	}
 	route, err := s.DB.EmailRouteInAccount(ctx, accountID, e.AgentID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && route.TriggerType != "email_received") {
 		return s.discard(ctx, e, msg, protect.ReasonUnknownAlias)
@@ -187,13 +199,22 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 		return err
 	}
 	md := map[string]any{"inbound_email_id": e.ID, "email_from": msg.From, "email_subject": msg.Subject, "email_message_id": msg.MessageID}
+	if authenticated {
+		// Auto-block acts only on senders whose From could not be forged;
+		// the output half (OutputBlocked) reads it from here.
+		md["email_sender_authenticated"] = true
+	}
 	only := func(a runs.Agent) bool { return a.ID == e.AgentID }
 
-	used, err := s.DB.EmailRunsStartedSince(ctx, accountID, time.Now().Add(-time.Hour))
-	if err != nil {
-		return err
+	overQuota := false
+	if s.Config.RunsPerHour > 0 {
+		used, err := s.DB.EmailRunsStartedSince(ctx, accountID, time.Now().Add(-time.Hour), s.Config.RunsPerHour)
+		if err != nil {
+			return err
+		}
+		overQuota = used >= s.Config.RunsPerHour
 	}
-	if s.Config.RunsPerHour > 0 && used >= s.Config.RunsPerHour {
+	if overQuota {
 		if !cfg.QueueOnQuota {
 			return s.discard(ctx, e, msg, protect.ReasonOverQuota)
 		}
@@ -238,6 +259,9 @@ func (s *Service) storeAttachments(ctx context.Context, e store.InboundEmail, m 
 		a := &m.Attachments[i]
 		a.ID = fmt.Sprintf("%s-%d", e.ID, i+1)
 		a.BlobKey = fmt.Sprintf("mail/%s/%s/%d", e.AccountID, e.ID, i+1)
+		if a.Text == "" && len(a.Data) > 0 {
+			a.Text = attachmentText(ctx, a)
+		}
 		if s.Blobs == nil {
 			continue
 		}
@@ -281,7 +305,7 @@ func (s *Service) CatchUp(ctx context.Context, now time.Time) error {
 	for _, acct := range accounts {
 		room := 1000
 		if s.Config.RunsPerHour > 0 {
-			used, err := s.DB.EmailRunsStartedSince(ctx, acct, now.Add(-time.Hour))
+			used, err := s.DB.EmailRunsStartedSince(ctx, acct, now.Add(-time.Hour), s.Config.RunsPerHour)
 			if err != nil {
 				return err
 			}
@@ -306,4 +330,29 @@ func (s *Service) CatchUp(ctx context.Context, now time.Time) error {
 		return s.DB.PruneInboundEmails(ctx, now.Add(-s.Config.Retention))
 	}
 	return nil
+}
+
+// OutputBlocked is the output half of auto_block_mode=input_and_output: a
+// governance block on a step's output in a run an e-mail started adds the
+// message's sender to the account's blocklist, when the sender was
+// authenticated (SPF or DKIM aligned with From) and the account's mode
+// says so. runMetadata is the run's metadata, which Process wrote.
+func (s *Service) OutputBlocked(ctx context.Context, accountID string, runMetadata map[string]any, rule string) error {
+	if runMetadata["inbound_email_id"] == nil || runMetadata["email_sender_authenticated"] != true {
+		return nil
+	}
+	from, _ := runMetadata["email_from"].(string)
+	if from == "" {
+		return nil
+	}
+	state, err := s.DB.InboundStateOf(ctx, accountID)
+	if err != nil || state.AutoBlockMode != protect.ModeInputAndOutput {
+		return err
+	}
+	note := "governance block on the agent's output"
+	if rule != "" {
+		note += ": " + rule
+	}
+	_, err = s.Protect.Block(ctx, accountID, from, "address", note, "governance")
+	return err
 }

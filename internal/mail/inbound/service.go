@@ -56,6 +56,14 @@ type Governance interface {
 	Check(ctx context.Context, accountID, agentID, stage, text string) (Verdict, error)
 }
 
+// Bounces takes delivery status notifications about the account's own
+// outgoing copies (late bounces); the outbound area implements it. A nil
+// sink handles none, and such mail goes to the agent's checks like any
+// other (ignore_auto_generated drops it by default).
+type Bounces interface {
+	LateBounce(ctx context.Context, accountID string, raw []byte) (handled bool, err error)
+}
+
 // DefaultDomain is the shared domain when none is configured.
 const DefaultDomain = "agent.localhost"
 
@@ -101,6 +109,7 @@ type Service struct {
 	Directory  DomainDirectory
 	Reports    ReportSink
 	Governance Governance
+	Bounces    Bounces
 
 	enq enqueuer // group commits of accepted messages (smtp.go)
 }

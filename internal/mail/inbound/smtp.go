@@ -123,6 +123,13 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 		return nil
 	}
 	route, accountID, err := svc.resolve(ctx, to)
+	if errors.Is(err, errUnknownMailbox) && s.from == "" && route.AgentID != "" && svc.Bounces != nil {
+		// Null-sender mail to an agent without an email trigger: the
+		// delivery reports about its own outgoing mail come this way (its
+		// address is their envelope sender). The job keeps only reports
+		// about the account's copies; anything else is discarded there.
+		err = nil
+	}
 	switch {
 	case errors.Is(err, errUnknownDomain):
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied: this server takes mail only for its agents"}

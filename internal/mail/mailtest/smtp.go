@@ -36,7 +36,18 @@ type Sink struct {
 // StartSink starts a sink until the test ends.
 func StartSink(t testing.TB, user, pass string) *Sink {
 	t.Helper()
-	k := &Sink{User: user, Pass: pass, arrived: make(chan struct{}, 1000)}
+	k, stop, err := ListenSink(user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return k
+}
+
+// ListenSink starts a sink on loopback outside a test (the benchmarks
+// under bench/ relay to it); stop closes it.
+func ListenSink(user, pass string) (k *Sink, stop func(), err error) {
+	k = &Sink{User: user, Pass: pass, arrived: make(chan struct{}, 1000)}
 	s := smtp.NewServer(k)
 	s.Domain = "sink.test"
 	s.AllowInsecureAuth = true
@@ -44,12 +55,11 @@ func StartSink(t testing.TB, user, pass string) *Sink {
 	s.MaxMessageBytes = 10 << 20
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	k.Addr = l.Addr().String()
 	go s.Serve(l)
-	t.Cleanup(func() { s.Close() })
-	return k
+	return k, func() { s.Close() }, nil
 }
 
 // SetTempFailures makes the next n RCPTs to tempfail@… answer 451.
@@ -78,6 +88,22 @@ func (k *Sink) Wait(t testing.TB, n int) []Received {
 		case <-k.arrived:
 		case <-deadline:
 			t.Fatalf("sink: %d messages after 20s, want %d", len(k.Messages()), n)
+		}
+	}
+}
+
+// WaitTimeout returns once n messages have arrived or after d, with what
+// arrived.
+func (k *Sink) WaitTimeout(n int, d time.Duration) []Received {
+	deadline := time.After(d)
+	for {
+		if m := k.Messages(); len(m) >= n {
+			return m
+		}
+		select {
+		case <-k.arrived:
+		case <-deadline:
+			return k.Messages()
 		}
 	}
 }

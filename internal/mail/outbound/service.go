@@ -14,6 +14,7 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentry/agentry/internal/jobs"
@@ -108,6 +109,9 @@ type Mail struct {
 	Subject     string
 	Body        string
 	HTML        bool
+	// NameFromAgent: FromName is the agent's name, looked up with the
+	// send's other lookups.
+	NameFromAgent bool
 	// AgentMail: the copies carry one-click unsubscribe links and opted
 	// out recipients are skipped. Only the test e-mail to the account's
 	// own owner goes without.
@@ -223,14 +227,39 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 		}
 	}
 	rep := Report{Queued: []string{}, SkippedOptedOut: []string{}}
+	// The lookups a send needs (opt-outs, the sending identity, the
+	// agent's name) are independent: on PostgreSQL each is a round trip,
+	// so they go out together.
+	var (
+		wg                         sync.WaitGroup
+		optedOut                   map[string]bool
+		sender                     Identity
+		agentName                  string
+		optErr, senderErr, nameErr error
+	)
 	if m.AgentMail {
-		out, err := s.db.OptedOut(ctx, m.AccountID, m.AgentID, rcpts)
-		if err != nil {
-			return Report{}, err
-		}
+		wg.Add(1)
+		go func() { defer wg.Done(); optedOut, optErr = s.db.OptedOut(ctx, m.AccountID, m.AgentID, rcpts) }()
+	}
+	if m.Identity == nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); sender, senderErr = s.ids.Sender(ctx, m.AccountID) }()
+	}
+	if m.NameFromAgent {
+		wg.Add(1)
+		go func() { defer wg.Done(); agentName, nameErr = s.db.AgentName(ctx, m.AccountID, m.AgentID) }()
+	}
+	wg.Wait()
+	if err := errors.Join(optErr, nameErr); err != nil {
+		return Report{}, err
+	}
+	if m.NameFromAgent {
+		m.FromName = agentName
+	}
+	if m.AgentMail {
 		kept := rcpts[:0:0]
 		for _, r := range rcpts {
-			if out[r] {
+			if optedOut[r] {
 				rep.SkippedOptedOut = append(rep.SkippedOptedOut, r)
 			} else {
 				kept = append(kept, r)
@@ -244,11 +273,10 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 
 	id := m.Identity
 	if id == nil {
-		got, err := s.ids.Sender(ctx, m.AccountID)
-		if err != nil {
-			return Report{}, err
+		if senderErr != nil {
+			return Report{}, senderErr
 		}
-		id = &got
+		id = &sender
 	}
 	local := m.FromLocal
 	if local == "" {
@@ -262,6 +290,8 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 	}
 	copies := make([]store.MailDelivery, 0, len(rcpts))
 	for _, r := range rcpts {
+		// The copy's id is its Message-ID's left part, so a late bounce
+		// (which quotes it) names the copy (LateBounce).
 		d.MessageIDLocal = store.NewID()
 		d.Unsubscribe = ""
 		if m.AgentMail {
@@ -271,7 +301,7 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
-		copies = append(copies, store.MailDelivery{Recipient: r, Raw: string(raw)})
+		copies = append(copies, store.MailDelivery{ID: d.MessageIDLocal, Recipient: r, Raw: string(raw)})
 	}
 	var wakes []func()
 	err = s.db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {

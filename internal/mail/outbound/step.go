@@ -51,7 +51,7 @@ func (s *Service) sendEmailStep(ctx context.Context, x *engine.Exec) (engine.Res
 		}
 		return out, nil
 	}
-	m := Mail{AccountID: x.Run.AccountID, AgentID: x.Run.AgentID, RunID: x.Run.ID, StepKey: x.Key, AgentMail: true}
+	m := Mail{AccountID: x.Run.AccountID, AgentID: x.Run.AgentID, RunID: x.Run.ID, StepKey: x.Key, AgentMail: true, NameFromAgent: true}
 	var err error
 	if m.To, err = addrs("to"); err != nil {
 		return engine.Result{}, err
@@ -72,9 +72,6 @@ func (s *Service) sendEmailStep(ctx context.Context, x *engine.Exec) (engine.Res
 		return engine.Result{}, err
 	}
 	m.HTML, _ = x.Step.Bool("html")
-	if m.FromName, err = s.db.AgentName(ctx, m.AccountID, m.AgentID); err != nil {
-		return engine.Result{}, err
-	}
 	rep, err := s.Send(ctx, m)
 	if err != nil {
 		if errors.Is(err, ErrInvalid) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/agentry/agentry/internal/runs"
@@ -36,6 +37,20 @@ type Service struct {
 	// QueueCeiling arms the breaker when an account's parked email runs
 	// pass it; it lifts itself once they drain to half of it.
 	QueueCeiling int
+	// OnBreaker, when set, hears the breaker move: armed (inbound paused)
+	// or lifted (by draining or a manual resume), with the backlog then.
+	// The server wires it to the alerts area. Its error is logged: the
+	// breaker's position is what matters to mail.
+	OnBreaker func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error
+}
+
+func (s *Service) moved(ctx context.Context, accountID string, armed bool, backlog int) {
+	if s.OnBreaker == nil {
+		return
+	}
+	if err := s.OnBreaker(ctx, accountID, armed, backlog, s.ceiling()); err != nil {
+		slog.WarnContext(ctx, "inbound breaker: alert", "account_id", accountID, "armed", armed, "err", err)
+	}
 }
 
 func (s *Service) ceiling() int {
@@ -175,10 +190,16 @@ func (s *Service) Evaluate(ctx context.Context, accountID string) (bool, error) 
 	}
 	switch {
 	case st.QueuedBacklog > s.ceiling():
-		_, err = s.DB.SetInboundPaused(ctx, accountID, true)
+		changed, err := s.DB.SetInboundPaused(ctx, accountID, true)
+		if err == nil && changed {
+			s.moved(ctx, accountID, true, st.QueuedBacklog)
+		}
 		return true, err
 	case st.Paused && st.QueuedBacklog <= s.ceiling()/2:
-		_, err = s.DB.SetInboundPaused(ctx, accountID, false)
+		changed, err := s.DB.SetInboundPaused(ctx, accountID, false)
+		if err == nil && changed {
+			s.moved(ctx, accountID, false, st.QueuedBacklog)
+		}
 		return false, err
 	}
 	return st.Paused, nil
@@ -187,7 +208,15 @@ func (s *Service) Evaluate(ctx context.Context, accountID string) (bool, error) 
 // Resume lifts the pause once; the next evaluation arms it again if the
 // backlog is still above the ceiling. resumed reports whether it was paused.
 func (s *Service) Resume(ctx context.Context, accountID string) (bool, error) {
-	return s.DB.SetInboundPaused(ctx, accountID, false)
+	resumed, err := s.DB.SetInboundPaused(ctx, accountID, false)
+	if err == nil && resumed {
+		n, qerr := s.DB.QueuedEmailRuns(ctx, accountID)
+		if qerr != nil {
+			n = -1
+		}
+		s.moved(ctx, accountID, false, n)
+	}
+	return resumed, err
 }
 
 // CancelQueued fails every parked email run of the account and returns
