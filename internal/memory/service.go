@@ -30,8 +30,8 @@ const (
 
 // Errors the API maps to statuses.
 var (
-	ErrInvalid     = errors.New("invalid memory bank input")                   // 422
-	ErrNoThreshold = errors.New("the bank has no compaction threshold")        // 400
+	ErrInvalid     = errors.New("invalid memory bank input")                    // 422
+	ErrNoThreshold = errors.New("the bank has no compaction threshold")         // 400
 	ErrBankType    = errors.New("the step does not fit the memory bank's type") // step error
 )
 
