@@ -280,7 +280,9 @@ type testCompactionInput struct {
 	BankID string `path:"memory_bank_id" format:"uuid" doc:"The memory bank's id."`
 	Body   TestCompactionRequest
 }
-type standaloneTestCompactionInput struct{ Body StandaloneTestCompactionRequest }
+type standaloneTestCompactionInput struct {
+	Body StandaloneTestCompactionRequest
+}
 type compactionTestOutput struct{ Body CompactionTestResponse }
 
 func compactionTestResponse(r memory.DryRunResult) *compactionTestOutput {
@@ -340,7 +342,7 @@ type MemoryBankConfigResponse struct {
 // MemoryBankAiAssistantResponse is the assistant's answer.
 type MemoryBankAiAssistantResponse struct {
 	ConversationID string                    `json:"conversation_id"`
-	Config         *MemoryBankConfigResponse `json:"config" nullable:"true"`
+	Config         *MemoryBankConfigResponse `json:"config"`
 	Note           string                    `json:"note"`
 	Success        bool                      `json:"success"`
 	PromptCallID   *string                   `json:"prompt_call_id" nullable:"true"`
@@ -420,7 +422,9 @@ type MemoryBankLastConversationResponse struct {
 	Accepted  *bool                        `json:"accepted" nullable:"true"`
 }
 
-type memoryConversationOutput struct{ Body MemoryBankLastConversationResponse }
+type memoryConversationOutput struct {
+	Body MemoryBankLastConversationResponse
+}
 
 func (s *Server) memoryAssistantConversation(ctx context.Context, in *memoryConversationInput) (*memoryConversationOutput, error) {
 	list, total, err := s.deps.Memory.Conversation(ctx, principal(ctx).AccountID, assistantUser(ctx), in.Offset, in.Limit)
