@@ -247,7 +247,7 @@ func anyTime(v any) time.Time {
 	case time.Time:
 		return t.UTC()
 	case string:
-		for _, layout := range []string{"2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano, "2006-01-02 15:04:05.999999999"} {
+		for _, layout := range []string{"2006-01-02 15:04:05.999999999 -0700 MST", "2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano, "2006-01-02 15:04:05.999999999"} {
 			if p, err := time.Parse(layout, t); err == nil {
 				return p.UTC()
 			}
