@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -17,29 +19,23 @@ import (
 	"github.com/agentry/agentry/internal/testserver"
 )
 
-// supportAgent is the worked example of docs/memory.md: a support chat
-// agent that records each customer's turns under the customer's id and
-// answers from the conversation so far.
+// supportAgent is the worked example of docs/memory.md, read from the
+// page: a support chat agent that answers from the customer's earlier
+// turns and records each exchange under the customer's id.
 func supportAgent(bankID string) map[string]any {
-	key := "{{metadata.customer_id}}"
-	return map[string]any{"child_steps": []any{map[string]any{
-		"id": "remember_question", "name": "Remember the question", "step_type": "add_chat_turn",
-		"memory_bank_id": bankID, "conversation_key": key, "speaker": "user", "content": "{{agent.input}}",
-		"child_steps": []any{map[string]any{
-			"id": "history", "name": "Load the conversation", "step_type": "load_chat_history",
-			"memory_bank_id": bankID, "conversation_key": key, "max_turns": 50,
-			"child_steps": []any{map[string]any{
-				"id": "answer", "name": "Answer", "step_type": "prompt_call",
-				"system_template": "You are a support agent. Answer the customer's question from the conversation so far.",
-				"prompt_template": "Conversation so far:\n{{input}}\n\n{{agent.input}}",
-				"child_steps": []any{map[string]any{
-					"id": "remember_answer", "name": "Remember the answer", "step_type": "add_chat_turn",
-					"memory_bank_id": bankID, "conversation_key": key, "speaker": "assistant", "content": "{{step.answer.output}}",
-					"child_steps": []any{map[string]any{"id": "show", "name": "Show", "step_type": "display_result", "template": "{{step.answer.output}}"}},
-				}},
-			}},
-		}},
-	}}}
+	var def map[string]any
+	b, err := os.ReadFile("../../docs/memory.md")
+	if err != nil {
+		panic(err)
+	}
+	m := regexp.MustCompile("(?s)<!-- support-agent -->\n```json\n(.*?)```").FindSubmatch(b)
+	if m == nil {
+		panic("docs/memory.md lost its support-agent example")
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(m[1]), "MEMORY_BANK_ID", bankID)), &def); err != nil {
+		panic(err)
+	}
+	return def
 }
 
 // memAgent creates an agent and saves its workflow.
@@ -87,7 +83,12 @@ func TestSupportAgentRemembersEachCustomer(t *testing.T) {
 		runAgent(t, s, s.Key, a.ID, "Hello, my order number is 4417 and it has not arrived.", ada)
 		runAgent(t, s, s.Key, a.ID, "I also moved to Berlin last month.", ada)
 		third := runAgent(t, s, s.Key, a.ID, "What is my order number?", ada)
-		if third.Output == nil || !strings.Contains(*third.Output, "4417") {
+		page, _ := os.ReadFile("../../docs/memory.md")
+		printed := regexp.MustCompile(`answer quotes\s+"([^"]+)"`).FindSubmatch(page)
+		if printed == nil {
+			t.Fatal("docs/memory.md lost the printed answer")
+		}
+		if third.Output == nil || *third.Output != strings.Join(strings.Fields(string(printed[1])), " ") || !strings.Contains(*third.Output, "4417") {
 			b, _ := json.Marshal(third)
 			t.Fatalf("the third run does not answer from the first: %s", b)
 		}
