@@ -37,7 +37,6 @@ const memoryEntryColumns = `id, account_id, bank_id, partition_key, speaker, con
 // The order entries of a partition are read in: summaries (which stand for
 // the oldest entries) first, then by time.
 const memoryEntryOrder = `summary DESC, created_at, id`
-const memoryEntryOrderDesc = `summary ASC, created_at DESC, id DESC`
 
 func scanMemoryEntry(r rowScanner) (MemoryEntry, error) {
 	var (
@@ -65,9 +64,7 @@ func scanMemoryEntry(r rowScanner) (MemoryEntry, error) {
 	return e, nil
 }
 
-func insertMemoryEntry(ctx context.Context, ex interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, e MemoryEntry) error {
+func memoryEntryArgs(e MemoryEntry) []any {
 	meta, _ := json.Marshal(e.Metadata)
 	if e.Metadata == nil {
 		meta = []byte("{}")
@@ -76,28 +73,32 @@ func insertMemoryEntry(ctx context.Context, ex interface {
 	if e.Tags == nil {
 		tags = []byte("[]")
 	}
-	_, err := ex.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
-		e.ID, e.AccountID, e.BankID, e.Partition, e.Speaker, e.Content, string(meta), string(tags), e.Tokens, e.Summary, e.ContentID, e.RunID, e.CreatedAt)
+	return []any{e.ID, e.AccountID, e.BankID, e.Partition, e.Speaker, e.Content, string(meta), string(tags), e.Tokens, e.Summary, e.ContentID, e.RunID, e.CreatedAt}
+}
+
+func insertMemoryEntry(ctx context.Context, ex interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, e MemoryEntry) error {
+	_, err := ex.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, memoryEntryArgs(e)...)
 	return err
 }
 
 // AddMemoryEntry stores e durably (committed when this returns) and
 // returns it with its id and time. The bank must be a live bank of the
-// account.
+// account: one statement checks that and inserts, so a write is a single
+// autocommitted statement on the hot path of add_chat_turn.
 func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, error) {
 	e.ID, e.CreatedAt = NewID(), Now()
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`,
-			e.AccountID, e.BankID).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return ErrNotFound
-		}
-		return insertMemoryEntry(ctx, tx, e)
-	})
-	return e, err
+	res, err := db.W.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`)
+		SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13 WHERE EXISTS (
+			SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`, memoryEntryArgs(e)...)
+	if err != nil {
+		return e, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return e, ErrNotFound
+	}
+	return e, nil
 }
 
 // SetMemoryEntryContent records the indexed content of an entry.
@@ -107,23 +108,39 @@ func (db *DB) SetMemoryEntryContent(ctx context.Context, accountID, id, contentI
 }
 
 // LatestMemoryEntries returns the newest limit live entries of a
-// partition, oldest first.
+// partition, oldest first: the newest turns, preceded by summaries when
+// fewer turns than limit remain. Each half is one index range read
+// backwards, so the cost does not grow with the partition.
 func (db *DB) LatestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]MemoryEntry, error) {
-	st, err := db.prepared(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2
-		AND deleted_at IS NULL AND account_id = $3 ORDER BY `+memoryEntryOrderDesc+` LIMIT $4`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(ctx, bankID, partition, accountID, limit)
-	if err != nil {
-		return nil, err
-	}
-	out, err := collectMemoryEntries(rows)
-	if err != nil {
-		return nil, err
+	var out []MemoryEntry
+	for _, q := range []string{
+		`SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2 AND summary = FALSE
+		AND deleted_at IS NULL AND account_id = $3 ORDER BY summary DESC, created_at DESC, id DESC LIMIT $4`,
+		`SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2 AND summary = TRUE
+		AND deleted_at IS NULL AND account_id = $3 ORDER BY summary DESC, created_at DESC, id DESC LIMIT $4`,
+	} {
+		if len(out) >= limit {
+			break
+		}
+		st, err := db.prepared(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := st.QueryContext(ctx, bankID, partition, accountID, limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		part, err := collectMemoryEntries(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
+	}
+	if out == nil {
+		out = []MemoryEntry{}
 	}
 	return out, nil
 }
