@@ -73,7 +73,6 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string, 
 	if strings.TrimSpace(input) == "" || len(input) > MaxAssistantInput {
 		return Proposal{}, invalid("user_input", fmt.Sprintf("user_input is 1 to %d characters", MaxAssistantInput))
 	}
-	cfg := map[string]any{}
 	if current == nil && since != nil {
 		// A refinement: start from this session's last proposal.
 		turns, _, err := s.db.MemoryAssistantTurns(ctx, accountID, userID, *since, 0, 20)
@@ -87,10 +86,41 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string, 
 			}
 		}
 	}
+	cfg, notes := proposeConfig(input, current)
+	note := fmt.Sprintf("Proposed a %s memory bank %q in %s mode", cfg["type"], cfg["name"], cfg["mode"])
+	if len(notes) > 0 {
+		note += ": " + strings.Join(notes, "; ")
+	}
+	note += ". Accept to create it" + map[bool]string{true: ".", false: " (or update the bank being refined)."}[cfg["id"] == nil]
+	t, err := s.db.AddMemoryAssistantTurn(ctx, store.MemoryAssistantTurn{AccountID: accountID, UserID: userID, UserInput: input, AINote: &note, Config: cfg})
+	if err != nil {
+		return Proposal{}, err
+	}
+	return Proposal{Turn: t, Note: note, Config: cfg}, nil
+}
+
+// proposeConfig applies the rules to a description: what the words say
+// changes current (a fresh proposal starts from defaults). It is pure, so
+// the same input always gives the same configuration.
+func proposeConfig(input string, current map[string]any) (map[string]any, []string) {
+	cfg := map[string]any{}
 	fresh := current == nil
-	for _, k := range []string{"name", "description", "type", "mode", "compaction_prompt", "retention_days", "max_turns", "max_size_tokens", "max_age_days", "id"} {
-		if v, ok := current[k]; ok && v != nil {
+	// Only well-typed values of the configuration being refined carry
+	// over; anything else is proposed afresh.
+	for _, k := range []string{"name", "description", "compaction_prompt", "id"} {
+		if v, ok := current[k].(string); ok && len(v) <= MaxPromptBytes {
 			cfg[k] = v
+		}
+	}
+	if v, ok := current["type"].(string); ok && (v == TypeConversation || v == TypeGeneral) {
+		cfg["type"] = v
+	}
+	if v, ok := current["mode"].(string); ok && modes[v] != (struct{ dims, size, overlap int }{}) {
+		cfg["mode"] = v
+	}
+	for _, k := range []string{"retention_days", "max_turns", "max_size_tokens", "max_age_days"} {
+		if v, ok := current[k].(float64); ok && v >= 1 && v <= 1_000_000_000 && v == float64(int(v)) {
+			cfg[k] = int(v)
 		}
 	}
 	lower := strings.ToLower(input)
@@ -174,16 +204,7 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string, 
 			cfg["compaction_prompt"] = DefaultCompactionPrompt
 		}
 	}
-	note := fmt.Sprintf("Proposed a %s memory bank %q in %s mode", cfg["type"], cfg["name"], cfg["mode"])
-	if len(notes) > 0 {
-		note += ": " + strings.Join(notes, "; ")
-	}
-	note += ". Accept to create it" + map[bool]string{true: ".", false: " (or update the bank being refined)."}[cfg["id"] == nil]
-	t, err := s.db.AddMemoryAssistantTurn(ctx, store.MemoryAssistantTurn{AccountID: accountID, UserID: userID, UserInput: input, AINote: &note, Config: cfg})
-	if err != nil {
-		return Proposal{}, err
-	}
-	return Proposal{Turn: t, Note: note, Config: cfg}, nil
+	return cfg, notes
 }
 
 var nameStop = map[string]bool{"a": true, "an": true, "the": true, "that": true, "which": true, "for": true, "of": true, "to": true, "and": true,
