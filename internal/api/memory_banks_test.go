@@ -268,3 +268,87 @@ func TestGeneralBankSearchAndLoad(t *testing.T) {
 		}
 	})
 }
+
+// TestCompactionDryRunsWriteNothing: test-compaction on a bank's entries,
+// on samples and on generated entries, with the offline model; the bank
+// is unchanged afterwards.
+func TestCompactionDryRunsWriteNothing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		bank := createBank(t, s, s.Key, map[string]any{"name": "Chats", "type": "conversation", "max_turns": 2})
+		for _, text := range []string{"Ada's order is 4417.", "It ships to Berlin on Friday.", "She prefers email."} {
+			if _, err := s.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: s.AccountID, BankID: bank, Partition: "ada", Content: text, Tokens: 6}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out api.CompactionTestResponse
+		r := s.Do(t, "POST", "/memory_banks/"+bank+"/test-compaction", s.Key, map[string]any{"compaction_prompt": "Summarize the facts in two sentences."})
+		wantStatus(t, r, http.StatusOK)
+		r.JSON(t, &out)
+		if len(out.OriginalEntries) != 3 || len(out.SurvivingEntries) != 1 || out.CompactionSummary == nil || out.Generated ||
+			out.Evaluation.Score < 1 || out.Evaluation.Score > 5 {
+			t.Fatalf("bank dry run: %+v", out)
+		}
+		r = s.Do(t, "POST", "/memory_banks/"+bank+"/test-compaction", s.Key, map[string]any{"generate_direction": "A customer asks about a late parcel to Oslo", "entry_count": 4})
+		wantStatus(t, r, http.StatusOK)
+		r.JSON(t, &out)
+		if !out.Generated || len(out.OriginalEntries) == 0 || len(out.OriginalEntries) > 4 || out.CompactionSummary == nil {
+			t.Fatalf("generated dry run: %+v", out)
+		}
+		r = s.Do(t, "POST", "/memory_banks/test-compaction", s.Key, map[string]any{"compaction_prompt": "Summarize.", "bank_type": "general",
+			"sample_entries": []string{"Bob lives in Oslo.", "Bob's invoice 88 is overdue.", "Bob likes tea."}})
+		wantStatus(t, r, http.StatusOK)
+		r.JSON(t, &out)
+		if out.Evaluation.Verdict != "pass" && out.Evaluation.Verdict != "fail" {
+			t.Fatalf("standalone: %+v", out)
+		}
+		// Nothing was written: three live entries, no summary.
+		list, _ := s.DB.LatestMemoryEntries(context.Background(), s.AccountID, bank, "ada", 10)
+		if len(list) != 3 {
+			t.Fatalf("a dry run changed the bank: %d entries", len(list))
+		}
+		// An empty bank with nothing to compact is a clear 422.
+		empty := createBank(t, s, s.Key, map[string]any{"name": "Empty"})
+		wantStatus(t, s.Do(t, "POST", "/memory_banks/"+empty+"/test-compaction", s.Key, map[string]any{}), http.StatusUnprocessableEntity)
+	})
+}
+
+// TestMemoryAssistantAcceptCreatesThenUpdates: accepting a proposal
+// creates the bank; refining it (current_config with its id) and
+// accepting updates it; a turn of another user is not found.
+func TestMemoryAssistantAcceptCreatesThenUpdates(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		var p api.MemoryBankAiAssistantResponse
+		r := s.Do(t, "POST", "/ai-assistant/memory-bank", s.Key, map[string]any{"user_input": "A support chat that remembers customers for 60 days"})
+		wantStatus(t, r, http.StatusOK)
+		r.JSON(t, &p)
+		if p.Config == nil || p.Config.Type != "conversation" || *p.Config.RetentionDays != 60 || !p.Success {
+			t.Fatalf("proposal: %+v", p)
+		}
+		wantStatus(t, s.Do(t, "PATCH", "/ai-assistant/memory-bank/"+p.ConversationID, s.Key, map[string]any{"accepted": true}), http.StatusOK)
+		banks, _, err := s.DB.MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
+		if err != nil || len(banks) != 1 || *banks[0].RetentionDays != 60 {
+			t.Fatalf("accepted: %+v %v", banks, err)
+		}
+		// Accepting twice does not create a second bank.
+		wantStatus(t, s.Do(t, "PATCH", "/ai-assistant/memory-bank/"+p.ConversationID, s.Key, map[string]any{"accepted": true}), http.StatusOK)
+		cur := map[string]any{"id": banks[0].ID, "name": banks[0].Name, "type": "conversation", "mode": banks[0].Mode, "retention_days": 60}
+		r = s.Do(t, "POST", "/memory_banks/ai-assistant", s.Key, map[string]any{"user_input": "keep it 1 year", "current_config": cur})
+		wantStatus(t, r, http.StatusOK)
+		r.JSON(t, &p)
+		wantStatus(t, s.Do(t, "PATCH", "/memory_banks/ai-assistant/"+p.ConversationID, s.Key, map[string]any{"accepted": true}), http.StatusOK)
+		banks, _, _ = s.DB.MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
+		if len(banks) != 1 || *banks[0].RetentionDays != 365 {
+			t.Fatalf("refined accept: %+v", banks)
+		}
+		var conv api.MemoryBankLastConversationResponse
+		r = s.Do(t, "GET", "/memory_banks/ai-assistant/last-conversation?limit=1", s.Key, nil)
+		r.JSON(t, &conv)
+		if conv.Total != 2 || len(conv.Turns) != 1 || conv.Turns[0].ConversationID != p.ConversationID || conv.Accepted == nil || !*conv.Accepted {
+			t.Fatalf("conversation: %+v", conv)
+		}
+		other := s.NewTenant(t, "other")
+		wantStatus(t, s.Do(t, "PATCH", "/memory_banks/ai-assistant/"+p.ConversationID, other.Key, map[string]any{"accepted": false}), http.StatusNotFound)
+	})
+}
