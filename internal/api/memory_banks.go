@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -38,7 +39,7 @@ func memoryBankResponse(b store.MemoryBank) MemoryBankResponse {
 		CreatedAt: modelsTimestamp(b.CreatedAt), UpdatedAt: modelsTimestamp(b.UpdatedAt)}
 }
 
-func memoryError(err error) error {
+func memoryError(ctx context.Context, err error) error {
 	var inv *memory.InvalidError
 	var inUse *memory.InUseError
 	switch {
@@ -50,6 +51,9 @@ func memoryError(err error) error {
 		return Fail(http.StatusBadRequest, "The memory bank has no compaction threshold: set max_turns, max_size_tokens or max_age_days first")
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound("Memory bank")
+	case errors.Is(err, llm.ErrInsufficientCredits):
+		// A dry run's or a compaction's model call the account cannot pay for.
+		return InsufficientCredits(principal(ctx).AccountID)
 	}
 	return err
 }
@@ -80,7 +84,7 @@ func (s *Server) createMemoryBank(ctx context.Context, in *createMemoryBankInput
 		Type: b.Type, Mode: b.Mode, EmbeddingModel: b.EmbeddingModel, Dimensions: b.Dimensions, ChunkSize: b.ChunkSize, ChunkOverlap: b.ChunkOverlap,
 		RetentionDays: b.RetentionDays, MaxTurns: b.MaxTurns, MaxSizeTokens: b.MaxSizeTokens, MaxAgeDays: b.MaxAgeDays, CompactionPrompt: b.CompactionPrompt})
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return &memoryBankOutput{Body: memoryBankResponse(bank)}, nil
 }
@@ -92,7 +96,7 @@ type memoryBankIDInput struct {
 func (s *Server) getMemoryBank(ctx context.Context, in *memoryBankIDInput) (*memoryBankOutput, error) {
 	b, err := s.deps.Memory.Bank(ctx, principal(ctx).AccountID, in.BankID)
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return &memoryBankOutput{Body: memoryBankResponse(b)}, nil
 }
@@ -118,21 +122,21 @@ func (s *Server) updateMemoryBank(ctx context.Context, in *updateMemoryBankInput
 	bank, err := s.deps.Memory.UpdateBank(ctx, principal(ctx).AccountID, in.BankID, memory.BankInput{Name: b.Name, Description: b.Description,
 		CompactionPrompt: b.CompactionPrompt, RetentionDays: b.RetentionDays, MaxTurns: b.MaxTurns, MaxSizeTokens: b.MaxSizeTokens, MaxAgeDays: b.MaxAgeDays})
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return &memoryBankOutput{Body: memoryBankResponse(bank)}, nil
 }
 
 func (s *Server) deleteMemoryBank(ctx context.Context, in *memoryBankIDInput) (*struct{}, error) {
 	if err := s.deps.Memory.DeleteBank(ctx, principal(ctx).AccountID, in.BankID); err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return nil, nil
 }
 
 func (s *Server) deleteMemoryBankSource(ctx context.Context, in *memoryBankIDInput) (*struct{}, error) {
 	if err := s.deps.Memory.DeleteSource(ctx, principal(ctx).AccountID, in.BankID); err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return nil, nil
 }
@@ -184,7 +188,7 @@ type MemoryBankAgent struct {
 func (s *Server) memoryBankAgents(ctx context.Context, in *memoryBankIDInput) (*memoryAnyOutput, error) {
 	list, err := s.deps.Memory.AgentsUsing(ctx, principal(ctx).AccountID, in.BankID)
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	items := make([]MemoryBankAgent, len(list))
 	for i, a := range list {
@@ -223,7 +227,7 @@ func (s *Server) memoryBankStats(ctx context.Context, in *memoryStatsInput) (*me
 	}
 	out, err := s.deps.Memory.Stats(ctx, principal(ctx).AccountID, in.BankID, from, to)
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return &memoryAnyOutput{Body: out}, nil
 }
@@ -238,7 +242,7 @@ type compactionScheduledOutput struct{ Body CompactionScheduledResponse }
 
 func (s *Server) compactMemoryBank(ctx context.Context, in *memoryBankIDInput) (*compactionScheduledOutput, error) {
 	if err := s.deps.Memory.ScheduleCompaction(ctx, principal(ctx).AccountID, in.BankID); err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return &compactionScheduledOutput{Body: CompactionScheduledResponse{MemoryBankID: in.BankID, Status: "scheduled"}}, nil
 }
@@ -302,7 +306,7 @@ func (s *Server) testMemoryCompaction(ctx context.Context, in *testCompactionInp
 	r, err := s.deps.Memory.TestCompaction(ctx, principal(ctx).AccountID, in.BankID, memory.DryRun{Prompt: b.CompactionPrompt,
 		Samples: b.SampleEntries, Direction: b.GenerateDirection, EntryCount: b.EntryCount})
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return compactionTestResponse(r), nil
 }
@@ -312,7 +316,7 @@ func (s *Server) testMemoryCompactionStandalone(ctx context.Context, in *standal
 	r, err := s.deps.Memory.TestCompactionStandalone(ctx, principal(ctx).AccountID, memory.DryRun{Prompt: &b.CompactionPrompt,
 		Samples: b.SampleEntries, Direction: b.GenerateDirection, EntryCount: b.EntryCount, BankType: b.BankType})
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return compactionTestResponse(r), nil
 }
@@ -465,7 +469,7 @@ func (s *Server) memoryAssistantDecide(ctx context.Context, in *memoryAcceptInpu
 		return nil, NotFound("Conversation")
 	}
 	if err != nil {
-		return nil, memoryError(err)
+		return nil, memoryError(ctx, err)
 	}
 	return &memoryOkOutput{Body: memoryOkResponse{OK: true}}, nil
 }

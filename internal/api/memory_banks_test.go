@@ -310,6 +310,15 @@ func TestCompactionDryRunsWriteNothing(t *testing.T) {
 		// An empty bank with nothing to compact is a clear 422.
 		empty := createBank(t, s, s.Key, map[string]any{"name": "Empty"})
 		wantStatus(t, s.Do(t, "POST", "/memory_banks/"+empty+"/test-compaction", s.Key, map[string]any{}), http.StatusUnprocessableEntity)
+		// A dry run the account cannot pay for is a 402.
+		bal, _ := s.DB.Balance(context.Background(), s.AccountID)
+		if _, err := s.DB.Charge(context.Background(), s.AccountID, bal, "test", ""); err != nil {
+			t.Fatal(err)
+		}
+		r = s.Do(t, "POST", "/memory_banks/test-compaction", s.Key, map[string]any{"compaction_prompt": "Summarize.", "sample_entries": []string{"Bob lives in Oslo."}})
+		if r.Status != http.StatusPaymentRequired || !strings.Contains(string(r.Body), "insufficient_credits") {
+			t.Fatalf("no credits: %d %s", r.Status, r.Body)
+		}
 	})
 }
 
