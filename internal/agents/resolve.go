@@ -10,9 +10,10 @@ import (
 
 // The account's entities a definition can reference. Agents, users,
 // knowledge bases and source connections exist; memory banks come with
-// their own area, and until then every reference to one is unresolved:
-// imports refuse them (or, previewing, list them), rather than pointing a
-// workflow at something that cannot exist.
+// Memory banks exist since the memory area landed. A reference to an
+// entity the account lacks is unresolved: imports refuse them (or,
+// previewing, list them), rather than pointing a workflow at something that
+// cannot exist.
 
 // resolver checks references against one account.
 func (s *Service) resolver(accountID string) def.Resolver {
@@ -36,6 +37,12 @@ func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string
 		return r.s.db.KnowledgeBaseExists(ctx, r.accountID, id)
 	case def.RefSourceConnection:
 		return r.s.db.SourceExists(ctx, r.accountID, id)
+	case def.RefMemoryBank:
+		_, err := r.s.db.MemoryBank(ctx, r.accountID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
 	}
 	return false, nil
 }
@@ -91,6 +98,15 @@ func (s *Service) describer(accountID string) def.Describer {
 				e.Description = k.Description
 			}
 			return e, true, nil
+		case def.RefMemoryBank:
+			b, err := s.db.MemoryBank(ctx, accountID, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return def.Entity{}, false, nil
+			}
+			if err != nil {
+				return def.Entity{}, false, err
+			}
+			return def.Entity{ID: b.ID, Name: b.Name, Description: b.Description}, true, nil
 		case def.RefSourceConnection:
 			src, err := s.db.Source(ctx, accountID, id)
 			if errors.Is(err, store.ErrNotFound) {

@@ -25,6 +25,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mcpexpose"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/playground"
@@ -92,6 +93,10 @@ type Deps struct {
 	// Knowledge is the knowledge area: sources, contents, knowledge bases
 	// (knowledge_*.go). Required.
 	Knowledge *knowledge.Service
+	// Memory is the memory area: banks, compaction, the assistant
+	// (memory_banks.go). Optional: without it the memory operations are
+	// not served.
+	Memory *memory.Service
 	// Mail area, outbound side (email_domains.go, email_optouts.go):
 	// sending and opt-outs, email domains, DMARC summaries. Required.
 	Mail         *outbound.Service
@@ -292,6 +297,10 @@ func (s *Server) routes() {
 	register(s, op("update_knowledge_base", http.MethodPut, "/knowledge_bases/{knowledge_base_id}", "Update Knowledge Base", "knowledge_bases"), s.updateKnowledgeBase)
 	register(s, withStatus(op("delete_knowledge_base", http.MethodDelete, "/knowledge_bases/{knowledge_base_id}", "Delete Knowledge Base", "knowledge_bases"), http.StatusNoContent), s.deleteKnowledgeBase)
 	register(s, extension(withDesc(op("search_knowledge_base", http.MethodPost, "/knowledge_bases/{knowledge_base_id}/search", "Search a knowledge base", "knowledge_bases"), searchKBDoc)), s.searchKnowledgeBase)
+	// Memory banks (memory_banks.go), when the memory area is wired.
+	if s.deps.Memory != nil {
+		s.registerMemoryBanks()
+	}
 	// Evaluations (evals.go): criteria, results, summaries, drafts.
 	register(s, withStatus(op("create_evaluation_criteria", http.MethodPost, "/agents/{agent_id}/evaluation-criteria", "Create Evaluation Criteria", "agent-evaluations"), http.StatusCreated), s.createEvaluationCriteria)
 	register(s, op("list_evaluation_criteria", http.MethodGet, "/agents/{agent_id}/evaluation-criteria", "List Evaluation Criteria", "agent-evaluations"), s.listEvaluationCriteria)

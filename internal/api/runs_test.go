@@ -127,10 +127,18 @@ func TestRunRefusals(t *testing.T) {
 		if r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input_upload_ids": ids}); r.Status != http.StatusUnprocessableEntity {
 			t.Errorf("21 uploads: %d %s", r.Status, r.Body)
 		}
-		// A step type no area provides yet (memory banks).
+		// Every step type runs now (memory banks landed): a memory step
+		// naming a bank the account lacks fails its run, naming the bank.
 		retrieval := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"r","step_type":"search_memory","memory_bank_id":"01234567-89ab-7def-8123-456789abcdef","query":"{{input}}"}]}`)
-		if r := s.Do(t, "POST", "/agents/"+retrieval+"/runs", s.Key, map[string]any{"input": "x"}); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "search_memory") {
-			t.Errorf("unavailable step type: %d %s", r.Status, r.Body)
+		if r := s.Do(t, "POST", "/agents/"+retrieval+"/runs", s.Key, map[string]any{"input": "x"}); r.Status != http.StatusOK {
+			t.Errorf("memory step: %d %s", r.Status, r.Body)
+		} else {
+			var start runs.RunResponse
+			r.JSON(t, &start)
+			done := waitRun(t, s, s.Key, start.RunID)
+			if b, _ := json.Marshal(done); done.Status != "failed" || !strings.Contains(string(b), "memory bank 01234567-89ab-7def-8123-456789abcdef not found") {
+				t.Errorf("a memory step on a missing bank: %s", b)
+			}
 		}
 		if _, _, err := s.DB.DisableAgent(ctx, s.AccountID, agent, s.UserID, "manual"); err != nil {
 			t.Fatal(err)

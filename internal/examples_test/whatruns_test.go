@@ -103,7 +103,9 @@ func TestDocumentedStepTypesMatchEngine(t *testing.T) {
 			t.Errorf("%s does not run, but the README's Stored for later does not list it", name)
 		}
 	}
-	if len(runsToday) == 0 || len(stored) == 0 {
+	// Every step type runs since the memory area landed: the stored list
+	// may be empty, the running one never.
+	if len(runsToday) == 0 {
 		t.Fatalf("parsed nothing: runs %v, stored %v", runsToday, stored)
 	}
 }

@@ -60,6 +60,17 @@ func (s *Service) Search(ctx context.Context, accountID, kbID string, req Search
 	if err != nil {
 		return nil, err
 	}
+	return s.search(ctx, accountID, kb, req)
+}
+
+// SearchSources runs the same hybrid search over sources of the account
+// that no knowledge base groups (a memory bank's source), with no
+// reranker and no defaults beyond the request's.
+func (s *Service) SearchSources(ctx context.Context, accountID string, sourceIDs []string, req SearchRequest) ([]SearchHit, error) {
+	return s.search(ctx, accountID, store.KnowledgeBase{AccountID: accountID, SourceIDs: sourceIDs}, req)
+}
+
+func (s *Service) search(ctx context.Context, accountID string, kb store.KnowledgeBase, req SearchRequest) ([]SearchHit, error) {
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
 		return nil, invalid("query", "query is empty")

@@ -32,6 +32,10 @@ type CreateSource struct {
 	MediaTypes                 []string
 	Polling, PollingAction     *string
 	PollingMaxItems, Retention *int
+	// SystemManaged marks a source another area provisions and owns (a
+	// memory bank's): users cannot delete it or change more than its
+	// retention; the owner deletes it with DeleteManagedSource.
+	SystemManaged bool
 }
 
 // Polling actions.
@@ -68,7 +72,8 @@ var mediaKinds = []string{"images", "video"}
 
 // CreateSource validates and stores a source.
 func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateSource) (store.Source, error) {
-	src := store.Source{AccountID: accountID, Name: strings.TrimSpace(in.Name), ContentFilter: "all", EmbeddingModel: OfflineEmbeddingModel}
+	src := store.Source{AccountID: accountID, Name: strings.TrimSpace(in.Name), ContentFilter: "all", EmbeddingModel: OfflineEmbeddingModel,
+		SystemManaged: in.SystemManaged}
 	if src.Name == "" || len(in.Name) > 255 {
 		return store.Source{}, invalid("name", "a name of 1 to 255 characters is required")
 	}
@@ -350,6 +355,18 @@ func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error 
 	}
 	if src.SystemManaged {
 		return fmt.Errorf("%w: system-managed sources cannot be deleted", ErrSystemManaged)
+	}
+	if err := s.db.DeleteSource(ctx, accountID, id); err != nil {
+		return err
+	}
+	return s.purgeContents(context.WithoutCancel(ctx), accountID, id)
+}
+
+// DeleteManagedSource deletes a system-managed source on behalf of the
+// area that provisioned it (its owner has checked the caller may).
+func (s *Service) DeleteManagedSource(ctx context.Context, accountID, id string) error {
+	if _, err := s.db.Source(ctx, accountID, id); err != nil {
+		return err
 	}
 	if err := s.db.DeleteSource(ctx, accountID, id); err != nil {
 		return err

@@ -40,7 +40,9 @@ import (
 	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/mcpserver"
 	"github.com/agentry/agentry/internal/mcptools"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/models/alerts"
+	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	fetchguard "github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
@@ -77,6 +79,8 @@ type Server struct {
 	SourceExports *exports.Service
 	// Knowledge is the knowledge area: sources, contents, knowledge bases.
 	Knowledge *knowledge.Service
+	// Memory is the memory area: memory banks and their steps.
+	Memory *memory.Service
 	// Inbound mail: the listener's service and the protections.
 	MailInbound *inbound.Service
 	MailProtect *protect.Service
@@ -222,6 +226,11 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	s.Knowledge.SetFirer(knowledge.RunsFirer{R: s.Runs})
 	knowledge.RegisterSteps(eng, s.Knowledge)
+	// Memory area: banks over knowledge sources, the memory steps, and
+	// compaction through the metered router's default chat model.
+	s.Memory = memory.New(db, s.Knowledge, billing.NewMetered(router, billing.Meter{DB: db}, cat),
+		func() string { return router.DefaultModel(catalog.KindChat) })
+	memory.RegisterSteps(eng.Registry, s.Memory)
 	// Mail area, inbound: the SMTP listener's service and the protections.
 	if s.MailInbound, s.MailProtect, err = newMailInbound(cfg, db, s.Runs, s.Blobs); err != nil {
 		return nil, err
@@ -242,6 +251,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
 	playground.AddWorkers(workers, s.Playground) // models area
 	knowledge.AddWorkers(workers, s.Knowledge)
+	memory.AddWorkers(workers, s.Memory)       // memory area
 	inbound.AddWorkers(workers, s.MailInbound) // mail area
 	outbound.AddWorkers(workers, s.Mail)       // mail, outbound side
 	domains.AddWorkers(workers, s.EmailDomains)
@@ -252,6 +262,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			alerts.PeriodicJobs(),                // models area
 			knowledge.PeriodicJobs(),             // knowledge
+			memory.PeriodicJobs(),                // memory area
 			domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
 			inbound.PeriodicJobs(),               // mail, inbound side
 			alerting.PeriodicJobs()),             // alerts area
@@ -265,6 +276,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Playground.Queue = s.Queue // models area
 	s.SourceExports.SetQueue(s.Queue)
 	s.Knowledge.SetQueue(s.Queue)
+	s.Memory.SetQueue(s.Queue)    // memory area
 	s.MailInbound.Queue = s.Queue // mail area
 	s.Mail.SetQueue(s.Queue)
 	s.Alerts.Queue = s.Queue // alerts area
@@ -289,6 +301,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
 			SourceExports: s.SourceExports, Knowledge: s.Knowledge, // knowledge
+			Memory:      s.Memory,                                  // memory area
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,

@@ -31,6 +31,8 @@ func knowledgeSpecs() []*StepSpec {
 				{Name: "role", Kind: KindString, Enum: []string{"user", "assistant", "system"}, Default: "user", Doc: "Who is speaking."},
 				{Name: "content", Kind: KindTemplate, Default: "{{input}}", Doc: "The turn's text."},
 				{Name: "conversation_id", Kind: KindTemplate, Doc: "Which conversation (e.g. `{{metadata.session_id}}`); one running history per agent when absent."},
+				{Name: "conversation_key", Kind: KindTemplate, Doc: "Same as conversation_id (the bank's partition key); wins when both are set."},
+				{Name: "speaker", Kind: KindTemplate, Doc: "Who is speaking, any name; wins over role."},
 			},
 		},
 		{
@@ -41,7 +43,9 @@ func knowledgeSpecs() []*StepSpec {
 			Fields: []Field{
 				bank("Conversation memory bank."),
 				{Name: "conversation_id", Kind: KindTemplate, Doc: "Which conversation; as in add_chat_turn."},
+				{Name: "conversation_key", Kind: KindTemplate, Doc: "Same as conversation_id; wins when both are set."},
 				bounded(Field{Name: "max_turns", Kind: KindInteger, Default: 20, Doc: "Turns loaded."}, 1, 500),
+				bounded(Field{Name: "max_tokens", Kind: KindInteger, Doc: "Token budget: the newest turns that fit in it."}, 1, 1000000),
 				{Name: "format", Kind: KindString, Enum: []string{"text", "messages"}, Default: "text", Doc: "Transcript text or a JSON message array."},
 			},
 		},
@@ -54,6 +58,8 @@ func knowledgeSpecs() []*StepSpec {
 				bank("General memory bank."),
 				{Name: "content", Kind: KindTemplate, Default: "{{input}}", Doc: "The entry."},
 				{Name: "metadata", Kind: KindObject, Doc: "Metadata stored with the entry; string values are templates."},
+				{Name: "group_key", Kind: KindTemplate, Doc: "Partition of the entry (e.g. a customer id); none when absent."},
+				{Name: "tags", Kind: KindStringList, Doc: "Tags stored with the entry."},
 			},
 		},
 		{
@@ -66,6 +72,9 @@ func knowledgeSpecs() []*StepSpec {
 				{Name: "query", Kind: KindTemplate, Default: "{{input}}", Doc: "Search text."},
 				bounded(Field{Name: "top_k", Kind: KindInteger, Default: 5, Doc: "Entries returned."}, 1, 100),
 				bounded(Field{Name: "min_score", Kind: KindNumber, Doc: "Drop entries scoring below this similarity."}, 0, 1),
+				bounded(Field{Name: "score_threshold", Kind: KindNumber, Doc: "Same as min_score."}, 0, 1),
+				{Name: "metadata_filter", Kind: KindObject, Doc: "Filter on the entries' metadata (`{\"topic\": \"billing\"}`)."},
+				{Name: "group_key", Kind: KindTemplate, Doc: "Search only this partition; the whole bank when absent."},
 			},
 		},
 		{
@@ -77,6 +86,7 @@ func knowledgeSpecs() []*StepSpec {
 				bank("General memory bank."),
 				bounded(Field{Name: "limit", Kind: KindInteger, Default: 50, Doc: "Entries loaded."}, 1, 1000),
 				{Name: "order", Kind: KindString, Enum: []string{"newest", "oldest"}, Default: "newest", Doc: "Which entries come first."},
+				{Name: "group_key", Kind: KindTemplate, Doc: "Load only this partition; the whole bank when absent."},
 			},
 		},
 	}

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// MemoryAssistantTurn is one exchange with the memory-bank assistant.
+type MemoryAssistantTurn struct {
+	ID, AccountID, UserID, UserInput string
+	AINote                           *string
+	Config                           map[string]any // nil when none was proposed
+	Accepted                         *bool
+	MemoryBankID                     *string
+	CreatedAt                        time.Time
+}
+
+const memoryTurnColumns = `id, account_id, user_id, user_input, ai_note, resulting_config, accepted, memory_bank_id, created_at`
+
+func scanMemoryTurn(r rowScanner) (MemoryAssistantTurn, error) {
+	var (
+		t         MemoryAssistantTurn
+		note, cfg sql.NullString
+		bank      sql.NullString
+		accepted  sql.NullBool
+	)
+	err := r.Scan(&t.ID, &t.AccountID, &t.UserID, &t.UserInput, &note, &cfg, &accepted, &bank, &t.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, ErrNotFound
+	}
+	if err != nil {
+		return t, err
+	}
+	t.AINote, t.MemoryBankID = nullStr(note), nullStr(bank)
+	if cfg.Valid {
+		_ = json.Unmarshal([]byte(cfg.String), &t.Config)
+	}
+	if accepted.Valid {
+		t.Accepted = &accepted.Bool
+	}
+	t.CreatedAt = t.CreatedAt.UTC()
+	return t, nil
+}
+
+// AddMemoryAssistantTurn stores a turn.
+func (db *DB) AddMemoryAssistantTurn(ctx context.Context, t MemoryAssistantTurn) (MemoryAssistantTurn, error) {
+	t.ID, t.CreatedAt = NewID(), Now()
+	var cfg any
+	if t.Config != nil {
+		b, _ := json.Marshal(t.Config)
+		cfg = string(b)
+	}
+	_, err := db.W.ExecContext(ctx, `INSERT INTO memory_assistant_turns (`+memoryTurnColumns+`) VALUES ($1,$2,$3,$4,$5,$6,NULL,NULL,$7)`,
+		t.ID, t.AccountID, t.UserID, t.UserInput, t.AINote, cfg, t.CreatedAt)
+	return t, err
+}
+
+// MemoryAssistantTurn returns one turn of the user in the account.
+func (db *DB) MemoryAssistantTurn(ctx context.Context, accountID, userID, id string) (MemoryAssistantTurn, error) {
+	return scanMemoryTurn(db.R.QueryRowContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND id = $3`,
+		accountID, userID, id))
+}
+
+// MemoryAssistantTurns returns the user's turns, newest first, skipping
+// offset and returning at most limit, created at or after since (when not
+// zero), and the total.
+func (db *DB) MemoryAssistantTurns(ctx context.Context, accountID, userID string, since time.Time, offset, limit int) ([]MemoryAssistantTurn, int, error) {
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3`,
+		accountID, userID, since).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3
+		ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, accountID, userID, since, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []MemoryAssistantTurn{}
+	for rows.Next() {
+		t, err := scanMemoryTurn(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, t)
+	}
+	return out, total, rows.Err()
+}
+
+// DecideMemoryAssistantTurn records whether the user accepted a turn's
+// proposal (and the bank it created or updated).
+func (db *DB) DecideMemoryAssistantTurn(ctx context.Context, accountID, userID, id string, accepted bool, bankID *string) error {
+	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = $1, memory_bank_id = COALESCE($2, memory_bank_id)
+		WHERE account_id = $3 AND user_id = $4 AND id = $5`, accepted, bankID, accountID, userID, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,398 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MemoryEntry is one entry of a memory bank: a conversation turn, a
+// general entry, or a summary compaction wrote in place of older ones.
+type MemoryEntry struct {
+	ID, AccountID, BankID string
+	// Partition is the conversation_key (conversation banks) or group_key
+	// (general banks); "" when none was given.
+	Partition string
+	Speaker   *string
+	Content   string
+	Metadata  map[string]any
+	Tags      []string
+	Tokens    int
+	Summary   bool
+	ContentID *string // the indexed content of a general bank's entry
+	RunID     *string
+	CreatedAt time.Time
+}
+
+// ErrCompactionConflict means some entries a compaction meant to replace
+// were replaced (or deleted) meanwhile; nothing was written.
+var ErrCompactionConflict = errors.New("memory entries changed during compaction")
+
+const memoryEntryColumns = `id, account_id, bank_id, partition_key, speaker, content, metadata, tags, tokens, summary, content_id, run_id, created_at`
+
+// The order entries of a partition are read in: summaries (which stand for
+// the oldest entries) first, then by time.
+const memoryEntryOrder = `summary DESC, created_at, id`
+
+func scanMemoryEntry(r rowScanner) (MemoryEntry, error) {
+	var (
+		e                 MemoryEntry
+		speaker, cid, run sql.NullString
+		meta, tags        string
+	)
+	err := r.Scan(&e.ID, &e.AccountID, &e.BankID, &e.Partition, &speaker, &e.Content, &meta, &tags, &e.Tokens, &e.Summary, &cid, &run, &e.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, ErrNotFound
+	}
+	if err != nil {
+		return e, err
+	}
+	e.Speaker, e.ContentID, e.RunID = nullStr(speaker), nullStr(cid), nullStr(run)
+	_ = json.Unmarshal([]byte(meta), &e.Metadata)
+	_ = json.Unmarshal([]byte(tags), &e.Tags)
+	if e.Metadata == nil {
+		e.Metadata = map[string]any{}
+	}
+	if e.Tags == nil {
+		e.Tags = []string{}
+	}
+	e.CreatedAt = e.CreatedAt.UTC()
+	return e, nil
+}
+
+func memoryEntryArgs(e MemoryEntry) []any {
+	meta, _ := json.Marshal(e.Metadata)
+	if e.Metadata == nil {
+		meta = []byte("{}")
+	}
+	tags, _ := json.Marshal(e.Tags)
+	if e.Tags == nil {
+		tags = []byte("[]")
+	}
+	return []any{e.ID, e.AccountID, e.BankID, e.Partition, e.Speaker, e.Content, string(meta), string(tags), e.Tokens, e.Summary, e.ContentID, e.RunID, e.CreatedAt}
+}
+
+func insertMemoryEntry(ctx context.Context, ex interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, e MemoryEntry) error {
+	_, err := ex.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, memoryEntryArgs(e)...)
+	return err
+}
+
+// AddMemoryEntry stores e durably (committed when this returns) and
+// returns it with its id and time. The bank must be a live bank of the
+// account: one statement checks that and inserts, so a write is a single
+// autocommitted statement on the hot path of add_chat_turn.
+func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, error) {
+	e.ID, e.CreatedAt = NewID(), Now()
+	res, err := db.W.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`)
+		SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13 WHERE EXISTS (
+			SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`, memoryEntryArgs(e)...)
+	if err != nil {
+		return e, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return e, ErrNotFound
+	}
+	return e, nil
+}
+
+// SetMemoryEntryContent records the indexed content of an entry.
+func (db *DB) SetMemoryEntryContent(ctx context.Context, accountID, id, contentID string) error {
+	_, err := db.W.ExecContext(ctx, `UPDATE memory_entries SET content_id = $1 WHERE account_id = $2 AND id = $3`, contentID, accountID, id)
+	return err
+}
+
+// LatestMemoryEntries returns the newest limit live entries of a
+// partition, oldest first: the newest turns, preceded by summaries when
+// fewer turns than limit remain. Each half is one index range read
+// backwards, so the cost does not grow with the partition.
+func (db *DB) LatestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]MemoryEntry, error) {
+	var out []MemoryEntry
+	for _, q := range []string{
+		`SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2 AND summary = FALSE
+		AND deleted_at IS NULL AND account_id = $3 ORDER BY summary DESC, created_at DESC, id DESC LIMIT $4`,
+		`SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2 AND summary = TRUE
+		AND deleted_at IS NULL AND account_id = $3 ORDER BY summary DESC, created_at DESC, id DESC LIMIT $4`,
+	} {
+		if len(out) >= limit {
+			break
+		}
+		st, err := db.prepared(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := st.QueryContext(ctx, bankID, partition, accountID, limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		part, err := collectMemoryEntries(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	if out == nil {
+		out = []MemoryEntry{}
+	}
+	return out, nil
+}
+
+// OldestMemoryEntries returns the oldest limit live entries of a
+// partition, oldest first (summaries first).
+func (db *DB) OldestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]MemoryEntry, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2
+		AND deleted_at IS NULL AND account_id = $3 ORDER BY `+memoryEntryOrder+` LIMIT $4`, bankID, partition, accountID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return collectMemoryEntries(rows)
+}
+
+// MemoryEntriesQuery selects entries of a bank for load_memory and the
+// dry runs: one partition or all (Partition nil), newest or oldest first.
+type MemoryEntriesQuery struct {
+	Partition *string
+	Newest    bool
+	Limit     int
+}
+
+// MemoryEntries lists live entries of a bank.
+func (db *DB) MemoryEntries(ctx context.Context, accountID, bankID string, q MemoryEntriesQuery) ([]MemoryEntry, error) {
+	where, args := `account_id = $1 AND bank_id = $2 AND deleted_at IS NULL`, []any{accountID, bankID}
+	if q.Partition != nil {
+		args = append(args, *q.Partition)
+		where += ` AND partition_key = $3`
+	}
+	order := memoryEntryOrder
+	if q.Newest {
+		order = `created_at DESC, id DESC`
+	}
+	args = append(args, q.Limit)
+	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+` ORDER BY `+order+` LIMIT $`+itoa(len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	return collectMemoryEntries(rows)
+}
+
+// MemoryEntriesByContent returns the live entries of a bank indexed as the
+// given contents, by content id.
+func (db *DB) MemoryEntriesByContent(ctx context.Context, accountID, bankID string, contentIDs []string) (map[string]MemoryEntry, error) {
+	out := map[string]MemoryEntry{}
+	if len(contentIDs) == 0 {
+		return out, nil
+	}
+	args := []any{accountID, bankID}
+	ph := make([]string, len(contentIDs))
+	for i, id := range contentIDs {
+		args = append(args, id)
+		ph[i] = "$" + itoa(len(args))
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE account_id = $1 AND bank_id = $2
+		AND deleted_at IS NULL AND content_id IN (`+strings.Join(ph, ",")+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := collectMemoryEntries(rows)
+	for _, e := range list {
+		out[*e.ContentID] = e
+	}
+	return out, err
+}
+
+func collectMemoryEntries(rows *sql.Rows) ([]MemoryEntry, error) {
+	defer rows.Close()
+	out := []MemoryEntry{}
+	for rows.Next() {
+		e, err := scanMemoryEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// MemoryPartition sums up the live entries of one partition.
+type MemoryPartition struct {
+	Key     string
+	Entries int
+	Tokens  int
+	Oldest  time.Time // of the oldest non-summary entry (zero when none)
+}
+
+// MemoryPartitions sums up the live entries of a bank per partition (only
+// the one partition when key is non-nil).
+func (db *DB) MemoryPartitions(ctx context.Context, accountID, bankID string, key *string) ([]MemoryPartition, error) {
+	where, args := `account_id = $1 AND bank_id = $2 AND deleted_at IS NULL`, []any{accountID, bankID}
+	if key != nil {
+		where += ` AND partition_key = $3`
+		args = append(args, *key)
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT partition_key, COUNT(*), COALESCE(SUM(tokens), 0),
+		MIN(CASE WHEN summary THEN NULL ELSE created_at END) FROM memory_entries WHERE `+where+` GROUP BY partition_key ORDER BY partition_key`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []MemoryPartition
+	for rows.Next() {
+		var (
+			p      MemoryPartition
+			oldest any
+		)
+		if err := rows.Scan(&p.Key, &p.Entries, &p.Tokens, &oldest); err != nil {
+			return nil, err
+		}
+		p.Oldest = anyTime(oldest)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// anyTime reads an aggregate's timestamp, which SQLite hands back as text.
+func anyTime(v any) time.Time {
+	switch t := v.(type) {
+	case time.Time:
+		return t.UTC()
+	case string:
+		for _, layout := range []string{"2006-01-02 15:04:05.999999999 -0700 MST", "2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano, "2006-01-02 15:04:05.999999999"} {
+			if p, err := time.Parse(layout, t); err == nil {
+				return p.UTC()
+			}
+		}
+	case []byte:
+		return anyTime(string(t))
+	}
+	return time.Time{}
+}
+
+// ReplaceMemoryEntries soft-deletes the entries ids of a partition and
+// writes summary in their place, in one transaction: afterwards either
+// both happened or neither did. When any of ids is no longer live
+// (another compaction got there first) it writes nothing and returns
+// ErrCompactionConflict. It returns the summary as stored.
+func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, partition string, ids []string, summary MemoryEntry) (MemoryEntry, error) {
+	summary.ID, summary.AccountID, summary.BankID, summary.Partition, summary.Summary = NewID(), accountID, bankID, partition, true
+	if summary.CreatedAt.IsZero() {
+		summary.CreatedAt = Now()
+	}
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		now := Now()
+		for start := 0; start < len(ids); start += 500 {
+			batch := ids[start:min(start+500, len(ids))]
+			args := []any{now, accountID, bankID, partition}
+			ph := make([]string, len(batch))
+			for i, id := range batch {
+				args = append(args, id)
+				ph[i] = "$" + itoa(len(args))
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE memory_entries SET deleted_at = $1 WHERE account_id = $2 AND bank_id = $3 AND partition_key = $4
+				AND deleted_at IS NULL AND id IN (`+strings.Join(ph, ",")+`)`, args...)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); int(n) != len(batch) {
+				return ErrCompactionConflict
+			}
+		}
+		return insertMemoryEntry(ctx, tx, summary)
+	})
+	return summary, err
+}
+
+// ExpireMemoryEntries hard-deletes the entries of a bank created before
+// cut, and returns the indexed contents they had.
+func (db *DB) ExpireMemoryEntries(ctx context.Context, accountID, bankID string, cut time.Time) ([]string, error) {
+	var contents []string
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT content_id FROM memory_entries WHERE account_id = $1 AND bank_id = $2 AND created_at < $3 AND content_id IS NOT NULL`,
+			accountID, bankID, cut)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			contents = append(contents, id)
+		}
+		rows.Close()
+		_, err = tx.ExecContext(ctx, `DELETE FROM memory_entries WHERE account_id = $1 AND bank_id = $2 AND created_at < $3`, accountID, bankID, cut)
+		return err
+	})
+	return contents, err
+}
+
+// MemoryStatEntry is what the stats of a bank are computed from.
+type MemoryStatEntry struct {
+	Partition string
+	Speaker   *string
+	Tags      []string
+	GroupKey  string
+	Tokens    int
+	Summary   bool
+	CreatedAt time.Time
+}
+
+// MaxStatEntries bounds the entries one stats request reads.
+const MaxStatEntries = 100_000
+
+// MemoryStatEntries returns the live entries of a bank created in
+// [from, to), newest first, at most MaxStatEntries.
+func (db *DB) MemoryStatEntries(ctx context.Context, accountID, bankID string, from, to time.Time) ([]MemoryStatEntry, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT partition_key, speaker, tags, tokens, summary, created_at FROM memory_entries
+		WHERE account_id = $1 AND bank_id = $2 AND deleted_at IS NULL AND created_at >= $3 AND created_at < $4
+		ORDER BY created_at DESC LIMIT $5`, accountID, bankID, from, to, MaxStatEntries)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []MemoryStatEntry
+	for rows.Next() {
+		var (
+			e       MemoryStatEntry
+			speaker sql.NullString
+			tags    string
+		)
+		if err := rows.Scan(&e.Partition, &speaker, &tags, &e.Tokens, &e.Summary, &e.CreatedAt); err != nil {
+			return nil, err
+		}
+		e.Speaker = nullStr(speaker)
+		_ = json.Unmarshal([]byte(tags), &e.Tags)
+		e.CreatedAt = e.CreatedAt.UTC()
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	return out, rows.Err()
+}
+
+// MemoryBankAgents lists the live agents of the account whose current
+// definition names the bank, by name.
+func (db *DB) MemoryBankAgents(ctx context.Context, accountID, bankID string) ([][2]string, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT id, name FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2 ORDER BY name, id`,
+		accountID, "%"+bankID+"%")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := [][2]string{}
+	for rows.Next() {
+		var a [2]string
+		if err := rows.Scan(&a[0], &a[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,97 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// The memory tables on both dialects: banks scoped by account, the text
+// lookup account search uses, history order with summaries, the atomic
+// replace and its conflict, assistant turns per user.
+func TestMemoryStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, other := newAccount(t, db), newAccount(t, db)
+		desc := "Remembers each customer's 100% refunds"
+		b, err := db.CreateMemoryBank(ctx, store.MemoryBank{AccountID: acct, Name: "Support chats", Description: &desc, Type: "conversation", Mode: "balanced"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.MemoryBank(ctx, other, b.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another account reads the bank: %v", err)
+		}
+		for q, want := range map[string]int{"support": 1, "CUSTOMER": 1, "100%": 1, "1_0": 0, "nothing": 0, "": 0} {
+			got, err := db.MemoryBanksByText(ctx, acct, q, 10)
+			if err != nil || len(got) != want {
+				t.Errorf("by text %q: %d %v", q, len(got), err)
+			}
+		}
+		if got, _ := db.MemoryBanksByText(ctx, other, "support", 10); len(got) != 0 {
+			t.Fatal("another account finds the bank by text")
+		}
+		list, total, err := db.MemoryBanks(ctx, acct, "general", "name", false, 0, 10)
+		if err != nil || total != 0 || len(list) != 0 {
+			t.Fatalf("type filter: %d %v", total, err)
+		}
+		if _, err := db.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: other, BankID: b.ID, Content: "x"}); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another account writes to the bank: %v", err)
+		}
+		var ids []string
+		for i := range 6 {
+			e, err := db.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: acct, BankID: b.ID, Partition: "k", Content: fmt.Sprintf("turn %d", i), Tokens: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, e.ID)
+		}
+		sum, err := db.ReplaceMemoryEntries(ctx, acct, b.ID, "k", ids[:4], store.MemoryEntry{Content: "summary of 0-3", Tokens: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same entries again: a conflict, nothing written.
+		if _, err := db.ReplaceMemoryEntries(ctx, acct, b.ID, "k", ids[:4], store.MemoryEntry{Content: "again", Tokens: 1}); !errors.Is(err, store.ErrCompactionConflict) {
+			t.Fatalf("second replace: %v", err)
+		}
+		// Partly replaced ids: a conflict that leaves the live one live.
+		if _, err := db.ReplaceMemoryEntries(ctx, acct, b.ID, "k", []string{ids[3], ids[4]}, store.MemoryEntry{Content: "bad", Tokens: 1}); !errors.Is(err, store.ErrCompactionConflict) {
+			t.Fatalf("partial replace: %v", err)
+		}
+		got, err := db.LatestMemoryEntries(ctx, acct, b.ID, "k", 10)
+		if err != nil || len(got) != 3 || got[0].ID != sum.ID || got[1].Content != "turn 4" || got[2].Content != "turn 5" {
+			t.Fatalf("history after replace: %+v %v", got, err)
+		}
+		if got, _ := db.LatestMemoryEntries(ctx, acct, b.ID, "k", 2); len(got) != 2 || got[0].Content != "turn 4" {
+			t.Fatalf("newest two: %+v", got)
+		}
+		if got, _ := db.LatestMemoryEntries(ctx, other, b.ID, "k", 10); len(got) != 0 {
+			t.Fatal("another account reads the entries")
+		}
+		parts, err := db.MemoryPartitions(ctx, acct, b.ID, nil)
+		if err != nil || len(parts) != 1 || parts[0].Entries != 3 || parts[0].Tokens != 7 || parts[0].Oldest.IsZero() {
+			t.Fatalf("partitions: %+v %v", parts, err)
+		}
+		// Assistant turns are the user's own.
+		tn, err := db.AddMemoryAssistantTurn(ctx, store.MemoryAssistantTurn{AccountID: acct, UserID: "u1", UserInput: "a bank", Config: map[string]any{"name": "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.MemoryAssistantTurn(ctx, acct, "u2", tn.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatal("another user reads the turn")
+		}
+		if err := db.DecideMemoryAssistantTurn(ctx, other, "u1", tn.ID, true, nil); !errors.Is(err, store.ErrNotFound) {
+			t.Fatal("another account decides the turn")
+		}
+		if err := db.DeleteMemoryBank(ctx, acct, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := db.LatestMemoryEntries(ctx, acct, b.ID, "k", 10); len(got) != 0 {
+			t.Fatal("entries outlive their bank")
+		}
+	})
+}
