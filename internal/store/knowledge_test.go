@@ -37,7 +37,7 @@ func TestKnowledgeStore(t *testing.T) {
 			return store.Chunk{AccountID: acct, SourceID: src.ID, ContentID: c.ID, VersionID: vid, Text: text, Model: "offline",
 				Dims: 2, Vector: []float32{1, 0}, BatchSize: 1}
 		}
-		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, []store.Chunk{chunk("the quick brown fox", c.VersionID), chunk("lazy dogs sleep", c.VersionID)}, nil); err != nil {
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 8, []store.Chunk{chunk("the quick brown fox", c.VersionID), chunk("lazy dogs sleep", c.VersionID)}, nil); err != nil {
 			t.Fatal(err)
 		}
 		hits, err := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10)
@@ -56,13 +56,18 @@ func TestKnowledgeStore(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, nil, nil); !errors.Is(err, store.ErrStaleVersion) {
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 8, nil, nil); !errors.Is(err, store.ErrStaleVersion) {
 			t.Fatalf("stale swap: %v", err)
 		}
 		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 1 {
 			t.Fatalf("old version left before the new one was indexed: %+v", hits)
 		}
-		removed, err := db.SwapChunks(ctx, c.ID, v2.VersionID, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil)
+		// Chunks embedded for another model or size than the source now
+		// has (a migration switched meanwhile) are refused.
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, v2.VersionID, "offline", 16, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil); !errors.Is(err, store.ErrEmbeddingChanged) {
+			t.Fatalf("swap with the old embedding size: %v", err)
+		}
+		removed, err := db.SwapChunks(ctx, src.ID, c.ID, v2.VersionID, "offline", 8, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil)
 		if err != nil || len(removed) != 2 {
 			t.Fatalf("swap: %v %v", removed, err)
 		}

@@ -228,3 +228,46 @@ func BenchmarkMemory100k(b *testing.B) {
 		runtime.KeepAlive(ix)
 	}
 }
+
+// BenchmarkEfSweep builds the text fixture once and reports recall@10 and
+// latency at several search breadths, to choose how efSearch scales with
+// the index's size. BENCH_EF lists the breadths (comma separated).
+func BenchmarkEfSweep(b *testing.B) {
+	f := getFixture(b, "text")
+	efs := []int{128, 256, 384, 512, 768, 1024}
+	if s := os.Getenv("BENCH_EF"); s != "" {
+		efs = nil
+		for _, p := range strings.Split(s, ",") {
+			if n, err := strconv.Atoi(p); err == nil {
+				efs = append(efs, n)
+			}
+		}
+	}
+	for _, ef := range efs {
+		b.Run("ef="+strconv.Itoa(ef), func(b *testing.B) {
+			f.ix.mu.Lock()
+			saved := f.ix.efSearch
+			f.ix.efSearch, f.ix.efFixed = ef, true
+			f.ix.mu.Unlock()
+			defer func() {
+				f.ix.mu.Lock()
+				f.ix.efSearch, f.ix.efFixed = saved, false
+				f.ix.mu.Unlock()
+			}()
+			recall := recallAt(f.ix, f.queries, 10)
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				f.ix.Search(f.queries[i%len(f.queries)], 10)
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(recall, "recall@10")
+			b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+			b.ReportMetric(float64(lat[int(math.Ceil(0.99*float64(len(lat))))-1])/1e6, "p99-ms")
+			b.ReportMetric(f.build.Seconds(), "build-s")
+		})
+	}
+}
