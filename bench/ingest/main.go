@@ -21,7 +21,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/agentry/agentry/internal/server"
@@ -133,13 +132,4 @@ func post(url, ct string, body io.Reader, out any) {
 	if out != nil {
 		json.Unmarshal(b, out)
 	}
-}
-
-// cpuTime is the process's user plus system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
