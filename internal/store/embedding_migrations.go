@@ -217,7 +217,7 @@ func (db *DB) SwitchEmbeddingMigration(ctx context.Context, m EmbeddingMigration
 		if _, err := tx.ExecContext(ctx, `DELETE FROM kb_chunks WHERE account_id = $1 AND source_id = $2`, m.AccountID, m.SourceID); err != nil {
 			return err
 		}
-		if err := insertChunks(ctx, tx, added, now); err != nil {
+		if err := insertChunks(ctx, tx, db.Dialect, added, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sources SET embedding_model = $1, dimensions = $2, updated_at = $3
