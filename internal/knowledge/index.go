@@ -92,6 +92,7 @@ type memSource struct {
 	changed bool // since the last snapshot
 	saving  bool
 	savedAt time.Time
+	dropped bool // the source was deleted: no snapshot may stay
 }
 
 // snapshotEvery spaces a source's background snapshot writes.
@@ -253,6 +254,9 @@ func (m *memIndex) maybeSave(sourceID string, ms *memSource) {
 		defer m.bg.Done()
 		err := m.write(sourceID, ix)
 		ms.mu.Lock()
+		if ms.dropped {
+			os.Remove(m.snapshotPath(sourceID))
+		}
 		ms.saving, ms.savedAt = false, time.Now()
 		if err != nil {
 			ms.changed = true
@@ -290,6 +294,22 @@ func (m *memIndex) write(sourceID string, ix *vector.Index) error {
 	return err
 }
 
+// Drop forgets a deleted source: its graph and its snapshot.
+func (m *memIndex) Drop(sourceID string) {
+	m.mu.Lock()
+	ms := m.m[sourceID]
+	delete(m.m, sourceID)
+	m.mu.Unlock()
+	if ms != nil {
+		ms.mu.Lock()
+		ms.dropped, ms.ix, ms.present = true, nil, map[int64]bool{}
+		ms.mu.Unlock()
+	}
+	if m.dir != "" && validID(sourceID) {
+		os.Remove(m.snapshotPath(sourceID))
+	}
+}
+
 // Flush writes the snapshot of every source changed since its last one
 // (at shutdown).
 func (m *memIndex) Flush() {
@@ -303,7 +323,7 @@ func (m *memIndex) Flush() {
 	m.mu.Unlock()
 	for id, ms := range all {
 		ms.mu.Lock()
-		if ms.changed && ms.ix != nil && validID(id) {
+		if ms.changed && ms.ix != nil && !ms.dropped && validID(id) {
 			if err := m.write(id, ms.ix); err == nil {
 				ms.changed, ms.savedAt = false, time.Now()
 			}

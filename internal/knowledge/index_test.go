@@ -172,5 +172,10 @@ func TestMemIndexSnapshot(t *testing.T) {
 			t.Fatalf("after a damaged snapshot: %d, %d vectors", got, third.Loaded(src.ID))
 		}
 		third.Flush()
+		// A deleted source leaves no snapshot behind.
+		third.Drop(src.ID)
+		if _, err := os.Stat(filepath.Join(dir, src.ID+".hnsw")); !os.IsNotExist(err) {
+			t.Fatalf("snapshot of a dropped source: %v", err)
+		}
 	})
 }

@@ -354,7 +354,13 @@ func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error 
 	if err := s.db.DeleteSource(ctx, accountID, id); err != nil {
 		return err
 	}
-	return s.purgeContents(context.WithoutCancel(ctx), accountID, id)
+	if err := s.purgeContents(context.WithoutCancel(ctx), accountID, id); err != nil {
+		return err
+	}
+	if m, ok := s.index.(*memIndex); ok {
+		m.Drop(id)
+	}
+	return nil
 }
 
 // purgeContents deletes every content of a source, in batches.
