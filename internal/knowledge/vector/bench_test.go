@@ -38,6 +38,7 @@ type fixture struct {
 	// cpuBuild is the process's CPU time during the build: on a shared
 	// machine the wall time says more about the neighbours.
 	cpuBuild time.Duration
+	loaded   bool // read from BENCH_SNAPSHOT: build-s is the load time
 }
 
 var (
@@ -133,7 +134,18 @@ func getFixture(b *testing.B, kind string) *fixture {
 	for i := range ids {
 		ids[i] = "chunk-" + strconv.Itoa(i)
 	}
-	if os.Getenv("BENCH_SERIAL") == "1" {
+	// BENCH_SNAPSHOT names a file: loaded instead of building when it
+	// exists (a restart), written after the build when it does not.
+	snap := os.Getenv("BENCH_SNAPSHOT")
+	loaded := false
+	if f, err := os.Open(snap); snap != "" && err == nil {
+		got, err := Read(f)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, loaded = got, true
+	} else if os.Getenv("BENCH_SERIAL") == "1" {
 		for i, v := range data {
 			if err := ix.Add(ids[i], v); err != nil {
 				b.Fatal(err)
@@ -143,7 +155,19 @@ func getFixture(b *testing.B, kind string) *fixture {
 		b.Fatal(err)
 	}
 	cpuBuild := cpuTime() - cpuStart
-	f := &fixture{ix: ix, queries: queries, build: time.Since(start), cpuBuild: cpuBuild}
+	f := &fixture{ix: ix, queries: queries, build: time.Since(start), cpuBuild: cpuBuild, loaded: loaded}
+	if snap != "" && !loaded {
+		out, err := os.Create(snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ix.WriteTo(out); err != nil {
+			b.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 	data = nil //nolint:ineffassign // dropped before measuring the heap
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -202,6 +226,9 @@ func BenchmarkSearch100k(b *testing.B) {
 			b.ReportMetric(f.rssMB, "rss-MB")
 			b.ReportMetric(f.build.Seconds(), "build-s")
 			b.ReportMetric(f.cpuBuild.Seconds(), "build-cpu-s")
+			if f.loaded {
+				b.ReportMetric(1, "from-snapshot")
+			}
 			b.ReportMetric(float64(f.ix.Len()), "vectors")
 		})
 	}
