@@ -121,11 +121,11 @@ func (ix *pgIndex) backfill(ctx context.Context) error {
 const (
 	pgHNSWM              = 24
 	pgHNSWEfConstruction = 200
-	pgEfSearchBase       = 1000
+	pgEfSearchMax        = 1000 // pgvector refuses more
 )
 
 func pgEfSearch(k int) int {
-	return min(max(pgEfSearchBase, 2*k)+8*max(k-10, 0), 1000)
+	return min(max(pgEfSearchMax, 2*k), pgEfSearchMax)
 }
 
 func (ix *pgIndex) Name() string { return "pgvector HNSW" }
