@@ -124,9 +124,10 @@ const (
 	pgEfSearchMax        = 1000 // pgvector refuses more
 )
 
-func pgEfSearch(k int) int {
-	return min(max(pgEfSearchMax, 2*k), pgEfSearchMax)
-}
+// pgEfSearch is the breadth for a top-k search: the maximum for any k the
+// search asks for (at most a few hundred), since recall needs it already
+// at k = 10.
+func pgEfSearch(int) int { return pgEfSearchMax }
 
 func (ix *pgIndex) Name() string { return "pgvector HNSW" }
 
