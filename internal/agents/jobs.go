@@ -118,7 +118,7 @@ func (s *Service) extractText(ctx context.Context, u store.Upload) (store.Upload
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	_, putErr := s.put(ctx, key, "text/plain; charset=utf-8", pr)
+	_, putErr := s.blobs.PutStream(ctx, key, "text/plain; charset=utf-8", pr)
 	pr.CloseWithError(errors.New("text blob write ended")) // unblocks the extractor if the write failed first
 	if err := <-done; err != nil {
 		return store.UploadResult{}, err

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"path"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
@@ -63,12 +63,12 @@ func (s *Service) StoreUpload(ctx context.Context, in UploadInput) (store.Upload
 	head, _ := br.Peek(512) // a short or failing read shows up again in the copy below
 	u := store.Upload{ID: id, AccountID: in.AccountID, AgentID: in.AgentID, CreatedBy: in.UserID, BlobKey: key,
 		Filename: cleanFilename(in.Filename), ContentType: extract.DetectType(in.Filename, in.DeclaredType, head)}
-	body := &limitedHash{r: br, limit: s.cfg.MaxUploadBytes, h: sha256.New()}
-	n, err := s.put(ctx, key, u.ContentType, body)
+	body := &blob.HashLimit{R: br, Limit: s.cfg.MaxUploadBytes, H: sha256.New(), TooLarge: ErrUploadTooLarge}
+	n, err := s.blobs.PutStream(ctx, key, u.ContentType, body)
 	if err != nil {
 		return store.Upload{}, err
 	}
-	u.FileSize, u.SHA256 = n, hex.EncodeToString(body.h.Sum(nil))
+	u.FileSize, u.SHA256 = n, hex.EncodeToString(body.H.Sum(nil))
 	u.ExpiresAt = s.now().Add(s.cfg.UploadRetention)
 	if u, err = s.db.CreateUpload(ctx, u); err != nil {
 		s.deleteBlob(key)
@@ -152,54 +152,10 @@ func uploadKey(accountID, uploadID, name string) string {
 	return path.Join("agent-inputs", accountID, uploadID, name)
 }
 
-// put streams r into key. If r fails, the write is aborted (a cancelled
-// context makes the blob writer discard what it has), so no partial file is
-// ever left under key.
-func (s *Service) put(ctx context.Context, key, contentType string, r io.Reader) (int64, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	n, err := s.blobs.Put(ctx, key, contentType, &abortOnError{r: r, abort: cancel})
-	if err != nil {
-		s.deleteBlob(key)
-	}
-	return n, err
-}
-
 func (s *Service) deleteBlob(key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = s.blobs.Delete(ctx, key)
-}
-
-type abortOnError struct {
-	r     io.Reader
-	abort func()
-}
-
-func (a *abortOnError) Read(p []byte) (int, error) {
-	n, err := a.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		a.abort()
-	}
-	return n, err
-}
-
-// limitedHash counts and hashes what passes, and fails past limit bytes.
-type limitedHash struct {
-	r     io.Reader
-	n     int64
-	limit int64
-	h     hash.Hash
-}
-
-func (l *limitedHash) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	if l.n > l.limit {
-		return 0, ErrUploadTooLarge
-	}
-	l.h.Write(p[:n])
-	return n, err
 }
 
 // cleanFilename keeps the base name a client sent, without directories or

@@ -3,8 +3,13 @@ package knowledge
 import (
 	"context"
 	"database/sql"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/agentry/agentry/internal/knowledge/vector"
 	"github.com/agentry/agentry/internal/store"
@@ -30,13 +35,16 @@ type Index interface {
 
 // VectorHit is a chunk found by the vector side.
 type VectorHit struct {
-	Seq   int64
-	Score float32
+	Seq      int64
+	Score    float32
+	SourceID string
 }
 
 // OpenIndex picks the index for db: pgvector where PostgreSQL has it (or
-// lets us install it), else the in-process index, logged once.
-func OpenIndex(ctx context.Context, db *store.DB) (Index, error) {
+// lets us install it), else the in-process index, logged once. snapshotDir,
+// when not empty, is where the in-process index keeps its graphs between
+// restarts.
+func OpenIndex(ctx context.Context, db *store.DB, snapshotDir string) (Index, error) {
 	if db.Dialect == store.Postgres {
 		ix, err := openPGVector(ctx, db)
 		if err == nil {
@@ -44,28 +52,51 @@ func OpenIndex(ctx context.Context, db *store.DB) (Index, error) {
 		}
 		logOnce(&pgFallbackOnce, "pgvector is not available; knowledge search uses the in-process vector index", "err", err)
 	}
-	return newMemIndex(db), nil
+	return newMemIndex(db, snapshotDir), nil
 }
 
 var pgFallbackOnce sync.Once
 
-// memIndex holds one in-process ANN index per source. A source is loaded
-// from its stored embeddings on its first search, then brought up to date
-// before each search by reading the chunks added since (by seq), so writes
-// of any process reach it; chunks deleted elsewhere drop out when a search
-// finds them gone.
+// memIndex holds one in-process ANN index per source.
+//
+// Loading: on a source's first search the index is read from its snapshot
+// (snapshotDir/<source>.hnsw) when there is one, else built from the stored
+// embeddings; either way it is then reconciled with the database: every
+// seq the snapshot holds that the database no longer has is deleted, and
+// every stored chunk it lacks is added. The database is the truth and the
+// snapshot only a head start, so a stale, old or damaged snapshot costs
+// time, never correctness.
+//
+// Keeping in step: before each search the chunks added since (by seq) are
+// read, so writes of any process reach it; deletions arrive through Forget
+// (this process's writes) and, for other processes' deletions, through the
+// search dropping a hit whose chunk is gone (Forget again).
+//
+// Saving: a source's snapshot is rewritten in the background once it has
+// changed and the last write is snapshotEvery old, and at shutdown (Flush).
 type memIndex struct {
-	db *store.DB
-	mu sync.Mutex
-	m  map[string]*memSource
+	db  *store.DB
+	dir string
+	mu  sync.Mutex
+	m   map[string]*memSource
+	bg  sync.WaitGroup // background snapshot writes
 }
 
 type memSource struct {
 	mu      sync.Mutex
+	loaded  bool
 	ix      *vector.Index
 	present map[int64]bool
 	high    int64 // highest seq loaded
+
+	changed bool // since the last snapshot
+	saving  bool
+	savedAt time.Time
+	dropped bool // the source was deleted: no snapshot may stay
 }
+
+// snapshotEvery spaces a source's background snapshot writes.
+const snapshotEvery = time.Minute
 
 // lookback re-reads the most recent seqs on PostgreSQL, where a
 // transaction may commit a lower seq after a higher one was seen.
@@ -76,7 +107,9 @@ func (m *memIndex) lookback() int64 {
 	return 0
 }
 
-func newMemIndex(db *store.DB) *memIndex { return &memIndex{db: db, m: map[string]*memSource{}} }
+func newMemIndex(db *store.DB, dir string) *memIndex {
+	return &memIndex{db: db, dir: dir, m: map[string]*memSource{}}
+}
 
 func (m *memIndex) Name() string { return "in-process HNSW" }
 
@@ -106,27 +139,210 @@ func (m *memIndex) Forget(sourceID string, removed []int64) {
 		if ms.present[seq] {
 			ms.ix.Delete(strconv.FormatInt(seq, 10))
 			delete(ms.present, seq)
+			ms.changed = true
 		}
 	}
 }
 
-// sync loads what the database has beyond what the index holds.
-func (m *memIndex) sync(ctx context.Context, sourceID string, ms *memSource) error {
-	after := max(0, ms.high-m.lookback())
-	return m.db.SourceVectors(ctx, sourceID, after, func(r store.VectorRow) error {
+func (m *memIndex) snapshotPath(sourceID string) string {
+	return filepath.Join(m.dir, sourceID+".hnsw")
+}
+
+// load brings a source's index up for the first time: from its snapshot
+// when one is readable, then reconciled with the stored chunks.
+func (m *memIndex) load(ctx context.Context, sourceID string, ms *memSource) error {
+	if m.dir != "" && validID(sourceID) {
+		if f, err := os.Open(m.snapshotPath(sourceID)); err == nil {
+			ix, err := vector.Read(f)
+			f.Close()
+			if err != nil {
+				slog.Warn("knowledge: vector index snapshot unreadable; rebuilding", "source", sourceID, "err", err)
+			} else {
+				ms.ix = ix
+			}
+		}
+	}
+	live, err := m.db.SourceChunkSeqs(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	ms.present = map[int64]bool{}
+	if ms.ix != nil {
+		inDB := make(map[int64]bool, len(live))
+		for _, s := range live {
+			inDB[s] = true
+		}
+		var gone []string
+		ms.ix.Each(func(id string) {
+			seq, err := strconv.ParseInt(id, 10, 64)
+			if err != nil || !inDB[seq] {
+				gone = append(gone, id)
+				return
+			}
+			ms.present[seq] = true
+		})
+		for _, id := range gone {
+			ms.ix.Delete(id)
+		}
+		ms.changed = len(gone) > 0
+	}
+	// Whatever the snapshot lacks, read from the lowest missing seq on.
+	from := int64(-1)
+	for _, s := range live {
+		if !ms.present[s] && (from < 0 || s < from) {
+			from = s
+		}
+	}
+	for s := range ms.present {
+		ms.high = max(ms.high, s)
+	}
+	if from >= 0 {
+		if err := m.add(ctx, sourceID, ms, from-1); err != nil {
+			return err
+		}
+	}
+	ms.loaded = true
+	return nil
+}
+
+// add reads the source's vectors above seq after into the index. Rows
+// already present are skipped; a first load goes through the bulk build.
+func (m *memIndex) add(ctx context.Context, sourceID string, ms *memSource, after int64) error {
+	var ids []string
+	var vecs [][]float32
+	err := m.db.SourceVectors(ctx, sourceID, after, func(r store.VectorRow) error {
 		if ms.present[r.Seq] {
 			return nil
 		}
 		if ms.ix == nil || ms.ix.Dims() != r.Dims {
-			ms.ix, ms.present = vector.New(r.Dims), map[int64]bool{}
+			ms.ix, ms.present, ids, vecs = vector.New(r.Dims), map[int64]bool{}, nil, nil
 		}
-		if err := ms.ix.Add(strconv.FormatInt(r.Seq, 10), r.Vector); err != nil {
-			return err
-		}
+		ids = append(ids, strconv.FormatInt(r.Seq, 10))
+		vecs = append(vecs, r.Vector)
 		ms.present[r.Seq] = true
 		ms.high = max(ms.high, r.Seq)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ms.changed = true
+	return ms.ix.AddBatch(ids, vecs)
+}
+
+// sync loads what the database has beyond what the index holds.
+func (m *memIndex) sync(ctx context.Context, sourceID string, ms *memSource) error {
+	if !ms.loaded {
+		return m.load(ctx, sourceID, ms)
+	}
+	return m.add(ctx, sourceID, ms, max(0, ms.high-m.lookback()))
+}
+
+// maybeSave writes the source's snapshot in the background when it changed
+// and the last write is old enough. Called with ms.mu held.
+func (m *memIndex) maybeSave(sourceID string, ms *memSource) {
+	if m.dir == "" || !ms.changed || ms.saving || ms.ix == nil || time.Since(ms.savedAt) < snapshotEvery || !validID(sourceID) {
+		return
+	}
+	ms.saving, ms.changed = true, false
+	ix := ms.ix
+	m.bg.Add(1)
+	go func() {
+		defer m.bg.Done()
+		err := m.write(sourceID, ix)
+		ms.mu.Lock()
+		if ms.dropped {
+			os.Remove(m.snapshotPath(sourceID))
+		}
+		ms.saving, ms.savedAt = false, time.Now()
+		if err != nil {
+			ms.changed = true
+		}
+		ms.mu.Unlock()
+	}()
+}
+
+// write saves a snapshot atomically: a reader sees the old file or the
+// new one, never a partial one.
+func (m *memIndex) write(sourceID string, ix *vector.Index) error {
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(m.dir, sourceID+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := ix.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	err = os.Rename(f.Name(), m.snapshotPath(sourceID))
+	if err != nil {
+		slog.Warn("knowledge: vector index snapshot not saved", "source", sourceID, "err", err)
+	}
+	return err
+}
+
+// Drop forgets a deleted source: its graph and its snapshot.
+func (m *memIndex) Drop(sourceID string) {
+	m.mu.Lock()
+	ms := m.m[sourceID]
+	delete(m.m, sourceID)
+	m.mu.Unlock()
+	if ms != nil {
+		ms.mu.Lock()
+		ms.dropped, ms.ix, ms.present = true, nil, map[int64]bool{}
+		ms.mu.Unlock()
+	}
+	if m.dir != "" && validID(sourceID) {
+		os.Remove(m.snapshotPath(sourceID))
+	}
+}
+
+// Flush writes the snapshot of every source changed since its last one
+// (at shutdown).
+func (m *memIndex) Flush() {
+	if m.dir == "" {
+		return
+	}
+	m.bg.Wait()
+	m.mu.Lock()
+	all := make(map[string]*memSource, len(m.m))
+	maps.Copy(all, m.m)
+	m.mu.Unlock()
+	for id, ms := range all {
+		ms.mu.Lock()
+		if ms.changed && ms.ix != nil && !ms.dropped && validID(id) {
+			if err := m.write(id, ms.ix); err == nil {
+				ms.changed, ms.savedAt = false, time.Now()
+			}
+		}
+		ms.mu.Unlock()
+	}
+}
+
+// validID keeps a source id usable as a file name.
+func validID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, dims int, q []float32, k int) ([]VectorHit, error) {
@@ -139,13 +355,16 @@ func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, dim
 		if err == nil && ms.ix != nil && ms.ix.Dims() == dims {
 			hits = ms.ix.Search(q, k)
 		}
+		if err == nil {
+			m.maybeSave(id, ms)
+		}
 		ms.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range hits {
 			seq, _ := strconv.ParseInt(h.ID, 10, 64)
-			out = append(out, VectorHit{Seq: seq, Score: h.Score})
+			out = append(out, VectorHit{Seq: seq, Score: h.Score, SourceID: id})
 		}
 	}
 	return out, nil

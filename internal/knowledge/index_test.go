@@ -3,6 +3,8 @@ package knowledge
 import (
 	"context"
 	"database/sql"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentry/agentry/internal/llm/offline"
@@ -27,9 +29,9 @@ func TestVectorIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		indexes := map[string]Index{"memory": newMemIndex(db)}
+		indexes := map[string]Index{"memory": newMemIndex(db, t.TempDir())}
 		if d == store.Postgres {
-			ix, err := OpenIndex(ctx, db)
+			ix, err := OpenIndex(ctx, db, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +59,7 @@ func TestVectorIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []store.Chunk) error {
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []store.Chunk) error {
 			for _, ix := range indexes {
 				if err := ix.InTx(ctx, tx, added); err != nil {
 					return err
@@ -87,6 +89,93 @@ func TestVectorIndexes(t *testing.T) {
 			if err != nil || len(hits) != 0 {
 				t.Fatalf("%s after delete: %+v %v", name, hits, err)
 			}
+		}
+	})
+}
+
+// The in-process index survives a restart through its snapshot, and the
+// snapshot is only a head start: chunks deleted and added while no process
+// held it (or after it was written) are reconciled on load, and a damaged
+// snapshot is rebuilt from the database.
+func TestMemIndexSnapshot(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, err := db.CreateAccount(ctx, "personal", "a", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := db.CreateSource(ctx, store.Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
+			EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb := offline.NewEmbedder(64)
+		put := func(texts ...string) (store.Content, []store.Chunk) {
+			var c store.Content
+			if err := db.Tx(ctx, func(tx *sql.Tx) error {
+				c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			chunks := make([]store.Chunk, len(texts))
+			for i, tx := range texts {
+				chunks[i] = store.Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+					Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: 1}
+			}
+			if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, nil); err != nil {
+				t.Fatal(err)
+			}
+			return c, chunks
+		}
+		top := func(ix *memIndex, q string) int64 {
+			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, 64, emb.Embed(q), 1)
+			if err != nil || len(hits) == 0 {
+				t.Fatalf("search %q: %v %v", q, hits, err)
+			}
+			return hits[0].Seq
+		}
+		otters, oc := put("sea otters hold hands while sleeping", "otters use stones as tools")
+		_, rc := put("rust ownership and borrowing rules")
+		dir := t.TempDir()
+		first := newMemIndex(db, dir)
+		if got := top(first, "borrowing in rust"); got != rc[0].Seq {
+			t.Fatalf("first process: %d", got)
+		}
+		first.Flush()
+		if _, err := os.Stat(filepath.Join(dir, src.ID+".hnsw")); err != nil {
+			t.Fatalf("no snapshot: %v", err)
+		}
+		// While no process holds the index: one content goes, one comes.
+		if _, _, err := db.DeleteContent(ctx, acct.ID, otters.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		_, bc := put("baking sourdough bread at home")
+		second := newMemIndex(db, dir)
+		if got := top(second, "sourdough bread"); got != bc[0].Seq {
+			t.Fatalf("after restart, the chunk added meanwhile: %d", got)
+		}
+		if n := second.Loaded(src.ID); n != 2 {
+			t.Fatalf("after restart the index holds %d vectors, want 2 (the deleted content's %d dropped)", n, len(oc))
+		}
+		if got := top(second, "otters holding hands"); got == oc[0].Seq || got == oc[1].Seq {
+			t.Fatal("a chunk deleted while the index was down was found")
+		}
+		// A damaged snapshot is rebuilt from the database.
+		second.Flush() // its background write could land after the garbage
+		if err := os.WriteFile(filepath.Join(dir, src.ID+".hnsw"), []byte("AGRYHNSW garbage"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		third := newMemIndex(db, dir)
+		if got := top(third, "borrowing in rust"); got != rc[0].Seq || third.Loaded(src.ID) != 2 {
+			t.Fatalf("after a damaged snapshot: %d, %d vectors", got, third.Loaded(src.ID))
+		}
+		third.Flush()
+		// A deleted source leaves no snapshot behind.
+		third.Drop(src.ID)
+		if _, err := os.Stat(filepath.Join(dir, src.ID+".hnsw")); !os.IsNotExist(err) {
+			t.Fatalf("snapshot of a dropped source: %v", err)
 		}
 	})
 }

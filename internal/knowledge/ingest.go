@@ -8,13 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"path"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
@@ -202,10 +202,10 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 	}
 	staging := store.NewID()
 	key := contentKey(src.AccountID, src.ID, contentID, staging, "original")
-	body := &hashLimit{r: br, limit: limit, h: sha256.New()}
-	n, err := s.put(ctx, key, mt, body)
+	body := &blob.HashLimit{R: br, Limit: limit, H: sha256.New(), TooLarge: ErrTooLarge}
+	n, err := s.blobs.PutStream(ctx, key, mt, body)
 	if err != nil {
-		if errors.Is(err, ErrTooLarge) || body.over {
+		if errors.Is(err, ErrTooLarge) || body.Over {
 			return UploadResult{}, fmt.Errorf("%w: at most %d bytes", ErrTooLarge, limit)
 		}
 		return UploadResult{}, err
@@ -228,7 +228,7 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 			}
 		}
 	}
-	sum := hex.EncodeToString(body.h.Sum(nil))
+	sum := hex.EncodeToString(body.H.Sum(nil))
 	filename := cleanName(up.Filename)
 	if prev == nil && up.ItemKey == "" {
 		if dup, err := s.db.ContentBySHA(ctx, src.AccountID, src.ID, sum); err == nil {
@@ -294,18 +294,6 @@ func indexOpts() *river.InsertOpts {
 	return &river.InsertOpts{MaxAttempts: indexAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// put streams r into key; a failing reader aborts the write, so no partial
-// blob stays.
-func (s *Service) put(ctx context.Context, key, contentType string, r io.Reader) (int64, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	n, err := s.blobs.Put(ctx, key, contentType, &abortOnError{r: r, abort: cancel})
-	if err != nil {
-		s.deleteBlob(key)
-	}
-	return n, err
-}
-
 func (s *Service) deleteBlob(key string) {
 	if key == "" {
 		return
@@ -313,39 +301,6 @@ func (s *Service) deleteBlob(key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = s.blobs.Delete(ctx, key)
-}
-
-type abortOnError struct {
-	r     io.Reader
-	abort func()
-}
-
-func (a *abortOnError) Read(p []byte) (int, error) {
-	n, err := a.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		a.abort()
-	}
-	return n, err
-}
-
-// hashLimit hashes what passes and fails past limit bytes.
-type hashLimit struct {
-	r     io.Reader
-	n     int64
-	limit int64
-	h     hash.Hash
-	over  bool
-}
-
-func (l *hashLimit) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	if l.n > l.limit {
-		l.over = true
-		return 0, ErrTooLarge
-	}
-	l.h.Write(p[:n])
-	return n, err
 }
 
 func cleanName(name string) string {

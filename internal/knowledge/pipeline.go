@@ -113,9 +113,56 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 	if len(pieces) == 0 {
 		return errNoText
 	}
-	// Embed.
+	// Embed and swap in. An embedding migration that switches the source
+	// while this job embeds makes the swap refuse the old vectors; the
+	// pieces are then embedded again with the source's new model.
+	var removed []int64
+	var wake func()
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if src, err = s.db.Source(ctx, a.AccountID, c.SourceID); err != nil {
+				return err
+			}
+		}
+		chunks, err := s.embedPieces(ctx, a.AccountID, src, c, pieces, stage)
+		if err != nil {
+			return err
+		}
+		// Index: swap the chunks in, with the announcement to new_content agents.
+		if err := stage(store.ContentIndexing); err != nil {
+			return err
+		}
+		if err := s.index.Prepare(ctx, chunks[0].Dims); err != nil {
+			return err
+		}
+		removed, err = s.db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks,
+			func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []store.Chunk) error {
+				if err := s.index.InTx(ctx, tx, added); err != nil {
+					return err
+				}
+				var err error
+				wake, err = s.queue.InsertTx(ctx, tx, conn, FireArgs{AccountID: a.AccountID, ContentID: c.ID, VersionID: c.VersionID},
+					&river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}})
+				return err
+			})
+		if errors.Is(err, store.ErrEmbeddingChanged) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	s.index.Forget(src.ID, removed)
+	wake()
+	return nil
+}
+
+// embedPieces embeds the pieces with the source's embedder, in batches.
+func (s *Service) embedPieces(ctx context.Context, accountID string, src store.Source, c store.Content, pieces []chunk.Piece,
+	stage func(string) error) ([]store.Chunk, error) {
 	if err := stage(store.ContentEmbedding); err != nil {
-		return err
+		return nil, err
 	}
 	emb := s.embedderFor(src)
 	chunks := make([]store.Chunk, len(pieces))
@@ -126,42 +173,18 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 			texts[i] = p.Text
 		}
 		t0 := time.Now()
-		vecs, err := emb.Embed(ctx, llm.CallMeta{AccountID: a.AccountID, Purpose: "knowledge_index"}, texts)
+		vecs, err := emb.Embed(ctx, llm.CallMeta{AccountID: accountID, Purpose: "knowledge_index"}, texts)
 		if err != nil {
-			return fmt.Errorf("embedding failed: %w", err)
+			return nil, fmt.Errorf("embedding failed: %w", err)
 		}
 		took := time.Since(t0).Seconds()
 		for i, p := range batch {
-			chunks[start+i] = store.Chunk{AccountID: a.AccountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
+			chunks[start+i] = store.Chunk{AccountID: accountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
 				Ordinal: start + i, TextStart: p.Start, TextEnd: p.End, Text: p.Text, Model: emb.Model(), Dims: len(vecs[i]),
 				Vector: vecs[i], BatchSize: len(batch), BatchDuration: took}
 		}
 	}
-	// Index: swap the chunks in, with the announcement to new_content agents.
-	if err := stage(store.ContentIndexing); err != nil {
-		return err
-	}
-	if len(chunks) > 0 {
-		if err := s.index.Prepare(ctx, chunks[0].Dims); err != nil {
-			return err
-		}
-	}
-	var wake func()
-	removed, err := s.db.SwapChunks(ctx, c.ID, c.VersionID, chunks, func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []store.Chunk) error {
-		if err := s.index.InTx(ctx, tx, added); err != nil {
-			return err
-		}
-		var err error
-		wake, err = s.queue.InsertTx(ctx, tx, conn, FireArgs{AccountID: a.AccountID, ContentID: c.ID, VersionID: c.VersionID},
-			&river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}})
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	s.index.Forget(src.ID, removed)
-	wake()
-	return nil
+	return chunks, nil
 }
 
 // maxIndexedText bounds the text one content contributes to the index.

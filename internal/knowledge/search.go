@@ -158,7 +158,8 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		fused[h.Seq] += 1 / float64(rrfK+rank+1)
 	}
 	// Vector side: one query embedding per (model, size) among the sources.
-	qvecs := map[string][]float32{} // by source
+	qvecs := map[string][]float32{}    // by source
+	vectorSource := map[int64]string{} // the source of each vector hit
 	allowedSet := map[string]bool{}
 	for _, id := range allowed {
 		allowedSet[id] = true
@@ -191,6 +192,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 				continue
 			}
 			fused[h.Seq] += 1 / float64(rrfK+rank+1)
+			vectorSource[h.Seq] = h.SourceID
 			rank++
 		}
 	}
@@ -223,6 +225,14 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 	bySeq := map[int64]store.Chunk{}
 	for _, c := range chunks {
 		bySeq[c.Seq] = c
+	}
+	// A vector hit whose chunk is gone was deleted by another process
+	// (this one's deletions reach the index directly): the index forgets
+	// it, so it takes no place in later searches.
+	for _, seq := range want {
+		if _, ok := bySeq[seq]; !ok && vectorSource[seq] != "" {
+			s.index.Forget(vectorSource[seq], []int64{seq})
+		}
 	}
 	var hits []SearchHit
 	for _, seq := range want {

@@ -56,6 +56,9 @@ type Config struct {
 	// the operator configured, by the name a knowledge base's
 	// reranker_model uses; "offline" is always available.
 	Rerankers map[string]rerank.Reranker
+	// IndexDir is where the in-process vector index keeps its snapshots
+	// between restarts (none when empty: every restart rebuilds).
+	IndexDir string
 }
 
 // DefaultMaxUploadBytes is the contract's file limit.
@@ -82,7 +85,7 @@ func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provid
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	ix, err := OpenIndex(ctx, db)
+	ix, err := OpenIndex(ctx, db, cfg.IndexDir)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +98,17 @@ func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
 
 // SetFirer gives the service what starts new_content agents.
 func (s *Service) SetFirer(f Firer) { s.firer = f }
+
+// FlushIndex writes the in-process vector index's pending snapshots (at
+// shutdown, after the workers stopped).
+func (s *Service) FlushIndex() {
+	if s == nil {
+		return
+	}
+	if m, ok := s.index.(*memIndex); ok {
+		m.Flush()
+	}
+}
 
 // IndexName says which search index serves (for logs and docs).
 func (s *Service) IndexName() string { return s.index.Name() }

@@ -359,7 +359,13 @@ func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error 
 	if err := s.db.DeleteSource(ctx, accountID, id); err != nil {
 		return err
 	}
-	return s.purgeContents(context.WithoutCancel(ctx), accountID, id)
+	if err := s.purgeContents(context.WithoutCancel(ctx), accountID, id); err != nil {
+		return err
+	}
+	if m, ok := s.index.(*memIndex); ok {
+		m.Drop(id)
+	}
+	return nil
 }
 
 // DeleteManagedSource deletes a system-managed source on behalf of the

@@ -220,6 +220,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		AllowPrivateFetch: cfg.AllowPrivateWebhooks,
 		AgentsUsingKB:     db.KnowledgeBaseReferenced,
 		Rerankers:         rerankersFromEnvironment(cfg.AllowPrivateWebhooks),
+		IndexDir:          filepath.Join(cfg.DataDir, "vector-index"),
 	})
 	if err != nil {
 		return nil, err
@@ -475,6 +476,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	stopBG()
 	wg.Wait()
+	s.Knowledge.FlushIndex()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

@@ -175,6 +175,13 @@ func (db *DB) SwitchEmbeddingMigration(ctx context.Context, m EmbeddingMigration
 	inTx func(tx *sql.Tx, added []Chunk) error) (removed []int64, ok bool, err error) {
 	now := Now()
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		// The source's lock first: an index job committing meanwhile either
+		// lands before (its chunks have no staged vector, so the switch
+		// reports ErrMigrationIncomplete) or after (it sees the new model
+		// and embeds again), never in between with vectors of the old size.
+		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'switching', updated_at = $2
 			WHERE id = $3 AND status = $4`, MigrationSwitching, now, m.ID, MigrationRunning)
 		if ok, err = exportAffected(res, err); err != nil || !ok {
@@ -210,7 +217,7 @@ func (db *DB) SwitchEmbeddingMigration(ctx context.Context, m EmbeddingMigration
 		if _, err := tx.ExecContext(ctx, `DELETE FROM kb_chunks WHERE account_id = $1 AND source_id = $2`, m.AccountID, m.SourceID); err != nil {
 			return err
 		}
-		if err := insertChunks(ctx, tx, added, now); err != nil {
+		if err := insertChunks(ctx, tx, db.Dialect, added, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sources SET embedding_model = $1, dimensions = $2, updated_at = $3

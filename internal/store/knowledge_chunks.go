@@ -45,18 +45,46 @@ func DecodeVector(b []byte) []float32 {
 // deleted) while a job worked on an older one; its work is dropped.
 var ErrStaleVersion = errors.New("content version is no longer current")
 
+// ErrEmbeddingChanged means the source moved to another embedding model or
+// size (an embedding migration switched) while a job embedded with the old
+// one; the job must embed again.
+var ErrEmbeddingChanged = errors.New("the source's embedding model changed while the content was embedded")
+
+// lockSourceEmbedding takes the source's row lock for the rest of the
+// transaction and returns its embedding model and size. Both SwapChunks and
+// SwitchEmbeddingMigration take it first, so they serialise on the source:
+// whichever commits second sees the other's result (an update blocked on a
+// row lock re-reads the row on PostgreSQL; SQLite has one writer).
+func lockSourceEmbedding(ctx context.Context, tx *sql.Tx, sourceID string) (model string, dims int, err error) {
+	err = tx.QueryRowContext(ctx, `UPDATE sources SET dimensions = dimensions WHERE id = $1 RETURNING embedding_model, dimensions`,
+		sourceID).Scan(&model, &dims)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrStaleVersion
+	}
+	return model, dims, err
+}
+
 // SwapChunks replaces, in one transaction, every chunk of a content item by
 // the chunks of its version versionID and marks the content indexed. The
 // search index never shows the old and new versions together, nor neither.
 // inTx runs inside the transaction with the removed and added chunks (seqs
 // set), for an index kept in the database (pgvector) and for jobs that must
 // commit with the chunks. It fails with ErrStaleVersion when versionID is
-// no longer the content's current version.
-func (db *DB) SwapChunks(ctx context.Context, contentID, versionID string, chunks []Chunk,
+// no longer the content's current version, and with ErrEmbeddingChanged
+// when the source's embedding model or size is no longer model and dims
+// (the chunks were embedded for an index that a migration replaced).
+func (db *DB) SwapChunks(ctx context.Context, sourceID, contentID, versionID, model string, dims int, chunks []Chunk,
 	inTx func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []Chunk) error) (removed []int64, err error) {
 	now := Now()
 	err = db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		removed = removed[:0]
+		curModel, curDims, err := lockSourceEmbedding(ctx, tx, sourceID)
+		if err != nil {
+			return err
+		}
+		if curModel != model || curDims != dims {
+			return ErrEmbeddingChanged
+		}
 		var cur string
 		if err := tx.QueryRowContext(ctx, `SELECT version_id FROM contents WHERE id = $1`, contentID).Scan(&cur); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
@@ -83,7 +111,7 @@ func (db *DB) SwapChunks(ctx context.Context, contentID, versionID string, chunk
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if err := insertChunks(ctx, tx, chunks, now); err != nil {
+		if err := insertChunks(ctx, tx, db.Dialect, chunks, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE contents SET status = $1, error = NULL, chunk_count = $2, indexed_at = $3, updated_at = $3
@@ -99,7 +127,10 @@ func (db *DB) SwapChunks(ctx context.Context, contentID, versionID string, chunk
 }
 
 // insertChunks writes chunks in multi-row statements, setting their Seq.
-func insertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk, now time.Time) error {
+// SQLite gets anonymous ? parameters: with $N, its driver looks each
+// parameter's name up in a list as long as the statement's parameters, so
+// binding a 900-parameter insert cost a tenth of ingestion's CPU.
+func insertChunks(ctx context.Context, tx *sql.Tx, d Dialect, chunks []Chunk, now time.Time) error {
 	const cols = 15
 	const perStmt = 60 // well under both dialects' parameter limits
 	for start := 0; start < len(chunks); start += perStmt {
@@ -122,7 +153,11 @@ func insertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk, now time.Time
 				if j > 0 {
 					sb.WriteString(",")
 				}
-				sb.WriteString("$" + itoa(len(args)+j+1))
+				if d == SQLite {
+					sb.WriteString("?")
+				} else {
+					sb.WriteString("$" + itoa(len(args)+j+1))
+				}
 			}
 			sb.WriteString(")")
 			args = append(args, c.ID, c.AccountID, c.SourceID, c.ContentID, c.VersionID, c.Ordinal, c.TextStart, c.TextEnd,
@@ -256,6 +291,25 @@ func (db *DB) SourceVectors(ctx context.Context, sourceID string, after int64, f
 		}
 	}
 	return rows.Err()
+}
+
+// SourceChunkSeqs returns the seq of every chunk of a source (the in-process
+// vector index reconciles a loaded snapshot with it).
+func (db *DB) SourceChunkSeqs(ctx context.Context, sourceID string) ([]int64, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT seq FROM kb_chunks WHERE source_id = $1`, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // LexicalHit is a chunk matched by the lexical index, best first.

@@ -37,7 +37,7 @@ func TestKnowledgeStore(t *testing.T) {
 			return store.Chunk{AccountID: acct, SourceID: src.ID, ContentID: c.ID, VersionID: vid, Text: text, Model: "offline",
 				Dims: 2, Vector: []float32{1, 0}, BatchSize: 1}
 		}
-		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, []store.Chunk{chunk("the quick brown fox", c.VersionID), chunk("lazy dogs sleep", c.VersionID)}, nil); err != nil {
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 8, []store.Chunk{chunk("the quick brown fox", c.VersionID), chunk("lazy dogs sleep", c.VersionID)}, nil); err != nil {
 			t.Fatal(err)
 		}
 		hits, err := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10)
@@ -56,13 +56,18 @@ func TestKnowledgeStore(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.SwapChunks(ctx, c.ID, c.VersionID, nil, nil); !errors.Is(err, store.ErrStaleVersion) {
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 8, nil, nil); !errors.Is(err, store.ErrStaleVersion) {
 			t.Fatalf("stale swap: %v", err)
 		}
 		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 1 {
 			t.Fatalf("old version left before the new one was indexed: %+v", hits)
 		}
-		removed, err := db.SwapChunks(ctx, c.ID, v2.VersionID, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil)
+		// Chunks embedded for another model or size than the source now
+		// has (a migration switched meanwhile) are refused.
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, v2.VersionID, "offline", 16, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil); !errors.Is(err, store.ErrEmbeddingChanged) {
+			t.Fatalf("swap with the old embedding size: %v", err)
+		}
+		removed, err := db.SwapChunks(ctx, src.ID, c.ID, v2.VersionID, "offline", 8, []store.Chunk{chunk("a red squirrel", v2.VersionID)}, nil)
 		if err != nil || len(removed) != 2 {
 			t.Fatalf("swap: %v %v", removed, err)
 		}
@@ -83,6 +88,50 @@ func TestKnowledgeStore(t *testing.T) {
 		}
 		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"squirrel"}, 10); len(hits) != 0 {
 			t.Fatalf("deleted content matched: %+v", hits)
+		}
+	})
+}
+
+// A chunk's seq is never reused, even after the newest chunks are deleted:
+// the in-process vector index follows the table by seq.
+func TestChunkSeqsNeverReused(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct := newAccount(t, db)
+		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
+			EmbeddingModel: "offline", Dimensions: 2, ContentFilter: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c store.Content
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain", Filename: "a.txt", BlobKey: "k", SHA256: "x"})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		chunks := func(vid string) []store.Chunk {
+			return []store.Chunk{{AccountID: acct, SourceID: src.ID, ContentID: c.ID, VersionID: vid, Text: "a", Model: "offline", Dims: 2, Vector: []float32{1, 0}, BatchSize: 1}}
+		}
+		first := chunks(c.VersionID)
+		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 2, first, nil); err != nil {
+			t.Fatal(err)
+		}
+		var v2 store.Content
+		if err := db.Tx(ctx, func(tx *sql.Tx) error {
+			v2, err = db.NewContentVersion(ctx, tx, c)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		second := chunks(v2.VersionID)
+		removed, err := db.SwapChunks(ctx, src.ID, c.ID, v2.VersionID, "offline", 2, second, nil)
+		if err != nil || len(removed) != 1 || removed[0] != first[0].Seq {
+			t.Fatalf("swap: %v %v", removed, err)
+		}
+		if second[0].Seq <= first[0].Seq {
+			t.Fatalf("the newest chunk's seq %d was reused by %d", first[0].Seq, second[0].Seq)
 		}
 	})
 }

@@ -35,6 +35,10 @@ type fixture struct {
 	heapMB  float64
 	rssMB   float64
 	build   time.Duration
+	// cpuBuild is the process's CPU time during the build: on a shared
+	// machine the wall time says more about the neighbours.
+	cpuBuild time.Duration
+	loaded   bool // read from BENCH_SNAPSHOT: build-s is the load time
 }
 
 var (
@@ -115,14 +119,55 @@ func getFixture(b *testing.B, kind string) *fixture {
 			queries = append(queries, randVec(r, 384))
 		}
 	}
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuTime()
 	ix := New(384)
-	for i, v := range data {
-		if err := ix.Add("chunk-"+strconv.Itoa(i), v); err != nil {
+	// BENCH_M and BENCH_EFC try other graph parameters.
+	if m, err := strconv.Atoi(os.Getenv("BENCH_M")); err == nil && m >= 4 {
+		ix.m, ix.m0, ix.levelMult = m, 2*m, 1/math.Log(float64(m))
+	}
+	if efc, err := strconv.Atoi(os.Getenv("BENCH_EFC")); err == nil && efc >= 10 {
+		ix.efConstruction = efc
+	}
+	// Built as a source's first load is: one batch, in parallel
+	// (BENCH_SERIAL=1 adds one vector at a time instead).
+	ids := make([]string, len(data))
+	for i := range ids {
+		ids[i] = "chunk-" + strconv.Itoa(i)
+	}
+	// BENCH_SNAPSHOT names a file: loaded instead of building when it
+	// exists (a restart), written after the build when it does not.
+	snap := os.Getenv("BENCH_SNAPSHOT")
+	loaded := false
+	if f, err := os.Open(snap); snap != "" && err == nil {
+		got, err := Read(f)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, loaded = got, true
+	} else if os.Getenv("BENCH_SERIAL") == "1" {
+		for i, v := range data {
+			if err := ix.Add(ids[i], v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	} else if err := ix.AddBatch(ids, data); err != nil {
+		b.Fatal(err)
+	}
+	cpuBuild := cpuTime() - cpuStart
+	f := &fixture{ix: ix, queries: queries, build: time.Since(start), cpuBuild: cpuBuild, loaded: loaded}
+	if snap != "" && !loaded {
+		out, err := os.Create(snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ix.WriteTo(out); err != nil {
+			b.Fatal(err)
+		}
+		if err := out.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	f := &fixture{ix: ix, queries: queries, build: time.Since(start)}
 	data = nil //nolint:ineffassign // dropped before measuring the heap
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -156,6 +201,7 @@ func BenchmarkSearch100k(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			f := getFixture(b, kind)
 			lat := make([]time.Duration, 0, b.N)
+			cpu0 := cpuTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				q := f.queries[i%len(f.queries)]
@@ -166,6 +212,9 @@ func BenchmarkSearch100k(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()
+			// On a shared machine wall time includes waiting for a core;
+			// the process's CPU time per search does not.
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 			slices.Sort(lat)
 			pct := func(p float64) float64 {
 				return float64(lat[int(math.Ceil(p*float64(len(lat))))-1]) / 1e6
@@ -176,6 +225,10 @@ func BenchmarkSearch100k(b *testing.B) {
 			b.ReportMetric(f.heapMB, "heap-MB")
 			b.ReportMetric(f.rssMB, "rss-MB")
 			b.ReportMetric(f.build.Seconds(), "build-s")
+			b.ReportMetric(f.cpuBuild.Seconds(), "build-cpu-s")
+			if f.loaded {
+				b.ReportMetric(1, "from-snapshot")
+			}
 			b.ReportMetric(float64(f.ix.Len()), "vectors")
 		})
 	}
@@ -226,5 +279,50 @@ func BenchmarkMemory100k(b *testing.B) {
 		b.ReportMetric(residentMB()-rssBefore, "rss-growth-MB")
 		b.ReportMetric(float64(ix.Len()), "vectors")
 		runtime.KeepAlive(ix)
+	}
+}
+
+// BenchmarkEfSweep builds the text fixture once and reports recall@10 and
+// latency at several search breadths, to choose how efSearch scales with
+// the index's size. BENCH_EF lists the breadths (comma separated).
+func BenchmarkEfSweep(b *testing.B) {
+	f := getFixture(b, "text")
+	efs := []int{128, 256, 384, 512, 768, 1024}
+	if s := os.Getenv("BENCH_EF"); s != "" {
+		efs = nil
+		for _, p := range strings.Split(s, ",") {
+			if n, err := strconv.Atoi(p); err == nil {
+				efs = append(efs, n)
+			}
+		}
+	}
+	for _, ef := range efs {
+		b.Run("ef="+strconv.Itoa(ef), func(b *testing.B) {
+			f.ix.mu.Lock()
+			saved := f.ix.efSearch
+			f.ix.efSearch, f.ix.efFixed = ef, true
+			f.ix.mu.Unlock()
+			defer func() {
+				f.ix.mu.Lock()
+				f.ix.efSearch, f.ix.efFixed = saved, false
+				f.ix.mu.Unlock()
+			}()
+			recall := recallAt(f.ix, f.queries, 10)
+			lat := make([]time.Duration, 0, b.N)
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				f.ix.Search(f.queries[i%len(f.queries)], 10)
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+			slices.Sort(lat)
+			b.ReportMetric(recall, "recall@10")
+			b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+			b.ReportMetric(float64(lat[int(math.Ceil(0.99*float64(len(lat))))-1])/1e6, "p99-ms")
+			b.ReportMetric(f.build.Seconds(), "build-s")
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -242,5 +243,43 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if n := ix.Len(); n < 1500 || n > 2000 {
 		t.Errorf("Len = %d", n)
+	}
+}
+
+// A batch built in parallel is as good a graph as one built one vector at
+// a time, and replaces ids already present (the later of duplicates wins).
+func TestAddBatchParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	vs := clustered(r, 6000, 48, 60)
+	ids := make([]string, len(vs))
+	for i := range ids {
+		ids[i] = fmt.Sprint(i)
+	}
+	serial := New(48)
+	for i, v := range vs {
+		_ = serial.Add(ids[i], v)
+	}
+	ix := New(48)
+	if err := ix.Add("0", vs[1]); err != nil { // replaced by the batch
+		t.Fatal(err)
+	}
+	batch := append(slices.Clone(ids), "5")
+	bvs := append(slices.Clone(vs), vs[9])
+	if err := ix.AddBatch(batch, bvs); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != len(vs) {
+		t.Fatalf("len %d, want %d", ix.Len(), len(vs))
+	}
+	qs := clustered(r, 100, 48, 60)
+	rs, rp := recallAt(serial, qs, 10), recallAt(ix, qs, 10)
+	if rp < 0.95 || rp < rs-0.02 {
+		t.Fatalf("recall@10: parallel build %.3f, serial %.3f", rp, rs)
+	}
+	if h := ix.Search(vs[9], 2); len(h) < 2 || (h[0].ID != "5" && h[1].ID != "5") {
+		t.Fatalf("the later duplicate did not win: %v", h)
+	}
+	if h := ix.Search(vs[0], 1); len(h) != 1 || h[0].ID == "0" && h[0].Score < 0.999 {
+		t.Fatalf("replaced id: %v", h)
 	}
 }

@@ -21,8 +21,8 @@ import (
 // vectors as BenchmarkSearch100k/text, so the two can be compared. It runs
 // only when SERVICE_TEST_DATABASE_URL names a PostgreSQL database with the
 // vector extension available, in a schema of its own that it drops after.
-// PGVECTOR_EF_SEARCH sets hnsw.ef_search (default 100; pgvector's own
-// default is 40); PGVECTOR_M and PGVECTOR_EF_CONSTRUCTION set the index's
+// PGVECTOR_EF_SEARCH sets hnsw.ef_search, one value or a comma-separated
+// list measured on one build (default 100; pgvector's own default is 40); PGVECTOR_M and PGVECTOR_EF_CONSTRUCTION set the index's
 // build parameters (pgvector's defaults, 16 and 64, when unset).
 func BenchmarkPgvectorHNSW(b *testing.B) {
 	url := os.Getenv(storetest.EnvDatabaseURL)
@@ -79,12 +79,6 @@ func BenchmarkPgvectorHNSW(b *testing.B) {
 		WHERE i.indrelid = $1::regclass AND a.amname = 'hnsw'`, schema+".chunks").Scan(&indexBytes); err != nil {
 		b.Fatal(err)
 	}
-	ef := 100
-	if v, err := strconv.Atoi(os.Getenv("PGVECTOR_EF_SEARCH")); err == nil && v > 0 {
-		ef = v
-	}
-	mustExec(fmt.Sprintf("SET hnsw.ef_search = %d", ef))
-
 	// Exact answers, computed here by a full scan of the same vectors.
 	exact := newFlat(data)
 	search := func(q []float32) []string {
@@ -98,40 +92,54 @@ func BenchmarkPgvectorHNSW(b *testing.B) {
 		}
 		return out
 	}
-	found := 0
-	for _, q := range queries {
-		want := map[string]bool{}
-		for _, i := range exact.top(q, 10) {
-			want[ids[i]] = true
-		}
-		for _, id := range search(q) {
-			if want[id] {
-				found++
+	// PGVECTOR_EF_SEARCH may list several breadths (comma separated): the
+	// index is built once and each is measured.
+	efs := []int{100}
+	if s := os.Getenv("PGVECTOR_EF_SEARCH"); s != "" {
+		efs = nil
+		for _, p := range strings.Split(s, ",") {
+			if v, err := strconv.Atoi(p); err == nil && v > 0 {
+				efs = append(efs, v)
 			}
 		}
 	}
-	recall := float64(found) / float64(10*len(queries))
-
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		if len(search(queries[i%len(queries)])) != 10 {
-			b.Fatal("short result")
-		}
-		lat = append(lat, time.Since(t0))
+	for _, ef := range efs {
+		b.Run("ef_search="+strconv.Itoa(ef), func(b *testing.B) {
+			mustExec(fmt.Sprintf("SET hnsw.ef_search = %d", ef))
+			found := 0
+			for _, q := range queries {
+				want := map[string]bool{}
+				for _, i := range exact.top(q, 10) {
+					want[ids[i]] = true
+				}
+				for _, id := range search(q) {
+					if want[id] {
+						found++
+					}
+				}
+			}
+			recall := float64(found) / float64(10*len(queries))
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if len(search(queries[i%len(queries)])) != 10 {
+					b.Fatal("short result")
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			pct := func(p float64) float64 { return float64(lat[int(math.Ceil(p*float64(len(lat))))-1]) / 1e6 }
+			b.ReportMetric(recall, "recall@10")
+			b.ReportMetric(pct(0.50), "p50-ms")
+			b.ReportMetric(pct(0.99), "p99-ms")
+			b.ReportMetric(float64(indexBytes)/(1<<20), "index-MB")
+			b.ReportMetric(build.Seconds(), "build-s")
+			b.ReportMetric(float64(m), "m")
+			b.ReportMetric(float64(efc), "ef_construction")
+		})
 	}
-	b.StopTimer()
-	slices.Sort(lat)
-	pct := func(p float64) float64 { return float64(lat[int(math.Ceil(p*float64(len(lat))))-1]) / 1e6 }
-	b.ReportMetric(recall, "recall@10")
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(float64(indexBytes)/(1<<20), "index-MB")
-	b.ReportMetric(build.Seconds(), "build-s")
-	b.ReportMetric(float64(ef), "ef_search")
-	b.ReportMetric(float64(m), "m")
-	b.ReportMetric(float64(efc), "ef_construction")
 }
 
 func vectorLiteral(v []float32) string {
