@@ -299,7 +299,26 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("search_knowledge_base", http.MethodPost, "/knowledge_bases/{knowledge_base_id}/search", "Search a knowledge base", "knowledge_bases"), searchKBDoc)), s.searchKnowledgeBase)
 	// Memory banks (memory_banks.go), when the memory area is wired.
 	if s.deps.Memory != nil {
-		s.registerMemoryBanks()
+		const tag = "memory_banks"
+		register(s, op("list_memory_banks", http.MethodGet, "/memory_banks", "List Memory Banks", tag), s.listMemoryBanks)
+		register(s, withStatus(op("create_memory_bank", http.MethodPost, "/memory_banks", "Create Memory Bank", tag), http.StatusCreated), s.createMemoryBank)
+		register(s, op("list_memory_bank_templates", http.MethodGet, "/memory_banks/templates", "List Templates", tag), s.listMemoryBankTemplates)
+		register(s, op("test_compaction_standalone", http.MethodPost, "/memory_banks/test-compaction", "Test Compaction Prompt Standalone", tag), s.testMemoryCompactionStandalone)
+		register(s, op("memory_bank_ai_generate", http.MethodPost, "/memory_banks/ai-assistant", "Generate a memory bank configuration", tag), s.memoryAssistant)
+		register(s, op("memory_bank_ai_last_conversation", http.MethodGet, "/memory_banks/ai-assistant/last-conversation", "Fetch memory bank AI conversation history", tag), s.memoryAssistantConversation)
+		register(s, op("memory_bank_ai_accept", http.MethodPatch, "/memory_banks/ai-assistant/{conversation_id}", "Accept or decline a memory bank AI suggestion", tag), s.memoryAssistantDecide)
+		register(s, op("get_memory_bank", http.MethodGet, "/memory_banks/{memory_bank_id}", "Get Memory Bank", tag), s.getMemoryBank)
+		register(s, op("update_memory_bank", http.MethodPut, "/memory_banks/{memory_bank_id}", "Update Memory Bank", tag), s.updateMemoryBank)
+		register(s, withStatus(op("delete_memory_bank", http.MethodDelete, "/memory_banks/{memory_bank_id}", "Delete Memory Bank", tag), http.StatusNoContent), s.deleteMemoryBank)
+		register(s, op("get_memory_bank_agents", http.MethodGet, "/memory_banks/{memory_bank_id}/agents", "Get Agents Using Bank", tag), s.memoryBankAgents)
+		register(s, withStatus(op("compact_memory_bank", http.MethodPost, "/memory_banks/{memory_bank_id}/compact", "Compact Memory Bank", tag), http.StatusAccepted), s.compactMemoryBank)
+		register(s, withStatus(op("delete_memory_bank_source", http.MethodDelete, "/memory_banks/{memory_bank_id}/source", "Delete Memory Bank Source", tag), http.StatusNoContent), s.deleteMemoryBankSource)
+		register(s, op("get_memory_bank_stats", http.MethodGet, "/memory_banks/{memory_bank_id}/stats", "Get Memory Bank Entry Stats", tag), s.memoryBankStats)
+		register(s, op("test_compaction", http.MethodPost, "/memory_banks/{memory_bank_id}/test-compaction", "Test Compaction Prompt", tag), s.testMemoryCompaction)
+		// The same assistant, standalone.
+		register(s, op("memory_bank_ai_generate_standalone", http.MethodPost, "/ai-assistant/memory-bank", "Generate a memory bank configuration (standalone)", "ai-assistant"), s.memoryAssistant)
+		register(s, op("memory_bank_ai_last_conversation_standalone", http.MethodGet, "/ai-assistant/memory-bank/last-conversation", "Fetch memory bank AI conversation history", "ai-assistant"), s.memoryAssistantConversation)
+		register(s, op("memory_bank_ai_accept_standalone", http.MethodPatch, "/ai-assistant/memory-bank/{conversation_id}", "Accept or decline a memory bank AI suggestion", "ai-assistant"), s.memoryAssistantDecide)
 	}
 	// Evaluations (evals.go): criteria, results, summaries, drafts.
 	register(s, withStatus(op("create_evaluation_criteria", http.MethodPost, "/agents/{agent_id}/evaluation-criteria", "Create Evaluation Criteria", "agent-evaluations"), http.StatusCreated), s.createEvaluationCriteria)
