@@ -327,6 +327,10 @@ func (s *Service) checkAgentBody(ctx context.Context, accountID string, a Action
 	}
 	preview := map[string]any{"warnings": []string{}}
 	var steps any = []any{}
+	// The preview shows the workflow as planned, references unresolved.
+	if b, ok := a.Params["body"].(map[string]any); ok {
+		raw = b["agent_definition"]
+	}
 	if m, ok := raw.(map[string]any); ok {
 		if ag, ok := m["agent"].(map[string]any); ok {
 			if d, ok := ag["definition"].(map[string]any); ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/search"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -188,4 +189,9 @@ func checkIDs(ids []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Search runs account search (GET /search) for the caller's account.
+func (s *Service) Search(ctx context.Context, accountID, q, entityType string, limit int) ([]search.Result, error) {
+	return search.Account(ctx, s.DB, accountID, q, entityType, limit)
 }

@@ -78,7 +78,6 @@ func (db *DB) ListSolutions(ctx context.Context, accountID, search, sort string,
 	return out, total, rows.Err()
 }
 
-
 // EscapeLike escapes the LIKE wildcards of s (the escape character is \).
 func EscapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
