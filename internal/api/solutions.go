@@ -100,7 +100,6 @@ type listSolutionsInput struct {
 	Search string `query:"search" maxLength:"200" doc:"Filter by solution name (case-insensitive partial match)"`
 }
 
-
 func (s *Server) listSolutions(ctx context.Context, in *listSolutionsInput) (*anyOutput, error) {
 	list, total, err := s.deps.Solutions.List(ctx, principal(ctx).AccountID, in.Search, in.Sort, in.Order != "asc", in.Page, in.Limit)
 	if err != nil {
