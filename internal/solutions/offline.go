@@ -207,7 +207,9 @@ func Offline(kind, input, me string, lookup Lookup) (string, []Action) {
 		in = r.intent()
 	}
 	needKnowledge := kind != KindSolution || in == intentAnswer || in == intentReport || in == intentNotify || len(r.urls) > 0 || r.wantsUploads()
-	if len(sources) == 0 && needKnowledge && (kind != KindSolution || r.wantsUploads() || in == intentAnswer || in == intentNotify) {
+	// Answers come from uploads only when the request names documents; a
+	// bare "assistant" answers from the model alone.
+	if len(sources) == 0 && needKnowledge && (kind != KindSolution || r.wantsUploads() || in == intentNotify) {
 		n := "Uploaded documents"
 		if name != "" {
 			n = name
@@ -276,6 +278,8 @@ func offlineAgent(r reading, in intent, input, name string, kb int, to string) (
 		tmpl, what = def.TemplateSummarizer, "summarizer"
 		if kbRef != "" && r.cron != "" {
 			tmpl, trigger, what = def.TemplateScheduledReport, def.TriggerSchedule, r.cadence+" summary"
+		} else if kbRef != "" && r.has("new", "uploaded", "arrive", "arrives", "added", "incoming") {
+			trigger = def.TriggerNewContent
 		}
 	case intentExtract:
 		tmpl, what = def.TemplateJSONExtractor, "extractor"
@@ -294,9 +298,8 @@ func offlineAgent(r reading, in intent, input, name string, kb int, to string) (
 		}
 	default:
 		if kbRef == "" {
-			if !r.has("agent", "bot", "assistant", "workflow") {
-				return nil, ""
-			}
+			// No template fits better: an agent that follows the request
+			// as its instruction for every input.
 			tmpl, what = def.TemplateSimpleQA, "assistant"
 		} else {
 			tmpl, what = def.TemplateRetrievalExample, "question answering"
@@ -322,6 +325,14 @@ func offlineAgent(r reading, in intent, input, name string, kb int, to string) (
 		return nil, ""
 	}
 	d.Description = clip(input, 1000)
+	if in == intentNone && tmpl == def.TemplateSimpleQA {
+		d.Walk("", func(v def.Visit) bool {
+			if v.Step.Type == def.StepPromptCall {
+				v.Step.Config["system_template"] = clip("Follow this instruction for every input: "+input, 4000)
+			}
+			return true
+		})
+	}
 	trig1 := map[string]any{"trigger_type": string(trig)}
 	desc := fmt.Sprintf("Create the agent %q from the %s template (trigger %s", agentName, tmpl, trig)
 	if trig == def.TriggerSchedule {
