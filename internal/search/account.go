@@ -56,25 +56,24 @@ var reUUID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // unknown type finds nothing.
 func Account(ctx context.Context, db *store.DB, accountID, q, entityType string, limit int) ([]Result, error) {
 	q = strings.TrimSpace(q)
-	byID := reUUID.MatchString(q)
-	var all []Result
-	for i, s := range Searchers {
-		if entityType != "" && entityType != s.Type {
-			continue
+	tables := make([]store.SearchTable, 0, len(Searchers))
+	types := make([]string, 0, len(Searchers))
+	for _, s := range Searchers {
+		if entityType == "" || entityType == s.Type {
+			tables = append(tables, s.Table)
+			types = append(types, s.Type)
 		}
-		var hits []store.SearchHit
-		var err error
-		if byID {
-			hits, err = db.SearchByID(ctx, s.Table, accountID, q)
-		} else {
-			hits, err = db.SearchByText(ctx, s.Table, accountID, q, limit)
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hits {
-			all = append(all, Result{EntityType: s.Type, ID: h.ID, Name: h.Name, Description: h.Description, rank: h.Rank*100 + i})
-		}
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	hits, err := db.SearchTables(ctx, tables, accountID, q, reUUID.MatchString(q), limit)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]Result, 0, len(hits))
+	for _, h := range hits {
+		all = append(all, Result{EntityType: types[h.Table], ID: h.ID, Name: h.Name, Description: h.Description, rank: h.Rank*100 + h.Table})
 	}
 	slices.SortStableFunc(all, func(a, b Result) int {
 		if a.rank/100 != b.rank/100 {
