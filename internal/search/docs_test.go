@@ -41,3 +41,29 @@ func TestDocsLimit(t *testing.T) {
 		t.Errorf("limit 2 gave %d", len(got))
 	}
 }
+
+// Queries are a tenant's text: any of them, in either mode, answers
+// without panicking, within the limit, ranked.
+func FuzzDocsSearch(f *testing.F) {
+	for _, s := range []string{"knowledge", "cron time zone", "", "%_\\", "ü日本", strings.Repeat("a ", 100)} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, q string, semantic bool) {
+		if len(q) > 200 {
+			return
+		}
+		mode := "keyword"
+		if semantic {
+			mode = "semantic"
+		}
+		got := Docs(q, mode, 5)
+		if len(got) > 5 {
+			t.Fatalf("%d results", len(got))
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i].Score > got[i-1].Score {
+				t.Fatalf("not ranked: %+v", got)
+			}
+		}
+	})
+}
