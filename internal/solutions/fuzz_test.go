@@ -19,7 +19,9 @@ func FuzzOfflinePlanner(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	lookup := func(resource, name string) (string, bool) { return "0190a000-0000-7000-8000-000000000001", name == "Old docs" }
+	lookup := func(resource, name string) (string, bool) {
+		return "0190a000-0000-7000-8000-000000000001", name == "Old docs"
+	}
 	f.Fuzz(func(t *testing.T, input string) {
 		if len(input) > MaxInputLength {
 			return
