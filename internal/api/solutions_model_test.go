@@ -83,6 +83,26 @@ func TestPlanningWithModelRepairsInvalidPlans(t *testing.T) {
 		if n := len(fakes.OpenAI.Requests()) - before; n != 3 {
 			t.Errorf("%d model calls, want 3 (one plan, two repairs)", n)
 		}
+
+		// Inside a solution, its earlier turns are the model's context;
+		// history_since leaves out older ones.
+		sol := mustID(t, s.Do(t, "POST", "/solutions", s.Key, map[string]any{"name": "Harbour"}))
+		wantStatus(t, s.Do(t, "POST", "/solutions/"+sol+"/conversations", s.Key, map[string]any{"user_input": "We follow the lighthouse feed"}), http.StatusCreated)
+		for _, c := range []struct {
+			since string
+			want  bool
+		}{{"", true}, {"2999-01-01T00:00:00Z", false}} {
+			fakes.OpenAI.Enqueue(good)
+			body := map[string]any{"user_input": "Add a knowledge base"}
+			if c.since != "" {
+				body["history_since"] = c.since
+			}
+			wantStatus(t, s.Do(t, "POST", "/solutions/"+sol+"/ai-assistant/knowledge-base", s.Key, body), http.StatusOK)
+			reqs := fakes.OpenAI.Requests()
+			if got := strings.Contains(string(reqs[len(reqs)-1].Body), "lighthouse feed"); got != c.want {
+				t.Errorf("history_since %q: earlier turn sent = %v", c.since, got)
+			}
+		}
 	})
 }
 

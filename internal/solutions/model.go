@@ -16,6 +16,9 @@ import (
 
 const maxRepairs = 2
 
+// maxHistoryTurns bounds the earlier turns sent to the model.
+const maxHistoryTurns = 10
+
 var planSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -44,10 +47,24 @@ Only propose the resource kinds this assistant may act on: %s.`
 
 // modelPlan asks the model, repairing invalid plans.
 func (s *Service) modelPlan(ctx context.Context, ex Executor, r Request) (string, []Action, []string, error) {
-	msgs := []llm.Message{
-		llm.System(fmt.Sprintf(planSystem, strings.Join(allowedResources[r.Kind], ", "))),
-		llm.User(r.Input),
+	msgs := []llm.Message{llm.System(fmt.Sprintf(planSystem, strings.Join(allowedResources[r.Kind], ", ")))}
+	// The solution's earlier turns (since HistorySince) are the context.
+	if r.SolutionID != "" {
+		past, err := s.DB.AssistantConversations(ctx, r.AccountID, r.SolutionID, r.HistorySince, MaxConversations)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		if len(past) > maxHistoryTurns {
+			past = past[len(past)-maxHistoryTurns:]
+		}
+		for _, c := range past {
+			msgs = append(msgs, llm.User(c.UserInput))
+			if c.AIResponse != nil {
+				msgs = append(msgs, llm.Assistant(*c.AIResponse))
+			}
+		}
 	}
+	msgs = append(msgs, llm.User(r.Input))
 	var (
 		note     string
 		actions  []Action
