@@ -31,7 +31,7 @@ type GenerateAgentStepsResponse struct {
 }
 
 type generateStepsInput struct {
-	AgentID string `path:"agent_id" doc:"The agent's id."`
+	AgentID string `path:"agent_id" format:"uuid" doc:"The agent's id."`
 	Body    GenerateAgentStepsRequest
 }
 
@@ -76,7 +76,7 @@ type GenerateStepConfigResponse struct {
 }
 
 type stepConfigInput struct {
-	AgentID string `path:"agent_id" doc:"The agent's id."`
+	AgentID string `path:"agent_id" format:"uuid" doc:"The agent's id."`
 	Body    GenerateStepConfigRequest
 }
 
@@ -118,7 +118,7 @@ type AiConversationHistoryResponse struct {
 }
 
 type agentHistoryInput struct {
-	AgentID  string `path:"agent_id" doc:"The agent's id."`
+	AgentID  string `path:"agent_id" format:"uuid" doc:"The agent's id."`
 	StepType string `query:"step_type" required:"true" maxLength:"64" doc:"Step type to look up."`
 	StepID   string `query:"step_id" maxLength:"200" doc:"Step ID to filter by."`
 	Limit    int    `query:"limit" default:"10" minimum:"1" maximum:"50" doc:"Max turns to return."`
@@ -154,8 +154,8 @@ type MarkAiSuggestionRequest struct {
 }
 
 type markSuggestionInput struct {
-	AgentID        string `path:"agent_id" doc:"The agent's id."`
-	ConversationID string `path:"conversation_id" doc:"The turn's id."`
+	AgentID        string `path:"agent_id" format:"uuid" doc:"The agent's id."`
+	ConversationID string `path:"conversation_id" format:"uuid" doc:"The turn's id."`
 	Body           MarkAiSuggestionRequest
 }
 

@@ -205,7 +205,7 @@ func TestAgentAssistantOffline(t *testing.T) {
 		if strings.Contains(string(r.Body), "team2@example.test") {
 			t.Errorf("marking applied the suggestion: %s", r.Body)
 		}
-		wantStatus(t, s.Do(t, "PATCH", "/agents/"+agent+"/ai-assistant/"+gen.ConversationID+"x", s.Key, map[string]any{"accepted": true}), http.StatusNotFound)
+		wantStatus(t, s.Do(t, "PATCH", "/agents/"+agent+"/ai-assistant/00000000-0000-7000-8000-000000000000", s.Key, map[string]any{"accepted": true}), http.StatusNotFound)
 	})
 }
 
