@@ -63,7 +63,7 @@ func (db *DB) SearchTables(ctx context.Context, tables []SearchTable, accountID,
 		if t.Where != "" {
 			b.WriteString(` AND ` + t.Where)
 		}
-		b.WriteString(` ORDER BY rank, LOWER(name), id LIMIT ` + strconv.Itoa(limit) + `) s` + idx)
+		b.WriteString(` ORDER BY rank, LOWER(` + t.NameExpr + `), id LIMIT ` + strconv.Itoa(limit) + `) s` + idx)
 	}
 	if n == 0 {
 		return nil, nil
