@@ -84,6 +84,16 @@ func TestPlanningWithModelRepairsInvalidPlans(t *testing.T) {
 			t.Errorf("%d model calls, want 3 (one plan, two repairs)", n)
 		}
 
+		// The bodies are checked against the operations' own schemas.
+		fakes.OpenAI.Enqueue(planJSON(t, map[string]any{"note": "x", "actions": []any{
+			map[string]any{"action_type": "create_source", "description": "Uploads", "params": map[string]any{"body": map[string]any{"name": 5, "source_type": "custom_index"}}},
+		}}), good)
+		wantStatus(t, s.Do(t, "POST", "/ai-assistant/source", s.Key, map[string]any{"user_input": "A source"}), http.StatusOK)
+		reqs = fakes.OpenAI.Requests()
+		if repair := string(reqs[len(reqs)-1].Body); !strings.Contains(repair, "body.name") || !strings.Contains(repair, "expected string") {
+			t.Errorf("the schema error is not fed back: %.3000s", repair)
+		}
+
 		// Inside a solution, its earlier turns are the model's context;
 		// history_since leaves out older ones.
 		sol := mustID(t, s.Do(t, "POST", "/solutions", s.Key, map[string]any{"name": "Harbour"}))
