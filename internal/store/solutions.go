@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -365,8 +366,8 @@ func (db *DB) AssistantConversationByID(ctx context.Context, accountID, solution
 	return scanAssistantConversation(db.R.QueryRowContext(ctx, q, args...))
 }
 
-// AssistantConversations lists a solution's turns, oldest first, created
-// at or after since when it is set; at most limit.
+// AssistantConversations lists a solution's latest limit turns (created at
+// or after since when it is set), oldest first.
 func (db *DB) AssistantConversations(ctx context.Context, accountID, solutionID string, since *time.Time, limit int) ([]AssistantConversation, error) {
 	q := `SELECT ` + convColumns + ` FROM assistant_conversations WHERE account_id = $1 AND solution_id = $2`
 	args := []any{accountID, solutionID}
@@ -374,7 +375,7 @@ func (db *DB) AssistantConversations(ctx context.Context, accountID, solutionID 
 		q += ` AND created_at >= $3`
 		args = append(args, since.UTC())
 	}
-	q += ` ORDER BY created_at, id LIMIT ` + itoa(limit)
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + itoa(limit)
 	rows, err := db.R.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -388,6 +389,7 @@ func (db *DB) AssistantConversations(ctx context.Context, accountID, solutionID 
 		}
 		out = append(out, c)
 	}
+	slices.Reverse(out)
 	return out, rows.Err()
 }
 
