@@ -38,6 +38,7 @@ import (
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
+	"github.com/agentry/agentry/internal/solutions"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -273,7 +274,8 @@ func TestUploadLimitStreaming(t *testing.T) {
 		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat},
 		Alerts: alerting.New(db, nil, nil, nil), SourceExports: exports.New(db, blobs),
 		MailInbound: &inbound.Service{DB: db, Blobs: blobs}, MailProtect: &protect.Service{DB: db},
-		MCPExpose: &mcpexpose.Service{DB: db}}))
+		MCPExpose: &mcpexpose.Service{DB: db},
+		Solutions: &solutions.Service{DB: db, Agents: svc}}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

@@ -31,6 +31,8 @@ import (
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
+	"github.com/agentry/agentry/internal/solutions"
+	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -110,6 +112,9 @@ type Deps struct {
 	// MCPExpose is which agents are tools of the MCP server
 	// (agents_mcp_tools.go). Required.
 	MCPExpose *mcpexpose.Service
+	// Solutions is the solutions area and its assistants (solutions*.go,
+	// agents_assistant.go, assistant_feedback.go). Required.
+	Solutions *solutions.Service
 	// Ready reports whether the process can serve (database reachable…);
 	// /readyz answers 503 with its error. Required.
 	Ready func(context.Context) error
@@ -125,7 +130,7 @@ func (d Deps) missing() []string {
 		"MailInbound": d.MailInbound != nil, "MailProtect": d.MailProtect != nil,
 		"Mail": d.Mail != nil, "EmailDomains": d.EmailDomains != nil, "DMARC": d.DMARC != nil,
 		"Evals": d.Evals != nil, "Governance": d.Governance != nil,
-		"Alerts": d.Alerts != nil, "MCPExpose": d.MCPExpose != nil} {
+		"Alerts": d.Alerts != nil, "MCPExpose": d.MCPExpose != nil, "Solutions": d.Solutions != nil} {
 		if !ok {
 			out = append(out, name)
 		}
@@ -390,6 +395,42 @@ func (s *Server) routes() {
 	register(s, extension(withStatus(withDesc(op("create_agent_schedule", http.MethodPost, "/agents/{agent_id}/schedules", "Add a schedule to an agent", "agents"), schedulesDoc), http.StatusCreated)), s.createAgentSchedule)
 	register(s, extension(withDesc(op("update_agent_schedule", http.MethodPut, "/agents/{agent_id}/schedules/{schedule_id}", "Change an agent's schedule", "agents"), schedulesDoc)), s.updateAgentSchedule)
 	register(s, extension(withStatus(withDesc(op("delete_agent_schedule", http.MethodDelete, "/agents/{agent_id}/schedules/{schedule_id}", "Remove an agent's schedule", "agents"), schedulesDoc), http.StatusNoContent)), s.deleteAgentSchedule)
+
+	// Solutions (solutions.go), their planning assistants and the
+	// standalone ones (solutions_assistant.go), the agent assistant
+	// (agents_assistant.go), feedback (assistant_feedback.go), account and
+	// documentation search (search.go).
+	register(s, op("list_solutions", http.MethodGet, "/solutions", "List solutions", "solutions"), s.listSolutions)
+	register(s, withStatus(op("create_solution", http.MethodPost, "/solutions", "Create a solution", "solutions"), http.StatusCreated), s.createSolution)
+	register(s, op("get_solution", http.MethodGet, "/solutions/{solution_id}", "Get a solution", "solutions"), s.getSolution)
+	register(s, op("update_solution", http.MethodPatch, "/solutions/{solution_id}", "Update a solution", "solutions"), s.updateSolution)
+	register(s, withStatus(op("delete_solution", http.MethodDelete, "/solutions/{solution_id}", "Delete a solution", "solutions"), http.StatusNoContent), s.deleteSolution)
+	register(s, op("link_agents", http.MethodPost, "/solutions/{solution_id}/agents", "Link agents", "solutions"), s.linker(store.LinkAgents, true))
+	register(s, op("unlink_agents", http.MethodDelete, "/solutions/{solution_id}/agents", "Unlink agents", "solutions"), s.linker(store.LinkAgents, false))
+	register(s, op("link_knowledge_bases", http.MethodPost, "/solutions/{solution_id}/knowledge-bases", "Link knowledge bases", "solutions"), s.linker(store.LinkKnowledgeBases, true))
+	register(s, op("unlink_knowledge_bases", http.MethodDelete, "/solutions/{solution_id}/knowledge-bases", "Unlink knowledge bases", "solutions"), s.linker(store.LinkKnowledgeBases, false))
+	register(s, op("link_source_connections", http.MethodPost, "/solutions/{solution_id}/source-connections", "Link source connections", "solutions"), s.linker(store.LinkSources, true))
+	register(s, op("unlink_source_connections", http.MethodDelete, "/solutions/{solution_id}/source-connections", "Unlink source connections", "solutions"), s.linker(store.LinkSources, false))
+	register(s, op("list_solution_conversations", http.MethodGet, "/solutions/{solution_id}/conversations", "List conversations", "solutions"), s.listSolutionConversations)
+	register(s, withStatus(op("add_solution_conversation_turn", http.MethodPost, "/solutions/{solution_id}/conversations", "Add conversation turn", "solutions"), http.StatusCreated), s.addSolutionConversation)
+	register(s, withStatus(op("mark_solution_conversation_turn", http.MethodPatch, "/solutions/{solution_id}/conversations/{conversation_id}", "Mark conversation turn", "solutions"), http.StatusNoContent), s.markSolutionConversation)
+	register(s, op("solution_ai_generate", http.MethodPost, "/solutions/{solution_id}/ai-assistant/generate", "Generate solution plan", "solutions"), s.planner(solutions.KindSolution))
+	register(s, op("solution_ai_knowledge_base", http.MethodPost, "/solutions/{solution_id}/ai-assistant/knowledge-base", "Generate knowledge base plan", "solutions"), s.planner(solutions.KindKnowledgeBase))
+	register(s, op("solution_ai_source", http.MethodPost, "/solutions/{solution_id}/ai-assistant/source", "Generate source plan", "solutions"), s.planner(solutions.KindSource))
+	register(s, op("solution_ai_accept", http.MethodPost, "/solutions/{solution_id}/ai-assistant/{conversation_id}/accept", "Accept plan", "solutions"), s.acceptPlan)
+	register(s, withStatus(op("solution_ai_decline", http.MethodPost, "/solutions/{solution_id}/ai-assistant/{conversation_id}/decline", "Decline plan", "solutions"), http.StatusNoContent), s.declinePlan)
+	register(s, op("ai_assistant_solution", http.MethodPost, "/ai-assistant/solution", "Generate a solution plan (standalone)", "ai-assistant"), s.standalonePlanner(solutions.KindSolution))
+	register(s, op("ai_assistant_knowledge_base", http.MethodPost, "/ai-assistant/knowledge-base", "Generate a knowledge base plan (standalone)", "ai-assistant"), s.standalonePlanner(solutions.KindKnowledgeBase))
+	register(s, op("ai_assistant_source", http.MethodPost, "/ai-assistant/source", "Generate a source plan (standalone)", "ai-assistant"), s.standalonePlanner(solutions.KindSource))
+	register(s, op("ai_assistant_accept", http.MethodPost, "/ai-assistant/{conversation_id}/accept", "Accept and execute a standalone plan", "ai-assistant"), s.acceptStandalonePlan)
+	register(s, withStatus(op("ai_assistant_decline", http.MethodPost, "/ai-assistant/{conversation_id}/decline", "Decline a standalone plan", "ai-assistant"), http.StatusNoContent), s.declineStandalonePlan)
+	register(s, op("ai_assistant_feedback", http.MethodPost, "/ai-assistant/feedback", "Submit AI assistant feedback", "ai-assistant"), s.assistantFeedback)
+	register(s, op("generate_agent_steps", http.MethodPost, "/agents/{agent_id}/ai-assistant/generate-steps", "Generate agent workflow", "agents"), s.generateAgentSteps)
+	register(s, op("generate_step_config", http.MethodPost, "/agents/{agent_id}/ai-assistant/step-config", "Generate step configuration", "agents"), s.generateStepConfig)
+	register(s, op("get_ai_conversation_history", http.MethodGet, "/agents/{agent_id}/ai-assistant/conversations", "Get AI conversation history", "agents"), s.agentAssistantHistory)
+	register(s, op("mark_ai_suggestion", http.MethodPatch, "/agents/{agent_id}/ai-assistant/{conversation_id}", "Accept or decline suggestion", "agents"), s.markAgentSuggestion)
+	register(s, op("search_resources", http.MethodGet, "/search", "Search resources", "search"), s.searchAccount)
+	register(s, op("docs_search", http.MethodGet, "/docs-search", "Search documentation", "search"), s.searchDocs)
 
 	// Inbound mail (mail_inbound.go): trigger email settings, blocklist,
 	// rejections and the overload breaker.

@@ -14,7 +14,7 @@ func TestNewRequiresEveryArea(t *testing.T) {
 	defer func() {
 		msg := fmt.Sprint(recover())
 		for _, name := range []string{"Accounts", "Agents", "Auth", "Blobs", "Catalog", "ModelAlerts", "Playground", "Ready", "Runs", "Secrets",
-			"Mail", "EmailDomains", "DMARC", "MailInbound", "MailProtect", "Knowledge", "SourceExports", "Evals", "Governance", "Alerts", "MCPExpose"} {
+			"Mail", "EmailDomains", "DMARC", "MailInbound", "MailProtect", "Knowledge", "SourceExports", "Evals", "Governance", "Alerts", "MCPExpose", "Solutions"} {
 			if !strings.Contains(msg, name) {
 				t.Errorf("panic %q does not name %s", msg, name)
 			}

@@ -50,6 +50,15 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		next(ctx)
 		return
 	}
+	if p, ok := ctx.Context().Value(inProcessKey{}).(auth.Principal); ok {
+		// A request the server sends itself on behalf of an authenticated
+		// caller (a plan's actions): the caller's principal, already checked
+		// and rate limited.
+		ctx = huma.WithValue(ctx, auth.PrincipalContextKey(), p)
+		ctx = huma.WithValue(ctx, versionKey{}, version.Resolve("", ""))
+		next(ctx)
+		return
+	}
 	p, err := s.deps.Auth.Authenticate(ctx.Context(), auth.Credentials{
 		APIKey:        ctx.Header("X-API-Key"),
 		Authorization: ctx.Header("Authorization"),

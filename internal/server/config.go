@@ -131,6 +131,10 @@ type Config struct {
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
 	ModelSetup func() (*routing.Router, *catalog.Catalog, error)
+	// AssistantModel is the catalog model the planning and agent
+	// assistants ask (SERVICE_ASSISTANT_MODEL); empty: the built-in
+	// planner answers, offline and free.
+	AssistantModel string
 }
 
 // Defaults returns the embedded, zero-setup configuration.

@@ -48,6 +48,7 @@ import (
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
+	"github.com/agentry/agentry/internal/solutions"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
@@ -96,6 +97,8 @@ type Server struct {
 	Governance *governance.Service
 	// Alerts is the alerts area: configs, detection, delivery.
 	Alerts *alerting.Service
+	// Solutions is the solutions area: solutions, the assistants, search.
+	Solutions *solutions.Service
 
 	listener net.Listener
 	handler  http.Handler
@@ -241,6 +244,15 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.MailProtect.OnBreaker = breakerAlerts(s.Alerts)            // breaker → alerts
 	s.Governance.OutputBlocked = mailOutputBlocks(s.MailInbound) // output auto-block
 
+	// Solutions area: the assistants plan with the built-in planner, or
+	// with the configured model (metered like every model call).
+	assistantModel := cfg.AssistantModel
+	if assistantModel == "" {
+		assistantModel = os.Getenv("SERVICE_ASSISTANT_MODEL")
+	}
+	s.Solutions = &solutions.Service{DB: db, Agents: s.Agents, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat),
+		AssistantModel: assistantModel}
+
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)
 	river.AddWorker(workers, &jobs.PingWorker{DB: db})
@@ -307,7 +319,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
 			MCPExpose: &mcpexpose.Service{DB: db}, // agents as MCP tools
-			Secrets:   s.Secrets, Alerts: s.Alerts, Ready: func(ctx context.Context) error {
+			Secrets:   s.Secrets, Alerts: s.Alerts, Solutions: s.Solutions, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}

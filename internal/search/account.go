@@ -1,0 +1,91 @@
+package search
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Result is one resource found.
+type Result struct {
+	EntityType  string
+	ID, Name    string
+	Description *string
+	rank        int
+}
+
+// Searchers are the searchable resource types: one entry per type, in the
+// order results of equal rank are listed. A type is searched by name and
+// description (ranked name-prefix > name-substring > description), or only
+// by exact id; a UUID query matches ids exactly in every type. Adding a
+// type (memory banks, MCP clients) is one entry here.
+var Searchers = []Searcher{
+	{Type: "agent", Table: store.SearchTable{Table: "agents", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
+	{Type: "knowledge_base", Table: store.SearchTable{Table: "knowledge_bases", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
+	{Type: "source_connection", Table: store.SearchTable{Table: "sources", NameExpr: "name", DescExpr: "COALESCE(url, source_type)", Where: "deleted_at IS NULL"}},
+	{Type: "content", Table: store.SearchTable{Table: "contents", NameExpr: "COALESCE(title, filename)", DescExpr: "description"}},
+	{Type: "solution", Table: store.SearchTable{Table: "solutions", NameExpr: "name", DescExpr: "NULLIF(description, '')"}},
+	{Type: "evaluation_criteria", Table: store.SearchTable{Table: "evaluation_criteria", NameExpr: "COALESCE(description, evaluation_mode)", DescExpr: "evaluation_prompt"}},
+	{Type: "alert", Table: store.SearchTable{Table: "alerts", NameExpr: "title", DescExpr: "description"}},
+	{Type: "governance_policy", Table: store.SearchTable{Table: "governance_policies", NameExpr: "name", DescExpr: "description"}},
+	{Type: "api_key", Table: store.SearchTable{Table: "api_keys", NameExpr: "name", Where: "revoked_at IS NULL"}},
+	{Type: "run", Table: store.SearchTable{Table: "runs", NameExpr: "'Run ' || id", DescExpr: "status", IDOnly: true}},
+}
+
+// Searcher searches one resource type.
+type Searcher struct {
+	Type  string
+	Table store.SearchTable
+}
+
+// Types lists the searchable entity types.
+func Types() []string {
+	out := make([]string, len(Searchers))
+	for i, s := range Searchers {
+		out[i] = s.Type
+	}
+	return out
+}
+
+var reUUID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// Account searches the account. entityType "" searches every type; an
+// unknown type finds nothing.
+func Account(ctx context.Context, db *store.DB, accountID, q, entityType string, limit int) ([]Result, error) {
+	q = strings.TrimSpace(q)
+	tables := make([]store.SearchTable, 0, len(Searchers))
+	types := make([]string, 0, len(Searchers))
+	for _, s := range Searchers {
+		if entityType == "" || entityType == s.Type {
+			tables = append(tables, s.Table)
+			types = append(types, s.Type)
+		}
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	hits, err := db.SearchTables(ctx, tables, accountID, q, reUUID.MatchString(q), limit)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]Result, 0, len(hits))
+	for _, h := range hits {
+		all = append(all, Result{EntityType: types[h.Table], ID: h.ID, Name: h.Name, Description: h.Description, rank: h.Rank*100 + h.Table})
+	}
+	slices.SortStableFunc(all, func(a, b Result) int {
+		if a.rank/100 != b.rank/100 {
+			return a.rank/100 - b.rank/100
+		}
+		if c := strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+			return c
+		}
+		return a.rank%100 - b.rank%100
+	})
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	return all, nil
+}

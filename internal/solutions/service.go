@@ -1,0 +1,197 @@
+package solutions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/search"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// Service is the solutions area.
+type Service struct {
+	DB     *store.DB
+	Agents *agents.Service
+	// Model and AssistantModel, when both set, make the planning and agent
+	// assistants ask that catalog model (metered to the account); otherwise
+	// the built-in planner answers, deterministically and for free.
+	Model          llm.Provider
+	AssistantModel string
+}
+
+// InvalidError is a refused field: a 422 at Loc.
+type InvalidError struct {
+	Loc  []any
+	Msg  string
+	Type string
+}
+
+func (e *InvalidError) Error() string { return e.Msg }
+
+func invalid(msg string, loc ...any) error {
+	return &InvalidError{Loc: loc, Msg: msg, Type: "value_error"}
+}
+
+// Errors the API tells apart.
+var (
+	ErrDecided = errors.New("this plan was already accepted or declined")
+)
+
+// Bounds of what a tenant sends.
+const (
+	MaxNameLength        = 255
+	MaxDescriptionLength = 2000
+	MaxInputLength       = 8000
+	MaxLinkIDs           = 100
+	MaxConversations     = 500
+)
+
+func checkText(field, s string, min, max int) error {
+	n := utf8.RuneCountInString(s)
+	if n < min || n > max {
+		if min > 0 {
+			return invalid(fmt.Sprintf("%s must be %d to %d characters", field, min, max), "body", field)
+		}
+		return invalid(fmt.Sprintf("%s must be at most %d characters", field, max), "body", field)
+	}
+	return nil
+}
+
+// Solution is a solution with its linked resources.
+type Solution struct {
+	store.Solution
+	Agents         []store.LinkedAgent
+	KnowledgeBases []store.LinkedKnowledgeBase
+	Sources        []store.LinkedSource
+}
+
+// Create makes a solution.
+func (s *Service) Create(ctx context.Context, accountID, name, description string) (Solution, error) {
+	name = strings.TrimSpace(name)
+	if err := checkText("name", name, 1, MaxNameLength); err != nil {
+		return Solution{}, err
+	}
+	if err := checkText("description", description, 0, MaxDescriptionLength); err != nil {
+		return Solution{}, err
+	}
+	sol, err := s.DB.CreateSolution(ctx, accountID, name, description)
+	if err != nil {
+		return Solution{}, err
+	}
+	return s.Get(ctx, accountID, sol.ID)
+}
+
+// Get returns a solution with its links.
+func (s *Service) Get(ctx context.Context, accountID, id string) (Solution, error) {
+	sol, err := s.DB.SolutionByID(ctx, accountID, id)
+	if err != nil {
+		return Solution{}, err
+	}
+	out := Solution{Solution: sol}
+	out.Agents, out.KnowledgeBases, out.Sources, err = s.DB.SolutionLinks(ctx, accountID, id)
+	return out, err
+}
+
+// List pages through the account's solutions.
+func (s *Service) List(ctx context.Context, accountID, search, sort string, desc bool, page, limit int) ([]store.SolutionSummary, int, error) {
+	return s.DB.ListSolutions(ctx, accountID, search, sort, desc, (page-1)*limit, limit)
+}
+
+// Update changes a solution's name or description.
+func (s *Service) Update(ctx context.Context, accountID, id string, name, description *string) (Solution, error) {
+	if name != nil {
+		n := strings.TrimSpace(*name)
+		if err := checkText("name", n, 1, MaxNameLength); err != nil {
+			return Solution{}, err
+		}
+		name = &n
+	}
+	if description != nil {
+		if err := checkText("description", *description, 0, MaxDescriptionLength); err != nil {
+			return Solution{}, err
+		}
+	}
+	if _, err := s.DB.UpdateSolution(ctx, accountID, id, name, description); err != nil {
+		return Solution{}, err
+	}
+	return s.Get(ctx, accountID, id)
+}
+
+// Delete removes a solution and its links; the resources stay.
+func (s *Service) Delete(ctx context.Context, accountID, id string) error {
+	return s.DB.DeleteSolution(ctx, accountID, id)
+}
+
+// NotLinkableError names ids that are not resources of the account (or
+// were deleted): nothing was linked.
+type NotLinkableError struct {
+	Kind string
+	IDs  []string
+}
+
+func (e *NotLinkableError) Error() string {
+	return fmt.Sprintf("%s not found: %s", e.Kind, strings.Join(e.IDs, ", "))
+}
+
+// Link links resources of a kind (store.LinkAgents…); already linked ones
+// are ignored.
+func (s *Service) Link(ctx context.Context, accountID, solutionID, kind string, ids []string) (Solution, error) {
+	ids, err := checkIDs(ids)
+	if err != nil {
+		return Solution{}, err
+	}
+	if _, err := s.DB.SolutionByID(ctx, accountID, solutionID); err != nil {
+		return Solution{}, err
+	}
+	missing, err := s.DB.MissingResources(ctx, accountID, kind, ids)
+	if err != nil {
+		return Solution{}, err
+	}
+	if len(missing) > 0 {
+		return Solution{}, &NotLinkableError{Kind: kindNoun[kind], IDs: missing}
+	}
+	if err := s.DB.LinkSolution(ctx, accountID, solutionID, kind, ids); err != nil {
+		return Solution{}, err
+	}
+	return s.Get(ctx, accountID, solutionID)
+}
+
+// Unlink removes links; ids not linked are ignored.
+func (s *Service) Unlink(ctx context.Context, accountID, solutionID, kind string, ids []string) (Solution, error) {
+	ids, err := checkIDs(ids)
+	if err != nil {
+		return Solution{}, err
+	}
+	if err := s.DB.UnlinkSolution(ctx, accountID, solutionID, kind, ids); err != nil {
+		return Solution{}, err
+	}
+	return s.Get(ctx, accountID, solutionID)
+}
+
+var kindNoun = map[string]string{store.LinkAgents: "Agent", store.LinkKnowledgeBases: "Knowledge base", store.LinkSources: "Source connection"}
+
+func checkIDs(ids []string) ([]string, error) {
+	if len(ids) > MaxLinkIDs {
+		return nil, invalid(fmt.Sprintf("ids holds at most %d ids", MaxLinkIDs), "body", "ids")
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		id = strings.ToLower(id)
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// Search runs account search (GET /search) for the caller's account.
+func (s *Service) Search(ctx context.Context, accountID, q, entityType string, limit int) ([]search.Result, error) {
+	return search.Account(ctx, s.DB, accountID, q, entityType, limit)
+}
