@@ -17,4 +17,5 @@ var OperationInputs = map[string]reflect.Type{
 	"search_agent_traces":             reflect.TypeFor[searchInput](),
 	"get_agent_attachment_references": reflect.TypeFor[agentIDPath](),
 	"search_knowledge_base":           reflect.TypeFor[searchKBInput](),
+	"search_resources":                reflect.TypeFor[accountSearchInput](),
 }

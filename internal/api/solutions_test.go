@@ -218,6 +218,7 @@ func TestAccountSearch(t *testing.T) {
 		prefix := mustID(t, s.Do(t, "POST", "/solutions", s.Key, map[string]any{"name": "Harbour"}))
 		mustID(t, s.Do(t, "POST", "/agents", s.Key, map[string]any{"name": "Ferry times", "description": "Answers about the harbour ferries"}))
 		src := mustID(t, s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Harbour 100% news_feed", "source_type": "custom_index"}))
+		bank := mustID(t, s.Do(t, "POST", "/memory_banks", s.Key, map[string]any{"name": "Skippers", "type": "general", "description": "What each harbour skipper asked"}))
 		r := s.Do(t, "GET", "/search?q=HARBOUR", s.Key, nil)
 		wantStatus(t, r, http.StatusOK)
 		var res struct {
@@ -232,7 +233,7 @@ func TestAccountSearch(t *testing.T) {
 		for _, x := range res.Results {
 			names = append(names, x.Name)
 		}
-		if got := strings.Join(names, "|"); got != "Harbour|Harbour 100% news_feed|Weekly harbour digest|Ferry times" {
+		if got := strings.Join(names, "|"); got != "Harbour|Harbour 100% news_feed|Weekly harbour digest|Ferry times|Skippers" {
 			t.Fatalf("ranking: %s", got)
 		}
 		if res.Results[0].ID != prefix || res.Results[0].EntityType != "solution" {
@@ -242,6 +243,11 @@ func TestAccountSearch(t *testing.T) {
 		r.JSON(t, &res)
 		if len(res.Results) != 1 || res.Results[0].Name != "Weekly harbour digest" {
 			t.Fatalf("filter: %s", r.Body)
+		}
+		r = s.Do(t, "GET", "/search?q=skip&entity_type=memory_bank", s.Key, nil)
+		r.JSON(t, &res)
+		if len(res.Results) != 1 || res.Results[0].ID != bank {
+			t.Fatalf("memory bank: %s", r.Body)
 		}
 		// LIKE wildcards in the query are literal.
 		r = s.Do(t, "GET", "/search?q=100%25+news_", s.Key, nil)

@@ -55,6 +55,7 @@ func build(ctx context.Context, c *client.Client, version string, live bool) (*m
 	b.add("search_agent_traces", "Search the account's runs: rank step inputs and outputs by similarity to a query.", b.searchTraces)
 	b.add("get_agent_attachment_references", "What files a run of the agent needs: the attachment-reference contract of its workflow.", b.attachmentRefs)
 	b.add("search_knowledge_base", "Search a knowledge base: ranked passages for a query.", b.searchKnowledgeBase)
+	b.add("search_resources", "Search every kind of resource of the account (agents, knowledge bases, sources, contents, solutions, memory banks, alerts, …) by name and description, or find one by its id.", b.searchResources)
 	if err := b.syncAgentTools(ctx); err != nil {
 		return nil, err
 	}
@@ -295,4 +296,18 @@ func (b builder) searchKnowledgeBase(ctx context.Context, _ *mcp.CallToolRequest
 		return nil, err
 	}
 	return b.c.SearchKnowledgeBase(ctx, id, in)
+}
+
+func (b builder) searchResources(ctx context.Context, _ *mcp.CallToolRequest, params, _ map[string]any) (any, error) {
+	q, err := str(params, "q")
+	if err != nil {
+		return nil, err
+	}
+	entityType, _ := params["entity_type"].(string)
+	results, err := b.c.Search(ctx, q, entityType, intParam(params, "limit"))
+	if err != nil {
+		return nil, err
+	}
+	// The API's answer as it is: {"results": [...]}.
+	return map[string]any{"results": results}, nil
 }

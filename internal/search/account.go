@@ -21,13 +21,14 @@ type Result struct {
 // order results of equal rank are listed. A type is searched by name and
 // description (ranked name-prefix > name-substring > description), or only
 // by exact id; a UUID query matches ids exactly in every type. Adding a
-// type (memory banks, MCP clients) is one entry here.
+// type (MCP clients, when they exist) is one entry here.
 var Searchers = []Searcher{
 	{Type: "agent", Table: store.SearchTable{Table: "agents", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
 	{Type: "knowledge_base", Table: store.SearchTable{Table: "knowledge_bases", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
 	{Type: "source_connection", Table: store.SearchTable{Table: "sources", NameExpr: "name", DescExpr: "COALESCE(url, source_type)", Where: "deleted_at IS NULL"}},
 	{Type: "content", Table: store.SearchTable{Table: "contents", NameExpr: "COALESCE(title, filename)", DescExpr: "description"}},
 	{Type: "solution", Table: store.SearchTable{Table: "solutions", NameExpr: "name", DescExpr: "NULLIF(description, '')"}},
+	{Type: "memory_bank", Table: store.SearchTable{Table: "memory_banks", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
 	{Type: "evaluation_criteria", Table: store.SearchTable{Table: "evaluation_criteria", NameExpr: "COALESCE(description, evaluation_mode)", DescExpr: "evaluation_prompt"}},
 	{Type: "alert", Table: store.SearchTable{Table: "alerts", NameExpr: "title", DescExpr: "description"}},
 	{Type: "governance_policy", Table: store.SearchTable{Table: "governance_policies", NameExpr: "name", DescExpr: "description"}},

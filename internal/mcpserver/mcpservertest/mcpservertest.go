@@ -95,7 +95,7 @@ func Exercise(t *testing.T, s *mcp.ClientSession, p *Progress) (agentID string) 
 	t.Helper()
 	names := ToolNames(t, s)
 	for _, want := range []string{"list_agents", "get_agent", "create_agent", "run_agent", "get_agent_run", "cancel_agent_run",
-		"search_agent_traces", "get_agent_attachment_references", "search_knowledge_base"} {
+		"search_agent_traces", "get_agent_attachment_references", "search_knowledge_base", "search_resources"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tool %s missing from %v", want, names)
 		}
@@ -114,6 +114,16 @@ func Exercise(t *testing.T, s *mcp.ClientSession, p *Progress) (agentID string) 
 	Call(t, s, "list_agents", map[string]any{"limit": 10}, &list)
 	if len(list.Data) != 1 || list.Data[0].ID != agent.ID {
 		t.Errorf("list_agents: %+v", list)
+	}
+	var resources struct {
+		Results []struct {
+			EntityType string `json:"entity_type"`
+			ID         string `json:"id"`
+		} `json:"results"`
+	}
+	Call(t, s, "search_resources", map[string]any{"q": "greet"}, &resources)
+	if len(resources.Results) != 1 || resources.Results[0].ID != agent.ID || resources.Results[0].EntityType != "agent" {
+		t.Errorf("search_resources: %+v", resources)
 	}
 
 	res := CallRaw(t, s, "run_agent", map[string]any{"agent_id": agent.ID, "input": "Ada"}, mcp.Meta{"progressToken": "run-1"})
