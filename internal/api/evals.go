@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -439,7 +440,7 @@ func evalgovTimeParam(v, loc string) (*time.Time, error) {
 
 func (q ResultFilterParams) filter(accountID string) (store.ResultFilter, error) {
 	f := store.ResultFilter{AccountID: accountID, Status: q.Status}
-	if q.Status != "" && !evalgovHas(evals.Statuses, q.Status) {
+	if q.Status != "" && !slices.Contains(evals.Statuses, q.Status) {
 		return f, Invalid([]any{"query", "status"}, "status must be one of pending, passed, failed, skipped, error", "value_error")
 	}
 	var err error
@@ -450,15 +451,6 @@ func (q ResultFilterParams) filter(accountID string) (store.ResultFilter, error)
 		return f, err
 	}
 	return f, nil
-}
-
-func evalgovHas(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) listCriteriaResults(ctx context.Context, in *criteriaResultsInput) (*evalgovListOutput, error) {

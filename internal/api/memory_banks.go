@@ -368,26 +368,16 @@ func configResponse(c map[string]any) *MemoryBankConfigResponse {
 	if c == nil {
 		return nil
 	}
-	str := func(k string) string { v, _ := c[k].(string); return v }
-	opt := func(k string) *string {
-		if v, ok := c[k].(string); ok {
-			return &v
+	in := memory.ConfigInput(c)
+	deref := func(p *string) string {
+		if p == nil {
+			return ""
 		}
-		return nil
+		return *p
 	}
-	num := func(k string) *int {
-		switch v := c[k].(type) {
-		case float64:
-			n := int(v)
-			return &n
-		case int:
-			return &v
-		}
-		return nil
-	}
-	return &MemoryBankConfigResponse{Name: str("name"), Description: opt("description"), Type: str("type"), Mode: str("mode"),
-		CompactionPrompt: opt("compaction_prompt"), RetentionDays: num("retention_days"), MaxTurns: num("max_turns"),
-		MaxSizeTokens: num("max_size_tokens"), MaxAgeDays: num("max_age_days")}
+	return &MemoryBankConfigResponse{Name: deref(in.Name), Description: in.Description, Type: deref(in.Type), Mode: deref(in.Mode),
+		CompactionPrompt: in.CompactionPrompt, RetentionDays: in.RetentionDays, MaxTurns: in.MaxTurns,
+		MaxSizeTokens: in.MaxSizeTokens, MaxAgeDays: in.MaxAgeDays}
 }
 
 func (s *Server) memoryAssistant(ctx context.Context, in *memoryAssistantInput) (*memoryAssistantOutput, error) {

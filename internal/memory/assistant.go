@@ -249,7 +249,7 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 			return &b, nil // accepted before: not applied twice
 		}
 	}
-	in := configInput(t.Config)
+	in := ConfigInput(t.Config)
 	var b store.MemoryBank
 	if bid, _ := t.Config["id"].(string); bid != "" {
 		in.Type, in.Mode = nil, nil
@@ -266,7 +266,9 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 	return &b, s.db.DecideMemoryAssistantTurn(ctx, accountID, userID, id, true, &b.ID)
 }
 
-func configInput(c map[string]any) BankInput {
+// ConfigInput reads a proposed configuration (as the assistant stores it)
+// into bank settings; absent or mistyped keys stay unset.
+func ConfigInput(c map[string]any) BankInput {
 	str := func(k string) *string {
 		if v, ok := c[k].(string); ok {
 			return &v

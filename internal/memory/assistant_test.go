@@ -55,7 +55,7 @@ func FuzzProposeConfig(f *testing.F) {
 		if _, ok := modes[cfg["mode"].(string)]; !ok {
 			t.Fatalf("mode %v", cfg["mode"])
 		}
-		if in := configInput(cfg); in.check(false) != nil {
+		if in := ConfigInput(cfg); in.check(false) != nil {
 			t.Fatalf("invalid proposal %v: %v", cfg, in.check(false))
 		}
 	})

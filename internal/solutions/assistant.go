@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,21 +125,12 @@ func (s *Service) plan(ctx context.Context, ex Executor, r Request) (string, []A
 func (s *Service) checkPlan(ctx context.Context, ex Executor, accountID, kind string, actions []Action) ([]string, error) {
 	var out []string
 	for i, a := range actions {
-		if spec, ok := actionSpecs[a.Type]; ok && !contains(allowedResources[kind], spec.resource) {
+		if spec, ok := actionSpecs[a.Type]; ok && !slices.Contains(allowedResources[kind], spec.resource) {
 			out = append(out, fmt.Sprintf("action %d: the %s assistant does not act on %ss", i+1, kind, spec.resource))
 		}
 	}
 	ps, err := s.ValidatePlan(ctx, accountID, ex, actions)
 	return append(out, ps...), err
-}
-
-func contains(ss []string, s string) bool {
-	for _, e := range ss {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func actionsOf(c store.AssistantConversation) []Action {

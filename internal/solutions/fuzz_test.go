@@ -2,6 +2,7 @@ package solutions
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,7 +37,7 @@ func FuzzOfflinePlanner(f *testing.F) {
 			}
 			for i, a := range actions {
 				spec, ok := actionSpecs[a.Type]
-				if !ok || !contains(allowedResources[kind], spec.resource) {
+				if !ok || !slices.Contains(allowedResources[kind], spec.resource) {
 					t.Fatalf("action %d %q for %s", i+1, a.Type, kind)
 				}
 				b, err := json.Marshal(a.Params)

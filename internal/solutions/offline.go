@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -372,7 +373,7 @@ func offlineRemove(kind string, r reading, lookup Lookup) ([]Action, string, boo
 	for _, n := range r.quoted {
 		found := false
 		for _, res := range []string{ResourceAgent, ResourceKnowledgeBase, ResourceSource} {
-			if !contains(resources, res) {
+			if !slices.Contains(resources, res) {
 				continue
 			}
 			if id, ok := lookup(res, n); ok {
