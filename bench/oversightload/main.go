@@ -23,6 +23,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -222,6 +223,24 @@ func cpuTime() time.Duration {
 type tally struct {
 	runs, failed int64
 	wall, cpu    time.Duration
+	written      int64 // bytes the process wrote (write and pwrite calls)
+}
+
+// bytesWritten reads what the process has written so far (wchar in
+// /proc/self/io: the database's pages and WAL frames, mostly); 0 where
+// there is no such file.
+func bytesWritten() int64 {
+	raw, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // load runs agent with conc clients for d.
@@ -230,7 +249,7 @@ func (b *bench) load(ctx context.Context, agent string, conc int, d time.Duratio
 	defer cancel()
 	var done, failed atomic.Int64
 	var wg sync.WaitGroup
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, t0, w0 := cpuTime(), time.Now(), bytesWritten()
 	for i := 0; i < conc; i++ {
 		wg.Add(1)
 		go func() {
@@ -250,6 +269,7 @@ func (b *bench) load(ctx context.Context, agent string, conc int, d time.Duratio
 	wg.Wait()
 	t.wall += time.Since(t0)
 	t.cpu += cpuTime() - cpu0
+	t.written += bytesWritten() - w0
 	t.runs += done.Load()
 	t.failed += failed.Load()
 }
@@ -302,9 +322,10 @@ func (b *bench) policies(ctx context.Context, db string, conc int, dur time.Dura
 	rb, rg := float64(tb.runs)/tb.wall.Seconds(), float64(tg.runs)/tg.wall.Seconds()
 	cb, cg := tb.cpu/time.Duration(max(tb.runs, 1)), tg.cpu/time.Duration(max(tg.runs, 1))
 	fmt.Printf("database=%s clients=%d rounds=%d (%v per agent per round)\n", db, conc, rounds, slice)
-	fmt.Printf("bare 5-step agent:     %d runs, %.1f runs/s, process CPU %.2f ms/run, %d failed\n", tb.runs, rb, ms(cb), tb.failed)
-	fmt.Printf("with PII policy + deterministic evaluation on all 5 steps: %d runs, %.1f runs/s, process CPU %.2f ms/run, %d failed (%d evaluation results, %d violations)\n",
-		tg.runs, rg, ms(cg), tg.failed, results, violations)
+	fmt.Printf("bare 5-step agent:     %d runs, %.1f runs/s, process CPU %.2f ms/run, %.1f KiB written/run, %d failed\n",
+		tb.runs, rb, ms(cb), kib(tb.written, tb.runs), tb.failed)
+	fmt.Printf("with PII policy + deterministic evaluation on all 5 steps: %d runs, %.1f runs/s, process CPU %.2f ms/run, %.1f KiB written/run, %d failed (%d evaluation results, %d violations)\n",
+		tg.runs, rg, ms(cg), kib(tg.written, tg.runs), tg.failed, results, violations)
 	drop := (rb - rg) / rb * 100
 	cpuDrop := (1 - float64(cb)/float64(cg)) * 100
 	fmt.Printf("runs/s drop: %.1f%% (wall); by CPU per run: %.1f%%; target ≤ 10%%: %s\n", drop, cpuDrop, verdict(drop <= 10))
@@ -313,6 +334,8 @@ func (b *bench) policies(ctx context.Context, db string, conc int, dur time.Dura
 	}
 	return nil
 }
+
+func kib(bytes, runs int64) float64 { return float64(bytes) / 1024 / float64(max(runs, 1)) }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 

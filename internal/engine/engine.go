@@ -126,6 +126,11 @@ type Run struct {
 	// CallChain lists the agents above this run (call_agent), outermost
 	// first, for depth limits and cycle detection.
 	CallChain []string
+	// OversightRev names the state of what oversees the agent (its
+	// settings, evaluation criteria and governance policies) as read with
+	// the agent at the run's start: overseers may reuse what they loaded
+	// for the same value. Empty when unknown: load afresh.
+	OversightRev string
 }
 
 // StepRecord is one attempt of one step, as journaled.

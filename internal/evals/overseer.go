@@ -3,6 +3,7 @@ package evals
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -30,24 +31,52 @@ import (
 // are metered to the account as evaluation credits.
 type Overseer struct{ S *Service }
 
-// Watch loads the agent's settings and criteria once per run.
+// Watch loads the agent's settings and criteria, once per oversight
+// revision of the agent (see revcache): a run of an agent whose criteria
+// and settings did not change reads nothing.
 func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, error) {
-	a, err := o.S.DB.AgentForEvaluation(ctx, run.AccountID, run.AgentID)
+	ov, ok := o.S.watching.Get(run.AccountID, run.AgentID, run.OversightRev)
+	if !ok {
+		var err error
+		if ov, err = o.S.loadOversight(ctx, run.AccountID, run.AgentID); err != nil {
+			return nil, err
+		}
+		o.S.watching.Put(run.AccountID, run.AgentID, run.OversightRev, ov)
+	}
+	if len(ov.byStep) == 0 {
+		return nil, nil
+	}
+	if ov.settings.EvaluationMode == ModeSample && !sampled(run.ID, sampleRate(ov.settings.SamplingConfig)) {
+		return nil, nil
+	}
+	return &watcher{s: o.S, run: run, mode: ov.settings.EvaluationMode, settings: ov.settings, byStep: ov.byStep}, nil
+}
+
+// agentOversight is what Watch loads for an agent: its settings and, when
+// its mode judges runs, its enabled criteria by step, compiled. Runs share
+// it; nothing changes it once loaded.
+type agentOversight struct {
+	settings store.AgentSettings
+	byStep   map[string][]criterion
+}
+
+func (s *Service) loadOversight(ctx context.Context, accountID, agentID string) (*agentOversight, error) {
+	a, err := s.DB.AgentForEvaluation(ctx, accountID, agentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return &agentOversight{}, nil // a deleted agent's run: the runs area reports it
+	}
 	if err != nil {
-		return nil, nil // a deleted agent's run: the runs area reports it
-	}
-	mode := a.Settings.EvaluationMode
-	if mode != ModeRetry && mode != ModeSample {
-		return nil, nil
-	}
-	if mode == ModeSample && !sampled(run.ID, sampleRate(a.Settings.SamplingConfig)) {
-		return nil, nil
-	}
-	cs, err := o.S.DB.EnabledCriteria(ctx, run.AccountID, run.AgentID)
-	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
-	w := &watcher{s: o.S, run: run, mode: mode, settings: a.Settings, byStep: map[string][]criterion{}}
+	ov := &agentOversight{settings: a.Settings}
+	if mode := a.Settings.EvaluationMode; mode != ModeRetry && mode != ModeSample {
+		return ov, nil
+	}
+	cs, err := s.DB.EnabledCriteria(ctx, accountID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	ov.byStep = map[string][]criterion{}
 	for _, c := range cs {
 		exp, err := ParseExpectation(c.ExpectationConfig)
 		if err != nil {
@@ -55,9 +84,9 @@ func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, e
 			// config does not compile is judged by its prompt alone.
 			exp = &Expectation{}
 		}
-		w.byStep[c.StepID] = append(w.byStep[c.StepID], criterion{row: c, exp: exp})
+		ov.byStep[c.StepID] = append(ov.byStep[c.StepID], criterion{row: c, exp: exp})
 	}
-	return w, nil
+	return ov, nil
 }
 
 // sampleRate reads sampling_config: sample_rate (0–1) or sample_percentage

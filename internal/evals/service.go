@@ -18,6 +18,7 @@ import (
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/oversight"
+	"github.com/agentry/agentry/internal/revcache"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -32,7 +33,8 @@ type Service struct {
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
 
-	results resultWriter // group commits of the engine's judgments (commit.go)
+	results  resultWriter                    // group commits of the engine's judgments (commit.go)
+	watching revcache.Cache[*agentOversight] // what Watch loaded, by agent revision (overseer.go)
 }
 
 // Evaluation modes.

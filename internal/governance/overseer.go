@@ -14,11 +14,19 @@ import (
 // journaled nor handed on nor streamed.
 type Overseer struct{ S *Service }
 
-// Watch loads the run's policies once; nil when none has rules.
+// Watch loads the run's policies, once per oversight revision of the
+// agent; nil when none has rules.
 func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, error) {
-	ps, err := o.S.policiesFor(ctx, run.AccountID, run.AgentID)
-	if err != nil || len(ps) == 0 {
-		return nil, err
+	ps, ok := o.S.watching.Get(run.AccountID, run.AgentID, run.OversightRev)
+	if !ok {
+		var err error
+		if ps, err = o.S.policiesFor(ctx, run.AccountID, run.AgentID); err != nil {
+			return nil, err
+		}
+		o.S.watching.Put(run.AccountID, run.AgentID, run.OversightRev, ps)
+	}
+	if len(ps) == 0 {
+		return nil, nil
 	}
 	return &watcher{s: o.S, run: run, policies: ps}, nil
 }

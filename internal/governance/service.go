@@ -14,12 +14,14 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/oversight"
+	"github.com/agentry/agentry/internal/revcache"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -37,8 +39,16 @@ type Service struct {
 	// started by an e-mail). It runs on the run's path: it must be quick.
 	OutputBlocked func(ctx context.Context, accountID string, runMetadata map[string]any, v Verdict)
 
-	compiled sync.Map // policy id → compiledEntry
+	compiled  sync.Map     // policy id → compiledEntry
+	nCompiled atomic.Int64 // entries in compiled, bounded by maxCompiled
+	// watching holds the policies Watch loaded, by agent oversight
+	// revision (see revcache): runs of an unchanged agent read none.
+	watching revcache.Cache[[]*Policy]
 }
+
+// maxCompiled bounds the compiled policies kept; past it they are all
+// dropped and compiled again as runs need them.
+const maxCompiled = 8192
 
 type compiledEntry struct {
 	updated time.Time
@@ -76,6 +86,10 @@ func (s *Service) compile(p store.GovernancePolicy) (*Policy, error) {
 		return nil, err
 	}
 	c.ID, c.Name, c.AgentID = p.ID, p.Name, p.AgentID
+	if s.nCompiled.Add(1) > maxCompiled {
+		s.compiled.Clear()
+		s.nCompiled.Store(1)
+	}
 	s.compiled.Store(p.ID, compiledEntry{updated: p.UpdatedAt, p: c})
 	return c, nil
 }

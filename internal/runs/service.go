@@ -29,6 +29,8 @@ type Agent struct {
 	Trigger    definition.TriggerType
 	Disabled   bool
 	Contract   definition.AttachmentContract
+	// OversightRev is the agent's oversight revision (engine.Run).
+	OversightRev int64
 }
 
 // Agents looks agents up for runs; the agents area implements it.

@@ -22,7 +22,7 @@ func (a AgentsArea) ForRun(ctx context.Context, accountID, agentID string) (Agen
 		return Agent{}, err
 	}
 	return Agent{ID: row.ID, Definition: d, Trigger: definition.TriggerType(row.TriggerType),
-		Disabled: row.Disabled(), Contract: d.AttachmentContract()}, nil
+		Disabled: row.Disabled(), Contract: d.AttachmentContract(), OversightRev: row.OversightRev}, nil
 }
 
 // maxAttachmentText bounds the extracted text a run reads per upload.

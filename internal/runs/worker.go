@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
@@ -112,7 +113,8 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 		input = attachmentsInput(atts)
 	}
 	er := &engine.Run{ID: r.ID, AccountID: r.AccountID, AgentID: r.AgentID, Input: input, Metadata: r.Metadata,
-		Attachments: atts, Trigger: a.Trigger, Priority: r.Priority, CallChain: r.CallChain}
+		Attachments: atts, Trigger: a.Trigger, Priority: r.Priority, CallChain: r.CallChain,
+		OversightRev: strconv.FormatInt(a.OversightRev, 10)}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -31,6 +31,9 @@ type Agent struct {
 	CreatedBy         string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	// OversightRev changes whenever the agent, its evaluation criteria or
+	// a governance policy over it changes (see bumpOversight).
+	OversightRev int64
 
 	// CallTargets are the agents the definition calls. Only written: set it
 	// whenever Definition changes, and the store rewrites agent_calls.
@@ -56,7 +59,7 @@ const agentColumns = `a.id, a.account_id, a.name, a.description, a.schema_versio
 	a.definition_saved_at, COALESCE(a.definition_saved_by, ''), a.evaluation_mode, a.default_evaluation_tier, a.max_retries,
 	a.retry_on_failure, a.sampling_config, a.prompt_model_auto_upgrade_strategy, a.prompt_model_auto_rollback_enabled,
 	a.prompt_model_auto_rollback_triggers, a.disabled_at, COALESCE(a.disabled_reason, ''), COALESCE(a.disabled_by, ''),
-	COALESCE(a.created_by, ''), a.created_at, a.updated_at, COALESCE(t.id, ''), COALESCE(t.trigger_type, '')`
+	COALESCE(a.created_by, ''), a.created_at, a.updated_at, COALESCE(t.id, ''), COALESCE(t.trigger_type, ''), a.oversight_rev`
 
 const agentFrom = ` FROM agents a LEFT JOIN agent_triggers t ON t.agent_id = a.id`
 
@@ -73,7 +76,7 @@ func scanAgent(row interface{ Scan(...any) error }) (Agent, error) {
 		&a.DefinitionSavedAt, &a.DefinitionSavedBy, &a.Settings.EvaluationMode, &tier, &a.Settings.MaxRetries,
 		&retry, &sampling, &a.Settings.ModelUpgradeStrategy, &rollbackEnabled,
 		&rollback, &disabledAt, &a.DisabledReason, &a.DisabledBy,
-		&a.CreatedBy, &a.CreatedAt, &a.UpdatedAt, &a.TriggerID, &a.TriggerType)
+		&a.CreatedBy, &a.CreatedAt, &a.UpdatedAt, &a.TriggerID, &a.TriggerType, &a.OversightRev)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Agent{}, ErrNotFound
 	}

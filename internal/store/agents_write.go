@@ -126,7 +126,7 @@ func (db *DB) updateAgent(ctx context.Context, accountID, id, userID string, edi
 			default_evaluation_tier = $9, max_retries = $10, retry_on_failure = $11, sampling_config = $12,
 			prompt_model_auto_upgrade_strategy = $13, prompt_model_auto_rollback_enabled = $14,
 			prompt_model_auto_rollback_triggers = $15, disabled_at = $16, disabled_reason = $17, disabled_by = $18,
-			updated_at = $19 WHERE id = $20`,
+			updated_at = $19, oversight_rev = oversight_rev + 1 WHERE id = $20`,
 			a.Name, nullablePtr(a.Description), a.SchemaVersion, string(a.Definition),
 			a.ChangeID, a.DefinitionSavedAt, nullable(a.DefinitionSavedBy), a.Settings.EvaluationMode,
 			nullablePtr(a.Settings.DefaultEvaluationTier), a.Settings.MaxRetries, a.Settings.RetryOnFailure,

@@ -36,21 +36,24 @@ func scanCriterion(row interface{ Scan(...any) error }) (EvaluationCriterion, er
 func (db *DB) CreateEvaluationCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
 	now := Now()
 	c.ID, c.CreatedAt, c.UpdatedAt = NewID(), now, now
-	res, err := db.W.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
-		evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
-		evaluation_tier, extra, created_at, updated_at)
-		SELECT $1, account_id, id, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15 FROM agents
-		WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`,
-		c.ID, c.AccountID, c.AgentID, nullable(c.StepID), nullablePtr(c.Description), c.EvaluationMode, c.Enabled,
-		nullableJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, nullablePtr(c.EvaluationPrompt), c.PassThreshold,
-		nullablePtr(c.EvaluationTier), nullableJSON(c.Extra), now)
-	if err != nil {
-		return c, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return c, ErrNotFound
-	}
-	return c, nil
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
+			evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
+			evaluation_tier, extra, created_at, updated_at)
+			SELECT $1, account_id, id, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15 FROM agents
+			WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`,
+			c.ID, c.AccountID, c.AgentID, nullable(c.StepID), nullablePtr(c.Description), c.EvaluationMode, c.Enabled,
+			nullableJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, nullablePtr(c.EvaluationPrompt), c.PassThreshold,
+			nullablePtr(c.EvaluationTier), nullableJSON(c.Extra), now)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return bumpForCriterion(ctx, tx, c.AccountID, c.ID)
+	})
+	return c, err
 }
 
 // EvaluationCriterionByID returns one criterion of the account (of a live agent).
@@ -67,22 +70,28 @@ func (db *DB) EvaluationCriterionByID(ctx context.Context, accountID, id string)
 // UpdateEvaluationCriterion writes the editable fields of c back.
 func (db *DB) UpdateEvaluationCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
 	c.UpdatedAt = Now()
-	res, err := db.W.ExecContext(ctx, `UPDATE evaluation_criteria SET step_id = $3, description = $4, enabled = $5,
-		expectation_config = $6, evaluation_prompt = $7, pass_threshold = $8, evaluation_tier = $9, updated_at = $10
-		WHERE id = $1 AND account_id = $2`, c.ID, c.AccountID, nullable(c.StepID), nullablePtr(c.Description), c.Enabled,
-		nullableJSON(c.ExpectationConfig), nullablePtr(c.EvaluationPrompt), c.PassThreshold, nullablePtr(c.EvaluationTier), c.UpdatedAt)
-	if err != nil {
-		return c, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return c, ErrNotFound
-	}
-	return c, nil
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE evaluation_criteria SET step_id = $3, description = $4, enabled = $5,
+			expectation_config = $6, evaluation_prompt = $7, pass_threshold = $8, evaluation_tier = $9, updated_at = $10
+			WHERE id = $1 AND account_id = $2`, c.ID, c.AccountID, nullable(c.StepID), nullablePtr(c.Description), c.Enabled,
+			nullableJSON(c.ExpectationConfig), nullablePtr(c.EvaluationPrompt), c.PassThreshold, nullablePtr(c.EvaluationTier), c.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return bumpForCriterion(ctx, tx, c.AccountID, c.ID)
+	})
+	return c, err
 }
 
 // DeleteEvaluationCriterion removes a criterion and its results.
 func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id string) error {
 	return db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := bumpForCriterion(ctx, tx, accountID, id); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_results WHERE criteria_id = $1 AND account_id = $2`, id, accountID); err != nil {
 			return err
 		}
@@ -208,50 +217,58 @@ func (db *DB) InsertEvaluationResults(ctx context.Context, rs []EvaluationResult
 		r, err := db.InsertEvaluationResult(ctx, rs[0])
 		return []EvaluationResult{r}, err
 	}
-	out := make([]EvaluationResult, len(rs))
-	// Multi-row INSERTs of up to resultRowsPerInsert rows: one statement
-	// per chunk instead of one per result.
-	const resultRowsPerInsert = 64
+	var out []EvaluationResult
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		for start := 0; start < len(rs); start += resultRowsPerInsert {
-			chunk := rs[start:min(start+resultRowsPerInsert, len(rs))]
-			var q strings.Builder
-			q.WriteString(`INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
-				agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at) VALUES `)
-			args := make([]any, 0, 16*len(chunk))
-			for i, r := range chunk {
-				if r.ID == "" {
-					r.ID = NewID()
-				}
-				r.CreatedAt = Now()
-				if r.EvaluatedAt.IsZero() {
-					r.EvaluatedAt = r.CreatedAt
-				}
-				if i > 0 {
-					q.WriteString(", ")
-				}
-				q.WriteByte('(')
-				for k := 1; k <= 16; k++ {
-					if k > 1 {
-						q.WriteString(", ")
-					}
-					q.WriteString("$" + itoa(len(args)+k))
-				}
-				q.WriteByte(')')
-				args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID),
-					r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
-				out[start+i] = r
-			}
-			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-				if isForeignKeyViolation(err) {
-					return ErrNotFound
-				}
-				return err
-			}
-		}
-		return nil
+		var err error
+		out, err = insertEvaluationResults(ctx, tx, rs)
+		return err
 	})
 	return out, err
+}
+
+// insertEvaluationResults writes rs with multi-row INSERTs of up to
+// resultRowsPerInsert rows: one statement per chunk instead of one per
+// result.
+func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResult) ([]EvaluationResult, error) {
+	const resultRowsPerInsert = 64
+	out := make([]EvaluationResult, len(rs))
+	for start := 0; start < len(rs); start += resultRowsPerInsert {
+		chunk := rs[start:min(start+resultRowsPerInsert, len(rs))]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+			agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at) VALUES `)
+		args := make([]any, 0, 16*len(chunk))
+		for i, r := range chunk {
+			if r.ID == "" {
+				r.ID = NewID()
+			}
+			r.CreatedAt = Now()
+			if r.EvaluatedAt.IsZero() {
+				r.EvaluatedAt = r.CreatedAt
+			}
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteByte('(')
+			for k := 1; k <= 16; k++ {
+				if k > 1 {
+					q.WriteString(", ")
+				}
+				q.WriteString("$" + itoa(len(args)+k))
+			}
+			q.WriteByte(')')
+			args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID),
+				r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
+			out[start+i] = r
+		}
+		if _, err := x.ExecContext(ctx, q.String(), args...); err != nil {
+			if isForeignKeyViolation(err) {
+				return nil, ErrNotFound
+			}
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // AgentForEvaluation returns one of the account's live agents without its

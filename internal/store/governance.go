@@ -44,26 +44,29 @@ func (db *DB) CreateGovernancePolicy(ctx context.Context, p GovernancePolicy) (G
 		nullableJSON(p.Config), string(kbs), nullableJSON(p.Extra), now}
 	q := `INSERT INTO governance_policies (id, account_id, agent_id, name, description, policy_type, enabled, config,
 		knowledge_base_ids, extra, created_at, updated_at)`
-	var (
-		res sql.Result
-		err error
-	)
-	if p.AgentID == "" {
-		res, err = db.W.ExecContext(ctx, q+` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`, args...)
-	} else {
-		res, err = db.W.ExecContext(ctx, q+` SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 FROM agents
-			WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`, args...)
-	}
-	if err != nil {
-		if isForeignKeyViolation(err) {
-			return p, ErrNotFound
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		var (
+			res sql.Result
+			err error
+		)
+		if p.AgentID == "" {
+			res, err = tx.ExecContext(ctx, q+` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`, args...)
+		} else {
+			res, err = tx.ExecContext(ctx, q+` SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 FROM agents
+				WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`, args...)
 		}
-		return p, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return p, ErrNotFound
-	}
-	return p, nil
+		if err != nil {
+			if isForeignKeyViolation(err) {
+				return ErrNotFound
+			}
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return bumpForPolicy(ctx, tx, p.AccountID, p.ID)
+	})
+	return p, err
 }
 
 // GovernancePolicyByID returns one policy of the account.
@@ -78,28 +81,36 @@ func (db *DB) GovernancePolicyByID(ctx context.Context, accountID, id string) (G
 // UpdateGovernancePolicy writes the editable fields of p back.
 func (db *DB) UpdateGovernancePolicy(ctx context.Context, p GovernancePolicy) (GovernancePolicy, error) {
 	p.UpdatedAt = Now()
-	res, err := db.W.ExecContext(ctx, `UPDATE governance_policies SET name = $3, description = $4, policy_type = $5,
-		enabled = $6, config = $7, updated_at = $8 WHERE id = $1 AND account_id = $2`,
-		p.ID, p.AccountID, p.Name, nullablePtr(p.Description), nullablePtr(p.PolicyType), p.Enabled, nullableJSON(p.Config), p.UpdatedAt)
-	if err != nil {
-		return p, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return p, ErrNotFound
-	}
-	return p, nil
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE governance_policies SET name = $3, description = $4, policy_type = $5,
+			enabled = $6, config = $7, updated_at = $8 WHERE id = $1 AND account_id = $2`,
+			p.ID, p.AccountID, p.Name, nullablePtr(p.Description), nullablePtr(p.PolicyType), p.Enabled, nullableJSON(p.Config), p.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return bumpForPolicy(ctx, tx, p.AccountID, p.ID)
+	})
+	return p, err
 }
 
 // DeleteGovernancePolicy removes a policy of the account.
 func (db *DB) DeleteGovernancePolicy(ctx context.Context, accountID, id string) error {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM governance_policies WHERE id = $1 AND account_id = $2`, id, accountID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := bumpForPolicy(ctx, tx, accountID, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM governance_policies WHERE id = $1 AND account_id = $2`, id, accountID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 // GovernancePolicies lists a page of the account's policies, oldest first:
