@@ -47,6 +47,8 @@ func memoryError(ctx context.Context, err error) error {
 		return Invalid([]any{"body", inv.Field}, inv.Msg, "value_error")
 	case errors.As(err, &inUse):
 		return Fail(http.StatusConflict, "%s", inUse.Error())
+	case errors.Is(err, memory.ErrBeingAccepted):
+		return Fail(http.StatusConflict, "%s", err.Error())
 	case errors.Is(err, memory.ErrNoThreshold):
 		return Fail(http.StatusBadRequest, "The memory bank has no compaction threshold: set max_turns, max_size_tokens or max_age_days first")
 	case errors.Is(err, store.ErrNotFound):

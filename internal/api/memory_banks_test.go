@@ -359,5 +359,41 @@ func TestMemoryAssistantAcceptCreatesThenUpdates(t *testing.T) {
 		}
 		other := s.NewTenant(t, "other")
 		wantStatus(t, s.Do(t, "PATCH", "/memory_banks/ai-assistant/"+p.ConversationID, other.Key, map[string]any{"accepted": false}), http.StatusNotFound)
+		// Declining an accepted proposal does not rewrite what happened.
+		r = s.Do(t, "PATCH", "/memory_banks/ai-assistant/"+p.ConversationID, s.Key, map[string]any{"accepted": false})
+		wantStatus(t, r, http.StatusUnprocessableEntity)
+		if !strings.Contains(string(r.Body), "accepted already") {
+			t.Errorf("decline after accept: %s", r.Body)
+		}
+		r = s.Do(t, "GET", "/memory_banks/ai-assistant/last-conversation?limit=1", s.Key, nil)
+		r.JSON(t, &conv)
+		if conv.Accepted == nil || !*conv.Accepted {
+			t.Fatalf("the accept was overwritten: %+v", conv)
+		}
+
+		// Accepts of one proposal at once create one bank: each answers
+		// with it (200) or says another is applying it (409).
+		r = s.Do(t, "POST", "/memory_banks/ai-assistant", s.Key, map[string]any{"user_input": "A general knowledge bank for product facts"})
+		wantStatus(t, r, http.StatusOK)
+		r.JSON(t, &p)
+		var wg sync.WaitGroup
+		codes := make([]int, 8)
+		for i := range codes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i] = s.Do(t, "PATCH", "/memory_banks/ai-assistant/"+p.ConversationID, s.Key, map[string]any{"accepted": true}).Status
+			}()
+		}
+		wg.Wait()
+		for _, c := range codes {
+			if c != http.StatusOK && c != http.StatusConflict {
+				t.Fatalf("concurrent accepts answered %v", codes)
+			}
+		}
+		banks, _, _ = s.DB.MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
+		if len(banks) != 2 {
+			t.Fatalf("%d banks after concurrent accepts of one proposal, want 2 (one from each proposal)", len(banks))
+		}
 	})
 }

@@ -238,16 +238,27 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 		return nil, err
 	}
 	if !accepted {
-		return nil, s.db.DecideMemoryAssistantTurn(ctx, accountID, userID, id, false, nil)
+		err := s.db.DeclineMemoryAssistantTurn(ctx, accountID, userID, id)
+		if errors.Is(err, store.ErrConflict) {
+			return nil, invalid("accepted", "this proposal was accepted already: the memory bank it made stands; delete the bank to undo it")
+		}
+		return nil, err
 	}
 	if t.Config == nil {
 		return nil, invalid("accepted", "this turn proposed no configuration")
 	}
-	if t.Accepted != nil && *t.Accepted && t.MemoryBankID != nil {
-		b, err := s.db.MemoryBank(ctx, accountID, *t.MemoryBankID)
-		if err == nil {
-			return &b, nil // accepted before: not applied twice
+	if t.MemoryBankID != nil {
+		return s.acceptedBank(ctx, accountID, *t.MemoryBankID)
+	}
+	// Claim the turn first, so two accepts of it never both apply it.
+	if err := s.db.ClaimMemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
+		if !errors.Is(err, store.ErrConflict) {
+			return nil, err
 		}
+		if t, err = s.db.MemoryAssistantTurn(ctx, accountID, userID, id); err == nil && t.MemoryBankID != nil {
+			return s.acceptedBank(ctx, accountID, *t.MemoryBankID)
+		}
+		return nil, ErrBeingAccepted
 	}
 	in := ConfigInput(t.Config)
 	var b store.MemoryBank
@@ -258,12 +269,29 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 		b, err = s.CreateBank(ctx, accountID, in)
 	}
 	if err != nil {
+		_ = s.db.ReleaseMemoryAssistantTurn(context.WithoutCancel(ctx), accountID, userID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, invalid("accepted", "the bank this proposal refines no longer exists")
 		}
 		return nil, err
 	}
-	return &b, s.db.DecideMemoryAssistantTurn(ctx, accountID, userID, id, true, &b.ID)
+	return &b, s.db.AcceptMemoryAssistantTurn(context.WithoutCancel(ctx), accountID, userID, id, b.ID)
+}
+
+// ErrBeingAccepted: another request is accepting the same proposal (409).
+var ErrBeingAccepted = errors.New("this proposal is being accepted by another request; read the conversation again in a moment")
+
+// acceptedBank answers an accept of a proposal accepted before: it is not
+// applied twice.
+func (s *Service) acceptedBank(ctx context.Context, accountID, bankID string) (*store.MemoryBank, error) {
+	b, err := s.db.MemoryBank(ctx, accountID, bankID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, invalid("accepted", "this proposal was accepted already, and the memory bank it made has since been deleted")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
 }
 
 // ConfigInput reads a proposed configuration (as the assistant stores it)

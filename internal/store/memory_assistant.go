@@ -90,16 +90,62 @@ func (db *DB) MemoryAssistantTurns(ctx context.Context, accountID, userID string
 	return out, total, rows.Err()
 }
 
-// DecideMemoryAssistantTurn records whether the user accepted a turn's
-// proposal (and the bank it created or updated).
-func (db *DB) DecideMemoryAssistantTurn(ctx context.Context, accountID, userID, id string, accepted bool, bankID *string) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = $1, memory_bank_id = COALESCE($2, memory_bank_id)
-		WHERE account_id = $3 AND user_id = $4 AND id = $5`, accepted, bankID, accountID, userID, id)
+// claimLapse is how long an accept's claim on a turn holds without being
+// completed or released: longer than any accept takes, short enough that
+// a claim left by a crashed process does not block the turn for long.
+const claimLapse = time.Minute
+
+// ClaimMemoryAssistantTurn claims a turn for accepting its proposal: it
+// succeeds once while the turn has no bank and no live claim. ErrConflict
+// when another accept holds it or the turn was accepted already (the
+// caller reads which), ErrNotFound when it is not the user's.
+func (db *DB) ClaimMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
+	now := Now()
+	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = $1
+		WHERE account_id = $2 AND user_id = $3 AND id = $4 AND memory_bank_id IS NULL
+		AND (claimed_at IS NULL OR claimed_at < $5)`, now, accountID, userID, id, now.Add(-claimLapse))
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
+		if _, err := db.MemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
+			return err
+		}
+		return ErrConflict
+	}
+	return nil
+}
+
+// AcceptMemoryAssistantTurn completes a claimed accept with the bank it
+// created or updated.
+func (db *DB) AcceptMemoryAssistantTurn(ctx context.Context, accountID, userID, id, bankID string) error {
+	_, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = TRUE, memory_bank_id = $1, claimed_at = NULL
+		WHERE account_id = $2 AND user_id = $3 AND id = $4`, bankID, accountID, userID, id)
+	return err
+}
+
+// ReleaseMemoryAssistantTurn gives up a claim whose accept failed.
+func (db *DB) ReleaseMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
+	_, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = NULL
+		WHERE account_id = $1 AND user_id = $2 AND id = $3 AND memory_bank_id IS NULL`, accountID, userID, id)
+	return err
+}
+
+// DeclineMemoryAssistantTurn records a declined proposal; ErrConflict when
+// it was accepted (or is being accepted): the bank it made stands.
+func (db *DB) DeclineMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
+	now := Now()
+	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = FALSE
+		WHERE account_id = $1 AND user_id = $2 AND id = $3 AND memory_bank_id IS NULL
+		AND (claimed_at IS NULL OR claimed_at < $4)`, accountID, userID, id, now.Add(-claimLapse))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := db.MemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
+			return err
+		}
+		return ErrConflict
 	}
 	return nil
 }

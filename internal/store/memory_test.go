@@ -84,8 +84,33 @@ func TestMemoryStore(t *testing.T) {
 		if _, err := db.MemoryAssistantTurn(ctx, acct, "u2", tn.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatal("another user reads the turn")
 		}
-		if err := db.DecideMemoryAssistantTurn(ctx, other, "u1", tn.ID, true, nil); !errors.Is(err, store.ErrNotFound) {
+		if err := db.DeclineMemoryAssistantTurn(ctx, other, "u1", tn.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatal("another account decides the turn")
+		}
+		if err := db.ClaimMemoryAssistantTurn(ctx, other, "u1", tn.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatal("another account claims the turn")
+		}
+		// One claim at a time; an accepted turn cannot be claimed or declined.
+		if err := db.ClaimMemoryAssistantTurn(ctx, acct, "u1", tn.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ClaimMemoryAssistantTurn(ctx, acct, "u1", tn.ID); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("a second claim: %v", err)
+		}
+		if err := db.ReleaseMemoryAssistantTurn(ctx, acct, "u1", tn.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ClaimMemoryAssistantTurn(ctx, acct, "u1", tn.ID); err != nil {
+			t.Fatalf("a claim after release: %v", err)
+		}
+		if err := db.AcceptMemoryAssistantTurn(ctx, acct, "u1", tn.ID, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ClaimMemoryAssistantTurn(ctx, acct, "u1", tn.ID); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("a claim of an accepted turn: %v", err)
+		}
+		if err := db.DeclineMemoryAssistantTurn(ctx, acct, "u1", tn.ID); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("a decline of an accepted turn: %v", err)
 		}
 		if err := db.DeleteMemoryBank(ctx, acct, b.ID); err != nil {
 			t.Fatal(err)
