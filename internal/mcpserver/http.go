@@ -31,7 +31,10 @@ func Handler(apiHandler http.Handler, version string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := inProcessClient(apiHandler, r)
 		if err != nil {
-			writeDetail(w, http.StatusUnauthorized, "Missing, invalid or revoked credentials. Send X-API-Key or Authorization: Bearer.")
+			// No usable credentials: the API answers, as it would the same
+			// request made to it, and counts it against the client
+			// address's failed sign-ins.
+			refuse(apiHandler, w, r)
 			return
 		}
 		var me map[string]any
@@ -69,6 +72,24 @@ func Handler(apiHandler http.Handler, version string) http.Handler {
 		}
 		mh.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), serverKey{}, s)))
 	})
+}
+
+// refuse asks the API for GET /me with what the MCP request carried (no
+// usable credentials) from the MCP client's address, and passes on its
+// answer: a 401, or a 429 once the address has failed too often.
+func refuse(apiHandler http.Handler, w http.ResponseWriter, r *http.Request) {
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, "/me", nil)
+	if err != nil {
+		writeDetail(w, http.StatusUnauthorized, "Missing, invalid or revoked credentials. Send X-API-Key or Authorization: Bearer.")
+		return
+	}
+	for _, name := range append([]string{"Authorization", "X-API-Key"}, forwardedHeaders...) {
+		if v := r.Header.Get(name); v != "" {
+			req.Header.Set(name, v)
+		}
+	}
+	req.RemoteAddr, req.Host = r.RemoteAddr, r.Host
+	apiHandler.ServeHTTP(w, req)
 }
 
 func writeDetail(w http.ResponseWriter, status int, detail string) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/mcpserver/mcpservertest"
+	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -211,6 +212,31 @@ func TestAgentMCPToolSettings(t *testing.T) {
 		}
 		if r := s.Do(t, "GET", "/agents/"+"01900000-0000-7000-8000-000000000000"+"/mcp-tool", s.Key, nil); r.Status != http.StatusNotFound {
 			t.Errorf("unknown agent: %d", r.Status)
+		}
+	})
+}
+
+// Requests to /mcp without usable credentials count against the client
+// address's failed sign-ins like the API's own: past the allowance, 429.
+func TestMCPCountsFailedSignIns(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d, func(c *server.Config) { c.AuthFailureRate, c.AuthFailureBurst = 0.001, 3 })
+		codes := []int{}
+		for range 5 {
+			resp, err := http.Post(s.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			codes = append(codes, resp.StatusCode)
+		}
+		if codes[0] != http.StatusUnauthorized || codes[4] != http.StatusTooManyRequests {
+			t.Fatalf("bare POSTs to /mcp answered %v, want 401 then 429", codes)
+		}
+		// The API's own sign-ins from that address are refused too.
+		r := s.Do(t, "GET", "/me", "agk_wrong", nil)
+		if r.Status != http.StatusTooManyRequests {
+			t.Fatalf("the API after failed MCP sign-ins: %d", r.Status)
 		}
 	})
 }
