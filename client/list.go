@@ -50,19 +50,21 @@ const (
 )
 
 // Page is one page of a list, whichever shape the server answered.
+// It marshals to JSON in the canonical list's snake_case names, so a
+// program can pass a page on whatever shape it was read from.
 type Page[T any] struct {
-	Items   []T
-	Page    int // 1-based; derived from offset and limit for offset lists
-	Limit   int
-	Offset  int
-	Total   int // -1 when the response does not say
-	Pages   int // -1 when unknown
-	HasNext bool
-	HasPrev bool
-	Shape   Shape
+	Items   []T   `json:"items"`
+	Page    int   `json:"page"` // 1-based; derived from offset and limit for offset lists
+	Limit   int   `json:"limit"`
+	Offset  int   `json:"offset"`
+	Total   int   `json:"total"` // -1 when the response does not say
+	Pages   int   `json:"pages"` // -1 when unknown
+	HasNext bool  `json:"has_next"`
+	HasPrev bool  `json:"has_prev"`
+	Shape   Shape `json:"shape"`
 	// Extra holds the response's other top-level fields (for example
 	// auto_block_mode beside a list of blocked senders).
-	Extra map[string]json.RawMessage
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 // ListPage fetches one page of a list endpoint. It is a function, not a
