@@ -130,6 +130,6 @@ type RunsFirer struct{ R *runs.Service }
 
 // FireNewContent starts every enabled new_content agent of the account.
 func (f RunsFirer) FireNewContent(ctx context.Context, accountID, input string, metadata map[string]any) error {
-	_, err := f.R.Fire(ctx, accountID, string(definition.TriggerNewContent), nil, input, metadata)
+	_, err := f.R.Fire(ctx, accountID, string(definition.TriggerNewContent), "", input, metadata)
 	return err
 }

@@ -14,15 +14,15 @@ import (
 // as queued, with no job, so it spends nothing until ReleaseQueued hands
 // it to the workers (the mail area's catch-up sweep does, as the quota
 // allows) or Cancel fails it.
-func (s *Service) FireParked(ctx context.Context, accountID, triggerType string, accept func(Agent) bool, input string, metadata map[string]any) ([]store.Run, error) {
-	ids, err := s.DB.AgentsWithTrigger(ctx, accountID, triggerType)
+func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAgent string, input string, metadata map[string]any) ([]store.Run, error) {
+	ids, err := s.triggered(ctx, accountID, triggerType, onlyAgent)
 	if err != nil {
 		return nil, err
 	}
 	var parked []store.Run
 	for _, id := range ids {
 		a, err := s.Agents.ForRun(ctx, accountID, id)
-		if err != nil || a.Disabled || (accept != nil && !accept(a)) {
+		if err != nil || a.Disabled {
 			continue
 		}
 		if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {

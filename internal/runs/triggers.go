@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -94,19 +95,33 @@ func (s *Service) FireDue(ctx context.Context, now time.Time) ([]store.Run, erro
 	return started, nil
 }
 
-// Fire starts runs of the account's agents with triggerType whose filter
-// accepts them (nil accepts all) — the hook through which the knowledge
-// area announces new content and the mail area received email. Paused
-// agents are skipped.
-func (s *Service) Fire(ctx context.Context, accountID, triggerType string, accept func(Agent) bool, input string, metadata map[string]any) ([]store.Run, error) {
+// triggered lists the account's agents with triggerType, narrowed to
+// onlyAgent when set: an agent's inbound mail reads its own agent, not
+// every e-mail agent of the account.
+func (s *Service) triggered(ctx context.Context, accountID, triggerType, onlyAgent string) ([]string, error) {
 	ids, err := s.DB.AgentsWithTrigger(ctx, accountID, triggerType)
+	if err != nil || onlyAgent == "" {
+		return ids, err
+	}
+	if slices.Contains(ids, onlyAgent) {
+		return []string{onlyAgent}, nil
+	}
+	return nil, nil
+}
+
+// Fire starts runs of the account's agents with triggerType — only
+// onlyAgent's when set, else all of them — the hook through which the
+// knowledge area announces new content and the mail area received email.
+// Paused agents are skipped.
+func (s *Service) Fire(ctx context.Context, accountID, triggerType, onlyAgent string, input string, metadata map[string]any) ([]store.Run, error) {
+	ids, err := s.triggered(ctx, accountID, triggerType, onlyAgent)
 	if err != nil {
 		return nil, err
 	}
 	var started []store.Run
 	for _, id := range ids {
 		a, err := s.Agents.ForRun(ctx, accountID, id)
-		if err != nil || a.Disabled || (accept != nil && !accept(a)) {
+		if err != nil || a.Disabled {
 			continue
 		}
 		in := input

@@ -112,13 +112,28 @@ func TestContentHook(t *testing.T) {
 		if _, _, err := s.DB.DisableAgent(ctx, s.AccountID, paused, s.UserID, "manual"); err != nil {
 			t.Fatal(err)
 		}
-		started, err := s.S.Runs.Fire(ctx, s.AccountID, "new_content", nil, "doc.txt", map[string]any{"source": "s1"})
+		started, err := s.S.Runs.Fire(ctx, s.AccountID, "new_content", "", "doc.txt", map[string]any{"source": "s1"})
 		if err != nil || len(started) != 1 || started[0].AgentID != content {
 			t.Fatalf("fired %+v %v", started, err)
 		}
 		other := s.NewTenant(t, "other")
-		if started, _ := s.S.Runs.Fire(ctx, other.AccountID, "new_content", nil, "x", nil); len(started) != 0 {
+		if started, _ := s.S.Runs.Fire(ctx, other.AccountID, "new_content", "", "x", nil); len(started) != 0 {
 			t.Errorf("another account's content fired %d runs", len(started))
+		}
+		// Narrowed to one agent: that one only, and only with the trigger.
+		second := mk("new_content")
+		started, err = s.S.Runs.Fire(ctx, s.AccountID, "new_content", second, "doc.txt", nil)
+		if err != nil || len(started) != 1 || started[0].AgentID != second {
+			t.Fatalf("fired for one agent: %+v %v", started, err)
+		}
+		dynamic := mk("dynamic_input")
+		for _, id := range []string{dynamic, paused} {
+			if started, _ := s.S.Runs.Fire(ctx, s.AccountID, "new_content", id, "doc.txt", nil); len(started) != 0 {
+				t.Errorf("fired %d runs of %s", len(started), id)
+			}
+		}
+		if started, _ := s.S.Runs.Fire(ctx, other.AccountID, "new_content", content, "x", nil); len(started) != 0 {
+			t.Errorf("another account fired this account's agent: %d runs", len(started))
 		}
 	})
 }

@@ -204,7 +204,6 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 		// the output half (OutputBlocked) reads it from here.
 		md["email_sender_authenticated"] = true
 	}
-	only := func(a runs.Agent) bool { return a.ID == e.AgentID }
 
 	overQuota := false
 	if s.Config.RunsPerHour > 0 {
@@ -218,7 +217,7 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 		if !cfg.QueueOnQuota {
 			return s.discard(ctx, e, msg, protect.ReasonOverQuota)
 		}
-		parked, err := s.Runs.FireParked(ctx, accountID, "email_received", only, string(in), md)
+		parked, err := s.Runs.FireParked(ctx, accountID, "email_received", e.AgentID, string(in), md)
 		if err != nil {
 			return err
 		}
@@ -227,7 +226,7 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 		}
 		return s.finish(ctx, e, "queued_run", firstRun(parked))
 	}
-	started, err := s.Runs.Fire(ctx, accountID, "email_received", only, string(in), md)
+	started, err := s.Runs.Fire(ctx, accountID, "email_received", e.AgentID, string(in), md)
 	if errors.Is(err, runs.ErrUnavailableStep) || errors.Is(err, store.ErrInsufficientCredits) {
 		slog.Info("inbound mail: run refused", "agent", e.AgentID, "err", err)
 		return s.finish(ctx, e, "refused: "+err.Error(), "")
