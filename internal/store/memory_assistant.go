@@ -104,16 +104,7 @@ func (db *DB) ClaimMemoryAssistantTurn(ctx context.Context, accountID, userID, i
 	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = $1
 		WHERE account_id = $2 AND user_id = $3 AND id = $4 AND memory_bank_id IS NULL
 		AND (claimed_at IS NULL OR claimed_at < $5)`, now, accountID, userID, id, now.Add(-claimLapse))
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := db.MemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
-			return err
-		}
-		return ErrConflict
-	}
-	return nil
+	return db.turnChanged(ctx, res, err, accountID, userID, id)
 }
 
 // AcceptMemoryAssistantTurn completes a claimed accept with the bank it
@@ -138,14 +129,21 @@ func (db *DB) DeclineMemoryAssistantTurn(ctx context.Context, accountID, userID,
 	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = FALSE
 		WHERE account_id = $1 AND user_id = $2 AND id = $3 AND memory_bank_id IS NULL
 		AND (claimed_at IS NULL OR claimed_at < $4)`, accountID, userID, id, now.Add(-claimLapse))
+	return db.turnChanged(ctx, res, err, accountID, userID, id)
+}
+
+// turnChanged reads the outcome of a conditional update of a turn: nil when
+// it changed the turn, ErrNotFound when the turn is not the user's, and
+// ErrConflict when its state refused the change.
+func (db *DB) turnChanged(ctx context.Context, res sql.Result, err error, accountID, userID, id string) error {
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := db.MemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
-			return err
-		}
-		return ErrConflict
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	if _, err := db.MemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
+		return err
+	}
+	return ErrConflict
 }
