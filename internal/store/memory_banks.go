@@ -215,7 +215,11 @@ func (db *DB) DeleteMemoryBank(ctx context.Context, accountID, id string) error 
 func (db *DB) ClearMemoryBankSource(ctx context.Context, accountID, id string) (string, error) {
 	var src sql.NullString
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT source_connection_id FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&src)
+		// The bank's row lock orders this against a compaction of the
+		// bank (ReplaceMemoryEntries): a summary committed while the
+		// entries were being deleted would otherwise outlive the reset.
+		err := tx.QueryRowContext(ctx, `SELECT source_connection_id FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`+
+			db.lockFor("UPDATE"), accountID, id).Scan(&src)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}

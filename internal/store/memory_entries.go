@@ -286,6 +286,17 @@ func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, parti
 		summary.CreatedAt = Now()
 	}
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		// Compactions of a bank's partitions share its row; a reset
+		// (ClearMemoryBankSource) takes it alone.
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`+db.lockFor("SHARE"),
+			accountID, bankID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
 		now := Now()
 		for start := 0; start < len(ids); start += 500 {
 			batch := ids[start:min(start+500, len(ids))]

@@ -233,3 +233,13 @@ func redact(url string) string {
 // Now is the store's clock: UTC at microsecond precision, the precision both
 // databases keep, so a value read back equals the value written.
 func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// lockFor is a row-locking clause ("UPDATE", "SHARE") for PostgreSQL, and
+// nothing on SQLite, whose write transaction already excludes every other
+// writer.
+func (db *DB) lockFor(mode string) string {
+	if db.Dialect == Postgres {
+		return " FOR " + mode
+	}
+	return ""
+}
