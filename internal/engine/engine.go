@@ -9,6 +9,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -153,6 +154,9 @@ type StepRecord struct {
 	Attempt     int
 	Stopped     bool // completed, and ended its branch (gate closed)
 	Final       bool
+	// Judgments are what overseers judged of the attempt (a JSON array,
+	// see Verdict.Judgments), journaled with it; nil: none.
+	Judgments json.RawMessage
 }
 
 // Step statuses.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/google/uuid"
@@ -53,6 +54,11 @@ type Verdict struct {
 	Feedback string
 	// Credits the check spent (judge calls), added to the step's.
 	Credits float64
+	// Judgments are records the overseer keeps of the check (one JSON
+	// value each), journaled with the attempt in the same write, so they
+	// are exactly as durable as the attempt they judged and cost no write
+	// of their own. The overseer's area reads them back from the journal.
+	Judgments []json.RawMessage
 }
 
 // watchers starts the engine's overseers on a run.
@@ -86,15 +92,39 @@ func (x *execution) afterStep(ctx context.Context, c StepCheck) (Verdict, error)
 	for _, w := range x.watch {
 		wv, err := w.AfterStep(ctx, c)
 		v.Credits += wv.Credits
+		v.Judgments = append(v.Judgments, wv.Judgments...)
 		if err != nil {
 			return v, err
 		}
 		if wv.Block != nil || wv.Retry {
-			wv.Credits = v.Credits
+			wv.Credits, wv.Judgments = v.Credits, v.Judgments
 			return wv, nil
 		}
 	}
 	return v, nil
+}
+
+// journaled is the JSON array of a verdict's judgments, nil when none.
+func (v Verdict) journaled() json.RawMessage {
+	if len(v.Judgments) == 0 {
+		return nil
+	}
+	// Each is JSON its overseer encoded: joined as they are, not
+	// encoded again.
+	n := 1
+	for _, j := range v.Judgments {
+		n += len(j) + 1
+	}
+	b := make([]byte, 0, n)
+	for i, j := range v.Judgments {
+		if i == 0 {
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, j...)
+	}
+	return append(b, ']')
 }
 
 // newStepRunID names a step attempt (a UUIDv7, like every id).

@@ -268,6 +268,7 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		}
 		rec.EndedAt = time.Now().UTC()
 		rec.Credits = res.Credits + ex.credits + verdict.Credits
+		rec.Judgments = verdict.journaled()
 		rec.ToolCalls = res.ToolCalls
 		x.mu.Lock()
 		x.credits += rec.Credits

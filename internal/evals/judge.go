@@ -61,18 +61,23 @@ func (j Judgment) Feedback() string {
 }
 
 // Details is the result's details object.
-func (j Judgment) Details(threshold float64) map[string]any {
-	d := map[string]any{"explanation": j.Explanation, "pass_threshold": threshold, "checks": j.Checks}
-	if j.Checks == nil {
-		d["checks"] = []Check{}
-	}
-	if j.JudgeModel != "" {
-		d["judge_model"] = j.JudgeModel
-	}
-	if j.JudgeScore != nil {
-		d["judge_score"] = *j.JudgeScore
+func (j Judgment) Details(threshold float64) ResultDetails {
+	d := ResultDetails{Checks: j.Checks, Explanation: j.Explanation, JudgeModel: j.JudgeModel, JudgeScore: j.JudgeScore, PassThreshold: threshold}
+	if d.Checks == nil {
+		d.Checks = []Check{}
 	}
 	return d
+}
+
+// ResultDetails is a result's details object; a struct, not a map, so a
+// judgment encodes without sorting keys at every step (its fields are in
+// the order a map's sorted keys gave before).
+type ResultDetails struct {
+	Checks        []Check  `json:"checks"`
+	Explanation   string   `json:"explanation"`
+	JudgeModel    string   `json:"judge_model,omitempty"`
+	JudgeScore    *float64 `json:"judge_score,omitempty"`
+	PassThreshold float64  `json:"pass_threshold"`
 }
 
 var judgeSchema = json.RawMessage(`{"type":"object","properties":{"score":{"type":"number","minimum":0,"maximum":1},"reasoning":{"type":"string"}},"required":["score","reasoning"],"additionalProperties":false}`)

@@ -147,8 +147,6 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 	var v engine.Verdict
 	var failed []string
 	retriesLeft := w.mode == ModeRetry && w.settings.RetryOnFailure && c.Retries < w.settings.MaxRetries
-	rs := make([]store.EvaluationResult, 0, len(cs))
-	explanations := make([]string, 0, len(cs))
 	for _, cr := range cs {
 		prompt := ""
 		if cr.row.EvaluationPrompt != nil {
@@ -158,16 +156,22 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 			Expect: cr.exp, Threshold: cr.row.PassThreshold, Output: c.Output, AgentInput: w.run.Input})
 		v.Credits += j.Credits
 		bad := j.Status == "failed"
-		r := store.EvaluationResult{AccountID: w.run.AccountID, AgentID: w.run.AgentID, CriteriaID: cr.row.ID,
-			AgentRunID: w.run.ID, AgentStepRunID: c.StepRunID, StepID: c.Step.ID, EvaluationMode: w.mode, Status: j.Status,
-			RetryCount: c.Retries, RetryTriggered: bad && retriesLeft, Flagged: bad && (w.mode == ModeSample || !w.settings.RetryOnFailure)}
+		r := store.StepJudgment{ID: store.NewID(), CriteriaID: cr.row.ID, EvaluationMode: w.mode, Status: j.Status, RetryCount: c.Retries, RetryTriggered: bad && retriesLeft,
+			Flagged: bad && (w.mode == ModeSample || !w.settings.RetryOnFailure), EvaluatedAt: store.Now()}
 		if j.Status != "skipped" && j.Status != "error" {
 			score := j.Score
 			r.Score = &score
 		}
-		r.Details, _ = json.Marshal(j.Details(cr.row.PassThreshold))
-		rs = append(rs, r)
-		explanations = append(explanations, j.Explanation)
+		// Journaled with the attempt (see store.MaterializeJudgments):
+		// the run writes nothing more for its judgments.
+		b, err := json.Marshal(journaledJudgment{StepJudgment: r, Details: j.Details(cr.row.PassThreshold)})
+		if err != nil {
+			return v, fmt.Errorf("recording the evaluation of step %s: %w", c.Step.ID, err)
+		}
+		v.Judgments = append(v.Judgments, b)
+		w.s.alert(ctx, store.EvaluationResult{ID: r.ID, AccountID: w.run.AccountID, AgentID: w.run.AgentID, CriteriaID: r.CriteriaID,
+			AgentRunID: w.run.ID, AgentStepRunID: c.StepRunID, StepID: c.Step.ID, EvaluationMode: r.EvaluationMode, Status: r.Status,
+			Score: r.Score, Flagged: r.Flagged}, j.Explanation)
 		if bad {
 			label := "criterion " + cr.row.ID
 			if cr.row.Description != nil && *cr.row.Description != "" {
@@ -175,13 +179,6 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 			}
 			failed = append(failed, label+":\n"+j.Feedback())
 		}
-	}
-	saved, err := w.s.record(context.WithoutCancel(ctx), rs)
-	if err != nil {
-		return v, fmt.Errorf("recording the evaluation of step %s: %w", c.Step.ID, err)
-	}
-	for i, r := range saved {
-		w.s.alert(ctx, r, explanations[i])
 	}
 	if len(failed) == 0 || w.mode != ModeRetry || !w.settings.RetryOnFailure {
 		return v, nil
@@ -193,6 +190,13 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 	}
 	v.Block = &FailedError{StepID: c.Step.ID, Retries: c.Retries, Feedback: feedback}
 	return v, nil
+}
+
+// journaledJudgment encodes as store.StepJudgment, its details encoded in
+// the same pass (the outer Details hides the embedded one).
+type journaledJudgment struct {
+	store.StepJudgment
+	Details ResultDetails `json:"details"`
 }
 
 // FailedError ends a run whose step kept failing its evaluation.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -33,8 +34,8 @@ type Service struct {
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
 
-	results  resultWriter                    // group commits of the engine's judgments (commit.go)
-	watching revcache.Cache[*agentOversight] // what Watch loaded, by agent revision (overseer.go)
+	materializing materializer                    // journaled judgments into results (materialize.go)
+	watching      revcache.Cache[*agentOversight] // what Watch loaded, by agent revision (overseer.go)
 }
 
 // Evaluation modes.
@@ -133,6 +134,7 @@ func (s *Service) Criterion(ctx context.Context, accountID, id string) (store.Ev
 	if err != nil {
 		return c, nil, err
 	}
+	s.beforeRead(ctx)
 	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, []string{id})
 	return c, counts[id], err
 }
@@ -153,6 +155,7 @@ func (s *Service) UpdateCriterion(ctx context.Context, accountID, id string, in 
 	if c, err = s.DB.UpdateEvaluationCriterion(ctx, c); err != nil {
 		return c, nil, err
 	}
+	s.beforeRead(ctx)
 	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, []string{id})
 	return c, counts[id], err
 }
@@ -186,6 +189,7 @@ func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page,
 	for i, c := range cs {
 		ids[i] = c.ID
 	}
+	s.beforeRead(ctx)
 	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, ids)
 	return cs, counts, total, err
 }
@@ -270,6 +274,7 @@ func (s *Service) alert(ctx context.Context, r store.EvaluationResult, explanati
 
 // Results lists results by filter.
 func (s *Service) Results(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+	s.beforeRead(ctx)
 	return s.DB.EvaluationResults(ctx, f)
 }
 
@@ -278,6 +283,7 @@ func (s *Service) CriterionResults(ctx context.Context, f store.ResultFilter) ([
 	if _, err := s.DB.EvaluationCriterionByID(ctx, f.AccountID, f.CriteriaID); err != nil {
 		return nil, 0, err
 	}
+	s.beforeRead(ctx)
 	return s.DB.EvaluationResults(ctx, f)
 }
 
@@ -286,6 +292,7 @@ func (s *Service) AgentResults(ctx context.Context, f store.ResultFilter) ([]sto
 	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
 		return nil, 0, err
 	}
+	s.beforeRead(ctx)
 	return s.DB.EvaluationResults(ctx, f)
 }
 
@@ -299,6 +306,12 @@ func (s *Service) RunResults(ctx context.Context, f store.ResultFilter) ([]store
 	} else if !ok {
 		return nil, 0, store.ErrNotFound
 	}
+	s.beforeRead(ctx)
+	// A run still going has marked nothing yet: what it has journaled so
+	// far is copied for this read.
+	if _, err := s.DB.MaterializeRunJudgments(ctx, f.AccountID, f.RunID); err != nil && ctx.Err() == nil {
+		slog.Warn("materializing a run's evaluation results before a read", "run", f.RunID, "err", err)
+	}
 	return s.DB.EvaluationResults(ctx, f)
 }
 
@@ -307,6 +320,7 @@ func (s *Service) Runs(ctx context.Context, f store.ResultFilter) ([]store.RunEv
 	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
 		return nil, 0, err
 	}
+	s.beforeRead(ctx)
 	return s.DB.EvaluationRuns(ctx, f)
 }
 
@@ -323,6 +337,7 @@ func (s *Service) Summary(ctx context.Context, accountID, criteriaID string) (st
 	if _, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID); err != nil {
 		return store.ResultCounts{}, err
 	}
+	s.beforeRead(ctx)
 	return s.DB.EvaluationSummary(ctx, accountID, criteriaID)
 }
 
@@ -334,6 +349,7 @@ func (s *Service) NonManualSummary(ctx context.Context, accountID, agentID strin
 			return nil, err
 		}
 	}
+	s.beforeRead(ctx)
 	return s.DB.NonManualCounts(ctx, accountID, agentID, from, to)
 }
 

@@ -48,6 +48,9 @@ type journal struct {
 	// the next begins (a finish never lands before its start).
 	mu      sync.Mutex
 	pending []heldWrite
+	// judged says a step record of this attempt carried judgments (under
+	// mu): the run's end or park marks it for their materialization.
+	judged bool
 }
 
 // localSteps run in this process alone, with no effect outside the run's
@@ -111,7 +114,8 @@ func (j *journal) StepFinished(ctx context.Context, rec engine.StepRecord) error
 	}
 	ended := rec.EndedAt
 	w := heldWrite{update: &store.StepRow{ID: id, Status: rec.Status, Output: rec.Output, ContentType: rec.ContentType,
-		EndedAt: &ended, Credits: rec.Credits, ToolCalls: tc, Error: rec.Error, Stopped: rec.Stopped, Final: rec.Final}}
+		EndedAt: &ended, Credits: rec.Credits, ToolCalls: tc, Error: rec.Error, Stopped: rec.Stopped, Final: rec.Final,
+		Judgments: rec.Judgments}}
 	data := stepEvent(j.run.ID, rec)
 	switch rec.Status {
 	case engine.StatusFailed:
@@ -135,6 +139,9 @@ func (j *journal) record(ctx context.Context, stepType string, w heldWrite) erro
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.pending = append(j.pending, w)
+	if w.update != nil && w.update.Judgments != nil {
+		j.judged = true
+	}
 	if localSteps[stepType] {
 		return nil
 	}
@@ -179,12 +186,15 @@ func (j *journal) writeHeldTx(ctx context.Context, tx *sql.Tx, extra ...events.N
 }
 
 // settle runs fn, the transaction ending or parking the run, with the
-// held writes (and the events fn passes after them) committed in it. Held writes are dropped either way: when
-// the run's end is refused, another attempt holds the run.
-func (j *journal) settle(fn func(write func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) error) error {
+// held writes (and the events fn passes after them) committed in it. Held
+// writes are dropped either way: when the run's end is refused, another
+// attempt holds the run. judged tells fn whether the run may hold
+// journaled judgments: this attempt's, or an earlier attempt's (which a
+// crash may have kept from marking the run).
+func (j *journal) settle(fn func(judged bool, write func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) error) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	err := fn(j.writeHeldTx)
+	err := fn(j.judged || !j.first, j.writeHeldTx)
 	j.pending = nil
 	return err
 }

@@ -345,8 +345,9 @@ func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, r
 		return s.finishTx(ctx, r, attempt, res, nil)
 	}
 	var moved bool
-	err := j.settle(func(write func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) error {
+	err := j.settle(func(judged bool, write func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) error {
 		var err error
+		res.Judged = judged
 		moved, err = s.finishTx(ctx, r, attempt, res, write)
 		return err
 	})

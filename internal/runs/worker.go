@@ -85,7 +85,9 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	}
 	s.Bus.Wake(r.ID)
 	fail := func(msg string) error {
-		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg})
+		// An earlier attempt may have journaled judgments a crash kept
+		// from being marked (see journal.settle).
+		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg, Judged: attempt > 1})
 		return err
 	}
 	if cancelAsked {

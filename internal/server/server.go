@@ -434,6 +434,8 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); s.Auth.Run(bg) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Alerts.Run(bg) }() // alerts area: finished runs, inline
+	wg.Add(1)
+	go func() { defer wg.Done(); s.Evals.Run(bg) }() // judgments journaled by runs into evaluation results
 
 	if err := s.Queue.Start(bg); err != nil {
 		stopBG()

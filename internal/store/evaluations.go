@@ -89,6 +89,14 @@ func (db *DB) UpdateEvaluationCriterion(ctx context.Context, c EvaluationCriteri
 // DeleteEvaluationCriterion removes a criterion and its results.
 func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id string) error {
 	return db.Tx(ctx, func(tx *sql.Tx) error {
+		if db.Dialect == Postgres {
+			// The criterion first, then its results: materializing takes
+			// them in that order too (MaterializeJudgments), so the two
+			// wait for each other instead of deadlocking.
+			if _, err := tx.ExecContext(ctx, `SELECT id FROM evaluation_criteria WHERE id = $1 AND account_id = $2 FOR UPDATE`, id, accountID); err != nil {
+				return err
+			}
+		}
 		if err := bumpForCriterion(ctx, tx, accountID, id); err != nil {
 			return err
 		}
@@ -209,29 +217,15 @@ func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (E
 	return insertEvaluationResult(ctx, db.W, r)
 }
 
-// InsertEvaluationResults records results in one transaction (a group
-// commit of judgments made at the same time): all or none. A result
-// naming a criterion that is gone is ErrNotFound for the whole batch.
-func (db *DB) InsertEvaluationResults(ctx context.Context, rs []EvaluationResult) ([]EvaluationResult, error) {
-	if len(rs) == 1 {
-		r, err := db.InsertEvaluationResult(ctx, rs[0])
-		return []EvaluationResult{r}, err
-	}
-	var out []EvaluationResult
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = insertEvaluationResults(ctx, tx, rs)
-		return err
-	})
-	return out, err
-}
-
-// insertEvaluationResults writes rs with multi-row INSERTs of up to
-// resultRowsPerInsert rows: one statement per chunk instead of one per
-// result.
-func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResult) ([]EvaluationResult, error) {
+// insertEvaluationResults records the materialized results rs (ids and
+// times as given), skipping any already recorded, and returns how many it
+// wrote. One multi-row INSERT per resultRowsPerInsert results instead of
+// one per result; on SQLite its parameters are anonymous (?), because the
+// driver looks up each numbered parameter's name in a list of all of
+// them, which for 1,024 parameters cost more than inserting the rows.
+func insertEvaluationResults(ctx context.Context, x execer, d Dialect, rs []EvaluationResult) (int64, error) {
 	const resultRowsPerInsert = 64
-	out := make([]EvaluationResult, len(rs))
+	var written int64
 	for start := 0; start < len(rs); start += resultRowsPerInsert {
 		chunk := rs[start:min(start+resultRowsPerInsert, len(rs))]
 		var q strings.Builder
@@ -239,13 +233,6 @@ func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResul
 			agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at) VALUES `)
 		args := make([]any, 0, 16*len(chunk))
 		for i, r := range chunk {
-			if r.ID == "" {
-				r.ID = NewID()
-			}
-			r.CreatedAt = Now()
-			if r.EvaluatedAt.IsZero() {
-				r.EvaluatedAt = r.CreatedAt
-			}
 			if i > 0 {
 				q.WriteString(", ")
 			}
@@ -254,21 +241,28 @@ func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResul
 				if k > 1 {
 					q.WriteString(", ")
 				}
-				q.WriteString("$" + itoa(len(args)+k))
+				if d == SQLite {
+					q.WriteByte('?')
+				} else {
+					q.WriteString("$" + itoa(len(args)+k))
+				}
 			}
 			q.WriteByte(')')
 			args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID),
-				r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
-			out[start+i] = r
+				r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt.UTC())
 		}
-		if _, err := x.ExecContext(ctx, q.String(), args...); err != nil {
-			if isForeignKeyViolation(err) {
-				return nil, ErrNotFound
-			}
-			return nil, err
+		q.WriteString(" ON CONFLICT (id) DO NOTHING")
+		res, err := x.ExecContext(ctx, q.String(), args...)
+		if err != nil {
+			return written, err
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return written, err
+		}
+		written += n
 	}
-	return out, nil
+	return written, nil
 }
 
 // AgentForEvaluation returns one of the account's live agents without its

@@ -303,6 +303,9 @@ type RunResult struct {
 	ErrorCount        int     // added to the run's count
 	Error             string
 	HITLWaitMS        int64
+	// Judged marks the run as holding journaled judgments to materialize
+	// (see MaterializeJudgments); false leaves the mark as it is.
+	Judged bool
 }
 
 // FinishRunAttempt records an attempt's end and the run's state after it.
@@ -336,8 +339,9 @@ func (db *DB) FinishRunAttemptThen(ctx context.Context, runID string, attempt in
 		}
 		if err := moveRun(ctx, tx, runID, from, res.Status, `output = COALESCE($1, output), output_content_type = COALESCE($2, output_content_type),
 			credits = credits + $3, error_count = error_count + $4, error = $5, hitl_wait_ms = hitl_wait_ms + $6,
-			ended_at = COALESCE($7, ended_at), updated_at = $8`,
-			res.Output, res.OutputContentType, ToMicro(res.Credits), res.ErrorCount, nullable(res.Error), res.HITLWaitMS, ended, now); err != nil {
+			ended_at = COALESCE($7, ended_at), updated_at = $8, judgments_pending = (judgments_pending OR $9)`,
+			res.Output, res.OutputContentType, ToMicro(res.Credits), res.ErrorCount, nullable(res.Error), res.HITLWaitMS, ended, now,
+			res.Judged); err != nil {
 			return err
 		}
 		attemptStatus := res.Status
@@ -428,6 +432,9 @@ type StepRow struct {
 	ToolCalls                  json.RawMessage
 	Error                      string
 	Stopped, Final, Superseded bool
+	// Judgments are the evaluation results made of the attempt (a JSON
+	// array of StepJudgment), written by FinishStep; nil: none.
+	Judgments json.RawMessage
 }
 
 // InsertStep records a step attempt as it starts, within tx, under s.ID
@@ -449,8 +456,9 @@ func (db *DB) FinishStep(ctx context.Context, tx *sql.Tx, s StepRow) error {
 		tc = json.RawMessage("[]")
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
-		tool_calls = $6, error = $7, stopped = $8, final = $9 WHERE id = $10`,
-		s.Status, s.Output, nullable(s.ContentType), s.EndedAt, ToMicro(s.Credits), string(tc), nullable(s.Error), s.Stopped, s.Final, s.ID)
+		tool_calls = $6, error = $7, stopped = $8, final = $9, judgments = $10 WHERE id = $11`,
+		s.Status, s.Output, nullable(s.ContentType), s.EndedAt, ToMicro(s.Credits), string(tc), nullable(s.Error), s.Stopped, s.Final,
+		nullableJSON(s.Judgments), s.ID)
 	return err
 }
 

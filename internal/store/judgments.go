@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Judgments the engine makes of a run's steps (evaluation criteria judged
+// in eval_and_retry and sample_and_flag mode) are journaled with the step
+// attempt they judge, in run_steps.judgments, by the write that records
+// the attempt anyway: a judgment costs its run no write of its own, and is
+// exactly as durable as the attempt it judged (a resumed run that redoes
+// the attempt judges it again). The run's end or park marks the run
+// (runs.judgments_pending) in the write it makes anyway.
+//
+// MaterializeJudgments later copies the marked runs' judgments into
+// evaluation_results, many runs at a time. Writing results row by row as
+// steps were judged cost a SQLite server 15–20% of its runs per second;
+// batches cost a fraction of that (docs/governance.md, Speed). Readers of
+// results materialize first (the evals area does), so a result is listed
+// as soon as its run has ended or parked; MaterializeRunJudgments serves
+// a read of one run still going.
+
+// StepJudgment is one evaluation result as journaled with its step
+// attempt. The account, agent, run, attempt and step come from the rows
+// that hold it.
+type StepJudgment struct {
+	ID             string          `json:"id"`
+	CriteriaID     string          `json:"criteria_id"`
+	EvaluationMode string          `json:"evaluation_mode"`
+	Status         string          `json:"status"`
+	Score          *float64        `json:"score,omitempty"`
+	Flagged        bool            `json:"flagged,omitempty"`
+	RetryTriggered bool            `json:"retry_triggered,omitempty"`
+	RetryCount     int             `json:"retry_count,omitempty"`
+	Details        json.RawMessage `json:"details,omitempty"`
+	EvaluatedAt    time.Time       `json:"evaluated_at"`
+}
+
+// judgedRunsPerMaterialize bounds the runs one materializing transaction
+// copies.
+const judgedRunsPerMaterialize = 256
+
+// JudgmentsPending reports whether some run is marked as holding
+// judgments not yet materialized: one read of a partial index that is
+// empty when there are none, so readers can ask before every read.
+func (db *DB) JudgmentsPending(ctx context.Context) (bool, error) {
+	var one int
+	err := db.R.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE judgments_pending LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// MaterializeJudgments copies the judgments of every marked run into
+// evaluation_results, in transactions of up to judgedRunsPerMaterialize
+// runs each, clears the marks, and returns how many results it wrote. A
+// judgment already copied is skipped (a run parked and resumed is marked
+// again); one whose criterion has been deleted meanwhile is dropped, as
+// the delete dropped the criterion's other results. On PostgreSQL,
+// replicas materialize side by side: each takes the runs the others have
+// not locked.
+func (db *DB) MaterializeJudgments(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		pending, err := db.JudgmentsPending(ctx)
+		if err != nil || !pending {
+			return total, err
+		}
+		n, runs, err := db.materializeJudgmentsOnce(ctx, "", "")
+		total += n
+		if err != nil || runs < judgedRunsPerMaterialize {
+			return total, err
+		}
+	}
+}
+
+// MaterializeRunJudgments copies what one run of the account has
+// journaled so far while it is still going (it marks itself only as it
+// ends or parks). An ended run is left to MaterializeJudgments, without
+// taking SQLite's writer for a read.
+func (db *DB) MaterializeRunJudgments(ctx context.Context, accountID, runID string) (int, error) {
+	var status string
+	err := db.R.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && RunTerminal(status)) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, _, err := db.materializeJudgmentsOnce(ctx, accountID, runID)
+	return n, err
+}
+
+type judgedRun struct{ id, accountID, agentID string }
+
+// materializeJudgmentsOnce copies the judgments of up to
+// judgedRunsPerMaterialize marked runs, or of the account's one run
+// runID, and clears their marks.
+func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID string) (written, runs int, err error) {
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		q, args := `SELECT id, account_id, agent_id FROM runs WHERE judgments_pending ORDER BY id LIMIT $1`, []any{judgedRunsPerMaterialize}
+		if runID != "" {
+			q, args = `SELECT id, account_id, agent_id FROM runs WHERE id = $1 AND account_id = $2`, []any{runID, accountID}
+		}
+		if db.Dialect == Postgres {
+			q += ` FOR UPDATE SKIP LOCKED`
+		}
+		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q, args...))
+		if err != nil || len(marked) == 0 {
+			return err
+		}
+		runs = len(marked)
+		ids := make([]any, len(marked))
+		byID := make(map[string]judgedRun, len(marked))
+		for i, r := range marked {
+			ids[i] = r.id
+			byID[r.id] = r
+		}
+		rs, err := journaledResults(ctx, tx, ids, byID)
+		if err != nil {
+			return err
+		}
+		live, err := db.liveCriteria(ctx, tx, rs)
+		if err != nil {
+			return err
+		}
+		kept := rs[:0]
+		for _, r := range rs {
+			if live[r.CriteriaID] == r.AccountID {
+				kept = append(kept, r)
+			}
+		}
+		n, err := insertEvaluationResults(ctx, tx, db.Dialect, kept)
+		if err != nil {
+			return err
+		}
+		written = int(n)
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE WHERE judgments_pending AND id IN (`+placeholders(1, len(ids))+`)`, ids...)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return written, runs, nil
+}
+
+func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []judgedRun
+	for rows.Next() {
+		var r judgedRun
+		if err := rows.Scan(&r.id, &r.accountID, &r.agentID); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// journaledResults reads the judgments the runs' step attempts hold, as
+// results of those runs.
+func journaledResults(ctx context.Context, tx *sql.Tx, runIDs []any, runs map[string]judgedRun) ([]EvaluationResult, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, run_id, step_id, judgments FROM run_steps
+		WHERE run_id IN (`+placeholders(1, len(runIDs))+`) AND judgments IS NOT NULL`, runIDs...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []EvaluationResult
+	for rows.Next() {
+		var id, runID, stepID, raw string
+		if err := rows.Scan(&id, &runID, &stepID, &raw); err != nil {
+			return nil, err
+		}
+		var js []StepJudgment
+		if err := json.Unmarshal([]byte(raw), &js); err != nil {
+			// Nothing but the engine writes the column; a value that does
+			// not read is skipped, never left to block the rest.
+			slog.Error("skipping unreadable step judgments", "step_run", id, "err", err)
+			continue
+		}
+		r := runs[runID]
+		for _, j := range js {
+			out = append(out, EvaluationResult{ID: j.ID, AccountID: r.accountID, AgentID: r.agentID, CriteriaID: j.CriteriaID,
+				AgentRunID: runID, AgentStepRunID: id, StepID: stepID, EvaluationMode: j.EvaluationMode, Status: j.Status,
+				Score: j.Score, Flagged: j.Flagged, RetryTriggered: j.RetryTriggered, RetryCount: j.RetryCount,
+				Details: j.Details, EvaluatedAt: j.EvaluatedAt, CreatedAt: j.EvaluatedAt})
+		}
+	}
+	return out, rows.Err()
+}
+
+// liveCriteria returns the account of each criterion rs name that still
+// exists, kept from being deleted until tx ends (PostgreSQL; SQLite's one
+// writer orders them anyway).
+func (db *DB) liveCriteria(ctx context.Context, tx *sql.Tx, rs []EvaluationResult) (map[string]string, error) {
+	seen := map[string]bool{}
+	var ids []any
+	for _, r := range rs {
+		if !seen[r.CriteriaID] {
+			seen[r.CriteriaID] = true
+			ids = append(ids, r.CriteriaID)
+		}
+	}
+	live := map[string]string{}
+	if len(ids) == 0 {
+		return live, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, account_id FROM evaluation_criteria WHERE id IN (`+placeholders(1, len(ids))+`)`+db.lockFor("SHARE"), ids...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, account string
+		if err := rows.Scan(&id, &account); err != nil {
+			return nil, err
+		}
+		live[id] = account
+	}
+	return live, rows.Err()
+}
+
+// placeholders returns "$from, …" for n parameters.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + itoa(from+i))
+	}
+	return b.String()
+}

@@ -1,0 +1,143 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+// Judgments journaled with step attempts become evaluation results when
+// materialized, from the database alone (so a process that journaled them
+// and then died loses none): with the account, agent, run, attempt and
+// step of the rows that hold them, once each, and never under a criterion
+// that is gone or another account's.
+func TestMaterializeJudgments(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "J"})
+		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "K"})
+		agents := map[string]string{}
+		for _, account := range []string{acct.ID, other.ID} {
+			a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: account, Name: "a",
+				Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
+				Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+				Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			agents[account] = a.ID
+		}
+		criterion := func(accountID string) string {
+			c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: accountID, AgentID: agents[accountID], StepID: "s",
+				EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.ID
+		}
+		kept, deleted, foreign := criterion(acct.ID), criterion(acct.ID), criterion(other.ID)
+
+		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
+			t.Fatalf("pending on an empty journal: %v %v", pending, err)
+		}
+		r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agents[acct.ID]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		judged := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
+		score := 1.0
+		judgment := func(criteriaID string) store.StepJudgment {
+			return store.StepJudgment{ID: store.NewID(), CriteriaID: criteriaID, EvaluationMode: "eval_and_retry",
+				Status: "passed", Score: &score, RetryCount: 1, Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: judged}
+		}
+		good := judgment(kept)
+		journal := func(judgments json.RawMessage) string {
+			t.Helper()
+			var id string
+			err := db.Tx(ctx, func(tx *sql.Tx) error {
+				var err error
+				if id, err = db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
+					Attempt: 1, Status: "processing", StartedAt: time.Now()}); err != nil {
+					return err
+				}
+				ended := time.Now()
+				return db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		all, _ := json.Marshal([]store.StepJudgment{good, judgment(deleted), judgment(foreign)})
+		stepRun := journal(all)
+		journal(json.RawMessage(`{not json`)) // never blocks the rest
+		journal(nil)                          // nothing judged: nothing pending
+		if err := db.DeleteEvaluationCriterion(ctx, acct.ID, deleted); err != nil {
+			t.Fatal(err)
+		}
+
+		// Journaled but not marked (the run is still going): only a read
+		// of the run itself copies them.
+		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
+			t.Fatalf("pending before the run marked itself: %v %v", pending, err)
+		}
+		if n, err := db.MaterializeRunJudgments(ctx, other.ID, r.ID); err != nil || n != 0 {
+			t.Fatalf("another account materialized the run: %d %v", n, err)
+		}
+		if n, err := db.MaterializeRunJudgments(ctx, acct.ID, r.ID); err != nil || n != 1 {
+			t.Fatalf("materialized %d of the running run, %v; want the one judgment whose criterion is the account's and still there", n, err)
+		}
+		// The run ends: its mark brings what it journaled since, and the
+		// judgment copied already is not copied twice.
+		later := judgment(kept)
+		more, _ := json.Marshal([]store.StepJudgment{later})
+		laterStep := journal(more)
+		if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
+			t.Fatal(err)
+		}
+		if pending, err := db.JudgmentsPending(ctx); err != nil || !pending {
+			t.Fatalf("nothing pending after the run ended marked: %v %v", pending, err)
+		}
+		n, err := db.MaterializeJudgments(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("materialized %d, %v; want the one judgment made since", n, err)
+		}
+		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
+			t.Fatalf("still pending after materializing: %v %v", pending, err)
+		}
+		if n, err := db.MaterializeJudgments(ctx); err != nil || n != 0 {
+			t.Fatalf("materialized again: %d %v", n, err)
+		}
+		rs, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: acct.ID, RunID: r.ID, Limit: -1})
+		if err != nil || total != 2 || len(rs) != 2 {
+			t.Fatalf("results %+v %d %v", rs, total, err)
+		}
+		for _, got := range rs {
+			if got.ID == later.ID && got.AgentStepRunID != laterStep {
+				t.Errorf("later result %+v", got)
+			}
+		}
+		var got store.EvaluationResult
+		for _, r := range rs {
+			if r.ID == good.ID {
+				got = r
+			}
+		}
+		if got.ID != good.ID || got.AccountID != acct.ID || got.AgentRunID != r.ID || got.AgentStepRunID != stepRun || got.CriteriaID != kept || got.AgentID != agents[acct.ID] || got.StepID != "s" ||
+			got.Status != "passed" || got.Score == nil || *got.Score != 1 || got.RetryCount != 1 || !got.EvaluatedAt.Equal(judged) || !got.CreatedAt.Equal(judged) {
+			t.Errorf("result %+v", got)
+		}
+		if _, total, _ := db.EvaluationResults(ctx, store.ResultFilter{AccountID: other.ID, CriteriaID: foreign, Limit: -1}); total != 0 {
+			t.Errorf("a judgment journaled in one account was recorded in another's")
+		}
+	})
+}
