@@ -219,11 +219,9 @@ func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (E
 
 // insertEvaluationResults records the materialized results rs (ids and
 // times as given), skipping any already recorded, and returns how many it
-// wrote. One multi-row INSERT per resultRowsPerInsert results instead of
-// one per result; on SQLite its parameters are anonymous (?), because the
-// driver looks up each numbered parameter's name in a list of all of
-// them, which for 1,024 parameters cost more than inserting the rows.
-func insertEvaluationResults(ctx context.Context, x execer, d Dialect, rs []EvaluationResult) (int64, error) {
+// wrote: one multi-row INSERT per resultRowsPerInsert results instead of
+// one per result.
+func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResult) (int64, error) {
 	const resultRowsPerInsert = 64
 	var written int64
 	for start := 0; start < len(rs); start += resultRowsPerInsert {
@@ -241,11 +239,7 @@ func insertEvaluationResults(ctx context.Context, x execer, d Dialect, rs []Eval
 				if k > 1 {
 					q.WriteString(", ")
 				}
-				if d == SQLite {
-					q.WriteByte('?')
-				} else {
-					q.WriteString("$" + itoa(len(args)+k))
-				}
+				q.WriteString("$" + itoa(len(args)+k))
 			}
 			q.WriteByte(')')
 			args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID),

@@ -141,3 +141,77 @@ func TestMaterializeJudgments(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkMaterializeJudgments: what copying a run's five journaled
+// judgments into evaluation_results costs, per result, in batches of 256
+// runs (the background pass).
+func BenchmarkMaterializeJudgments(b *testing.B) {
+	ctx := context.Background()
+	db := storetest.Open(b, store.SQLite)
+	_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "B"})
+	a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct.ID, Name: "a",
+		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
+		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var criteria []string
+	for range 5 {
+		c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: a.ID, StepID: "s",
+			EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		criteria = append(criteria, c.ID)
+	}
+	score := 1.0
+	details := json.RawMessage(`{"checks":[{"check":"min_length","passed":true,"detail":"length 212 is at least 1"},` +
+		`{"check":"not_contains","passed":true,"detail":"does not contain \"confidential\""}],"explanation":"2 of 2 checks passed","pass_threshold":1}`)
+	journalRuns := func(n int) {
+		for range n {
+			r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: a.ID})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
+				b.Fatal(err)
+			}
+			err = db.Tx(ctx, func(tx *sql.Tx) error {
+				for _, c := range criteria {
+					id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
+						Attempt: 1, Status: "processing", StartedAt: time.Now()})
+					if err != nil {
+						return err
+					}
+					js, _ := json.Marshal([]store.StepJudgment{{ID: store.NewID(), CriteriaID: c, EvaluationMode: "eval_and_retry",
+						Status: "passed", Score: &score, Details: details, EvaluatedAt: store.Now()}})
+					ended := time.Now()
+					if err := db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	results := 0
+	for b.Loop() {
+		b.StopTimer()
+		journalRuns(256)
+		b.StartTimer()
+		n, err := db.MaterializeJudgments(ctx)
+		if err != nil || n != 256*len(criteria) {
+			b.Fatalf("materialized %d, %v", n, err)
+		}
+		results += n
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(results), "µs/result")
+}
