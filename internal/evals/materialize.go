@@ -2,8 +2,8 @@ package evals
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -17,10 +17,6 @@ import (
 // percent of runs/s on SQLite, a fifth of a second's over 10%); readers
 // materialize first, so the interval never delays what a read shows.
 const materializeEvery = time.Second
-
-// materializer lets one pass run at a time in this process: readers that
-// arrive during a pass wait for it, then find little or nothing left.
-type materializer struct{ mu sync.Mutex }
 
 // Run materializes judgments until ctx ends, then once more (the server
 // stops its runs first, so the last pass leaves nothing journaled behind).
@@ -46,13 +42,15 @@ func (s *Service) logMaterialize(err error) {
 	}
 }
 
-func isCanceled(err error) bool { return err == context.Canceled || err == context.DeadlineExceeded }
+func isCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
 
 // Materialize moves every judgment journaled so far into evaluation
 // results.
 func (s *Service) Materialize(ctx context.Context) error {
-	s.materializing.mu.Lock()
-	defer s.materializing.mu.Unlock()
+	s.materializing.Lock()
+	defer s.materializing.Unlock()
 	_, err := s.DB.MaterializeJudgments(ctx)
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
@@ -34,7 +35,10 @@ type Service struct {
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
 
-	materializing materializer                    // journaled judgments into results (materialize.go)
+	// materializing lets one pass copy journaled judgments at a time in
+	// this process (materialize.go): readers that arrive during a pass
+	// wait for it, then find little or nothing left.
+	materializing sync.Mutex
 	watching      revcache.Cache[*agentOversight] // what Watch loaded, by agent revision (overseer.go)
 }
 

@@ -111,24 +111,19 @@ func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID str
 		if runID != "" {
 			q, args = `SELECT id, account_id, agent_id FROM runs WHERE id = $1 AND account_id = $2`, []any{runID, accountID}
 		}
-		if db.Dialect == Postgres {
-			q += ` FOR UPDATE SKIP LOCKED`
-		}
-		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q, args...))
+		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q+db.lockFor("UPDATE SKIP LOCKED"), args...))
 		if err != nil || len(marked) == 0 {
 			return err
 		}
 		runs = len(marked)
 		ids := make([]any, len(marked))
-		byID := make(map[string]judgedRun, len(marked))
 		for i, r := range marked {
 			ids[i] = r.id
-			byID[r.id] = r
 		}
 		if db.Dialect == SQLite {
 			written, err = copyJudgmentsSQLite(ctx, tx, ids)
 		} else {
-			written, err = db.copyJudgments(ctx, tx, ids, byID)
+			written, err = db.copyJudgments(ctx, tx, ids, marked)
 		}
 		if err != nil {
 			return err
@@ -162,7 +157,11 @@ func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 // and written from here (PostgreSQL). Unlike copyJudgmentsSQLite it can
 // skip a malformed value and copy the rest: PostgreSQL 15 has no way to
 // test a value before a ::json cast fails the whole statement.
-func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs map[string]judgedRun) (int, error) {
+func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, marked []judgedRun) (int, error) {
+	runs := make(map[string]judgedRun, len(marked))
+	for _, r := range marked {
+		runs[r.id] = r
+	}
 	rs, err := journaledResults(ctx, tx, ids, runs)
 	if err != nil {
 		return 0, err

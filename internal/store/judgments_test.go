@@ -24,14 +24,7 @@ func TestMaterializeJudgments(t *testing.T) {
 		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "K"})
 		agents := map[string]string{}
 		for _, account := range []string{acct.ID, other.ID} {
-			a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: account, Name: "a",
-				Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
-				Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-				Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			agents[account] = a.ID
+			agents[account] = judgedAgent(t, db, account)
 		}
 		criterion := func(accountID string) string {
 			c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: accountID, AgentID: agents[accountID], StepID: "s",
@@ -149,16 +142,10 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 	ctx := context.Background()
 	db := storetest.Open(b, store.SQLite)
 	_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "B"})
-	a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct.ID, Name: "a",
-		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
-		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	agent := judgedAgent(b, db, acct.ID)
 	var criteria []string
 	for range 5 {
-		c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: a.ID, StepID: "s",
+		c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: agent, StepID: "s",
 			EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
 		if err != nil {
 			b.Fatal(err)
@@ -170,7 +157,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 		`{"check":"not_contains","passed":true,"detail":"does not contain \"confidential\""}],"explanation":"2 of 2 checks passed","pass_threshold":1}`)
 	journalRuns := func(n int) {
 		for range n {
-			r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: a.ID})
+			r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -214,4 +201,18 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 		results += n
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(results), "µs/result")
+}
+
+// judgedAgent creates an eval_and_retry agent of the account with one
+// step, s, and returns its id.
+func judgedAgent(t testing.TB, db *store.DB, accountID string) string {
+	t.Helper()
+	a, err := db.CreateAgent(context.Background(), store.NewAgent{Agent: store.Agent{AccountID: accountID, Name: "a",
+		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
+		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
 }
