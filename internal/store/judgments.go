@@ -100,17 +100,19 @@ func (db *DB) MaterializeRunJudgments(ctx context.Context, accountID, runID stri
 	return n, err
 }
 
-type judgedRun struct{ id, accountID, agentID string }
+// judgedRun is a run whose judgments are copied; updatedAt is its
+// updated_at as text (SQLite uses it, see materializeJudgmentsSQLite).
+type judgedRun struct{ id, accountID, agentID, updatedAt string }
 
 // materializeJudgmentsOnce copies the judgments of up to
 // judgedRunsPerMaterialize marked runs, or of the account's one run
 // runID, and clears their marks.
 func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID string) (written, runs int, err error) {
+	if db.Dialect == SQLite {
+		return db.materializeJudgmentsSQLite(ctx, accountID, runID)
+	}
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		q, args := `SELECT id, account_id, agent_id FROM runs WHERE judgments_pending ORDER BY id LIMIT $1`, []any{judgedRunsPerMaterialize}
-		if runID != "" {
-			q, args = `SELECT id, account_id, agent_id FROM runs WHERE id = $1 AND account_id = $2`, []any{runID, accountID}
-		}
+		q, args := markedRunsQuery(accountID, runID)
 		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q+db.lockFor("UPDATE SKIP LOCKED"), args...))
 		if err != nil || len(marked) == 0 {
 			return err
@@ -120,11 +122,7 @@ func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID str
 		for i, r := range marked {
 			ids[i] = r.id
 		}
-		if db.Dialect == SQLite {
-			written, err = copyJudgmentsSQLite(ctx, tx, ids)
-		} else {
-			written, err = db.copyJudgments(ctx, tx, ids, marked)
-		}
+		written, err = db.copyJudgments(ctx, tx, ids, marked)
 		if err != nil {
 			return err
 		}
@@ -137,6 +135,25 @@ func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID str
 	return written, runs, nil
 }
 
+// rowsAffected is how many rows an ExecContext changed.
+func rowsAffected(res sql.Result, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// markedRunsQuery selects up to judgedRunsPerMaterialize marked runs, or
+// the account's one run runID, for scanJudgedRuns.
+func markedRunsQuery(accountID, runID string) (string, []any) {
+	const cols = `SELECT id, account_id, agent_id, CAST(updated_at AS TEXT) FROM runs`
+	if runID != "" {
+		return cols + ` WHERE id = $1 AND account_id = $2`, []any{runID, accountID}
+	}
+	return cols + ` WHERE judgments_pending ORDER BY id LIMIT $1`, []any{judgedRunsPerMaterialize}
+}
+
 func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 	if err != nil {
 		return nil, err
@@ -145,7 +162,7 @@ func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 	var out []judgedRun
 	for rows.Next() {
 		var r judgedRun
-		if err := rows.Scan(&r.id, &r.accountID, &r.agentID); err != nil {
+		if err := rows.Scan(&r.id, &r.accountID, &r.agentID, &r.updatedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
@@ -153,10 +170,10 @@ func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 	return out, rows.Err()
 }
 
-// copyJudgments copies the judgments of the runs ids into results, read
-// and written from here (PostgreSQL). Unlike copyJudgmentsSQLite it can
-// skip a malformed value and copy the rest: PostgreSQL 15 has no way to
-// test a value before a ::json cast fails the whole statement.
+// copyJudgments copies the judgments of the runs ids into results within
+// tx, which holds the runs' rows (PostgreSQL). Decoding them here, not in
+// SQL, lets a malformed value be skipped and the rest copied: PostgreSQL
+// 15 has no way to test a value before a ::json cast fails the statement.
 func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, marked []judgedRun) (int, error) {
 	runs := make(map[string]judgedRun, len(marked))
 	for _, r := range marked {
@@ -180,39 +197,79 @@ func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, marked [
 	return int(n), err
 }
 
-// copyJudgmentsSQLite is copyJudgments in one statement: SQLite reads the
-// JSON itself, which costs a fraction of decoding it here and binding
-// every field back (a bound parameter costs the driver more than a
-// column SQLite computes). Times are rewritten into the text the driver
-// writes for a UTC time.Time (time.Time.String), so results copied here
-// sort and compare with every other. Malformed judgments are skipped.
-func copyJudgmentsSQLite(ctx context.Context, tx *sql.Tx, ids []any) (int, error) {
-	const at = `CASE WHEN j.value ->> '$.evaluated_at' LIKE '%Z'
-		THEN replace(replace(j.value ->> '$.evaluated_at', 'T', ' '), 'Z', '') || ' +0000 UTC'
-		ELSE j.value ->> '$.evaluated_at' END`
-	res, err := tx.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
-			agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
-		SELECT j.value ->> '$.id', s.account_id, r.agent_id, c.id, s.run_id, s.id, s.step_id,
-			j.value ->> '$.evaluation_mode', j.value ->> '$.status', j.value ->> '$.score',
-			COALESCE(j.value ->> '$.flagged', 0), COALESCE(j.value ->> '$.retry_triggered', 0), COALESCE(j.value ->> '$.retry_count', 0),
-			j.value -> '$.details', `+at+`, `+at+`
-		FROM runs r
-		JOIN run_steps s ON s.run_id = r.id AND s.judgments IS NOT NULL AND json_valid(s.judgments)
-		JOIN jsonb_each(s.judgments) j
-		JOIN evaluation_criteria c ON c.id = j.value ->> '$.criteria_id' AND c.account_id = s.account_id
-		WHERE r.id IN (`+placeholders(1, len(ids))+`) AND j.value ->> '$.id' IS NOT NULL
-		ON CONFLICT (id) DO NOTHING`, ids...)
-	if err != nil {
-		return 0, err
+// materializeJudgmentsSQLite is materializeJudgmentsOnce on SQLite,
+// whose one writer every run of the server waits for: the judgments are
+// read and decoded through the read pool first, and the write
+// transaction only inserts the results and clears the marks. Copying in
+// one INSERT … SELECT over SQLite's JSON functions kept the writer twice
+// as long (BenchmarkMaterializeJudgments).
+//
+// A run is unmarked only if it has not changed since its judgments were
+// read (updated_at, which every start and settle of the run sets): one
+// that journaled more meanwhile keeps its mark, and the next pass copies
+// the rest, skipping what is already copied.
+func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID string) (written, runs int, err error) {
+	q, args := markedRunsQuery(accountID, runID)
+	marked, err := scanJudgedRuns(db.R.QueryContext(ctx, q, args...))
+	if err != nil || len(marked) == 0 {
+		return 0, 0, err
 	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	byID := make(map[string]judgedRun, len(marked))
+	ids := make([]any, len(marked))
+	for i, r := range marked {
+		byID[r.id], ids[i] = r, r.id
+	}
+	rs, err := journaledResults(ctx, db.R, ids, byID)
+	if err != nil {
+		return 0, 0, err
+	}
+	if db.afterJudgmentsRead != nil {
+		db.afterJudgmentsRead()
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		live, err := db.liveCriteria(ctx, tx, rs)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if live[r.CriteriaID] != r.AccountID {
+				continue
+			}
+			// One row a statement: modernc's driver finds each numbered
+			// parameter by a walk over all of them, so a many-row insert
+			// costs it O(n²).
+			n, err := rowsAffected(tx.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+				agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (id) DO NOTHING`,
+				r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, r.AgentStepRunID, r.StepID, r.EvaluationMode, r.Status,
+				r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt, r.CreatedAt))
+			if err != nil {
+				return err
+			}
+			written += n
+		}
+		for _, r := range marked {
+			n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE
+				WHERE id = $1 AND judgments_pending AND CAST(updated_at AS TEXT) = $2`, r.id, r.updatedAt))
+			if err != nil {
+				return err
+			}
+			runs += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	// runs counts the marks cleared, so MaterializeJudgments goes on only
+	// while a full batch made way.
+	return written, runs, nil
 }
 
 // journaledResults reads the judgments the runs' step attempts hold, as
 // results of those runs.
-func journaledResults(ctx context.Context, tx *sql.Tx, runIDs []any, runs map[string]judgedRun) ([]EvaluationResult, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, run_id, step_id, judgments FROM run_steps
+func journaledResults(ctx context.Context, q querier, runIDs []any, runs map[string]judgedRun) ([]EvaluationResult, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, run_id, step_id, judgments FROM run_steps
 		WHERE run_id IN (`+placeholders(1, len(runIDs))+`) AND judgments IS NOT NULL`, runIDs...)
 	if err != nil {
 		return nil, err

@@ -126,7 +126,8 @@ func TestMaterializeJudgments(t *testing.T) {
 			}
 		}
 		if got.ID != good.ID || got.AccountID != acct.ID || got.AgentRunID != r.ID || got.AgentStepRunID != stepRun || got.CriteriaID != kept || got.AgentID != agents[acct.ID] || got.StepID != "s" ||
-			got.Status != "passed" || got.Score == nil || *got.Score != 1 || got.RetryCount != 1 || !got.EvaluatedAt.Equal(judged) || !got.CreatedAt.Equal(judged) {
+			got.Status != "passed" || got.Score == nil || *got.Score != 1 || got.RetryCount != 1 || !got.EvaluatedAt.Equal(judged) || !got.CreatedAt.Equal(judged) ||
+			string(got.Details) != `{"checks":[]}` {
 			t.Errorf("result %+v", got)
 		}
 		if _, total, _ := db.EvaluationResults(ctx, store.ResultFilter{AccountID: other.ID, CriteriaID: foreign, Limit: -1}); total != 0 {
@@ -135,9 +136,75 @@ func TestMaterializeJudgments(t *testing.T) {
 	})
 }
 
+// On SQLite judgments are read before the write transaction that copies
+// them: a run that settles again in between (it journaled more) keeps its
+// mark, and the next pass copies what it added.
+func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t, store.SQLite)
+	_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "J"})
+	agent := judgedAgent(t, db, acct.ID)
+	c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: agent, StepID: "s",
+		EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// attempt journals one judged step and settles the run as status,
+	// marking it.
+	attempt := func(status string) {
+		t.Helper()
+		n, err := db.StartRunAttempt(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := json.Marshal([]store.StepJudgment{{ID: store.NewID(), CriteriaID: c.ID, EvaluationMode: "eval_and_retry",
+			Status: "passed", Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: store.Now()}})
+		err = db.Tx(ctx, func(tx *sql.Tx) error {
+			id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
+				Attempt: n, Status: "processing", StartedAt: time.Now()})
+			if err != nil {
+				return err
+			}
+			ended := time.Now()
+			return db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: status, Judged: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attempt(store.RunWaitingHuman)
+	resumed := false
+	db.SetAfterJudgmentsRead(func() {
+		if !resumed {
+			resumed = true
+			attempt(store.RunCompleted)
+		}
+	})
+	if n, err := db.MaterializeJudgments(ctx); err != nil || n != 1 {
+		t.Fatalf("materialized %d, %v; want the judgment read before the run resumed", n, err)
+	}
+	if pending, err := db.JudgmentsPending(ctx); err != nil || !pending {
+		t.Fatalf("the run that resumed meanwhile lost its mark: %v %v", pending, err)
+	}
+	if n, err := db.MaterializeJudgments(ctx); err != nil || n != 1 {
+		t.Fatalf("materialized %d, %v; want the judgment the resumed run added", n, err)
+	}
+	if _, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: acct.ID, RunID: r.ID, Limit: -1}); err != nil || total != 2 {
+		t.Fatalf("%d results, %v", total, err)
+	}
+}
+
 // BenchmarkMaterializeJudgments: what copying a run's five journaled
 // judgments into evaluation_results costs, per result, in batches of 256
-// runs (the background pass).
+// runs (the background pass): in all, and how much of it holds SQLite's
+// one writer (what every run of the server waits for meanwhile).
 func BenchmarkMaterializeJudgments(b *testing.B) {
 	ctx := context.Background()
 	db := storetest.Open(b, store.SQLite)
@@ -188,6 +255,9 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 			}
 		}
 	}
+	var read time.Time
+	db.SetAfterJudgmentsRead(func() { read = time.Now() })
+	var writing time.Duration
 	b.ResetTimer()
 	results := 0
 	for b.Loop() {
@@ -195,12 +265,14 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 		journalRuns(256)
 		b.StartTimer()
 		n, err := db.MaterializeJudgments(ctx)
+		writing += time.Since(read)
 		if err != nil || n != 256*len(criteria) {
 			b.Fatalf("materialized %d, %v", n, err)
 		}
 		results += n
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(results), "µs/result")
+	b.ReportMetric(float64(writing.Microseconds())/float64(results), "µs-writing/result")
 }
 
 // judgedAgent creates an eval_and_retry agent of the account with one

@@ -44,6 +44,10 @@ type DB struct {
 	Path string
 
 	stmts sync.Map // query → *sql.Stmt on R
+
+	// afterJudgmentsRead, when set (by tests), runs between reading
+	// journaled judgments and writing them on SQLite.
+	afterJudgmentsRead func()
 }
 
 // prepared returns a statement on the read pool, prepared once per query

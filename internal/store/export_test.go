@@ -1,0 +1,5 @@
+package store
+
+// SetAfterJudgmentsRead makes f run between reading journaled judgments
+// and writing them (SQLite), so a test can change the run in between.
+func (db *DB) SetAfterJudgmentsRead(f func()) { db.afterJudgmentsRead = f }
