@@ -74,6 +74,9 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 		if err != nil {
 			return applied{}, err
 		}
+		if why == "" && len(out.Alerts) == store.MaxAlertConfigsPerScope {
+			why = fmt.Sprintf("an agent has at most %d alert configs", store.MaxAlertConfigsPerScope)
+		}
 		if why != "" {
 			skip(def.SkipAlertConfig, map[string]any{"index": i, "alert_type": m["alert_type"]}, "alert config %d not applied: %s", i, why)
 			continue
@@ -82,6 +85,9 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 	}
 	for i, m := range x.EvaluationCriteria {
 		c, why := criterion(m, st)
+		if why == "" && len(out.Criteria) == store.MaxCriteriaPerAgent {
+			why = fmt.Sprintf("an agent has at most %d evaluation criteria", store.MaxCriteriaPerAgent)
+		}
 		if why != "" {
 			skip(def.SkipEvaluationCriteria, map[string]any{"index": i, "step_id": m["step_id"]}, "evaluation criteria %d not applied: %s", i, why)
 			continue
@@ -95,6 +101,9 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 		})
 		if err != nil {
 			return applied{}, err
+		}
+		if why == "" && len(out.Policies) == store.MaxPoliciesPerScope {
+			why = fmt.Sprintf("an agent has at most %d governance policies of its own", store.MaxPoliciesPerScope)
 		}
 		if why != "" {
 			skip(def.SkipGovernancePolicy, map[string]any{"index": i, "name": m["name"]}, "governance policy %d not applied: %s", i, why)

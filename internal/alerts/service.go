@@ -130,8 +130,14 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 		return c, err
 	}
 	out, err := s.DB.CreateAlertConfig(ctx, c)
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return out, invalid("agent_id", "no agent %s in this account", c.AgentID)
+	case errors.Is(err, store.ErrTooManyAlertConfigs) && c.AgentID != "":
+		return out, invalid("agent_id", "an agent has at most %d alert configs; delete one before adding another", store.MaxAlertConfigsPerScope)
+	case errors.Is(err, store.ErrTooManyAlertConfigs):
+		return out, invalid("alert_type", "an account has at most %d alert configs of its own (not an agent's); delete one before adding another",
+			store.MaxAlertConfigsPerScope)
 	}
 	return out, err
 }

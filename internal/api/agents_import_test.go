@@ -55,6 +55,53 @@ func fullExport(calleeID, memberID, strangerID string) map[string]any {
 	}
 }
 
+// An import holds at most the criteria, policies and alert configs an
+// agent may have: the rest are skipped, each with a warning that says why.
+func TestAgentImportLimits(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		stranger := s.NewTenant(t, "stranger")
+		callee := createAgent(t, s, s.Key, map[string]any{"name": "Escalation desk"})
+		payload := fullExport(callee.ID, s.UserID, stranger.UserID)
+		var crit []any
+		for range store.MaxCriteriaPerAgent + 1 {
+			crit = append(crit, map[string]any{"step_id": "draft", "evaluation_prompt": "Is it good?"})
+		}
+		payload["evaluation_criteria"] = crit
+		var pols []any
+		for range store.MaxPoliciesPerScope + 1 {
+			pols = append(pols, map[string]any{"name": "No PII", "policy_type": "pii"})
+		}
+		payload["governance_policies"] = pols
+		var alerts []any
+		for range store.MaxAlertConfigsPerScope + 1 {
+			alerts = append(alerts, map[string]any{"alert_type": "agent_run_failed"})
+		}
+		payload["alert_configs"] = alerts
+		r := s.Do(t, "POST", "/agents", s.Key, map[string]any{"name": "Many", "agent_definition": payload})
+		wantStatus(t, r, http.StatusCreated)
+		for _, want := range []string{`evaluation criteria 100 not applied: an agent has at most 100 evaluation criteria`,
+			`governance policy 100 not applied: an agent has at most 100 governance policies of its own`,
+			`alert config 100 not applied: an agent has at most 100 alert configs`} {
+			if !strings.Contains(string(r.Body), want) {
+				t.Errorf("no warning %q: %s", want, r.Body)
+			}
+		}
+		var a api.AgentSummaryResponse
+		r.JSON(t, &a)
+		e := exportAgent(t, s, s.Key, a.ID)
+		if got := e["evaluation_criteria"].([]any); len(got) != store.MaxCriteriaPerAgent {
+			t.Errorf("%d criteria imported", len(got))
+		}
+		if got := e["governance_policies"].([]any); len(got) != store.MaxPoliciesPerScope {
+			t.Errorf("%d policies imported", len(got))
+		}
+		if got := e["alert_configs"].([]any); len(got) != store.MaxAlertConfigsPerScope {
+			t.Errorf("%d alert configs imported", len(got))
+		}
+	})
+}
+
 func categories(ws []json.RawMessage) []string {
 	var out []string
 	for _, w := range ws {

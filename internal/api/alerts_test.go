@@ -330,3 +330,25 @@ func TestOrganizationAlertPreferences(t *testing.T) {
 		}
 	})
 }
+
+// An agent's alert configs are bounded: the one past the limit is a 422
+// that names the field and says why.
+func TestAlertConfigLimit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		agent := s.StoreAgent(t, s.AccountID, "A", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, "dynamic_input")
+		for range store.MaxAlertConfigsPerScope {
+			if _, err := s.DB.CreateAlertConfig(context.Background(), store.AlertConfig{AccountID: s.AccountID, AgentID: agent,
+				AlertType: "run_failed", Enabled: true, CooldownMinutes: 60, DistributionType: "owner"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := s.Do(t, "POST", "/alerts/configs", s.Key, map[string]any{"alert_type": "run_failed", "agent_id": agent})
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "at most 100 alert configs") ||
+			!strings.Contains(string(r.Body), `"agent_id"`) {
+			t.Errorf("past the limit: %d %s", r.Status, r.Body)
+		}
+		// The account's own configs are counted apart from the agent's.
+		wantCode(t, s.Do(t, "POST", "/alerts/configs", s.Key, map[string]any{"alert_type": "run_failed"}), http.StatusCreated)
+	})
+}

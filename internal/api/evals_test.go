@@ -285,6 +285,29 @@ func runError(r runs.RunResponse) string {
 	return *r.Attempts[len(r.Attempts)-1].Error
 }
 
+// An agent's criteria are bounded: the one past the limit is a 422 that
+// says so, and nothing is added.
+func TestEvaluationCriteriaLimit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		agent := makeAgent(t, s, s.AccountID, chainDef)
+		for range store.MaxCriteriaPerAgent {
+			if _, err := s.DB.CreateEvaluationCriterion(context.Background(), store.EvaluationCriterion{AccountID: s.AccountID, AgentID: agent,
+				StepID: "greet", EvaluationMode: "output_expectation", Enabled: true, PassThreshold: 0.5}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := s.Do(t, "POST", "/agents/"+agent+"/evaluation-criteria", s.Key, map[string]any{"step_id": "greet"})
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "at most 100 evaluation criteria") {
+			t.Errorf("past the limit: %d %s", r.Status, r.Body)
+		}
+		r = s.Do(t, "GET", "/agents/"+agent+"/evaluation-criteria?limit=1", s.Key, nil, "Service-Version: 2026-07-27")
+		if r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"total":100`) {
+			t.Errorf("after the refused create: %s", r.Body)
+		}
+	})
+}
+
 // sample_and_flag judges sampled runs and flags failures without blocking;
 // evaluate_step judges inside the workflow.
 func TestSampleAndFlagAndEvaluateStep(t *testing.T) {

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -242,5 +243,25 @@ func TestGovernancePolicyValidation(t *testing.T) {
 			}
 		}
 		wantStatus(t, s.Do(t, "DELETE", "/governance/policies/"+p.ID, s.Key, nil), http.StatusNoContent)
+	})
+}
+
+// Account-wide policies are bounded: the one past the limit is a 422 that
+// says so. Another account's count is its own.
+func TestGovernancePolicyLimit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		for range store.MaxPoliciesPerScope {
+			if _, err := s.DB.CreateGovernancePolicy(context.Background(), store.GovernancePolicy{AccountID: s.AccountID, Name: "p",
+				Enabled: true, KnowledgeBaseIDs: []string{}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := s.Do(t, "POST", "/governance/policies", s.Key, map[string]any{"name": "one too many", "policy_type": "pii"})
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "at most 100 account-wide governance policies") {
+			t.Errorf("past the limit: %d %s", r.Status, r.Body)
+		}
+		other := s.NewTenant(t, "other")
+		createPolicy(t, s, other.Key, map[string]any{"name": "theirs", "policy_type": "pii"})
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -102,7 +103,11 @@ func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string
 	c := store.EvaluationCriterion{AccountID: accountID, AgentID: agentID, Enabled: true, PassThreshold: 0.5,
 		EvaluationMode: a.Settings.EvaluationMode, MaxRetries: a.Settings.MaxRetries, RetryOnFailure: a.Settings.RetryOnFailure}
 	applyCriterion(&c, in)
-	return s.DB.CreateEvaluationCriterion(ctx, c)
+	c, err = s.DB.CreateEvaluationCriterion(ctx, c)
+	if errors.Is(err, store.ErrTooManyCriteria) {
+		return c, invalid(fmt.Sprintf("an agent has at most %d evaluation criteria; delete one before adding another", store.MaxCriteriaPerAgent))
+	}
+	return c, err
 }
 
 func applyCriterion(c *store.EvaluationCriterion, in CriterionInput) {

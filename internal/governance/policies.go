@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/agentry/agentry/internal/store"
@@ -39,7 +40,15 @@ func (s *Service) CreatePolicy(ctx context.Context, accountID string, in PolicyI
 	if _, err := parseStored(p); err != nil {
 		return p, err
 	}
-	return s.DB.CreateGovernancePolicy(ctx, p)
+	p, err := s.DB.CreateGovernancePolicy(ctx, p)
+	if errors.Is(err, store.ErrTooManyPolicies) {
+		scope := "an account has at most %d account-wide governance policies"
+		if p.AgentID != "" {
+			scope = "an agent has at most %d governance policies of its own"
+		}
+		return p, errors.Join(ErrInvalid, fmt.Errorf(scope+"; delete one before adding another", store.MaxPoliciesPerScope))
+	}
+	return p, err
 }
 
 func apply(p *store.GovernancePolicy, in PolicyInput) {

@@ -80,11 +80,28 @@ func (db *DB) CreateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig
 			return c, ErrNotFound
 		}
 	}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
-		enabled, threshold, cooldown_minutes, distribution_type, recipient_user_ids, created_at, updated_at, checked_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11)`,
-		c.ID, c.AccountID, nullable(c.AgentID), nullable(c.SourceConnectionID), c.AlertType, c.Enabled, nullableJSON(c.Threshold),
-		c.CooldownMinutes, c.DistributionType, string(recipients), c.CreatedAt)
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		// A no-op write takes the account row's lock (PostgreSQL; SQLite
+		// has one writer), so creates counting after it cannot pass the
+		// limit together.
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET id = id WHERE id = $1`, c.AccountID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM alert_configs WHERE account_id = $1 AND COALESCE(agent_id, '') = $2`,
+			c.AccountID, c.AgentID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= MaxAlertConfigsPerScope {
+			return ErrTooManyAlertConfigs
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
+			enabled, threshold, cooldown_minutes, distribution_type, recipient_user_ids, created_at, updated_at, checked_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11)`,
+			c.ID, c.AccountID, nullable(c.AgentID), nullable(c.SourceConnectionID), c.AlertType, c.Enabled, nullableJSON(c.Threshold),
+			c.CooldownMinutes, c.DistributionType, string(recipients), c.CreatedAt)
+		return err
+	})
 	if err != nil {
 		if isForeignKeyViolation(err) {
 			return c, ErrNotFound
@@ -95,6 +112,15 @@ func (db *DB) CreateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig
 	c.CheckedAt = &t
 	return c, nil
 }
+
+// MaxAlertConfigsPerScope bounds an account's own alert configurations
+// (account and source ones), and each agent's: every one of a type is
+// considered on each event of that type.
+const MaxAlertConfigsPerScope = 100
+
+// ErrTooManyAlertConfigs means the scope holds MaxAlertConfigsPerScope
+// configurations already.
+var ErrTooManyAlertConfigs = errors.New("too many alert configurations")
 
 // AlertConfig returns one of an account's configurations.
 func (db *DB) AlertConfig(ctx context.Context, accountID, id string) (AlertConfig, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 )
@@ -51,10 +52,33 @@ func (db *DB) CreateEvaluationCriterion(ctx context.Context, c EvaluationCriteri
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		return bumpForCriterion(ctx, tx, c.AccountID, c.ID)
+		// The bump locks the agent's row (PostgreSQL; SQLite has one
+		// writer), so creates counting after it cannot pass the limit
+		// together.
+		if err := bumpForCriterion(ctx, tx, c.AccountID, c.ID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_criteria WHERE agent_id = $1 AND account_id = $2`,
+			c.AgentID, c.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n > MaxCriteriaPerAgent {
+			return ErrTooManyCriteria
+		}
+		return nil
 	})
 	return c, err
 }
+
+// MaxCriteriaPerAgent bounds an agent's evaluation criteria: each one of
+// a judged step is judged on every run of it, so the count bounds what a
+// run's judging costs the server.
+const MaxCriteriaPerAgent = 100
+
+// ErrTooManyCriteria means the agent has MaxCriteriaPerAgent criteria
+// already.
+var ErrTooManyCriteria = errors.New("too many evaluation criteria")
 
 // EvaluationCriterionByID returns one criterion of the account (of a live agent).
 func (db *DB) EvaluationCriterionByID(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {

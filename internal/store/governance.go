@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -45,6 +46,20 @@ func (db *DB) CreateGovernancePolicy(ctx context.Context, p GovernancePolicy) (G
 	q := `INSERT INTO governance_policies (id, account_id, agent_id, name, description, policy_type, enabled, config,
 		knowledge_base_ids, extra, created_at, updated_at)`
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		// A no-op write takes the account row's lock (PostgreSQL; SQLite
+		// has one writer), so creates counting after it cannot pass the
+		// limit together.
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET id = id WHERE id = $1`, p.AccountID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM governance_policies WHERE account_id = $1
+			AND (agent_id = $2 OR (agent_id IS NULL AND $2 = ''))`, p.AccountID, p.AgentID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= MaxPoliciesPerScope {
+			return ErrTooManyPolicies
+		}
 		var (
 			res sql.Result
 			err error
@@ -68,6 +83,15 @@ func (db *DB) CreateGovernancePolicy(ctx context.Context, p GovernancePolicy) (G
 	})
 	return p, err
 }
+
+// MaxPoliciesPerScope bounds the account-wide policies of an account, and
+// the policies of each agent: every one applying to a run is checked on
+// its input and on every step's output.
+const MaxPoliciesPerScope = 100
+
+// ErrTooManyPolicies means the scope holds MaxPoliciesPerScope policies
+// already.
+var ErrTooManyPolicies = errors.New("too many governance policies")
 
 // GovernancePolicyByID returns one policy of the account.
 func (db *DB) GovernancePolicyByID(ctx context.Context, accountID, id string) (GovernancePolicy, error) {
