@@ -64,57 +64,44 @@ func TestCriteriaPerAgentLimit(t *testing.T) {
 	})
 }
 
-// Governance policies are bounded per scope: the account's account-wide
-// ones, and each agent's own.
-func TestPoliciesPerScopeLimit(t *testing.T) {
+// Governance policies and alert configurations are bounded per scope: the
+// account's own, and each agent's.
+func TestPerScopeLimits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "P"})
 		agent := judgedAgent(t, db, acct.ID)
-		create := func(agentID string) error {
-			_, err := db.CreateGovernancePolicy(ctx, store.GovernancePolicy{AccountID: acct.ID, AgentID: agentID, Name: "p", Enabled: true,
-				KnowledgeBaseIDs: []string{}})
-			return err
-		}
-		for _, scope := range []string{"", agent} {
-			for range store.MaxPoliciesPerScope {
-				if err := create(scope); err != nil {
-					t.Fatal(err)
+		for _, kind := range []struct {
+			name   string
+			limit  int
+			refuse error
+			create func(agentID string) error
+		}{
+			{"policies", store.MaxPoliciesPerScope, store.ErrTooManyPolicies, func(agentID string) error {
+				_, err := db.CreateGovernancePolicy(ctx, store.GovernancePolicy{AccountID: acct.ID, AgentID: agentID, Name: "p",
+					Enabled: true, KnowledgeBaseIDs: []string{}})
+				return err
+			}},
+			{"alert configs", store.MaxAlertConfigsPerScope, store.ErrTooManyAlertConfigs, func(agentID string) error {
+				_, err := db.CreateAlertConfig(ctx, store.AlertConfig{AccountID: acct.ID, AgentID: agentID, AlertType: "agent_run_failed",
+					Enabled: true, CooldownMinutes: 60, DistributionType: "owner"})
+				return err
+			}},
+		} {
+			for _, scope := range []string{"", agent} {
+				for range kind.limit {
+					if err := kind.create(scope); err != nil {
+						t.Fatal(kind.name, err)
+					}
 				}
-			}
-			if err := create(scope); !errors.Is(err, store.ErrTooManyPolicies) {
-				t.Errorf("scope %q past the limit: %v", scope, err)
+				if err := kind.create(scope); !errors.Is(err, kind.refuse) {
+					t.Errorf("%s of scope %q past the limit: %v", kind.name, scope, err)
+				}
 			}
 		}
 		if _, total, err := db.GovernancePolicies(ctx, acct.ID, "", 0, 1); err != nil || total != 2*store.MaxPoliciesPerScope {
 			t.Errorf("%d policies, %v", total, err)
-		}
-	})
-}
-
-// Alert configurations are bounded per scope too: the account's own, and
-// each agent's.
-func TestAlertConfigsPerScopeLimit(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		ctx := context.Background()
-		db := storetest.Open(t, d)
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "A"})
-		agent := judgedAgent(t, db, acct.ID)
-		create := func(agentID string) error {
-			_, err := db.CreateAlertConfig(ctx, store.AlertConfig{AccountID: acct.ID, AgentID: agentID, AlertType: "agent_run_failed",
-				Enabled: true, CooldownMinutes: 60, DistributionType: "owner"})
-			return err
-		}
-		for _, scope := range []string{"", agent} {
-			for range store.MaxAlertConfigsPerScope {
-				if err := create(scope); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := create(scope); !errors.Is(err, store.ErrTooManyAlertConfigs) {
-				t.Errorf("scope %q past the limit: %v", scope, err)
-			}
 		}
 	})
 }
