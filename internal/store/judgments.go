@@ -235,9 +235,11 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 			if live[r.CriteriaID] != r.AccountID {
 				continue
 			}
-			// One row a statement: modernc's driver finds each numbered
-			// parameter by a walk over all of them, so a many-row insert
-			// costs it O(n²).
+			// One row a statement: many-row inserts measured no faster
+			// (BenchmarkMaterializeJudgments: 15 µs of writing a result
+			// with 32 rows and positional parameters, as with one row;
+			// 35 µs with the numbered parameters the store writes). The
+			// rows and their five B-trees are the cost, not the statements.
 			n, err := rowsAffected(tx.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
 				agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (id) DO NOTHING`,
