@@ -58,6 +58,18 @@ func createAccount(ctx context.Context, tx *sql.Tx, kind, name string, openingCr
 
 const accountColumns = `id, kind, name, COALESCE(api_version, ''), created_at, updated_at`
 
+// lockAccountRow takes the account row's lock until tx ends, with a
+// no-op write (PostgreSQL; SQLite has one writer anyway), so what tx
+// counts of the account stays counted: creates bounded per account take
+// it before counting. A missing account is ErrNotFound.
+func lockAccountRow(ctx context.Context, tx *sql.Tx, accountID string) error {
+	n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE accounts SET id = id WHERE id = $1`, accountID))
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
 func scanAccount(row interface{ Scan(...any) error }) (Account, error) {
 	var a Account
 	err := row.Scan(&a.ID, &a.Kind, &a.Name, &a.APIVersion, &a.CreatedAt, &a.UpdatedAt)

@@ -81,10 +81,9 @@ func (db *DB) CreateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig
 		}
 	}
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		// A no-op write takes the account row's lock (PostgreSQL; SQLite
-		// has one writer), so creates counting after it cannot pass the
-		// limit together.
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET id = id WHERE id = $1`, c.AccountID); err != nil {
+		// Counted under the account row's lock, so creates cannot pass
+		// the limit together.
+		if err := lockAccountRow(ctx, tx, c.AccountID); err != nil {
 			return err
 		}
 		var n int

@@ -46,10 +46,9 @@ func (db *DB) CreateGovernancePolicy(ctx context.Context, p GovernancePolicy) (G
 	q := `INSERT INTO governance_policies (id, account_id, agent_id, name, description, policy_type, enabled, config,
 		knowledge_base_ids, extra, created_at, updated_at)`
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		// A no-op write takes the account row's lock (PostgreSQL; SQLite
-		// has one writer), so creates counting after it cannot pass the
-		// limit together.
-		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET id = id WHERE id = $1`, p.AccountID); err != nil {
+		// Counted under the account row's lock, so creates cannot pass
+		// the limit together.
+		if err := lockAccountRow(ctx, tx, p.AccountID); err != nil {
 			return err
 		}
 		var n int

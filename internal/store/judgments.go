@@ -118,11 +118,8 @@ func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID str
 			return err
 		}
 		runs = len(marked)
-		ids := make([]any, len(marked))
-		for i, r := range marked {
-			ids[i] = r.id
-		}
-		written, err = db.copyJudgments(ctx, tx, ids, marked)
+		byID, ids := indexJudgedRuns(marked)
+		written, err = db.copyJudgments(ctx, tx, ids, byID)
 		if err != nil {
 			return err
 		}
@@ -154,6 +151,28 @@ func markedRunsQuery(accountID, runID string) (string, []any) {
 	return cols + ` WHERE judgments_pending ORDER BY id LIMIT $1`, []any{judgedRunsPerMaterialize}
 }
 
+// indexJudgedRuns returns the runs by id, and their ids as parameters.
+func indexJudgedRuns(marked []judgedRun) (map[string]judgedRun, []any) {
+	byID := make(map[string]judgedRun, len(marked))
+	ids := make([]any, len(marked))
+	for i, r := range marked {
+		byID[r.id], ids[i] = r, r.id
+	}
+	return byID, ids
+}
+
+// liveResults keeps the results whose criterion still exists in their
+// account (live, from liveCriteria).
+func liveResults(rs []EvaluationResult, live map[string]string) []EvaluationResult {
+	kept := rs[:0]
+	for _, r := range rs {
+		if live[r.CriteriaID] == r.AccountID {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
 func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 	if err != nil {
 		return nil, err
@@ -174,11 +193,7 @@ func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 // tx, which holds the runs' rows (PostgreSQL). Decoding them here, not in
 // SQL, lets a malformed value be skipped and the rest copied: PostgreSQL
 // 15 has no way to test a value before a ::json cast fails the statement.
-func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, marked []judgedRun) (int, error) {
-	runs := make(map[string]judgedRun, len(marked))
-	for _, r := range marked {
-		runs[r.id] = r
-	}
+func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs map[string]judgedRun) (int, error) {
 	rs, err := journaledResults(ctx, tx, ids, runs)
 	if err != nil {
 		return 0, err
@@ -187,13 +202,7 @@ func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, marked [
 	if err != nil {
 		return 0, err
 	}
-	kept := rs[:0]
-	for _, r := range rs {
-		if live[r.CriteriaID] == r.AccountID {
-			kept = append(kept, r)
-		}
-	}
-	n, err := insertEvaluationResults(ctx, tx, kept)
+	n, err := insertEvaluationResults(ctx, tx, liveResults(rs, live))
 	return int(n), err
 }
 
@@ -214,11 +223,7 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 	if err != nil || len(marked) == 0 {
 		return 0, 0, err
 	}
-	byID := make(map[string]judgedRun, len(marked))
-	ids := make([]any, len(marked))
-	for i, r := range marked {
-		byID[r.id], ids[i] = r, r.id
-	}
+	byID, ids := indexJudgedRuns(marked)
 	rs, err := journaledResults(ctx, db.R, ids, byID)
 	if err != nil {
 		return 0, 0, err
@@ -231,10 +236,7 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 		if err != nil {
 			return err
 		}
-		for _, r := range rs {
-			if live[r.CriteriaID] != r.AccountID {
-				continue
-			}
+		for _, r := range liveResults(rs, live) {
 			// One row a statement: many-row inserts measured no faster
 			// (BenchmarkMaterializeJudgments: 15 µs of writing a result
 			// with 32 rows and positional parameters, as with one row;

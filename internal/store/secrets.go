@@ -31,16 +31,10 @@ var ErrTooManySecrets = errors.New("too many secrets")
 func (db *DB) PutSecret(ctx context.Context, accountID string, s SealedSecret, limit int) (info SecretInfo, created bool, err error) {
 	now := Now()
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		// A no-op write takes the account row's lock on PostgreSQL (SQLite
-		// has one writer anyway) and tells a missing account apart.
-		res, err := tx.ExecContext(ctx, `UPDATE accounts SET id = id WHERE id = $1`, accountID)
-		if err != nil {
+		if err := lockAccountRow(ctx, tx, accountID); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		err = tx.QueryRowContext(ctx, `UPDATE account_secrets SET ciphertext = $1, key_id = $2, updated_at = $3
+		err := tx.QueryRowContext(ctx, `UPDATE account_secrets SET ciphertext = $1, key_id = $2, updated_at = $3
 			WHERE account_id = $4 AND name = $5 RETURNING created_at`, s.Ciphertext, s.KeyID, now, accountID, s.Name).Scan(&info.CreatedAt)
 		if err == nil {
 			info.Name, info.UpdatedAt = s.Name, now
