@@ -32,6 +32,10 @@ func (s *Service) Run(ctx context.Context) {
 			return
 		case <-t.C:
 			s.logMaterialize(s.Materialize(ctx))
+			// A criterion's deletion that a crash cut short (SQLite).
+			if err := s.DB.FinishCriteriaDeletions(ctx); err != nil && !isCanceled(err) {
+				slog.Warn("deleting the results of deleted evaluation criteria", "err", err)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -112,6 +113,9 @@ func (db *DB) UpdateEvaluationCriterion(ctx context.Context, c EvaluationCriteri
 
 // DeleteEvaluationCriterion removes a criterion and its results.
 func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id string) error {
+	if db.Dialect == SQLite {
+		return db.deleteEvaluationCriterionSQLite(ctx, accountID, id)
+	}
 	return db.Tx(ctx, func(tx *sql.Tx) error {
 		if db.Dialect == Postgres {
 			// The criterion first, then its results: materializing takes
@@ -236,9 +240,125 @@ type EvaluationResult struct {
 }
 
 // InsertEvaluationResult stores a result; its id and times are set here
-// when empty.
+// when empty. ErrNotFound: the criterion is not the account's.
 func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (EvaluationResult, error) {
-	return insertEvaluationResult(ctx, db.W, r)
+	// The criterion is looked up holding the results' writer. On SQLite no
+	// foreign key reaches the results file, and a criterion's deletion
+	// takes that writer, once the criterion is gone, to delete its results
+	// (deleteEvaluationCriterionSQLite); on PostgreSQL the foreign key
+	// also stops a result of a criterion deleted meanwhile.
+	var out EvaluationResult
+	err := db.resultsTx(ctx, func(tx *sql.Tx) error {
+		var criteria querier = tx
+		if db.Dialect == SQLite {
+			criteria = db.R // the results file's writer sees only that file
+		}
+		if err := criterionExists(ctx, criteria, r.AccountID, r.CriteriaID); err != nil {
+			return err
+		}
+		var err error
+		out, err = insertEvaluationResult(ctx, tx, r)
+		return err
+	})
+	return out, err
+}
+
+// criterionExists is nil when the account has the criterion, ErrNotFound
+// when not.
+func criterionExists(ctx context.Context, q querier, accountID, id string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// deleteEvaluationCriterionSQLite is DeleteEvaluationCriterion on SQLite,
+// whose results sit in a file of their own (DB.Results), out of reach of
+// the criterion's foreign key and of its transaction. The deletion is
+// recorded in that file first, the criterion deleted, then its results
+// and the record: once the criterion is gone nothing writes results of it
+// (writers look it up holding the file's writer), and a crash before the
+// results are gone leaves the record, which FinishCriteriaDeletions
+// finishes.
+func (db *DB) deleteEvaluationCriterionSQLite(ctx context.Context, accountID, id string) error {
+	if err := criterionExists(ctx, db.R, accountID, id); err != nil {
+		return err
+	}
+	if _, err := db.Results.ExecContext(ctx, `INSERT INTO criteria_deletions (criteria_id, account_id) VALUES ($1, $2)
+		ON CONFLICT (criteria_id) DO NOTHING`, id, accountID); err != nil {
+		return err
+	}
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := bumpForCriterion(ctx, tx, accountID, id); err != nil {
+			return err
+		}
+		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID))
+		if err == nil && n == 0 {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		// The criterion stays (or another deletion took it and finishes
+		// the rest); a record of a criterion that exists changes nothing.
+		return err
+	}
+	if err := db.deleteCriterionResults(ctx, accountID, id); err != nil {
+		// The criterion is gone; its record has the results deleted
+		// within a second (FinishCriteriaDeletions).
+		slog.Warn("deleting a deleted criterion's results", "criteria_id", id, "err", err)
+	}
+	return nil
+}
+
+// deleteCriterionResults deletes a deleted criterion's results and the
+// record of its deletion (SQLite).
+func (db *DB) deleteCriterionResults(ctx context.Context, accountID, id string) error {
+	return db.resultsTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_results WHERE criteria_id = $1 AND account_id = $2`, id, accountID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM criteria_deletions WHERE criteria_id = $1`, id)
+		return err
+	})
+}
+
+// FinishCriteriaDeletions deletes the results of criteria whose deletion
+// was recorded and whose results a crash kept (SQLite; see
+// deleteEvaluationCriterionSQLite). The record holds only deletions under
+// way and the odd one that failed (its criterion still there), so this is
+// one read of a table all but empty.
+func (db *DB) FinishCriteriaDeletions(ctx context.Context) error {
+	if db.Dialect != SQLite {
+		return nil
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT d.criteria_id, d.account_id FROM criteria_deletions d
+		WHERE NOT EXISTS (SELECT 1 FROM evaluation_criteria c WHERE c.id = d.criteria_id)`)
+	if err != nil {
+		return err
+	}
+	type deletion struct{ id, accountID string }
+	var gone []deletion
+	for rows.Next() {
+		var d deletion
+		if err := rows.Scan(&d.id, &d.accountID); err != nil {
+			rows.Close()
+			return err
+		}
+		gone = append(gone, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, d := range gone {
+		if err := db.deleteCriterionResults(ctx, d.accountID, d.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertEvaluationResults records the materialized results rs (ids and

@@ -206,17 +206,19 @@ func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs map
 	return int(n), err
 }
 
-// materializeJudgmentsSQLite is materializeJudgmentsOnce on SQLite,
-// whose one writer every run of the server waits for: the judgments are
-// read and decoded through the read pool first, and the write
-// transaction only inserts the results and clears the marks. Copying in
-// one INSERT … SELECT over SQLite's JSON functions kept the writer twice
-// as long (BenchmarkMaterializeJudgments).
+// materializeJudgmentsSQLite is materializeJudgmentsOnce on SQLite, where
+// results are written to their own file (DB.Results) by its own writer,
+// and only the marks by the database's writer, which every run of the
+// server waits for. The judgments are read and decoded through the read
+// pool first; copying in one INSERT … SELECT over SQLite's JSON
+// functions kept a writer twice as long (BenchmarkMaterializeJudgments).
 //
-// A run is unmarked only if it has not changed since its judgments were
-// read (updated_at, which every start and settle of the run sets): one
-// that journaled more meanwhile keeps its mark, and the next pass copies
-// the rest, skipping what is already copied.
+// The results are committed before the marks are cleared: a crash
+// between the two leaves runs marked, and the next pass skips what is
+// already copied. A run is unmarked only if it has not changed since its
+// judgments were read (updated_at, which every start and settle of the
+// run sets): one that journaled more meanwhile keeps its mark, and the
+// next pass copies the rest.
 func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID string) (written, runs int, err error) {
 	q, args := markedRunsQuery(accountID, runID)
 	marked, err := scanJudgedRuns(db.R.QueryContext(ctx, q, args...))
@@ -231,8 +233,12 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 	if db.afterJudgmentsRead != nil {
 		db.afterJudgmentsRead()
 	}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		live, err := db.liveCriteria(ctx, tx, rs)
+	err = db.resultsTx(ctx, func(tx *sql.Tx) error {
+		// Which criteria still exist is read holding the results file's
+		// writer, which a criterion's deletion takes to delete its results
+		// once the criterion is gone (DeleteEvaluationCriterion): a
+		// criterion found here is deleted, with what this writes, after.
+		live, err := db.liveCriteria(ctx, db.R, rs)
 		if err != nil {
 			return err
 		}
@@ -241,7 +247,7 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 			// (BenchmarkMaterializeJudgments: 15 µs of writing a result
 			// with 32 rows and positional parameters, as with one row;
 			// 35 µs with the numbered parameters the store writes). The
-			// rows and their five B-trees are the cost, not the statements.
+			// rows and their B-trees are the cost, not the statements.
 			n, err := rowsAffected(tx.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
 				agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (id) DO NOTHING`,
@@ -252,6 +258,15 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 			}
 			written += n
 		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	if db.afterResultsWritten != nil {
+		db.afterResultsWritten()
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
 		for _, r := range marked {
 			n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE
 				WHERE id = $1 AND judgments_pending AND CAST(updated_at AS TEXT) = $2`, r.id, r.updatedAt))
@@ -263,7 +278,7 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 		return nil
 	})
 	if err != nil {
-		return 0, 0, err
+		return written, 0, err
 	}
 	// runs counts the marks cleared, so MaterializeJudgments goes on only
 	// while a full batch made way.
@@ -304,9 +319,11 @@ func journaledResults(ctx context.Context, q querier, runIDs []any, runs map[str
 }
 
 // liveCriteria returns the account of each criterion rs name that still
-// exists, kept from being deleted until tx ends (PostgreSQL; SQLite's one
-// writer orders them anyway).
-func (db *DB) liveCriteria(ctx context.Context, tx *sql.Tx, rs []EvaluationResult) (map[string]string, error) {
+// exists: on PostgreSQL read through tx, the transaction that writes rs,
+// and kept from being deleted until it ends; on SQLite read through the
+// read pool while the caller holds the results file's writer (see
+// materializeJudgmentsSQLite).
+func (db *DB) liveCriteria(ctx context.Context, tx querier, rs []EvaluationResult) (map[string]string, error) {
 	seen := map[string]bool{}
 	var ids []any
 	for _, r := range rs {

@@ -98,6 +98,56 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate %s: %w", db.Dialect, err)
 	}
+	if db.Dialect == SQLite {
+		return db.migrateResultsFile(ctx)
+	}
+	return nil
+}
+
+// migrateResultsFile brings SQLite's evaluation results file (DB.Results)
+// up to date, from migrations/sqlite-results, a history of its own: a
+// change to evaluation_results on SQLite goes there, not in the shared
+// history, where the table no longer exists after this. Then it moves
+// any results the database still holds into the file (a database from
+// before the file, where migration 00030 made the table): copied first,
+// skipping what is there, then dropped, so a crash between the two is
+// finished by the next start.
+func (db *DB) migrateResultsFile(ctx context.Context) error {
+	files, err := fs.Sub(migrations, "migrations/sqlite-results")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.Results, files)
+	if err != nil {
+		return fmt.Errorf("results file migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate the results file %s: %w", db.ResultsPath, err)
+	}
+	var n int
+	if err := db.W.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'evaluation_results'`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	conn, err := db.W.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE $1 AS results_file`, db.ResultsPath); err != nil {
+		return fmt.Errorf("attach the results file: %w", err)
+	}
+	_, err = conn.ExecContext(ctx, `INSERT OR IGNORE INTO results_file.evaluation_results SELECT id, account_id, agent_id, criteria_id,
+		agent_run_id, agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details,
+		evaluated_at, created_at FROM main.evaluation_results`)
+	if _, derr := conn.ExecContext(ctx, `DETACH DATABASE results_file`); err == nil && derr != nil {
+		err = derr
+	}
+	if err != nil {
+		return fmt.Errorf("move evaluation results to %s: %w", db.ResultsPath, err)
+	}
+	if _, err := conn.ExecContext(ctx, `DROP TABLE main.evaluation_results`); err != nil {
+		return fmt.Errorf("move evaluation results to %s: %w", db.ResultsPath, err)
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql/driver"
+	"fmt"
 	"reflect"
 
 	"modernc.org/sqlite"
@@ -23,21 +24,37 @@ import (
 // emptied and refilled from the queries that follow, which keeps the hot ones.
 const maxCachedStmts = 256
 
-// sqliteConnector opens SQLite connections that keep their statements.
-type sqliteConnector struct{ base driver.Connector }
+// sqliteConnector opens SQLite connections that keep their statements,
+// and, when attach is set, attach that database file as "results" (the
+// evaluation results file, see DB.Results).
+type sqliteConnector struct {
+	base   driver.Connector
+	attach string
+}
 
-func newSQLiteConnector(dsn string) (driver.Connector, error) {
+func newSQLiteConnector(dsn, attach string) (driver.Connector, error) {
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sqliteConnector{base: c}, nil
+	return sqliteConnector{base: c, attach: attach}, nil
 }
 
 func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.base.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if c.attach != "" {
+		ex, ok := conn.(driver.ExecerContext)
+		if !ok {
+			conn.Close()
+			return nil, errDriverShape
+		}
+		if _, err := ex.ExecContext(ctx, `ATTACH DATABASE $1 AS results`, []driver.NamedValue{{Ordinal: 1, Value: c.attach}}); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("attach %s: %w", c.attach, err)
+		}
 	}
 	return newCachingConn(conn)
 }

@@ -34,20 +34,33 @@ const (
 // cheaper and fairer than connections spinning in the busy handler, while R
 // holds several read-only connections that WAL lets run beside the writer.
 type DB struct {
-	W       *sql.DB
-	R       *sql.DB
+	W *sql.DB
+	R *sql.DB
+	// Results writes evaluation results. On PostgreSQL it is W. On SQLite
+	// the results live in a file of their own beside the database
+	// (ResultsPath), so copying judged runs' results into them
+	// (judgments.go) takes a writer of its own instead of the one every
+	// run waits for: Results holds that file's single writing connection,
+	// and R's connections attach the file as "results", so reads join
+	// evaluation_results to the main tables unqualified, as on PostgreSQL.
+	// W does not attach it: an immediate transaction would take the
+	// write lock of every attached file.
+	Results *sql.DB
 	Dialect Dialect
 	// URL is the PostgreSQL connection string (empty on SQLite); the job
 	// queue and the event bus open their own pgx pools from it.
 	URL string
 	// Path is the SQLite database file (empty on PostgreSQL).
 	Path string
+	// ResultsPath is the SQLite evaluation results file (see Results).
+	ResultsPath string
 
 	stmts sync.Map // query → *sql.Stmt on R
 
-	// afterJudgmentsRead, when set (by tests), runs between reading
-	// journaled judgments and writing them on SQLite.
-	afterJudgmentsRead func()
+	// afterJudgmentsRead and afterResultsWritten, when set (by tests), run
+	// on SQLite between reading journaled judgments and writing them, and
+	// between writing them and clearing the runs' marks.
+	afterJudgmentsRead, afterResultsWritten func()
 }
 
 // prepared returns a statement on the read pool, prepared once per query
@@ -82,6 +95,15 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 	return nil, fmt.Errorf("database url %q: want postgres://…, sqlite:PATH, or empty for SQLite in the data directory", redact(databaseURL))
 }
 
+// resultsPath names the evaluation results file of the SQLite database at
+// path (see DB.Results): agentry.db keeps them in agentry.results.db.
+func resultsPath(path string) string {
+	if base, ok := strings.CutSuffix(path, ".db"); ok {
+		return base + ".results.db"
+	}
+	return path + ".results"
+}
+
 func sqlitePath(databaseURL, dataDir string) string {
 	switch {
 	case strings.HasPrefix(databaseURL, "sqlite:"):
@@ -101,20 +123,29 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// busy_timeout comes first: the pragmas run in order, and switching to
 	// WAL needs a lock that another process opening the file may hold.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := openSQLitePool("file:" + path + "?" + pragmas + "&_txlock=immediate")
+	w, err := openSQLitePool("file:"+path+"?"+pragmas+"&_txlock=immediate", "")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	r, err := openSQLitePool("file:" + path + "?" + pragmas + "&_pragma=query_only(1)")
+	rpath := resultsPath(path)
+	results, err := openSQLitePool("file:"+rpath+"?"+pragmas+"&_txlock=immediate", "")
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
+	results.SetMaxOpenConns(1)
+	results.SetConnMaxIdleTime(0)
+	r, err := openSQLitePool("file:"+path+"?"+pragmas+"&_pragma=query_only(1)", rpath)
+	if err != nil {
+		w.Close()
+		results.Close()
+		return nil, err
+	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	db := &DB{W: w, R: r, Dialect: SQLite, Path: path}
+	db := &DB{W: w, R: r, Results: results, Dialect: SQLite, Path: path, ResultsPath: rpath}
 	if err := db.firstConnections(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -137,16 +168,21 @@ func (db *DB) firstConnections(ctx context.Context) error {
 	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	// The results file before the readers that attach it: its first
+	// connection switches it to WAL, as W's does the database.
 	if err := db.W.PingContext(ctx); err != nil {
+		return err
+	}
+	if err := db.Results.PingContext(ctx); err != nil {
 		return err
 	}
 	return db.Ping(ctx)
 }
 
 // openSQLitePool opens a pool whose connections keep their prepared
-// statements (sqlitestmts.go).
-func openSQLitePool(dsn string) (*sql.DB, error) {
-	c, err := newSQLiteConnector(dsn)
+// statements (sqlitestmts.go), each attaching the file attach if set.
+func openSQLitePool(dsn, attach string) (*sql.DB, error) {
+	c, err := newSQLiteConnector(dsn, attach)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +197,7 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 	p.SetMaxOpenConns(20)
 	p.SetMaxIdleConns(20)
 	p.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{W: p, R: p, Dialect: Postgres, URL: url}
+	db := &DB{W: p, R: p, Results: p, Dialect: Postgres, URL: url}
 	if err := db.Ping(ctx); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("connect to postgres %s: %w", redact(url), err)
@@ -177,19 +213,32 @@ func (db *DB) Ping(ctx context.Context) error {
 	return db.R.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-// Close closes both pools.
+// Close closes the pools.
 func (db *DB) Close() error {
 	db.stmts.Range(func(_, s any) bool { s.(*sql.Stmt).Close(); return true })
 	err := db.W.Close()
 	if db.R != db.W {
 		err = errors.Join(err, db.R.Close())
 	}
+	if db.Results != nil && db.Results != db.W {
+		err = errors.Join(err, db.Results.Close())
+	}
 	return err
 }
 
 // Tx runs fn in a transaction on the write pool, committing when fn returns nil.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.W.BeginTx(ctx, nil)
+	return inTx(ctx, db.W, fn)
+}
+
+// resultsTx is Tx on Results: on SQLite the evaluation results file's own
+// writer.
+func (db *DB) resultsTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return inTx(ctx, db.Results, fn)
+}
+
+func inTx(ctx context.Context, pool *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
