@@ -117,13 +117,11 @@ func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id strin
 		return db.deleteEvaluationCriterionSQLite(ctx, accountID, id)
 	}
 	return db.Tx(ctx, func(tx *sql.Tx) error {
-		if db.Dialect == Postgres {
-			// The criterion first, then its results: materializing takes
-			// them in that order too (MaterializeJudgments), so the two
-			// wait for each other instead of deadlocking.
-			if _, err := tx.ExecContext(ctx, `SELECT id FROM evaluation_criteria WHERE id = $1 AND account_id = $2 FOR UPDATE`, id, accountID); err != nil {
-				return err
-			}
+		// The criterion first, then its results: materializing takes them
+		// in that order too (MaterializeJudgments), so the two wait for
+		// each other instead of deadlocking.
+		if _, err := tx.ExecContext(ctx, `SELECT id FROM evaluation_criteria WHERE id = $1 AND account_id = $2 FOR UPDATE`, id, accountID); err != nil {
+			return err
 		}
 		if err := bumpForCriterion(ctx, tx, accountID, id); err != nil {
 			return err
@@ -131,15 +129,18 @@ func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id strin
 		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_results WHERE criteria_id = $1 AND account_id = $2`, id, accountID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
+		return deleteCriterionRow(ctx, tx, accountID, id)
 	})
+}
+
+// deleteCriterionRow deletes the account's criterion id within tx;
+// ErrNotFound when there is none.
+func deleteCriterionRow(ctx context.Context, tx *sql.Tx, accountID, id string) error {
+	n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID))
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
 }
 
 // EvaluationCriteriaPage lists a page of an agent's criteria, oldest first,
@@ -294,11 +295,7 @@ func (db *DB) deleteEvaluationCriterionSQLite(ctx context.Context, accountID, id
 		if err := bumpForCriterion(ctx, tx, accountID, id); err != nil {
 			return err
 		}
-		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID))
-		if err == nil && n == 0 {
-			err = ErrNotFound
-		}
-		return err
+		return deleteCriterionRow(ctx, tx, accountID, id)
 	})
 	if err != nil {
 		// The criterion stays (or another deletion took it and finishes
@@ -334,23 +331,9 @@ func (db *DB) FinishCriteriaDeletions(ctx context.Context) error {
 	if db.Dialect != SQLite {
 		return nil
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT d.criteria_id, d.account_id FROM criteria_deletions d
-		WHERE NOT EXISTS (SELECT 1 FROM evaluation_criteria c WHERE c.id = d.criteria_id)`)
+	gone, err := scanCriteriaDeletions(db.R.QueryContext(ctx, `SELECT d.criteria_id, d.account_id FROM criteria_deletions d
+		WHERE NOT EXISTS (SELECT 1 FROM evaluation_criteria c WHERE c.id = d.criteria_id)`))
 	if err != nil {
-		return err
-	}
-	type deletion struct{ id, accountID string }
-	var gone []deletion
-	for rows.Next() {
-		var d deletion
-		if err := rows.Scan(&d.id, &d.accountID); err != nil {
-			rows.Close()
-			return err
-		}
-		gone = append(gone, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, d := range gone {
@@ -359,6 +342,25 @@ func (db *DB) FinishCriteriaDeletions(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// criteriaDeletion is a recorded deletion of a criterion (SQLite).
+type criteriaDeletion struct{ id, accountID string }
+
+func scanCriteriaDeletions(rows *sql.Rows, err error) ([]criteriaDeletion, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []criteriaDeletion
+	for rows.Next() {
+		var d criteriaDeletion
+		if err := rows.Scan(&d.id, &d.accountID); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 // insertEvaluationResults records the materialized results rs (ids and
