@@ -5,6 +5,7 @@ package server
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -190,7 +191,10 @@ func (c *Config) Validate() error {
 		if err != nil {
 			return err
 		}
-		c.BlobURL = "file://" + filepath.ToSlash(abs)
+		// Built as a URL, not pasted: a '#', '?' or '%' in the data
+		// directory's name is part of the path, not a fragment, a query or
+		// an escape.
+		c.BlobURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	}
 	if (c.OIDCIssuer == "") != (c.OIDCAudience == "") {
 		return fmt.Errorf("OIDC needs both SERVICE_OIDC_ISSUER and SERVICE_OIDC_AUDIENCE")

@@ -87,6 +87,9 @@ func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 	if databaseURL == "" || strings.HasPrefix(databaseURL, "sqlite:") || strings.HasPrefix(databaseURL, "file:") {
 		path := sqlitePath(databaseURL, dataDir)
+		if err := checkSQLitePath(databaseURL, path); err != nil {
+			return nil, err
+		}
 		return openSQLite(ctx, path)
 	}
 	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
@@ -114,6 +117,31 @@ func sqlitePath(databaseURL, dataDir string) string {
 	return filepath.Join(dataDir, "agentry.db")
 }
 
+// checkSQLitePath refuses what sqlite:PATH cannot be: a path with
+// parameters (Agentry sets the SQLite settings it needs itself) or an
+// in-memory database, which each of the server's connections would see as
+// a different, empty one.
+func checkSQLitePath(databaseURL, path string) error {
+	switch {
+	case path == "":
+		return fmt.Errorf("database url %q: sqlite: needs the path of a file, e.g. sqlite:/var/lib/agentry/agentry.db", databaseURL)
+	case path == ":memory:" || strings.HasPrefix(path, ":memory:?"):
+		return fmt.Errorf("database url %q: an in-memory SQLite database is not supported (the server's connections would each see a different one); use a file, e.g. sqlite:/tmp/agentry/agentry.db", databaseURL)
+	case databaseURL != "" && strings.ContainsRune(path, '?'):
+		return fmt.Errorf("database url %q: sqlite:PATH takes a file path without ?parameters (Agentry sets the SQLite settings it needs)", databaseURL)
+	}
+	return nil
+}
+
+// sqliteDSN is the driver's name for the file at path, opened with params:
+// a "file:" URI, in which a path's '%', '?' and '#' would be read as an
+// escape, the parameters and a fragment, so they are escaped (a data
+// directory named "C#" is a directory like any other).
+func sqliteDSN(path, params string) string {
+	escaped := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	return "file:" + escaped + "?" + params
+}
+
 func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
@@ -123,21 +151,21 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// busy_timeout comes first: the pragmas run in order, and switching to
 	// WAL needs a lock that another process opening the file may hold.
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := openSQLitePool("file:"+path+"?"+pragmas+"&_txlock=immediate", "")
+	w, err := openSQLitePool(sqliteDSN(path, pragmas+"&_txlock=immediate"), "")
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
 	rpath := resultsPath(path)
-	results, err := openSQLitePool("file:"+rpath+"?"+pragmas+"&_txlock=immediate", "")
+	results, err := openSQLitePool(sqliteDSN(rpath, pragmas+"&_txlock=immediate"), "")
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
 	results.SetMaxOpenConns(1)
 	results.SetConnMaxIdleTime(0)
-	r, err := openSQLitePool("file:"+path+"?"+pragmas+"&_pragma=query_only(1)", rpath)
+	r, err := openSQLitePool(sqliteDSN(path, pragmas+"&_pragma=query_only(1)"), rpath)
 	if err != nil {
 		w.Close()
 		results.Close()
