@@ -296,12 +296,17 @@ func journaledResults(ctx context.Context, q querier, runIDs []any, runs map[str
 	defer rows.Close()
 	var out []EvaluationResult
 	for rows.Next() {
-		var id, runID, stepID, raw string
-		if err := rows.Scan(&id, &runID, &stepID, &raw); err != nil {
+		var id, runID, stepID string
+		var stored []byte
+		if err := rows.Scan(&id, &runID, &stepID, &stored); err != nil {
 			return nil, err
 		}
 		var js []StepJudgment
-		if err := json.Unmarshal([]byte(raw), &js); err != nil {
+		raw, err := unpackJudgments(stored)
+		if err == nil {
+			err = json.Unmarshal(raw, &js)
+		}
+		if err != nil {
 			// Nothing but the engine writes the column; a value that does
 			// not read is skipped, never left to block the rest.
 			slog.Error("skipping unreadable step judgments", "step_run", id, "err", err)

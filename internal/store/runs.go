@@ -433,7 +433,8 @@ type StepRow struct {
 	Error                      string
 	Stopped, Final, Superseded bool
 	// Judgments are the evaluation results made of the attempt (a JSON
-	// array of StepJudgment), written by FinishStep; nil: none.
+	// array of StepJudgment, or what PackJudgments made of one), written
+	// by FinishStep; nil: none.
 	Judgments json.RawMessage
 }
 
@@ -455,10 +456,14 @@ func (db *DB) FinishStep(ctx context.Context, tx *sql.Tx, s StepRow) error {
 	if len(tc) == 0 {
 		tc = json.RawMessage("[]")
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
+	judgments, err := db.storedJudgments(s.Judgments)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
 		tool_calls = $6, error = $7, stopped = $8, final = $9, judgments = $10 WHERE id = $11`,
 		s.Status, s.Output, nullable(s.ContentType), s.EndedAt, ToMicro(s.Credits), string(tc), nullable(s.Error), s.Stopped, s.Final,
-		nullableJSON(s.Judgments), s.ID)
+		judgments, s.ID)
 	return err
 }
 
