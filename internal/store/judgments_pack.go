@@ -10,7 +10,7 @@ import (
 // On SQLite, the judgments journaled with a step attempt are stored
 // compressed: S2 (a Snappy variant) against a dictionary of typical
 // judgments, which takes a deterministic judgment of about 550 bytes of
-// JSON to about 80 in about a microsecond. Every byte of a step's row is
+// JSON to 80–160 in about a microsecond. Every byte of a step's row is
 // written by the database's one writer, which every run of the server
 // waits for (as a WAL frame, then again by the checkpoint), and judgments
 // made most of a judged step's row. Rows written before (plain JSON)

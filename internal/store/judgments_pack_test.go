@@ -3,7 +3,6 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"testing"
 	"time"
@@ -52,19 +51,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 			if pack {
 				stored = db.PackJudgments(plain)
 			}
-			err := db.Tx(ctx, func(tx *sql.Tx) error {
-				var err error
-				if stepRun, err = db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
-					Attempt: 1, Status: "processing", StartedAt: time.Now()}); err != nil {
-					return err
-				}
-				ended := time.Now()
-				return db.FinishStep(ctx, tx, store.StepRow{ID: stepRun, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: stored})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return stepRun, plain
+			return journalStep(t, db, r.ID, acct.ID, stored), plain
 		}
 		stored := func(stepRun string) []byte {
 			t.Helper()

@@ -53,23 +53,7 @@ func TestMaterializeJudgments(t *testing.T) {
 				Status: "passed", Score: &score, RetryCount: 1, Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: judged}
 		}
 		good := judgment(kept)
-		journal := func(judgments json.RawMessage) string {
-			t.Helper()
-			var id string
-			err := db.Tx(ctx, func(tx *sql.Tx) error {
-				var err error
-				if id, err = db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
-					Attempt: 1, Status: "processing", StartedAt: time.Now()}); err != nil {
-					return err
-				}
-				ended := time.Now()
-				return db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return id
-		}
+		journal := func(judgments json.RawMessage) string { return journalStep(t, db, r.ID, acct.ID, judgments) }
 		all, _ := json.Marshal([]store.StepJudgment{good, judgment(deleted), judgment(foreign)})
 		stepRun := journal(all)
 		journal(json.RawMessage(`{not json`)) // never blocks the rest
@@ -278,6 +262,27 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 	b.ReportMetric(perResult(b.Elapsed()), "µs/result")
 	b.ReportMetric(perResult(writingResults), "µs-results-writer/result")
 	b.ReportMetric(perResult(clearingMarks), "µs-db-writer/result")
+}
+
+// journalStep records a finished attempt of the run's step s holding the
+// judgments, as the runs' journal does, and returns the attempt's id.
+func journalStep(t testing.TB, db *store.DB, runID, accountID string, judgments json.RawMessage) string {
+	t.Helper()
+	ctx := context.Background()
+	var id string
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if id, err = db.InsertStep(ctx, tx, store.StepRow{RunID: runID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
+			Attempt: 1, Status: "processing", StartedAt: time.Now()}); err != nil {
+			return err
+		}
+		ended := time.Now()
+		return db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // judgedAgent creates an eval_and_retry agent of the account with one
