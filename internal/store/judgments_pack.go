@@ -71,18 +71,14 @@ func (db *DB) PackJudgments(js json.RawMessage) json.RawMessage {
 
 // storedJudgments is the value FinishStep writes for js: a BLOB of packed
 // judgments on SQLite, the JSON text on PostgreSQL.
-func (db *DB) storedJudgments(js json.RawMessage) (any, error) {
+func (db *DB) storedJudgments(js json.RawMessage) any {
 	if len(js) == 0 || string(js) == "null" {
-		return nil, nil
+		return nil
 	}
 	if db.Dialect == SQLite {
-		return []byte(db.PackJudgments(js)), nil
+		return []byte(db.PackJudgments(js))
 	}
-	plain, err := unpackJudgments(js)
-	if err != nil {
-		return nil, err
-	}
-	return string(plain), nil
+	return string(js) // PackJudgments leaves them as they are there
 }
 
 // unpackJudgments returns the JSON of a stored value, packed or not.

@@ -24,17 +24,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "P"})
-		agent := judgedAgent(t, db, acct.ID)
-		c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: agent, StepID: "s",
-			EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent})
-		if err != nil {
-			t.Fatal(err)
-		}
+		accountID, criterionID, r := judgedRun(t, db)
 		if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +33,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 		want := map[string]bool{}
 		journal := func(pack bool) (stepRun string, plain json.RawMessage) {
 			t.Helper()
-			j := store.StepJudgment{ID: store.NewID(), CriteriaID: c.ID, EvaluationMode: "eval_and_retry", Status: "passed",
+			j := store.StepJudgment{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry", Status: "passed",
 				Score: &score, Details: typicalJudgment, EvaluatedAt: judged}
 			want[j.ID] = true
 			plain, _ = json.Marshal([]store.StepJudgment{j})
@@ -51,7 +41,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 			if pack {
 				stored = db.PackJudgments(plain)
 			}
-			return journalStep(t, db, r.ID, acct.ID, stored), plain
+			return journalStep(t, db, r.ID, accountID, stored), plain
 		}
 		stored := func(stepRun string) []byte {
 			t.Helper()
@@ -89,7 +79,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 		if n, err := db.MaterializeJudgments(ctx); err != nil || n != 3 {
 			t.Fatalf("materialized %d, %v; want 3", n, err)
 		}
-		rs, _, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: acct.ID, RunID: r.ID, Limit: -1})
+		rs, _, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: accountID, RunID: r.ID, Limit: -1})
 		if err != nil || len(rs) != 3 {
 			t.Fatalf("results %+v %v", rs, err)
 		}

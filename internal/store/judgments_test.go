@@ -26,14 +26,7 @@ func TestMaterializeJudgments(t *testing.T) {
 		for _, account := range []string{acct.ID, other.ID} {
 			agents[account] = judgedAgent(t, db, account)
 		}
-		criterion := func(accountID string) string {
-			c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: accountID, AgentID: agents[accountID], StepID: "s",
-				EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c.ID
-		}
+		criterion := func(accountID string) string { return judgedCriterion(t, db, accountID, agents[accountID]) }
 		kept, deleted, foreign := criterion(acct.ID), criterion(acct.ID), criterion(other.ID)
 
 		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
@@ -126,17 +119,7 @@ func TestMaterializeJudgments(t *testing.T) {
 func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.Open(t, store.SQLite)
-	_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "J"})
-	agent := judgedAgent(t, db, acct.ID)
-	c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: agent, StepID: "s",
-		EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent})
-	if err != nil {
-		t.Fatal(err)
-	}
+	accountID, criterionID, r := judgedRun(t, db)
 	// attempt journals one judged step and settles the run as status,
 	// marking it.
 	attempt := func(status string) {
@@ -145,10 +128,10 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		js, _ := json.Marshal([]store.StepJudgment{{ID: store.NewID(), CriteriaID: c.ID, EvaluationMode: "eval_and_retry",
+		js, _ := json.Marshal([]store.StepJudgment{{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry",
 			Status: "passed", Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: store.Now()}})
 		err = db.Tx(ctx, func(tx *sql.Tx) error {
-			id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
+			id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
 				Attempt: n, Status: "processing", StartedAt: time.Now()})
 			if err != nil {
 				return err
@@ -180,7 +163,7 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 	if n, err := db.MaterializeJudgments(ctx); err != nil || n != 1 {
 		t.Fatalf("materialized %d, %v; want the judgment the resumed run added", n, err)
 	}
-	if _, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: acct.ID, RunID: r.ID, Limit: -1}); err != nil || total != 2 {
+	if _, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: accountID, RunID: r.ID, Limit: -1}); err != nil || total != 2 {
 		t.Fatalf("%d results, %v", total, err)
 	}
 }
@@ -197,12 +180,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 	agent := judgedAgent(b, db, acct.ID)
 	var criteria []string
 	for range 5 {
-		c, err := db.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: acct.ID, AgentID: agent, StepID: "s",
-			EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		criteria = append(criteria, c.ID)
+		criteria = append(criteria, judgedCriterion(b, db, acct.ID, agent))
 	}
 	score := 1.0
 	details := json.RawMessage(`{"checks":[{"check":"min_length","passed":true,"detail":"length 212 is at least 1"},` +
@@ -283,6 +261,35 @@ func journalStep(t testing.TB, db *store.DB, runID, accountID string, judgments 
 		t.Fatal(err)
 	}
 	return id
+}
+
+// judgedCriterion creates an enabled eval_and_retry criterion of the
+// agent's step s and returns its id.
+func judgedCriterion(t testing.TB, db *store.DB, accountID, agentID string) string {
+	t.Helper()
+	c, err := db.CreateEvaluationCriterion(context.Background(), store.EvaluationCriterion{AccountID: accountID, AgentID: agentID, StepID: "s",
+		EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
+
+// judgedRun creates an account with a judged agent (judgedAgent), one
+// criterion of its step and a run of it not yet started.
+func judgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, run store.Run) {
+	t.Helper()
+	ctx := context.Background()
+	_, acct, err := db.CreateUser(ctx, store.NewUser{Name: "J"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := judgedAgent(t, db, acct.ID)
+	criterionID = judgedCriterion(t, db, acct.ID, agent)
+	if run, err = db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent}); err != nil {
+		t.Fatal(err)
+	}
+	return acct.ID, criterionID, run
 }
 
 // judgedAgent creates an eval_and_retry agent of the account with one

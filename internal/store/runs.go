@@ -456,14 +456,10 @@ func (db *DB) FinishStep(ctx context.Context, tx *sql.Tx, s StepRow) error {
 	if len(tc) == 0 {
 		tc = json.RawMessage("[]")
 	}
-	judgments, err := db.storedJudgments(s.Judgments)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
+	_, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
 		tool_calls = $6, error = $7, stopped = $8, final = $9, judgments = $10 WHERE id = $11`,
 		s.Status, s.Output, nullable(s.ContentType), s.EndedAt, ToMicro(s.Credits), string(tc), nullable(s.Error), s.Stopped, s.Final,
-		judgments, s.ID)
+		db.storedJudgments(s.Judgments), s.ID)
 	return err
 }
 
