@@ -262,6 +262,13 @@ func (l *fontLoader) builtinEncoding(v pdf.Value) (*byteEncoding, error) {
 	if err != nil {
 		return nil, err
 	}
+	return type1Encoding(data), nil
+}
+
+// type1Encoding reads the encoding of a Type 1 font program's clear-text
+// header: StandardEncoding, or "dup code /name put" entries. Nil when it
+// declares none.
+func type1Encoding(data []byte) *byteEncoding {
 	if i := strings.Index(string(data), "eexec"); i >= 0 {
 		data = data[:i]
 	}
@@ -277,7 +284,7 @@ func (l *fontLoader) builtinEncoding(v pdf.Value) (*byteEncoding, error) {
 		copy(last[:], last[1:])
 		last[3] = tok
 		if tok.kind == 'k' && string(tok.b) == "StandardEncoding" {
-			return standardEncoding, nil
+			return standardEncoding
 		}
 		if tok.kind == 'k' && string(tok.b) == "put" && last[0].kind == 'k' && string(last[0].b) == "dup" &&
 			last[1].kind == 'i' && last[1].n >= 0 && last[1].n < 256 && last[2].kind == '/' {
@@ -286,9 +293,9 @@ func (l *fontLoader) builtinEncoding(v pdf.Value) (*byteEncoding, error) {
 		}
 	}
 	if !found {
-		return nil, nil
+		return nil
 	}
-	return &e, nil
+	return &e
 }
 
 func (l *fontLoader) composite(f *pdfFont, v pdf.Value) error {

@@ -99,11 +99,6 @@ func (p *pageLayout) add(text string, x0, y0, x1, y1, size, dx, dy float64) {
 	p.open = true
 }
 
-// breakWord ends the word being shown: what follows is another word, even
-// if it is placed right after (a space shown by moving, not by a glyph,
-// is measured when the next glyph comes; this is for the rest).
-func (p *pageLayout) breakWord() { p.open = false }
-
 func isSpaceText(s string) bool {
 	if s == "" {
 		return false
