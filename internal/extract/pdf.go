@@ -43,6 +43,7 @@ func pdfText(ctx context.Context, src Source, w *textWriter, l Limits) (err erro
 	budget := &decompressBudget{left: l.MaxDecompressedBytes, max: l.MaxDecompressedBytes, what: "PDF's page content"}
 	out := &pageWriter{w: w}
 	it := &textInterpreter{
+		ctx:    ctx,
 		fonts:  &fontLoader{budget: budget, cache: map[string]*pdfFont{}},
 		budget: budget,
 		// A string longer than this could not be written within the text
@@ -62,7 +63,7 @@ func pdfText(ctx context.Context, src Source, w *textWriter, l Limits) (err erro
 		err := it.page(p)
 		it.layout.flush()
 		if err != nil {
-			if errors.Is(err, ErrLimit) || out.err != nil {
+			if errors.Is(err, ErrLimit) || out.err != nil || ctx.Err() != nil {
 				return err
 			}
 			return malformed("page %d: %v", i, err)

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math"
@@ -42,6 +43,8 @@ type graphicsState struct {
 // textInterpreter runs a page's content streams, and those of the forms
 // they draw, placing each glyph they show on the page's layout.
 type textInterpreter struct {
+	ctx       context.Context
+	ops       int // operators run, to look at ctx now and then
 	fonts     *fontLoader
 	budget    *decompressBudget
 	maxString int
@@ -106,6 +109,13 @@ func (it *textInterpreter) run(contents, resources pdf.Value, depth int) error {
 		}
 		if err != nil {
 			return err
+		}
+		// The text is written when the page ends, so the writer, which
+		// stops a cancelled job, is not reached on a long page.
+		if it.ops++; it.ops%4096 == 0 {
+			if err := it.ctx.Err(); err != nil {
+				return err
+			}
 		}
 		if err := it.operator(op, sc, resources, fonts, depth); err != nil {
 			return err
