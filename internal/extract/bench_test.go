@@ -45,11 +45,10 @@ func BenchmarkPDFSharedText(b *testing.B) {
 	}
 }
 
-// BenchmarkPDFLayoutStaircase measures the layout's worst case: words
-// placed each below and right of the last, so every one is a block of its
-// own and block finding recurses as deep as it is allowed to. Reported
-// per word.
-func BenchmarkPDFLayoutStaircase(b *testing.B) {
+// BenchmarkPDFLayoutScattered measures the layout of a page as full as
+// one is allowed to be (maxPageWords), with every word apart from the
+// others, so that each is a block of its own. Reported per word.
+func BenchmarkPDFLayoutScattered(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		tw := newTextWriter(context.Background(), io.Discard, 0)

@@ -411,8 +411,9 @@ func (t *psTokens) literal() []byte {
 	return out
 }
 
-// validText drops what cannot be shown from a decoded text: control
-// characters, and invalid UTF-8.
+// validText cleans a decoded text: white-space controls (a map that says
+// a glyph is a tab or a line feed) become spaces, which end a word; other
+// controls and invalid UTF-8 are dropped.
 func validText(s string) string {
 	ok := true
 	for _, r := range s {
@@ -426,7 +427,10 @@ func validText(s string) string {
 	}
 	var b bytes.Buffer
 	for _, r := range s {
-		if r >= 0x20 && r != utf8.RuneError && !(r >= 0x7f && r < 0xa0) {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+			b.WriteByte(' ')
+		case r >= 0x20 && r != utf8.RuneError && !(r >= 0x7f && r < 0xa0):
 			b.WriteRune(r)
 		}
 	}

@@ -165,7 +165,11 @@ func charmapEncoding(cm *charmap.Charmap) *byteEncoding {
 }
 
 var (
-	winAnsiEncoding  = charmapEncoding(charmap.Windows1252)
+	winAnsiEncoding = func() *byteEncoding {
+		e := charmapEncoding(charmap.Windows1252)
+		e[0xad] = "-" // PDF's WinAnsiEncoding names it hyphen, not a soft hyphen
+		return e
+	}()
 	macRomanEncoding = charmapEncoding(charmap.Macintosh)
 )
 

@@ -53,7 +53,7 @@ const (
 // maxPageWords bounds the words held for one page: a page with more is
 // laid out in parts, so a hostile page cannot make the layout's memory or
 // time grow without bound. Real pages hold a few thousand.
-const maxPageWords = 100_000
+const maxPageWords = 50_000
 
 // add records a glyph: its text, where its origin and its advance put it
 // (in device space), its size, and the direction of its baseline.
@@ -145,7 +145,7 @@ func (p *pageLayout) flush() {
 
 // maxCutDepth bounds the recursion of block finding; past it, what is
 // left is read as one block.
-const maxCutDepth = 48
+const maxCutDepth = 16
 
 // block writes a region of the page: split into columns or rows where
 // white space runs across it, or read as lines. Columns come first when
@@ -338,8 +338,8 @@ func (p *pageLayout) lines(ids []int) {
 			pending = append(pending, text...)
 			prev = w
 		}
-		if i+1 < len(lines) && hyphenated(pending) && startsWithLetter(lines[i+1]) {
-			pending = pending[:len(pending)-1]
+		if n := hyphenated(pending); n > 0 && i+1 < len(lines) && startsWithLetter(lines[i+1]) {
+			pending = pending[:len(pending)-n]
 			continue
 		}
 		p.out.text(string(pending))
@@ -350,11 +350,16 @@ func (p *pageLayout) lines(ids []int) {
 	}
 }
 
-// hyphenated reports whether a line ends in a hyphen after a letter.
-func hyphenated(line []byte) bool {
-	if len(line) < 2 || line[len(line)-1] != '-' {
-		return false
+// hyphenated reports whether a line ends in a hyphen (-, U+2010, or a
+// soft hyphen) after a letter, and how many bytes the hyphen takes.
+func hyphenated(line []byte) int {
+	h, n := utf8.DecodeLastRune(line)
+	if h != '-' && h != '\u2010' && h != '\u00ad' {
+		return 0
 	}
-	r, _ := utf8.DecodeLastRune(line[:len(line)-1])
-	return unicode.IsLetter(r)
+	r, _ := utf8.DecodeLastRune(line[:len(line)-n])
+	if !unicode.IsLetter(r) {
+		return 0
+	}
+	return n
 }

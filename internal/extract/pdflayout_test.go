@@ -42,7 +42,7 @@ func TestPDFLayout(t *testing.T) {
 		{"reading order by position, not by stream", "BT /F1 10 Tf 72 688 Td (bottom) Tj 0 12 Td (top) Tj -30 -12 Td (left) Tj ET", winAnsi, "top\nleft bottom", nil},
 		{"two columns, drawn line by line across", "BT /F1 10 Tf 12 TL 72 700 Td (L1) Tj 250 0 Td (R1) Tj -250 -12 Td (L2) Tj 250 0 Td (R2) Tj -250 -12 Td (L3) Tj 250 0 Td (R3) Tj ET", winAnsi, "L1\nL2\nL3\nR1\nR2\nR3", nil},
 		{"paragraphs apart", "BT /F1 10 Tf 72 700 Td (one) Tj 0 -30 Td (two) Tj ET", winAnsi, "one\n\ntwo", nil},
-		{"a hyphenated word joined", "BT /F1 10 Tf 72 700 Td (manip-) Tj 0 -12 Td (ulation works) Tj ET", winAnsi, "manipulation works", nil},
+		{"a hyphenated word joined", "BT /F1 10 Tf 72 700 Td (manip-) Tj 0 -12 Td (ulation works, soft\255) Tj 0 -12 Td (ly; 1-) Tj 0 -12 Td (2) Tj ET", winAnsi, "manipulation works, softly; 1-\n2", nil},
 		{"superscripts stay on their line", "BT /F1 10 Tf 72 700 Td (x) Tj 5 3 Td 7 Tf (2) Tj 10 Tf 6 -3 Td (term) Tj ET", winAnsi, "x2 term", nil},
 		{"text drawn twice to look bold, read once", "BT /F1 10 Tf 72 700 Td (Bold) Tj 0.4 0 Td (Bold) Tj ET", winAnsi, "Bold", nil},
 		{"rotated text, along its baseline", "BT /F1 10 Tf 0 1 -1 0 300 100 Tm [(read) -300 (upwards)] TJ ET", winAnsi, "read upwards", nil},
@@ -123,6 +123,14 @@ func TestParseCMap(t *testing.T) {
 	big := strings.Repeat("1 beginbfchar <01> <0041> endbfchar\n", maxCMapEntries+1)
 	if _, err := parseCMap([]byte(big)); err == nil {
 		t.Fatal("no error past the entry bound")
+	}
+}
+
+func TestValidText(t *testing.T) {
+	for in, want := range map[string]string{"a\tb": "a b", "x\x00y\x85": "xy", "ok é": "ok é", "\xffz": "z"} {
+		if got := validText(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
 	}
 }
 
