@@ -1,10 +1,7 @@
 package extract
 
 import (
-	"bytes"
-	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,7 +111,3 @@ func sharedDir(sub string) (string, error) {
 		}
 	}
 }
-
-var _ = fs.ErrNotExist
-var _ = bytes.MinRead
-var _ = context.Background
