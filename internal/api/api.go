@@ -211,7 +211,7 @@ func New(d Deps) *Server {
 	})
 
 	m := newMetrics(d.Metrics)
-	s.handler = withRequestID(withRecover(m.wrap(withJSONDefault(s.mux))))
+	s.handler = withRequestID(withRecover(m.wrap(withMediaType(s.mux))))
 	return s
 }
 
