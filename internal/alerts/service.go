@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -125,6 +126,25 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 		return c, invalid("source_connection_id", "%s is an agent alert type; name an agent_id, or neither for the account", in.AlertType)
 	case slices.Contains(AccountTypes, in.AlertType) && c.AgentID != "":
 		return c, invalid("agent_id", "%s is an account-level alert; leave agent_id out", in.AlertType)
+	}
+	if _, err := uuid.Parse(c.AgentID); c.AgentID != "" && err != nil {
+		return c, invalid("agent_id", "is not a UUID")
+	}
+	if c.SourceConnectionID != "" {
+		// Checked here, as agent_id is by the store: another account's
+		// source, a deleted one or a malformed id would otherwise make a
+		// config that can never fire, and echo the id back as if it named
+		// something.
+		if _, err := uuid.Parse(c.SourceConnectionID); err != nil {
+			return c, invalid("source_connection_id", "is not a UUID")
+		}
+		ok, err := s.DB.SourceExists(ctx, accountID, c.SourceConnectionID)
+		if err != nil {
+			return c, err
+		}
+		if !ok {
+			return c, invalid("source_connection_id", "no source connection %s in this account", c.SourceConnectionID)
+		}
 	}
 	if err := s.apply(ctx, &c, in); err != nil {
 		return c, err
