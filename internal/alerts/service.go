@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/google/uuid"
@@ -34,9 +35,9 @@ type Queue interface {
 }
 
 // Secrets reveals account secrets (internal/secrets.Service): the key a
-// webhook is signed with.
+// webhook is signed with, and the hosts its writer bound it to.
 type Secrets interface {
-	Reveal(ctx context.Context, accountID, name string) (string, error)
+	Reveal(ctx context.Context, accountID, name string) (secrets.Secret, error)
 }
 
 // Service is the alerts area.
@@ -277,11 +278,17 @@ func (s *Service) SetWebhook(ctx context.Context, accountID, id, rawURL, secretN
 	if _, err := s.DB.AlertConfig(ctx, accountID, id); err != nil {
 		return store.AlertConfig{}, err
 	}
-	if _, err := s.Secrets.Reveal(ctx, accountID, secretName); err != nil {
+	sec, err := s.Secrets.Reveal(ctx, accountID, secretName)
+	if err != nil {
 		if errors.Is(err, secrets.ErrMissingSecret) || errors.Is(err, store.ErrNotFound) {
 			return store.AlertConfig{}, invalid("secret_name", "%s", err.Error())
 		}
 		return store.AlertConfig{}, err
+	}
+	// Signatures made with the secret go where the secret may go: to the
+	// hosts its writer bound it to.
+	if err := outbound.CheckSecretHosts([]outbound.SecretBinding{sec.Binding()}, u); err != nil {
+		return store.AlertConfig{}, invalid("secret_name", "%s", err.Error())
 	}
 	return s.DB.SetAlertWebhook(ctx, accountID, id, rawURL, secretName)
 }
