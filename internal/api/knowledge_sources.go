@@ -129,6 +129,8 @@ func knowledgeError(err error, what string) error {
 	var inv *knowledge.InvalidError
 	var unsup *knowledge.UnsupportedTypeError
 	switch {
+	case errors.As(err, &inv) && inv.Indexed:
+		return Invalid([]any{"body", inv.Field, inv.Index}, inv.Msg, "value_error")
 	case errors.As(err, &inv):
 		return Invalid([]any{"body", inv.Field}, inv.Msg, "value_error")
 	case errors.As(err, &unsup):
