@@ -89,6 +89,16 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 		envErr = err
 	}
 	f.DurationVar(&cfg.UploadRetention, "upload-retention", ur, "how long input uploads are kept (SERVICE_UPLOAD_RETENTION)")
+	bta, err := dur("SERVICE_BLOB_TEMP_MAX_AGE", d.BlobTempMaxAge)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.BlobTempMaxAge, "blob-temp-max-age", bta, "age past which the temporary blob of a write that never finished (a killed process) is removed; must exceed the job timeout; 0 turns the sweep off (SERVICE_BLOB_TEMP_MAX_AGE)")
+	bsi, err := dur("SERVICE_BLOB_SWEEP_INTERVAL", d.BlobSweepInterval)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.BlobSweepInterval, "blob-sweep-interval", bsi, "how often temporary blobs are swept after the sweep at start (SERVICE_BLOB_SWEEP_INTERVAL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight HTTP requests may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
 	jst, err := dur("SERVICE_JOB_SHUTDOWN_TIMEOUT", d.JobShutdownTimeout)
 	if err != nil && envErr == nil {
