@@ -90,6 +90,13 @@ func findNUL(v reflect.Value, loc *[]any, top bool) bool {
 			}
 			if top {
 				name, where := paramOf(f)
+				if where == "" && f.Anonymous {
+					// Parameters shared by embedding (agentIDPath…).
+					if findNUL(v.Field(i), loc, true) {
+						return true
+					}
+					continue
+				}
 				if where == "" {
 					continue
 				}
