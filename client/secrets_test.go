@@ -20,15 +20,24 @@ func TestSecretsClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := c.SetSecret(ctx, "S3_KEY", "AKIAEXAMPLE")
-		if err != nil || !s.Created || s.Name != "S3_KEY" || s.CreatedAt == "" {
+		if _, err := c.SetSecret(ctx, "S3_KEY", "AKIAEXAMPLE", nil); !errors.Is(err, client.ErrUnprocessable) {
+			t.Fatalf("a new secret without hosts: %v", err)
+		}
+		s, err := c.SetSecret(ctx, "S3_KEY", "AKIAEXAMPLE", []string{"minio.example.net:9000"})
+		if err != nil || !s.Created || s.Name != "S3_KEY" || s.CreatedAt == "" || len(s.Hosts) != 1 {
 			t.Fatalf("set: %+v %v", s, err)
 		}
-		if s, err = c.SetSecret(ctx, "S3_KEY", "AKIAOTHER"); err != nil || s.Created {
+		if s, err = c.SetSecret(ctx, "S3_KEY", "AKIAOTHER", nil); err != nil || s.Created || len(s.Hosts) != 1 {
 			t.Fatalf("replace: %+v %v", s, err)
 		}
+		if s, err = c.BindSecret(ctx, "S3_KEY", []string{"a.example", "*.b.example"}); err != nil || s.Created || len(s.Hosts) != 2 {
+			t.Fatalf("bind: %+v %v", s, err)
+		}
+		if _, err = c.BindSecret(ctx, "S3_KEY", nil); !errors.Is(err, client.ErrUnprocessable) {
+			t.Fatalf("bind to nothing: %v", err)
+		}
 		for i := range 3 {
-			if _, err := c.SetSecret(ctx, fmt.Sprintf("K%d", i), "v"); err != nil {
+			if _, err := c.SetSecret(ctx, fmt.Sprintf("K%d", i), "v", []string{"k.example"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -48,7 +57,7 @@ func TestSecretsClient(t *testing.T) {
 		if strings.Join(names, ",") != "K0,K1,K2,S3_KEY" {
 			t.Errorf("all secrets: %v", names)
 		}
-		if _, err := c.SetSecret(ctx, "bad-name", "v"); !errors.Is(err, client.ErrUnprocessable) {
+		if _, err := c.SetSecret(ctx, "bad-name", "v", []string{"k.example"}); !errors.Is(err, client.ErrUnprocessable) {
 			t.Errorf("bad name: %v", err)
 		}
 		if err := c.DeleteSecret(ctx, "S3_KEY"); err != nil {

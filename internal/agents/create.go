@@ -11,6 +11,7 @@ import (
 
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/google/uuid"
 )
 
 // MaxNameLength bounds agent names.
@@ -93,7 +94,20 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 	tmpl := def.TemplateName(*in.Template)
 	params := def.TemplateParams{Trigger: trigger}
 	if in.KnowledgeBaseID != nil && *in.KnowledgeBaseID != "" {
-		params.KnowledgeBaseID = *in.KnowledgeBaseID
+		// Checked here, so that a foreign, missing or malformed id is the
+		// caller's 422 and not the template's failed validation.
+		id := *in.KnowledgeBaseID
+		if _, err := uuid.Parse(id); err != nil {
+			return nil, "", invalid("knowledge_base_id must be a UUID", "uuid_parsing", "body", "knowledge_base_id")
+		}
+		ok, err := s.db.KnowledgeBaseExists(ctx, in.AccountID, id)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			return nil, "", invalid("no knowledge base "+id+" in this account", "value_error", "body", "knowledge_base_id")
+		}
+		params.KnowledgeBaseID = id
 	} else if id, err := s.db.LatestKnowledgeBase(ctx, in.AccountID); err == nil {
 		params.KnowledgeBaseID = id
 	} else if !errors.Is(err, store.ErrNotFound) {

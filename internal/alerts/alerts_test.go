@@ -34,7 +34,7 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 		fine := okAgent(t, s, s.AccountID)
 		cfg := createConfig(t, s, s.Key, map[string]any{"alert_type": "run_failed", "agent_id": agent, "cooldown_minutes": 60})
 		rc := newReceiver(t)
-		if r := s.Do(t, "PUT", "/secrets/HOOK_KEY", s.Key, map[string]any{"value": "s3cret"}); r.Status != http.StatusCreated {
+		if r := s.Do(t, "PUT", "/secrets/HOOK_KEY", s.Key, map[string]any{"value": "s3cret", "hosts": []string{strings.TrimPrefix(rc.URL, "http://")}}); r.Status != http.StatusCreated {
 			t.Fatalf("secret: %d %s", r.Status, r.Body)
 		}
 		if r := s.Do(t, "PUT", "/alerts/configs/"+cfg+"/webhook", s.Key, map[string]any{"url": rc.URL + "/hook", "secret_name": "HOOK_KEY"}); r.Status != http.StatusOK {
@@ -139,7 +139,7 @@ func TestWebhookRetriedWithBackoff(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := start(t, d)
 		rc := newReceiver(t, http.StatusServiceUnavailable, http.StatusInternalServerError)
-		s.Do(t, "PUT", "/secrets/K", s.Key, map[string]any{"value": "k"})
+		s.Do(t, "PUT", "/secrets/K", s.Key, map[string]any{"value": "k", "hosts": []string{strings.TrimPrefix(rc.URL, "http://")}})
 		cfg := createConfig(t, s, s.Key, map[string]any{"alert_type": "governance_blocked"})
 		s.Do(t, "PUT", "/alerts/configs/"+cfg+"/webhook", s.Key, map[string]any{"url": rc.URL, "secret_name": "K"})
 		if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_blocked", Message: "PII in input"}); err != nil {
@@ -175,7 +175,7 @@ func TestWebhookThroughTheOutboundGuard(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserverStart(t, d)
 		rc := newReceiver(t)
-		s.Do(t, "PUT", "/secrets/K", s.Key, map[string]any{"value": "k"})
+		s.Do(t, "PUT", "/secrets/K", s.Key, map[string]any{"value": "k", "hosts": []string{strings.TrimPrefix(rc.URL, "http://")}})
 		cfg := createConfig(t, s, s.Key, map[string]any{"alert_type": "governance_flagged"})
 		s.Do(t, "PUT", "/alerts/configs/"+cfg+"/webhook", s.Key, map[string]any{"url": rc.URL, "secret_name": "K"})
 		if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_flagged"}); err != nil {

@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -274,6 +276,14 @@ func (s *Service) postWebhook(ctx context.Context, d store.AlertDelivery, a stor
 	if err != nil {
 		return 0, permanent{err}
 	}
+	// The signature goes only to the secret's hosts, redirects included:
+	// its hosts may have changed since the webhook was set.
+	ctx = outbound.WithSecrets(ctx, []outbound.SecretBinding{secret.Binding()})
+	if u, err := url.Parse(c.WebhookURL); err != nil {
+		return 0, permanent{err}
+	} else if err := outbound.CheckSecretHosts([]outbound.SecretBinding{secret.Binding()}, u); err != nil {
+		return 0, permanent{err}
+	}
 	now := s.now()
 	body, err := json.Marshal(WebhookPayload{Event: d.Event, DeliveryID: d.ID, SentAt: now.Format(time.RFC3339Nano), Alert: WebhookAlert{
 		ID: a.ID, AccountID: a.AccountID, AlertConfigID: a.ConfigID, AlertType: a.Type, Title: a.Title, Description: a.Description,
@@ -290,12 +300,12 @@ func (s *Service) postWebhook(ctx context.Context, d store.AlertDelivery, a stor
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Agentry-Alerts/1")
-	req.Header.Set(SignatureHeader, Sign([]byte(secret), now, body))
+	req.Header.Set(SignatureHeader, Sign([]byte(secret.Value), now, body))
 	req.Header.Set("Service-Event", d.Event)
 	req.Header.Set("Service-Delivery-Id", d.ID)
 	resp, err := s.HTTP.Do(req)
 	if err != nil {
-		if errors.Is(err, engine.ErrForbiddenAddress) {
+		if errors.Is(err, engine.ErrForbiddenAddress) || errors.Is(err, outbound.ErrSecretHost) {
 			return 0, permanent{err}
 		}
 		return 0, err

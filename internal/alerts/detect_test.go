@@ -142,7 +142,10 @@ func TestSweepDetectors(t *testing.T) {
 func TestSignals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := start(t, d)
-		src := "0190a3b4-0000-7000-8000-0000000000c1"
+		r := s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "feed", "source_type": "custom_index"})
+		var source struct{ ID string }
+		r.JSON(t, &source)
+		src := source.ID
 		createConfig(t, s, s.Key, map[string]any{"alert_type": "consecutive_pull_failures", "source_connection_id": src, "threshold": map[string]any{"count": 3}})
 		createConfig(t, s, s.Key, map[string]any{"alert_type": "pull_failed"})
 		raise := func(typ string) {

@@ -20,8 +20,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 )
@@ -33,9 +35,9 @@ type Queue interface {
 }
 
 // Secrets reveals account secrets (internal/secrets.Service): the key a
-// webhook is signed with.
+// webhook is signed with, and the hosts its writer bound it to.
 type Secrets interface {
-	Reveal(ctx context.Context, accountID, name string) (string, error)
+	Reveal(ctx context.Context, accountID, name string) (secrets.Secret, error)
 }
 
 // Service is the alerts area.
@@ -125,6 +127,25 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 		return c, invalid("source_connection_id", "%s is an agent alert type; name an agent_id, or neither for the account", in.AlertType)
 	case slices.Contains(AccountTypes, in.AlertType) && c.AgentID != "":
 		return c, invalid("agent_id", "%s is an account-level alert; leave agent_id out", in.AlertType)
+	}
+	if _, err := uuid.Parse(c.AgentID); c.AgentID != "" && err != nil {
+		return c, invalid("agent_id", "is not a UUID")
+	}
+	if c.SourceConnectionID != "" {
+		// Checked here, as agent_id is by the store: another account's
+		// source, a deleted one or a malformed id would otherwise make a
+		// config that can never fire, and echo the id back as if it named
+		// something.
+		if _, err := uuid.Parse(c.SourceConnectionID); err != nil {
+			return c, invalid("source_connection_id", "is not a UUID")
+		}
+		ok, err := s.DB.SourceExists(ctx, accountID, c.SourceConnectionID)
+		if err != nil {
+			return c, err
+		}
+		if !ok {
+			return c, invalid("source_connection_id", "no source connection %s in this account", c.SourceConnectionID)
+		}
 	}
 	if err := s.apply(ctx, &c, in); err != nil {
 		return c, err
@@ -257,11 +278,17 @@ func (s *Service) SetWebhook(ctx context.Context, accountID, id, rawURL, secretN
 	if _, err := s.DB.AlertConfig(ctx, accountID, id); err != nil {
 		return store.AlertConfig{}, err
 	}
-	if _, err := s.Secrets.Reveal(ctx, accountID, secretName); err != nil {
+	sec, err := s.Secrets.Reveal(ctx, accountID, secretName)
+	if err != nil {
 		if errors.Is(err, secrets.ErrMissingSecret) || errors.Is(err, store.ErrNotFound) {
 			return store.AlertConfig{}, invalid("secret_name", "%s", err.Error())
 		}
 		return store.AlertConfig{}, err
+	}
+	// Signatures made with the secret go where the secret may go: to the
+	// hosts its writer bound it to.
+	if err := outbound.CheckSecretHosts([]outbound.SecretBinding{sec.Binding()}, u); err != nil {
+		return store.AlertConfig{}, invalid("secret_name", "%s", err.Error())
 	}
 	return s.DB.SetAlertWebhook(ctx, accountID, id, rawURL, secretName)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
 	"strconv"
@@ -73,11 +72,11 @@ func (s *Server) uploadAgentInput(ctx context.Context, in *uploadInput) (*upload
 	if in.contentLength > limit+multipartSlack {
 		return nil, tooLarge(limit)
 	}
-	mt, params, err := mime.ParseMediaType(in.contentType)
-	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, Invalid([]any{"body"}, "Send the file as multipart/form-data, in a part named file", "value_error")
+	boundary, err := multipartBoundary(in.contentType)
+	if err != nil {
+		return nil, err
 	}
-	mr := multipart.NewReader(in.body, params["boundary"])
+	mr := multipart.NewReader(in.body, boundary)
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {

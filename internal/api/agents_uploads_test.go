@@ -121,7 +121,7 @@ func TestAgentUploads(t *testing.T) {
 		}
 		body, ct := multipartBody(t, "", "", "", nil, map[string]string{"title": "no file"})
 		wantLoc(t, s.Do(t, "POST", "/agents/"+a.ID+"/upload-input", s.Key, body, "Content-Type: "+ct), "missing", "body", "file")
-		wantLoc(t, s.Do(t, "POST", "/agents/"+a.ID+"/upload-input", s.Key, `{"file": "x"}`), "value_error", "body")
+		wantStatus(t, s.Do(t, "POST", "/agents/"+a.ID+"/upload-input", s.Key, `{"file": "x"}`), http.StatusUnsupportedMediaType)
 		wantLoc(t, s.Do(t, "POST", "/agents/"+a.ID+"/upload-input", s.Key, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n\r\ncut sh",
 			"Content-Type: multipart/form-data; boundary=b"), "", "body", "file")
 		wantLoc(t, s.Do(t, "POST", "/agents/not-a-uuid/upload-input", s.Key, body, "Content-Type: "+ct), "uuid_parsing", "path", "agent_id")

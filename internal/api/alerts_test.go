@@ -196,7 +196,13 @@ func TestAlertLifecycleAndConfigs(t *testing.T) {
 		// Webhooks need an existing secret and an http(s) URL.
 		other := createAlertConfig(t, s, map[string]any{"alert_type": "run_failed"})
 		wantCode(t, s.Do(t, "PUT", "/alerts/configs/"+other+"/webhook", s.Key, map[string]any{"url": "https://example.com/h", "secret_name": "NOPE"}), http.StatusUnprocessableEntity)
-		s.Do(t, "PUT", "/secrets/HOOK", s.Key, map[string]any{"value": "v"})
+		s.Do(t, "PUT", "/secrets/HOOK", s.Key, map[string]any{"value": "v", "hosts": []string{"example.com"}})
+		// A secret goes, as a signature too, only to the hosts it is bound to.
+		r = s.Do(t, "PUT", "/alerts/configs/"+other+"/webhook", s.Key, map[string]any{"url": "https://example.com:8443/h", "secret_name": "HOOK"})
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "secret_name") || !strings.Contains(string(r.Body), "bound to example.com") {
+			t.Fatalf("webhook to a host the secret is not bound to: %d %s", r.Status, r.Body)
+		}
+		wantCode(t, s.Do(t, "PUT", "/alerts/configs/"+other+"/webhook", s.Key, map[string]any{"url": "https://evil.example/h", "secret_name": "HOOK"}), http.StatusUnprocessableEntity)
 		wantCode(t, s.Do(t, "PUT", "/alerts/configs/"+other+"/webhook", s.Key, map[string]any{"url": "ftp://example.com/h", "secret_name": "HOOK"}), http.StatusUnprocessableEntity)
 		r = s.Do(t, "PUT", "/alerts/configs/"+other+"/webhook", s.Key, map[string]any{"url": "https://example.com/h", "secret_name": "HOOK"})
 		wantCode(t, r, http.StatusOK)

@@ -211,7 +211,7 @@ func New(d Deps) *Server {
 	})
 
 	m := newMetrics(d.Metrics)
-	s.handler = withRequestID(withRecover(m.wrap(withJSONDefault(s.mux))))
+	s.handler = withRequestID(withRecover(m.wrap(withMediaType(s.mux))))
 	return s
 }
 
@@ -505,7 +505,12 @@ func register[I, O any](s *Server, o huma.Operation, h func(context.Context, *I)
 		&huma.Param{Name: "X-Account-Id", In: "header", Description: "Target an organization account (OAuth only); ignored for API keys.", Schema: &huma.Schema{Type: "string", Format: "uuid"}},
 		&huma.Param{Name: version.Header, In: "header", Description: "Opt into dated API changes (YYYY-MM-DD).", Schema: &huma.Schema{Type: "string", Pattern: `^\d{4}-\d{2}-\d{2}$`}},
 	)
-	huma.Register(s.api, o, h)
+	huma.Register(s.api, o, func(ctx context.Context, in *I) (*O, error) {
+		if err := nulInInput(in); err != nil {
+			return nil, err
+		}
+		return h(ctx, in)
+	})
 }
 
 // principal returns the caller; every authenticated handler has one.

@@ -290,6 +290,11 @@ func (s *Server) createGovernancePolicy(ctx context.Context, in *createPolicyInp
 		return nil, Invalid([]any{"body", "name"}, "name is required", "missing")
 	}
 	p, err := s.deps.Governance.CreatePolicy(ctx, principal(ctx).AccountID, in.Body.input())
+	if errors.Is(err, store.ErrNotFound) && in.Body.AgentID != nil {
+		// An id in the body names nothing of the account's: the caller's
+		// input, not a missing resource of the path.
+		return nil, Invalid([]any{"body", "agent_id"}, "no agent "+*in.Body.AgentID+" in this account", "value_error")
+	}
 	if err != nil {
 		return nil, policyError(err, "Agent")
 	}
@@ -330,8 +335,13 @@ func (s *Server) deleteGovernancePolicy(ctx context.Context, in *policyIDInput) 
 
 func (s *Server) checkGovernance(ctx context.Context, in *checkInput) (*checkOutput, error) {
 	agentID := ""
-	if in.Body.AgentID != nil {
+	if in.Body.AgentID != nil && *in.Body.AgentID != "" {
 		agentID = *in.Body.AgentID
+		if _, err := s.agents().Get(ctx, principal(ctx).AccountID, agentID); errors.Is(err, store.ErrNotFound) {
+			return nil, Invalid([]any{"body", "agent_id"}, "no agent "+agentID+" in this account", "value_error")
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	v, err := s.deps.Governance.Check(ctx, principal(ctx).AccountID, agentID, in.Body.Stage, in.Body.Text)
 	if err != nil {

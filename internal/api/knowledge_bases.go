@@ -203,7 +203,7 @@ type searchKBOutput struct{ Body KnowledgeBaseSearchResponse }
 func (s *Server) searchKnowledgeBase(ctx context.Context, in *searchKBInput) (*searchKBOutput, error) {
 	p := principal(ctx)
 	b := in.Body
-	req := knowledge.SearchRequest{Query: b.Query, Threshold: b.ScoreThreshold, SourceIDs: b.SourceIDs}
+	req := knowledge.SearchRequest{Query: b.Query, Threshold: b.ScoreThreshold, SourceIDs: b.SourceIDs, StrictSources: true}
 	if b.TopN != nil {
 		req.TopN = *b.TopN
 	}

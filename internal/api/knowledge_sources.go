@@ -129,6 +129,8 @@ func knowledgeError(err error, what string) error {
 	var inv *knowledge.InvalidError
 	var unsup *knowledge.UnsupportedTypeError
 	switch {
+	case errors.As(err, &inv) && inv.Indexed:
+		return Invalid([]any{"body", inv.Field, inv.Index}, inv.Msg, "value_error")
 	case errors.As(err, &inv):
 		return Invalid([]any{"body", inv.Field}, inv.Msg, "value_error")
 	case errors.As(err, &unsup):
@@ -305,17 +307,31 @@ type sourceUploadInput struct {
 
 func (in *sourceUploadInput) Resolve(ctx huma.Context) []error { in.capture(ctx); return nil }
 
+// multipartBoundary checks that an upload is sent as multipart/form-data
+// and returns its boundary: another media type is a 415, as a non-JSON
+// body of a JSON operation is; a multipart type without a boundary a 422.
+func multipartBoundary(contentType string) (string, error) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	switch {
+	case err == nil && mt == "multipart/form-data" && params["boundary"] != "":
+		return params["boundary"], nil
+	case err == nil && mt == "multipart/form-data":
+		return "", Invalid([]any{"header", "Content-Type"}, "multipart/form-data needs a boundary parameter", "value_error")
+	}
+	return "", Fail(http.StatusUnsupportedMediaType, "Unsupported media type: send the file as multipart/form-data, in a part named file")
+}
+
 // uploadForm walks a multipart upload, calling store with the file part
 // and a Rest that reads the fields after it.
 func uploadForm(in *multipartInput, limit int64, store func(up knowledge.Upload) (knowledge.UploadResult, error)) (knowledge.UploadResult, error) {
 	if in.contentLength > limit+multipartSlack {
 		return knowledge.UploadResult{}, tooLarge(limit)
 	}
-	mt, params, err := mime.ParseMediaType(in.contentType)
-	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return knowledge.UploadResult{}, Invalid([]any{"body"}, "Send the file as multipart/form-data, in a part named file", "value_error")
+	boundary, err := multipartBoundary(in.contentType)
+	if err != nil {
+		return knowledge.UploadResult{}, err
 	}
-	mr := multipart.NewReader(in.body, params["boundary"])
+	mr := multipart.NewReader(in.body, boundary)
 	fields := map[string]string{}
 	readField := func(part *multipart.Part) error {
 		b, err := io.ReadAll(io.LimitReader(part, maxFormField+1))

@@ -34,15 +34,21 @@ func withRequestID(next http.Handler) http.Handler {
 	})
 }
 
-// withJSONDefault reads a body sent without a JSON content type as JSON, as
-// clients of the contract expect (curl -d sends form encoding by default).
-// Multipart and other explicit types are left alone.
-func withJSONDefault(next http.Handler) http.Handler {
+// withMediaType lowercases the media type of a request's Content-Type
+// (media types are case-insensitive: Application/JSON is JSON), so that the
+// body parser matches it. It does not reinterpret one type as another: a
+// JSON operation sent text/plain, form encoding or any other non-JSON type
+// answers 415 (docs/errors.md), and a body without a Content-Type is read as
+// JSON.
+func withMediaType(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 && r.Method != http.MethodGet {
-			ct := r.Header.Get("Content-Type")
-			if ct == "" || strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "text/plain") {
-				r.Header.Set("Content-Type", "application/json")
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			mt, params, _ := strings.Cut(ct, ";")
+			if lower := strings.ToLower(strings.TrimSpace(mt)); lower != mt {
+				if params != "" {
+					lower += ";" + params
+				}
+				r.Header.Set("Content-Type", lower)
 			}
 		}
 		next.ServeHTTP(w, r)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
 )
 
 // AgentRunRequest is the body of POST /agents/{agent_id}/runs.
@@ -327,6 +328,14 @@ func (s *Server) searchTraces(ctx context.Context, in *searchInput) (*searchOutp
 	}
 	if b.TopN == 0 {
 		b.TopN = 10
+	}
+	// agent_id filters: runs outlive their agent, so a well-formed id of
+	// no current agent finds that agent's traces (or none); a malformed
+	// one is a mistake.
+	if b.AgentID != nil && *b.AgentID != "" {
+		if _, err := uuid.Parse(*b.AgentID); err != nil {
+			return nil, Invalid([]any{"body", "agent_id"}, "Input should be a valid UUID", "uuid_parsing")
+		}
 	}
 	matches, err := s.deps.Runs.Search(ctx, principal(ctx).AccountID, runs.SearchRequest{Query: b.Query, AgentID: deref(b.AgentID),
 		RunStatus: deref(b.RunStatus), StepType: deref(b.StepType), TopN: b.TopN})

@@ -11,12 +11,16 @@ import (
 )
 
 // Account secrets, an extension: write-only values that definitions name
-// as {{secrets.NAME}} (S3 credentials). No operation ever answers a value.
+// as {{secrets.NAME}} (S3 credentials, MCP headers, webhook signing keys),
+// each bound by its writer to the hosts it may be sent to. No operation
+// ever answers a value.
 
 // Descriptions of the secrets operations (routes in api.go).
 const (
 	listSecretsDoc = "Names and times of the account's secrets; values are write-only and never answered."
-	putSecretDoc   = "Stores a value under a name, sealed at rest; 201 when the name is new, 200 when it replaces a value. " +
+	putSecretDoc   = "Stores a value under a name, sealed at rest, bound to the hosts it may be sent to; 201 when the name is new, " +
+		"200 when it replaces a value or hosts. A new secret needs value and hosts; an existing one takes either (the other is kept). " +
+		"Every request carrying the secret, or a signature made with it, goes to one of its hosts or is refused. " +
 		"Owner or admin only. The value is never answered, logged or exported."
 	deleteSecretDoc = "Owner or admin only. Steps naming the secret fail until it is stored again."
 )
@@ -29,9 +33,10 @@ func withDescription(o huma.Operation, d string) huma.Operation {
 
 // SecretResponse describes a secret; it never carries the value.
 type SecretResponse struct {
-	Name      string `json:"name" doc:"The secret's name, as definitions reference it: {{secrets.NAME}}."`
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
+	Name      string   `json:"name" doc:"The secret's name, as definitions reference it: {{secrets.NAME}}."`
+	Hosts     []string `json:"hosts" doc:"The hosts the secret may be sent to; empty for a secret stored before secrets were bound to hosts, which is sent nowhere until it is bound."`
+	CreatedAt string   `json:"created_at"`
+	UpdatedAt string   `json:"updated_at"`
 }
 
 // SecretListResponse is the list's shape before Service-Version 2026-07-27.
@@ -42,11 +47,16 @@ type SecretListResponse struct {
 
 // PutSecretRequest is the body of PUT /secrets/{name}.
 type PutSecretRequest struct {
-	Value string `json:"value" minLength:"1" maxLength:"16384" doc:"The secret value (UTF-8, at most 16 KiB). Write-only."`
+	Value *string  `json:"value,omitempty" required:"false" minLength:"1" maxLength:"16384" doc:"The secret value (UTF-8, at most 16 KiB). Write-only. Required for a new secret; omit it to change only the hosts."`
+	Hosts []string `json:"hosts,omitempty" required:"false" nullable:"true" maxItems:"16" doc:"The hosts the secret may be sent to (1 to 16): api.example.com, minio.internal:9000, *.example.com, 203.0.113.7. Without a port only the scheme's default port matches. Required for a new secret; omit it to keep the stored hosts."`
 }
 
 func secretResponse(i store.SecretInfo) SecretResponse {
-	return SecretResponse{Name: i.Name, CreatedAt: modelsTimestamp(i.CreatedAt), UpdatedAt: modelsTimestamp(i.UpdatedAt)}
+	hosts := i.Hosts
+	if hosts == nil {
+		hosts = []string{}
+	}
+	return SecretResponse{Name: i.Name, Hosts: hosts, CreatedAt: modelsTimestamp(i.CreatedAt), UpdatedAt: modelsTimestamp(i.UpdatedAt)}
 }
 
 type listSecretsInput struct {
@@ -92,8 +102,12 @@ func (s *Server) putSecret(ctx context.Context, in *putSecretInput) (*putSecretO
 	if !p.CanAdminister() {
 		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can store secrets")
 	}
-	info, created, err := s.deps.Secrets.Put(ctx, p.AccountID, in.Name, in.Body.Value)
+	info, created, err := s.deps.Secrets.Put(ctx, p.AccountID, in.Name, in.Body.Value, in.Body.Hosts)
 	switch {
+	case errors.Is(err, secrets.ErrInvalidHosts), errors.Is(err, secrets.ErrHostsRequired):
+		return nil, Invalid([]any{"body", "hosts"}, err.Error(), "value_error")
+	case errors.Is(err, secrets.ErrValueRequired):
+		return nil, Invalid([]any{"body", "value"}, err.Error(), "missing")
 	case errors.Is(err, secrets.ErrInvalidName):
 		return nil, Invalid([]any{"path", "name"}, "Secret names are "+secrets.NamePatternDoc, "value_error")
 	case errors.Is(err, secrets.ErrInvalidValue):

@@ -23,13 +23,26 @@ func TestSecretsAPI(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		const value = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-		r := s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"value": value})
+		// A new secret names the hosts it may be sent to.
+		wantLoc(t, s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"value": value}), "value_error", "body", "hosts")
+		r := s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"value": value, "hosts": []string{"S3.Example.com", "minio.internal:9000"}})
 		wantStatus(t, r, http.StatusCreated)
-		if bytes.Contains(r.Body, []byte(value)) || !bytes.Contains(r.Body, []byte(`"name":"S3_SECRET"`)) {
+		if bytes.Contains(r.Body, []byte(value)) || !bytes.Contains(r.Body, []byte(`"name":"S3_SECRET"`)) ||
+			!bytes.Contains(r.Body, []byte(`"hosts":["s3.example.com","minio.internal:9000"]`)) {
 			t.Fatalf("create answered %s", r.Body)
 		}
+		// The value alone keeps the hosts; the hosts alone keep the value.
 		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"value": value + "2"}), http.StatusOK)
-		wantStatus(t, s.Do(t, "PUT", "/secrets/A_KEY", s.Key, map[string]any{"value": "x"}), http.StatusCreated)
+		r = s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"hosts": []string{"*.s3.example.com"}})
+		wantStatus(t, r, http.StatusOK)
+		if !bytes.Contains(r.Body, []byte(`"hosts":["*.s3.example.com"]`)) {
+			t.Errorf("rebind answered %s", r.Body)
+		}
+		for _, bad := range []any{[]string{}, []string{"https://s3.example.com/"}, []string{"*.com"}, []string{"x.example:70000"}} {
+			wantLoc(t, s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"hosts": bad}), "value_error", "body", "hosts")
+		}
+		wantLoc(t, s.Do(t, "PUT", "/secrets/NEW_ONE", s.Key, map[string]any{"hosts": []string{"x.example"}}), "missing", "body", "value")
+		wantStatus(t, s.Do(t, "PUT", "/secrets/A_KEY", s.Key, map[string]any{"value": "x", "hosts": []string{"a.example"}}), http.StatusCreated)
 
 		// Listed by name, in both shapes, never with values.
 		for v, field := range map[string]string{"2026-07-01": "secrets", "2026-07-27": "data"} {
@@ -38,7 +51,8 @@ func TestSecretsAPI(t *testing.T) {
 			var list map[string]any
 			r.JSON(t, &list)
 			items, _ := list[field].([]any)
-			if len(items) != 1 || items[0].(map[string]any)["name"] != "S3_SECRET" || bytes.Contains(r.Body, []byte("wJalr")) {
+			if len(items) != 1 || items[0].(map[string]any)["name"] != "S3_SECRET" || bytes.Contains(r.Body, []byte("wJalr")) ||
+				fmt.Sprint(items[0].(map[string]any)["hosts"]) != "[*.s3.example.com]" {
 				t.Errorf("list at %s: %s", v, r.Body)
 			}
 		}
@@ -59,10 +73,12 @@ func TestSecretsAPI(t *testing.T) {
 		// Members may list names, not write.
 		member := s.IssueKey(t, s.AccountID, "", store.RoleMember)
 		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_SECRET", member, map[string]any{"value": "mine"}), http.StatusForbidden)
+		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_SECRET", member, map[string]any{"hosts": []string{"member.example"}}), http.StatusForbidden)
 		wantStatus(t, s.Do(t, "DELETE", "/secrets/S3_SECRET", member, nil), http.StatusForbidden)
 		wantStatus(t, s.Do(t, "GET", "/secrets", member, nil), http.StatusOK)
-		if v, err := s.S.Secrets.Reveal(context.Background(), s.AccountID, "S3_SECRET"); err != nil || v != value+"2" {
-			t.Fatalf("stored value: %q %v", v, err)
+		if v, err := s.S.Secrets.Reveal(context.Background(), s.AccountID, "S3_SECRET"); err != nil || v.Value != value+"2" ||
+			fmt.Sprint(v.Hosts) != "[*.s3.example.com]" {
+			t.Fatalf("stored value: %v %v", v.Hosts, err)
 		}
 
 		wantStatus(t, s.Do(t, "DELETE", "/secrets/A_KEY", s.Key, nil), http.StatusNoContent)
@@ -73,11 +89,12 @@ func TestSecretsAPI(t *testing.T) {
 		// The per-account limit is a 409.
 		other := s.NewTenant(t, "full")
 		for i := range secrets.MaxPerAccount {
-			if _, _, err := s.S.Secrets.Put(context.Background(), other.AccountID, fmt.Sprintf("S%d", i), "v"); err != nil {
+			v := "v"
+			if _, _, err := s.S.Secrets.Put(context.Background(), other.AccountID, fmt.Sprintf("S%d", i), &v, []string{"x.example"}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		r = s.Do(t, "PUT", "/secrets/ONE_MORE", other.Key, map[string]any{"value": "v"})
+		r = s.Do(t, "PUT", "/secrets/ONE_MORE", other.Key, map[string]any{"value": "v", "hosts": []string{"x.example"}})
 		wantStatus(t, r, http.StatusConflict)
 		wantStatus(t, s.Do(t, "PUT", "/secrets/S0", other.Key, map[string]any{"value": "replaced"}), http.StatusOK)
 	})
@@ -177,8 +194,9 @@ func TestS3StepUsesAccountSecrets(t *testing.T) {
 			t.Fatalf("run without secrets: %s %+v", failed.Status, failed.Attempts)
 		}
 
-		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_KEY", s.Key, map[string]any{"value": keyID}), http.StatusCreated)
-		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"value": secret}), http.StatusCreated)
+		storeHost := strings.TrimPrefix(fake.URL, "http://")
+		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_KEY", s.Key, map[string]any{"value": keyID, "hosts": []string{storeHost}}), http.StatusCreated)
+		wantStatus(t, s.Do(t, "PUT", "/secrets/S3_SECRET", s.Key, map[string]any{"value": secret, "hosts": []string{storeHost}}), http.StatusCreated)
 
 		resp := postStream(t, s, "/agents/"+a.ID+"/runs/stream", s.Key, `{"input":"q3"}`)
 		events := readSSE(t, resp, func(e sseEvent) bool { return e.event == "done" })

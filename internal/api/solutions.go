@@ -83,7 +83,10 @@ func solutionsError(err error, what string) error {
 	case errors.As(err, &inv):
 		return Invalid(inv.Loc, inv.Msg, inv.Type)
 	case errors.As(err, &nl):
-		return Fail(http.StatusNotFound, "%s", nl.Error())
+		// Ids in the body that name nothing of the account's (another
+		// account's among them) are the request's fault: a 422 at the
+		// first of them, as the contract declares for these operations.
+		return Invalid([]any{"body", "ids", nl.Index}, nl.Error()+" in this account", "value_error")
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound(what)
 	case errors.Is(err, solutions.ErrDecided):

@@ -18,10 +18,20 @@ import (
 )
 
 // Store is an open bucket.
-type Store struct{ b *blob.Bucket }
+type Store struct {
+	b *blob.Bucket
+	// Where the store's temporary objects are, for SweepTemp: the
+	// directory of a file store, or the bucket and key prefix of an S3 one.
+	dir                string
+	s3Bucket, s3Prefix string
+}
 
 // Open opens the bucket at rawURL, creating a local directory if needed.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
+	s := &Store{}
+	if u, err := url.Parse(rawURL); err == nil && u.Scheme == "s3" {
+		s.s3Bucket, s.s3Prefix = u.Host, u.Query().Get("prefix")
+	}
 	if strings.HasPrefix(rawURL, "file://") {
 		u, err := url.Parse(rawURL)
 		if err != nil {
@@ -30,6 +40,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if err := os.MkdirAll(u.Path, 0o700); err != nil {
 			return nil, fmt.Errorf("create blob directory: %w", err)
 		}
+		s.dir = u.Path
 		if u.Query().Get("no_tmp_dir") == "" {
 			// Write temporary files beside their final place, so the final
 			// rename never crosses file systems.
@@ -43,7 +54,8 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open blob store: %w", err)
 	}
-	return &Store{b: b}, nil
+	s.b = b
+	return s, nil
 }
 
 // Put streams r into key and returns the bytes written.

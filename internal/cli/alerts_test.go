@@ -43,7 +43,7 @@ func TestAlertsCommands(t *testing.T) {
 			t.Fatal("not enabled again")
 		}
 
-		if _, _, err := ts.S.Secrets.Put(ctx, ts.AccountID, "HOOK", "k"); err != nil {
+		if _, _, err := ts.S.Secrets.Put(ctx, ts.AccountID, "HOOK", ptrTo("k"), []string{"example.com"}); err != nil {
 			t.Fatal(err)
 		}
 		var hook client.AlertWebhook
@@ -107,3 +107,5 @@ func TestAlertsCommands(t *testing.T) {
 		run(t, append(g, "alerts", "configs", "delete", cfg.ID)...).ok(t, nil)
 	})
 }
+
+func ptrTo[T any](v T) *T { return &v }

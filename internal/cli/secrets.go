@@ -24,8 +24,10 @@ func secretsCommand(a *App) *cobra.Command {
 		Short: "Manage the account's write-only secrets (an Agentry extension)",
 		Long: `Account secrets are values stored on the server, sealed at rest, that agent
 definitions name as {{secrets.NAME}} instead of holding them (the S3 keys of
-write_aws_s3_object). Values are write-only: nothing ever shows them again.
-Storing and deleting need the owner or admin role.`,
+write_aws_s3_object, MCP tool headers, alert webhook keys). Values are
+write-only: nothing ever shows them again. Each secret is bound to the hosts
+it may be sent to (--host), and is sent nowhere else, whoever writes the step
+that uses it. Storing, binding and deleting need the owner or admin role.`,
 	}
 	list := &cobra.Command{
 		Use:     "list",
@@ -47,23 +49,30 @@ Storing and deleting need the owner or admin role.`,
 			return a.print(cmd, out, func(w io.Writer) error {
 				rows := make([][]string, len(out))
 				for i, s := range out {
-					rows[i] = []string{s.Name, s.CreatedAt, s.UpdatedAt}
+					rows[i] = []string{s.Name, strings.Join(s.Hosts, " "), s.CreatedAt, s.UpdatedAt}
 				}
-				return writeTable(w, []string{"Name", "Created", "Updated"}, rows)
+				return writeTable(w, []string{"Name", "Hosts", "Created", "Updated"}, rows)
 			})
 		},
 	}
 	var fromFile string
+	var hosts []string
 	set := &cobra.Command{
 		Use:   "set NAME",
 		Short: "Store a secret, or replace its value",
-		Long: `Store a value under NAME. The value is never taken from the command line,
-where other users and shell history could see it: it is read from a file
-(--from-file, exactly as it is), from standard input when it is piped (one
-trailing newline dropped), or typed at a hidden prompt.`,
-		Example: `  agentry secrets set S3_SECRET_KEY                      # prompts, input hidden
+		Long: `Store a value under NAME, bound to the hosts it may be sent to (--host, once
+per host; required for a new secret, and replacing the hosts of an existing
+one; without it an existing secret keeps its hosts). A host is a name or
+address with an optional :port (without a port only 443 for https and 80 for
+http match), or *.domain for every subdomain.
+
+The value is never taken from the command line, where other users and shell
+history could see it: it is read from a file (--from-file, exactly as it
+is), from standard input when it is piped (one trailing newline dropped),
+or typed at a hidden prompt.`,
+		Example: `  agentry secrets set S3_SECRET_KEY --host minio.example.net:9000   # prompts, input hidden
   printf %s "$KEY" | agentry secrets set S3_SECRET_KEY
-  agentry secrets set TLS_KEY --from-file ./client.key`,
+  agentry secrets set WEATHER_TOKEN --host mcp.weather.example --from-file ./token`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			value, err := readSecretValue(cmd, args[0], fromFile)
@@ -74,7 +83,7 @@ trailing newline dropped), or typed at a hidden prompt.`,
 			if err != nil {
 				return err
 			}
-			s, err := c.SetSecret(cmd.Context(), args[0], value)
+			s, err := c.SetSecret(cmd.Context(), args[0], value, hosts)
 			if err != nil {
 				return err
 			}
@@ -84,11 +93,40 @@ trailing newline dropped), or typed at a hidden prompt.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s secret %s; reference it as {{secrets.%s}}\n", verb, s.Name, s.Name)
 			return a.print(cmd, s, func(w io.Writer) error {
-				return writeFields(w, [][2]string{{"Name", s.Name}, {"Created", s.CreatedAt}, {"Updated", s.UpdatedAt}})
+				return writeFields(w, [][2]string{{"Name", s.Name}, {"Hosts", strings.Join(s.Hosts, " ")}, {"Created", s.CreatedAt}, {"Updated", s.UpdatedAt}})
 			})
 		},
 	}
 	set.Flags().StringVar(&fromFile, "from-file", "", "read the value from this file, byte for byte")
+	set.Flags().StringArrayVar(&hosts, "host", nil, "a host the secret may be sent to (repeat for several)")
+	var bindHosts []string
+	bind := &cobra.Command{
+		Use:   "bind NAME --host HOST [--host HOST…]",
+		Short: "Set the hosts a secret may be sent to, keeping its value",
+		Long: `Replace the hosts NAME may be sent to. Its value is kept. A secret stored
+before secrets were bound to hosts is sent nowhere until it is bound.`,
+		Example: `  agentry secrets bind S3_SECRET_KEY --host minio.example.net:9000
+  agentry secrets bind API_TOKEN --host api.example.com --host *.api.example.com`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(bindHosts) == 0 {
+				return usageErrorf("bind needs at least one --host")
+			}
+			c, err := a.Client()
+			if err != nil {
+				return err
+			}
+			s, err := c.BindSecret(cmd.Context(), args[0], bindHosts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "secret %s may be sent to %s\n", s.Name, strings.Join(s.Hosts, ", "))
+			return a.print(cmd, s, func(w io.Writer) error {
+				return writeFields(w, [][2]string{{"Name", s.Name}, {"Hosts", strings.Join(s.Hosts, " ")}, {"Created", s.CreatedAt}, {"Updated", s.UpdatedAt}})
+			})
+		},
+	}
+	bind.Flags().StringArrayVar(&bindHosts, "host", nil, "a host the secret may be sent to (repeat for several)")
 	del := &cobra.Command{
 		Use:     "delete NAME",
 		Short:   "Delete a secret",
@@ -107,7 +145,7 @@ trailing newline dropped), or typed at a hidden prompt.`,
 			return nil
 		},
 	}
-	cmd.AddCommand(list, set, del)
+	cmd.AddCommand(list, set, bind, del)
 	return cmd
 }
 

@@ -45,13 +45,15 @@ func TestSecretsCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return v
+			return v.Value
 		}
 
 		var s client.Secret
-		r := runStdin(t, "piped-value\n", append(g, "secrets", "set", "S3_KEY")...)
+		// A new secret needs its hosts.
+		runStdin(t, "piped-value\n", append(g, "secrets", "set", "S3_KEY")...).exits(t, cli.ExitValidation, "hosts")
+		r := runStdin(t, "piped-value\n", append(g, "secrets", "set", "S3_KEY", "--host", "minio.example.net:9000")...)
 		r.ok(t, &s)
-		if s.Name != "S3_KEY" || !strings.Contains(r.stderr, "{{secrets.S3_KEY}}") || strings.Contains(r.stdout+r.stderr, "piped-value") {
+		if s.Name != "S3_KEY" || len(s.Hosts) != 1 || s.Hosts[0] != "minio.example.net:9000" || !strings.Contains(r.stderr, "{{secrets.S3_KEY}}") || strings.Contains(r.stdout+r.stderr, "piped-value") {
 			t.Fatalf("set from stdin: %s / %s", r.stdout, r.stderr)
 		}
 		if v := reveal("S3_KEY"); v != "piped-value" {
@@ -66,6 +68,15 @@ func TestSecretsCommands(t *testing.T) {
 		if v := reveal("S3_KEY"); v != "line 1\nline 2\n" || !strings.Contains(r.stderr, "replaced") {
 			t.Errorf("from file: %q, %s", v, r.stderr)
 		}
+		// bind changes the hosts and keeps the value.
+		r = run(t, append(g, "secrets", "bind", "S3_KEY", "--host", "S3.Example.com", "--host", "*.s3.example.com")...)
+		r.ok(t, &s)
+		if len(s.Hosts) != 2 || s.Hosts[0] != "s3.example.com" || s.Hosts[1] != "*.s3.example.com" || reveal("S3_KEY") != "line 1\nline 2\n" {
+			t.Errorf("bind: %+v", s)
+		}
+		run(t, append(g, "secrets", "bind", "S3_KEY")...).exits(t, cli.ExitUsage, "--host")
+		run(t, append(g, "secrets", "bind", "S3_KEY", "--host", "https://x.example/")...).exits(t, cli.ExitValidation, "host pattern")
+		run(t, append(g, "secrets", "bind", "NOPE", "--host", "x.example")...).exits(t, cli.ExitValidation, "value")
 
 		var list []client.Secret
 		run(t, append(g, "secrets", "list")...).ok(t, &list)
@@ -73,7 +84,7 @@ func TestSecretsCommands(t *testing.T) {
 			t.Fatalf("list: %+v", list)
 		}
 		tbl := run(t, append(g, "secrets", "list", "-o", "table")...)
-		if !strings.Contains(tbl.stdout, "S3_KEY") || strings.Contains(tbl.stdout, "line 1") {
+		if !strings.Contains(tbl.stdout, "S3_KEY") || !strings.Contains(tbl.stdout, "*.s3.example.com") || strings.Contains(tbl.stdout, "line 1") {
 			t.Errorf("table:\n%s", tbl.stdout)
 		}
 

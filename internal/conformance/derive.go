@@ -78,7 +78,30 @@ func derive(op ServerOp, b Exercise) []Exercise {
 	lenient.Name, lenient.Check = "derived: undeclared query parameter ignored at "+version.Default, nil
 	lenient.Path = withQuery(b.Path)
 
-	return []Exercise{anon, unknown, revoked, malformed, strict, lenient}
+	out := []Exercise{anon, unknown, revoked, malformed, strict, lenient}
+	if b.Body != nil && !sendsContentType(b) {
+		// A JSON body sent as another media type is refused, never read
+		// as JSON regardless (docs/errors.md).
+		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded"} {
+			x := b
+			x.Name, x.Status, x.Check = "derived: a JSON body sent as "+ct+" is a 415", http.StatusUnsupportedMediaType, nil
+			x.Headers = append(append([]string{}, b.Headers...), "Content-Type: "+ct)
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sendsContentType reports whether an exercise sets its own Content-Type
+// (a multipart upload), whose body is not JSON.
+func sendsContentType(x Exercise) bool {
+	for _, h := range x.Headers {
+		name, _, _ := strings.Cut(h, ":")
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Type") {
+			return true
+		}
+	}
+	return false
 }
 
 // expectLoc checks that a 422 names the given location.

@@ -139,8 +139,11 @@ func init() {
 				return map[string]any{"alert_type": "consecutive_failures", "agent_id": v["agent_id"], "threshold": map[string]any{"count": 3},
 					"cooldown_minutes": 15, "distribution_type": "owner_admins"}
 			}, Status: http.StatusCreated},
-		Exercise{Op: "POST /alerts/configs", Name: "source alert", Body: map[string]any{"alert_type": "pull_error_rate_spike",
-			"source_connection_id": "0190a3b4-0000-7000-8000-0000000000c1", "threshold": map[string]any{"rate": 0.3}}, Status: http.StatusCreated},
+		Exercise{Op: "POST /alerts/configs", Name: "source alert", Setup: knSource, Body: func(v Vars) any {
+			return map[string]any{"alert_type": "pull_error_rate_spike", "source_connection_id": v["source_connection_id"], "threshold": map[string]any{"rate": 0.3}}
+		}, Status: http.StatusCreated},
+		Exercise{Op: "POST /alerts/configs", Name: "source alert naming no source of the account", Body: map[string]any{"alert_type": "pull_error_rate_spike",
+			"source_connection_id": "0190a3b4-0000-7000-8000-0000000000c1"}, Status: http.StatusUnprocessableEntity, Check: expectLoc("body", "source_connection_id")},
 		Exercise{Op: "POST /alerts/configs", Name: "selected members without recipients", Body: map[string]any{"alert_type": "run_failed",
 			"distribution_type": "selected_members"}, Status: http.StatusUnprocessableEntity, Check: expectLoc("body", "recipient_user_ids")},
 		Exercise{Op: "POST /alerts/configs", Name: "unknown type", Body: map[string]any{"alert_type": "meteor"}, Status: http.StatusUnprocessableEntity,

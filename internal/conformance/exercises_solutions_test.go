@@ -127,7 +127,8 @@ func init() {
 		register(
 			Exercise{Op: "POST " + op, Name: "link", Setup: solLinked, Body: solLink(nil, l.key), Status: http.StatusOK, Check: agWantBody(`"id":`)},
 			Exercise{Op: "POST " + op, Name: "not uuids", Setup: solSolution, Body: map[string]any{"ids": []string{"x"}}, Status: http.StatusUnprocessableEntity},
-			Exercise{Op: "POST " + op, Name: "missing resource", Setup: solSolution, Body: map[string]any{"ids": []string{knMissing}}, Status: http.StatusNotFound},
+			Exercise{Op: "POST " + op, Name: "missing resource", Setup: solSolution, Body: map[string]any{"ids": []string{knMissing}},
+				Status: http.StatusUnprocessableEntity, Check: expectLoc("body", "ids", 0.0)},
 			Exercise{Op: "DELETE " + op, Name: "unlink what is not linked", Setup: solLinked, Body: solLink(nil, l.key), Status: http.StatusOK},
 			Exercise{Op: "DELETE " + op, Name: "missing ids", Setup: solSolution, Body: map[string]any{}, Status: http.StatusUnprocessableEntity},
 		)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/outbound"
 )
 
 // Handler runs steps of one type.
@@ -203,10 +204,23 @@ type Host interface {
 	// AwaitHuman asks for a decision on content. It returns ErrParked when
 	// none has been made yet; the run then waits and is resumed later.
 	AwaitHuman(ctx context.Context, run *Run, stepKey, instructions, content string, cfg map[string]any) (approved bool, edited string, err error)
-	// Secret returns the value of the run's account secret name, for a
-	// step that signs or authenticates with it. The value must never reach
-	// a step's output, an event, a log line or an error message.
-	Secret(ctx context.Context, name string) (string, error)
+	// Secret returns the run's account secret name, for a step that signs
+	// or authenticates with it, with the hosts it may be sent to. The value
+	// must never reach a step's output, an event, a log line or an error
+	// message, and every request carrying it (or a signature made with it)
+	// must go through outbound.GuardSecrets with its Binding.
+	Secret(ctx context.Context, name string) (Secret, error)
+}
+
+// Secret is an opened account secret and the hosts its writer bound it to.
+type Secret struct {
+	Name, Value string
+	Hosts       []string
+}
+
+// Binding is the secret as outbound.GuardSecrets checks it.
+func (s Secret) Binding() outbound.SecretBinding {
+	return outbound.SecretBinding{Name: s.Name, Hosts: s.Hosts}
 }
 
 // Errors the runs area tells apart.

@@ -89,14 +89,16 @@ type host struct {
 	calls    func(agentID, input string) (string, error)
 	decision *bool
 	secrets  map[string]string
+	// secretHosts are the hosts every secret is bound to.
+	secretHosts []string
 }
 
-func (h *host) Secret(_ context.Context, name string) (string, error) {
+func (h *host) Secret(_ context.Context, name string) (engine.Secret, error) {
 	v, ok := h.secrets[name]
 	if !ok {
-		return "", errors.New("the account has no secret " + strconv.Quote(name))
+		return engine.Secret{}, errors.New("the account has no secret " + strconv.Quote(name))
 	}
-	return v, nil
+	return engine.Secret{Name: name, Value: v, Hosts: h.secretHosts}, nil
 }
 
 func (h *host) Model() llm.Provider                 { return h.model }

@@ -47,7 +47,7 @@ func transient(err error) bool {
 	if errors.As(err, &te) {
 		return true
 	}
-	if errors.Is(err, ErrForbiddenAddress) || errors.Is(err, ErrMissingReference) || errors.Is(err, llm.ErrInsufficientCredits) ||
+	if errors.Is(err, ErrForbiddenAddress) || errors.Is(err, outbound.ErrSecretHost) || errors.Is(err, ErrMissingReference) || errors.Is(err, llm.ErrInsufficientCredits) ||
 		errors.Is(err, context.Canceled) {
 		return false
 	}

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -57,7 +59,7 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 		}
 	}
 	pathStyle, _ := x.Step.Bool("force_path_style")
-	cfg, secrets, err := s3Config(ctx, x, bucket, endpoint, region)
+	cfg, secrets, bindings, err := s3Config(ctx, x, bucket, endpoint, region)
 	if err != nil {
 		return Result{}, err
 	}
@@ -66,7 +68,19 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 		o.UsePathStyle = pathStyle
-		o.HTTPClient = x.Engine().Webhooks.client()
+		// The request is signed with the account's keys: it may only go to
+		// the hosts the keys' writer bound them to, whichever host the SDK
+		// makes of the endpoint and bucket.
+		o.HTTPClient = outbound.GuardSecrets(x.Engine().Webhooks.client(), bindings)
+		// A refused destination stays refused: no point in the SDK's retries.
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+				if errors.Is(err, outbound.ErrSecretHost) || errors.Is(err, ErrForbiddenAddress) {
+					return aws.FalseTernary
+				}
+				return aws.UnknownTernary
+			})}, so.Retryables...)
+		})
 	})
 	b, err := s3blob.OpenBucket(ctx, client, bucket, nil)
 	if err != nil {
@@ -86,12 +100,12 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 	return Result{Output: loc}, nil
 }
 
-// s3Config returns the configuration to sign with, and the secret values
-// it holds (to keep them out of error messages). With the account's
+// s3Config returns the configuration to sign with, the secret values it
+// holds (to keep them out of error messages) and their host bindings. With the account's
 // secrets it is built from them alone: no environment, shared files or
 // instance metadata are consulted. The server's own credential chain is
 // loaded only for a bucket the operator allows, at the server's endpoint.
-func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aws.Config, []string, error) {
+func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aws.Config, []string, []outbound.SecretBinding, error) {
 	var refs [2]string
 	given := 0
 	for i, f := range []string{"access_key_id", "secret_access_key"} {
@@ -102,7 +116,7 @@ func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aw
 		given++
 		name, ok := definition.SecretRef(s)
 		if !ok {
-			return aws.Config{}, nil, fmt.Errorf("%s must name an account secret, as {{secrets.NAME}}; keys written into the definition are not used", f)
+			return aws.Config{}, nil, nil, fmt.Errorf("%s must name an account secret, as {{secrets.NAME}}; keys written into the definition are not used", f)
 		}
 		refs[i] = name
 	}
@@ -110,24 +124,24 @@ func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aw
 	case 2:
 		id, err := x.Host().Secret(ctx, refs[0])
 		if err != nil {
-			return aws.Config{}, nil, fmt.Errorf("access_key_id: %w", err)
+			return aws.Config{}, nil, nil, fmt.Errorf("access_key_id: %w", err)
 		}
 		secret, err := x.Host().Secret(ctx, refs[1])
 		if err != nil {
-			return aws.Config{}, nil, fmt.Errorf("secret_access_key: %w", err)
+			return aws.Config{}, nil, nil, fmt.Errorf("secret_access_key: %w", err)
 		}
 		return aws.Config{
 			Region:      region,
-			Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id, secret, "")),
-		}, []string{id, secret}, nil
+			Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id.Value, secret.Value, "")),
+		}, []string{id.Value, secret.Value}, []outbound.SecretBinding{id.Binding(), secret.Binding()}, nil
 	case 1:
-		return aws.Config{}, nil, errors.New("access_key_id and secret_access_key go together")
+		return aws.Config{}, nil, nil, errors.New("access_key_id and secret_access_key go together")
 	}
 	if !slices.Contains(x.Engine().S3AllowedBuckets, bucket) || endpoint != "" {
-		return aws.Config{}, nil, ErrServerCredentials
+		return aws.Config{}, nil, nil, ErrServerCredentials
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
-	return cfg, nil, err
+	return cfg, nil, nil, err
 }
 
 // redactedError is an error whose message has secret values blanked out;

@@ -75,7 +75,8 @@ func TestS3SignsWithAccountSecrets(t *testing.T) {
 	fake := newFakeS3(t)
 	e := engine.New()
 	e.Webhooks.AllowPrivate = true
-	h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"}}
+	h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"},
+		secretHosts: []string{strings.TrimPrefix(fake.URL, "http://")}}
 	def := s3Step(`,"endpoint_url":"` + fake.URL + `","access_key_id":"{{secrets.S3_KEY}}","secret_access_key":"{{ secrets.S3_SECRET }}"`)
 	j := newJournal()
 	out, err := run(t, e, def, "q3", j, h)
@@ -166,5 +167,28 @@ func TestSecretsAreNotTemplateVariables(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "tenant-secret-value") {
 		t.Fatalf("the error shows the value: %v", err)
+	}
+}
+
+// TestS3SecretsGoOnlyToTheirHosts: an endpoint the account's keys are not
+// bound to receives nothing — not the key id, not a signature — whoever
+// wrote the step; the failure names the secret and its hosts, not a value.
+func TestS3SecretsGoOnlyToTheirHosts(t *testing.T) {
+	ambientCredentials(t)
+	fake := newFakeS3(t)
+	e := engine.New()
+	e.Webhooks.AllowPrivate = true
+	for _, hosts := range [][]string{{"minio.example.net:9000"}, {"127.0.0.1"}, nil} {
+		h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"},
+			secretHosts: hosts}
+		def := s3Step(`,"endpoint_url":"` + fake.URL + `","access_key_id":"{{secrets.S3_KEY}}","secret_access_key":"{{secrets.S3_SECRET}}"`)
+		j := newJournal()
+		_, err := run(t, e, def, "q3", j, h)
+		if err == nil || !strings.Contains(err.Error(), `"S3_KEY"`) || strings.Contains(err.Error(), "tenant-secret-value") {
+			t.Fatalf("bound to %v: %v", hosts, err)
+		}
+		if fake.count() != 0 {
+			t.Fatalf("bound to %v, the endpoint still got %d requests: %q", hosts, fake.count(), fake.auth)
+		}
 	}
 }

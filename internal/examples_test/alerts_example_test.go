@@ -65,7 +65,7 @@ func TestAlertsWorkedExample(t *testing.T) {
 		defer receiver.Close()
 
 		// 1. The signing key, as an account secret.
-		if _, err := c.SetSecret(ctx, "ALERT_HOOK_KEY", key); err != nil {
+		if _, err := c.SetSecret(ctx, "ALERT_HOOK_KEY", key, []string{strings.TrimPrefix(receiver.URL, "http://")}); err != nil {
 			t.Fatal(err)
 		}
 		// 2. The config from the page, on this agent.

@@ -236,6 +236,6 @@ func (host) CallAgent(context.Context, *engine.Run, string, string, bool) (strin
 func (host) AwaitHuman(context.Context, *engine.Run, string, string, string, map[string]any) (bool, string, error) {
 	return false, "", engine.ErrParked
 }
-func (host) Secret(context.Context, string) (string, error) {
-	return "", errors.New("no account secrets in template examples")
+func (host) Secret(context.Context, string) (engine.Secret, error) {
+	return engine.Secret{}, errors.New("no account secrets in template examples")
 }

@@ -26,7 +26,7 @@ func alConfigOfA(t *testing.T, c *Ctx) Vars {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.S.Secrets.Put(ctx, c.A.AccountID, "A_HOOK", "a"); err != nil {
+	if _, _, err := c.S.Secrets.Put(ctx, c.A.AccountID, "A_HOOK", ptrTo("a"), []string{"127.0.0.1:9"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.SetWebhook(ctx, c.A.AccountID, cfg.ID, "http://127.0.0.1:9/a", "A_HOOK"); err != nil {
@@ -123,7 +123,7 @@ func init() {
 		Case{Op: "GET /alerts/configs/{config_id}/webhook", Name: "B reads A's webhook", Setup: alConfigOfA, Expect: notFoundAndIntact()},
 		Case{Op: "PUT /alerts/configs/{config_id}/webhook", Name: "B redirects A's webhook", Setup: func(t *testing.T, c *Ctx) Vars {
 			v := alConfigOfA(t, c)
-			if _, _, err := c.S.Secrets.Put(context.Background(), c.B.AccountID, "A_HOOK", "b"); err != nil {
+			if _, _, err := c.S.Secrets.Put(context.Background(), c.B.AccountID, "A_HOOK", ptrTo("b"), []string{"127.0.0.1:9"}); err != nil {
 				t.Fatal(err)
 			}
 			return v
@@ -156,3 +156,5 @@ func init() {
 			}},
 	)
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -35,7 +35,7 @@ func init() {
 			Expect: Status(http.StatusOK, EmptyList("data")), Control: Status(http.StatusOK, NonEmptyList("data"))},
 		Case{Op: "POST /governance/policies", Name: "B cannot attach a policy to A's agent", Setup: governanceOfA,
 			Body:   func(v Vars) any { return map[string]any{"name": "x", "agent_id": v["agent_id"], "policy_type": "pii"} },
-			Expect: NotFound(), Control: Status(http.StatusCreated)},
+			Expect: Status(http.StatusUnprocessableEntity), Control: Status(http.StatusCreated)},
 		Case{Op: "GET /governance/policies/{policy_id}", Name: "B cannot read A's policy", Setup: governanceOfA, Expect: NotFound()},
 		Case{Op: "PATCH /governance/policies/{policy_id}", Name: "B cannot change A's policy", Setup: governanceOfA,
 			Body: map[string]any{"enabled": false}, Expect: NotFound()},

@@ -137,7 +137,7 @@ func init() {
 			Case{Op: "POST /solutions/{solution_id}/" + l.path, Name: "B links A's resource into A's solution", Setup: solOfA, Body: ids,
 				Expect: NotFound(), Control: Status(http.StatusOK)},
 			Case{Op: "POST /solutions/{solution_id}/" + l.path, Name: "B links A's resource into its own solution", Setup: solOfAWithB,
-				Path: "/solutions/{b_solution_id}/" + l.path, Body: ids, Expect: Status(http.StatusNotFound, bSolutionEmpty), NoControl: true},
+				Path: "/solutions/{b_solution_id}/" + l.path, Body: ids, Expect: Status(http.StatusUnprocessableEntity, bSolutionEmpty), NoControl: true},
 			Case{Op: "DELETE /solutions/{solution_id}/" + l.path, Name: "B unlinks from A's solution", Setup: solOfA, Body: ids,
 				Expect: Status(http.StatusNotFound, solIntact), NoControl: true},
 		)

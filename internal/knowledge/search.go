@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -25,6 +26,10 @@ type SearchRequest struct {
 	Filter    *metafilter.Filter
 	// SourceIDs narrows the search to some of the knowledge base's sources.
 	SourceIDs []string
+	// StrictSources refuses a SourceIDs entry that is not a source of the
+	// knowledge base (an API caller's mistake) instead of ignoring it (a
+	// saved step's source may have left the knowledge base since).
+	StrictSources bool
 	// Meta says who pays for model calls (query embedding, reranking).
 	Meta llm.CallMeta
 }
@@ -79,6 +84,13 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		return nil, invalid("query", fmt.Sprintf("query is at most %d bytes", MaxQueryBytes))
 	}
 	sourceIDs := kb.SourceIDs
+	if req.StrictSources {
+		for i, want := range req.SourceIDs {
+			if !slices.Contains(sourceIDs, want) {
+				return nil, &InvalidError{Field: "source_ids", Index: i, Indexed: true, Msg: fmt.Sprintf("%s is not a source of this knowledge base", want)}
+			}
+		}
+	}
 	if len(req.SourceIDs) > 0 {
 		var keep []string
 		for _, id := range sourceIDs {

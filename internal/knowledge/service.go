@@ -30,6 +30,9 @@ var (
 // InvalidError is a 422 naming the field at fault.
 type InvalidError struct {
 	Field, Msg string
+	// Index is the element of a list field at fault, when Indexed.
+	Index   int
+	Indexed bool
 }
 
 func (e *InvalidError) Error() string { return e.Field + ": " + e.Msg }

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,28 +76,38 @@ func (c *Connector) Register(tools *engine.Tools) { tools.RegisterToolset(ToolTy
 
 // resolveHeaders replaces the secret references of the headers by the
 // account's values; it returns the values too, to blank them out of what
-// the run records.
-func resolveHeaders(ctx context.Context, x *engine.Exec, hs map[string]string) (http.Header, []string, error) {
+// the run records, and their host bindings. A secret whose writer did not
+// bind it to the server's host is refused before any connection.
+func resolveHeaders(ctx context.Context, x *engine.Exec, serverURL string, hs map[string]string) (http.Header, []string, []outbound.SecretBinding, error) {
 	out := http.Header{}
 	var secrets []string
+	var bindings []outbound.SecretBinding
+	dest, err := url.Parse(serverURL)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("server_url: %w", err)
+	}
 	for k, v := range hs {
 		var b strings.Builder
 		rest := v
 		for _, r := range definition.HeaderSecretRefs(v) {
 			i := strings.Index(rest, r.Text)
 			b.WriteString(rest[:i])
-			val, err := x.Host().Secret(ctx, r.Name)
+			sec, err := x.Host().Secret(ctx, r.Name)
 			if err != nil {
-				return nil, nil, fmt.Errorf("headers.%s: %w", k, err)
+				return nil, nil, nil, fmt.Errorf("headers.%s: %w", k, err)
 			}
-			secrets = append(secrets, val)
-			b.WriteString(val)
+			if err := outbound.CheckSecretHosts([]outbound.SecretBinding{sec.Binding()}, dest); err != nil {
+				return nil, nil, nil, fmt.Errorf("headers.%s: %w", k, err)
+			}
+			secrets = append(secrets, sec.Value)
+			bindings = append(bindings, sec.Binding())
+			b.WriteString(sec.Value)
 			rest = rest[i+len(r.Text):]
 		}
 		b.WriteString(rest)
 		out.Set(k, b.String())
 	}
-	return out, secrets, nil
+	return out, secrets, bindings, nil
 }
 
 // redact blanks secret values out of text a run records or a model reads.
@@ -114,10 +126,13 @@ func (c *Connector) toolset(ctx context.Context, x *engine.Exec, cfg map[string]
 	if err != nil {
 		return nil, err
 	}
-	headers, secrets, err := resolveHeaders(ctx, x, srv.Headers)
+	headers, secrets, bindings, err := resolveHeaders(ctx, x, srv.URL, srv.Headers)
 	if err != nil {
 		return nil, err
 	}
+	// Every request of the step's sessions carries the bindings, and the
+	// outbound client refuses one to another host, redirects included.
+	ctx = outbound.WithSecrets(ctx, bindings)
 	list, err := c.list(ctx, x.Run.ID, srv, headers)
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: %s", srv.Label, redact(err.Error(), secrets))
@@ -137,7 +152,7 @@ func (c *Connector) toolset(ctx context.Context, x *engine.Exec, cfg map[string]
 			Description: truncate(t.Description, 2048),
 			Parameters:  params,
 			Run: func(ctx context.Context, x *engine.Exec, _ map[string]any, args json.RawMessage) (string, error) {
-				res, err := c.call(ctx, srv, headers, remote, args)
+				res, err := c.call(outbound.WithSecrets(ctx, bindings), srv, headers, remote, args)
 				if err != nil {
 					return "", errors.New(redact(err.Error(), secrets))
 				}

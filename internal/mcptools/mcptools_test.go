@@ -183,7 +183,7 @@ func TestPromptCallUsesMCPServerTools(t *testing.T) {
 		orders := startOrdersServer(t)
 		fakes, opt := playgroundtest.Start(t)
 		s := testserver.Start(t, d, opt, func(c *server.Config) { c.AllowPrivateWebhooks = true })
-		if r := s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue}); r.Status != http.StatusCreated {
+		if r := s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue, "hosts": []string{hostOf(orders.URL)}}); r.Status != http.StatusCreated {
 			t.Fatalf("secret: %d %s", r.Status, r.Body)
 		}
 		agent := createAgent(t, s, agentDef(orders.URL, "Bearer {{secrets.ORDERS_TOKEN}}", ""))
@@ -251,7 +251,7 @@ func TestMCPToolFailuresAreCleanAndSecretFree(t *testing.T) {
 		orders := startOrdersServer(t)
 		fakes, opt := playgroundtest.Start(t)
 		s := testserver.Start(t, d, opt, func(c *server.Config) { c.AllowPrivateWebhooks = true })
-		s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue})
+		s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue, "hosts": []string{hostOf(orders.URL)}})
 
 		// A call that outlasts timeout_seconds fails as a tool call; the
 		// model reads the failure and answers.
@@ -276,7 +276,7 @@ func TestMCPToolFailuresAreCleanAndSecretFree(t *testing.T) {
 
 		// A server that refuses the credential: the step fails with an
 		// error that does not repeat the header (the server echoes it).
-		s.Do(t, "PUT", "/secrets/WRONG_TOKEN", s.Key, map[string]any{"value": secretValue + "-wrong"})
+		s.Do(t, "PUT", "/secrets/WRONG_TOKEN", s.Key, map[string]any{"value": secretValue + "-wrong", "hosts": []string{hostOf(orders.URL)}})
 		bad := createAgent(t, s, agentDef(orders.URL, "Bearer {{secrets.WRONG_TOKEN}}", ""))
 		done = run(t, s, bad, "anything")
 		if done.Status != "failed" || orders.denied.Load() == 0 {
@@ -315,7 +315,7 @@ func TestMCPServerBehindOutboundGuard(t *testing.T) {
 		orders := startOrdersServer(t)
 		fakes, opt := playgroundtest.Start(t)
 		s := testserver.Start(t, d, opt) // private addresses refused (the default)
-		s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue})
+		s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue, "hosts": []string{hostOf(orders.URL)}})
 		agent := createAgent(t, s, agentDef(orders.URL, "Bearer {{secrets.ORDERS_TOKEN}}", ""))
 		fakes.OpenAI.SetDefault(fakellm.Reply{Text: "unused"})
 		done := run(t, s, agent, "x")
@@ -353,6 +353,100 @@ func TestDefinitionRefusesLiteralCredentials(t *testing.T) {
 					t.Errorf("the error repeats the header value: %s", e.Message)
 				}
 			}
+		}
+	})
+}
+
+// hostOf is the host:port of a loopback server's URL.
+func hostOf(rawURL string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(rawURL, "http://"), "https://")
+}
+
+// TestMemberCannotSendOwnersSecretToOwnListener is the probe's attack: an
+// owner stores a token for the orders server; a member of the account
+// writes an agent whose MCP tool points at the member's own listener with
+// "Bearer {{secrets.ORDERS_TOKEN}}", and runs it. The listener receives
+// nothing; the run fails naming the secret and the host it is bound to. A
+// secret stored before binding existed is sent nowhere.
+func TestMemberCannotSendOwnersSecretToOwnListener(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		orders := startOrdersServer(t)
+		var mu sync.Mutex
+		var got []string
+		listener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			got = append(got, r.Method+" "+r.URL.String()+" "+r.Header.Get("Authorization"))
+			mu.Unlock()
+			http.Error(w, "nothing here", http.StatusNotFound)
+		}))
+		defer listener.Close()
+		fakes, opt := playgroundtest.Start(t)
+		fakes.OpenAI.SetDefault(fakellm.Reply{Text: "done"})
+		s := testserver.Start(t, d, opt, func(c *server.Config) { c.AllowPrivateWebhooks = true })
+		if r := s.Do(t, "PUT", "/secrets/ORDERS_TOKEN", s.Key, map[string]any{"value": secretValue, "hosts": []string{hostOf(orders.URL)}}); r.Status != http.StatusCreated {
+			t.Fatalf("secret: %d %s", r.Status, r.Body)
+		}
+		member := s.IssueKey(t, s.AccountID, s.UserID, store.RoleMember)
+		attack := func(name string) runs.RunResponse {
+			t.Helper()
+			r := s.Do(t, "POST", "/agents", member, map[string]any{"name": name,
+				"agent_definition": json.RawMessage(agentDef(listener.URL, "Bearer {{secrets.ORDERS_TOKEN}}", ""))})
+			if r.Status != http.StatusCreated {
+				t.Fatalf("the member's agent: %d %s", r.Status, r.Body)
+			}
+			var a struct {
+				ID string `json:"id"`
+			}
+			r.JSON(t, &a)
+			r = s.Do(t, "POST", "/agents/"+a.ID+"/runs", member, map[string]any{"input": "order 42?"})
+			if r.Status != http.StatusOK {
+				t.Fatalf("the member's run: %d %s", r.Status, r.Body)
+			}
+			var started struct {
+				RunID string `json:"run_id"`
+			}
+			r.JSON(t, &started)
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				var snap runs.RunResponse
+				s.Do(t, "GET", "/agents/runs/"+started.RunID+"?include_step_outputs=true", member, nil).JSON(t, &snap)
+				if store.RunTerminal(snap.Status) {
+					return snap
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("run still %s", snap.Status)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		done := attack("exfiltrate")
+		raw, _ := json.Marshal(done)
+		if done.Status != "failed" || !strings.Contains(string(raw), `ORDERS_TOKEN`) || !strings.Contains(string(raw), "bound to "+hostOf(orders.URL)) {
+			t.Errorf("the member's run: %s", raw)
+		}
+		noSecret(t, "the member's run", string(raw))
+		mu.Lock()
+		if len(got) != 0 {
+			t.Errorf("the member's listener received %d requests: %q", len(got), got)
+		}
+		mu.Unlock()
+
+		// A secret stored before binding existed goes nowhere at all.
+		if _, err := s.DB.W.ExecContext(context.Background(), `UPDATE account_secrets SET hosts = NULL WHERE name = 'ORDERS_TOKEN'`); err != nil {
+			t.Fatal(err)
+		}
+		done = attack("exfiltrate unbound")
+		raw, _ = json.Marshal(done)
+		if done.Status != "failed" || !strings.Contains(string(raw), "bound to no host") {
+			t.Errorf("unbound secret: %s", raw)
+		}
+		mu.Lock()
+		if len(got) != 0 {
+			t.Errorf("the member's listener received %d requests: %q", len(got), got)
+		}
+		mu.Unlock()
+		if orders.calls.Load()+orders.lists.Load() != 0 {
+			t.Errorf("the orders server was used")
 		}
 	})
 }

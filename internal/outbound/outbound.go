@@ -83,7 +83,7 @@ func (p Policy) Client() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = d.DialContext
 	tr.Proxy = nil // a proxy would hide the real destination from the guard
-	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+	return &http.Client{Transport: contextSecretsGuard{tr}, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
 			return errors.New("too many redirects")
 		}
@@ -96,3 +96,17 @@ func (p Policy) Client() *http.Client {
 
 // Loopback is the ranges a test server on this machine listens on.
 var Loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// contextSecretsGuard refuses a request whose context carries account
+// secrets (WithSecrets) that are not bound to its host.
+type contextSecretsGuard struct{ base http.RoundTripper }
+
+func (g contextSecretsGuard) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := checkContextSecrets(r); err != nil {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, err
+	}
+	return g.base.RoundTrip(r)
+}

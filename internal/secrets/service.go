@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -24,7 +26,19 @@ var (
 	ErrInvalidValue  = fmt.Errorf("a secret value is 1 to %d bytes of UTF-8", MaxValueBytes) // 422
 	ErrTooMany       = store.ErrTooManySecrets                                               // 409
 	ErrMissingSecret = errors.New("no such account secret")                                  // a step's failure
+	// ErrInvalidHosts is a hosts list that is not a list of host patterns.
+	ErrInvalidHosts = errors.New("invalid hosts") // 422 at hosts
+	// ErrHostsRequired is a new secret stored without the hosts it may go to.
+	ErrHostsRequired = errors.New("a new secret needs hosts: the hosts it may be sent to") // 422 at hosts
+	// ErrValueRequired is a hosts-only change of a secret that does not exist.
+	ErrValueRequired = errors.New("there is no such secret yet: send its value with its hosts") // 422 at value
 )
+
+// Secret is an opened secret and the hosts it may be sent to.
+type Secret struct {
+	Name, Value string
+	Hosts       []string
+}
 
 // Service stores and resolves the secrets of accounts.
 type Service struct {
@@ -32,20 +46,62 @@ type Service struct {
 	Box *Box
 }
 
-// Put creates or replaces accountID's secret name. created reports a new name.
-func (s *Service) Put(ctx context.Context, accountID, name, value string) (store.SecretInfo, bool, error) {
+// Put creates or replaces accountID's secret name. value nil keeps the
+// stored value (a change of hosts only); hosts nil keep the stored hosts.
+// A new secret needs both. created reports a new name.
+func (s *Service) Put(ctx context.Context, accountID, name string, value *string, hosts []string) (store.SecretInfo, bool, error) {
 	if !definition.ValidSecretName(name) {
 		return store.SecretInfo{}, false, ErrInvalidName
 	}
-	if value == "" || len(value) > MaxValueBytes || !utf8.ValidString(value) {
+	if value != nil && (*value == "" || len(*value) > MaxValueBytes || !utf8.ValidString(*value)) {
 		return store.SecretInfo{}, false, ErrInvalidValue
 	}
-	sealed, err := s.Box.Seal(accountID, name, []byte(value))
-	if err != nil {
-		return store.SecretInfo{}, false, err
+	if hosts != nil {
+		var err error
+		if hosts, err = CanonicalHosts(hosts); err != nil {
+			return store.SecretInfo{}, false, err
+		}
 	}
-	return s.DB.PutSecret(ctx, accountID, store.SealedSecret{SecretInfo: store.SecretInfo{Name: name},
-		Ciphertext: sealed, KeyID: s.Box.KeyID()}, MaxPerAccount)
+	sealed := store.SealedSecret{SecretInfo: store.SecretInfo{Name: name}}
+	if value != nil {
+		ct, err := s.Box.Seal(accountID, name, []byte(*value))
+		if err != nil {
+			return store.SecretInfo{}, false, err
+		}
+		sealed.Ciphertext, sealed.KeyID = ct, s.Box.KeyID()
+	} else if hosts == nil {
+		return store.SecretInfo{}, false, ErrValueRequired
+	}
+	info, created, err := s.DB.PutSecret(ctx, accountID, sealed, hosts, MaxPerAccount)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return store.SecretInfo{}, false, ErrValueRequired
+	case errors.Is(err, store.ErrSecretNeedsHosts):
+		return store.SecretInfo{}, false, ErrHostsRequired
+	}
+	return info, created, err
+}
+
+// CanonicalHosts checks a secret's hosts and returns them canonical,
+// without duplicates.
+func CanonicalHosts(hosts []string) ([]string, error) {
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("%w: bind the secret to at least one host (%s)", ErrInvalidHosts, outbound.HostPatternDoc)
+	}
+	if len(hosts) > outbound.MaxSecretHosts {
+		return nil, fmt.Errorf("%w: at most %d hosts", ErrInvalidHosts, outbound.MaxSecretHosts)
+	}
+	out := make([]string, 0, len(hosts))
+	for _, h := range hosts {
+		c, err := outbound.ParseHostPattern(h)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidHosts, err)
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // List returns accountID's secret names and times, never values.
@@ -61,27 +117,34 @@ func (s *Service) Delete(ctx context.Context, accountID, name string) error {
 	return s.DB.DeleteSecret(ctx, accountID, name)
 }
 
-// Reveal opens accountID's secret name for a step about to use it. Its
-// errors name the secret, never the value, and say what to do.
-func (s *Service) Reveal(ctx context.Context, accountID, name string) (string, error) {
+// Reveal opens accountID's secret name for a step about to use it, with
+// the hosts it may be sent to: the caller must send it (or anything made
+// from it) to those hosts only (outbound.GuardSecrets). Its errors name
+// the secret, never the value, and say what to do.
+func (s *Service) Reveal(ctx context.Context, accountID, name string) (Secret, error) {
 	if !definition.ValidSecretName(name) {
-		return "", fmt.Errorf("%w: %q is not a secret name (%s)", ErrMissingSecret, name, NamePatternDoc)
+		return Secret{}, fmt.Errorf("%w: %q is not a secret name (%s)", ErrMissingSecret, name, NamePatternDoc)
 	}
 	sealed, err := s.DB.SealedSecret(ctx, accountID, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", fmt.Errorf("%w: the account has no secret %q; store it with PUT /secrets/%s or `agentry secrets set %s`",
+		return Secret{}, fmt.Errorf("%w: the account has no secret %q; store it with PUT /secrets/%s or `agentry secrets set %s`",
 			ErrMissingSecret, name, name, name)
 	}
 	if err != nil {
-		return "", err
+		return Secret{}, err
 	}
 	v, err := s.Box.Open(accountID, name, sealed.Ciphertext)
 	if err != nil {
 		if sealed.KeyID != s.Box.KeyID() {
-			return "", fmt.Errorf("account secret %q was sealed with another secrets key (%s, this server has %s): "+
+			return Secret{}, fmt.Errorf("account secret %q was sealed with another secrets key (%s, this server has %s): "+
 				"every server of a deployment needs the same SERVICE_SECRETS_KEY", name, sealed.KeyID, s.Box.KeyID())
 		}
-		return "", fmt.Errorf("account secret %q: %w", name, err)
+		return Secret{}, fmt.Errorf("account secret %q: %w", name, err)
 	}
-	return string(v), nil
+	return Secret{Name: name, Value: string(v), Hosts: sealed.Hosts}, nil
+}
+
+// Binding is what outbound.GuardSecrets needs of the secret.
+func (s Secret) Binding() outbound.SecretBinding {
+	return outbound.SecretBinding{Name: s.Name, Hosts: s.Hosts}
 }

@@ -67,6 +67,12 @@ type Config struct {
 
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
+	// BlobTempMaxAge is how old a temporary blob (a write a killed process
+	// never finished) must be before it is removed; BlobSweepInterval how
+	// often the sweep runs after the one at start. An age of 0 turns the
+	// sweep off.
+	BlobTempMaxAge    time.Duration
+	BlobSweepInterval time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
 	AllowPrivateWebhooks bool
 	// Workflow limits per run (see engine.Limits): one step's output, the
@@ -171,6 +177,9 @@ func Defaults() Config {
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
 
+		BlobTempMaxAge:    6 * time.Hour,
+		BlobSweepInterval: time.Hour,
+
 		JobShutdownTimeout:   20 * time.Second,
 		MaxStreamsPerKey:     50,
 		MaxStreamsPerAccount: 200,
@@ -227,6 +236,13 @@ func (c *Config) Validate() error {
 	}
 	if c.UploadRetention <= 0 {
 		return fmt.Errorf("upload retention must be positive")
+	}
+	if c.BlobTempMaxAge < 0 || c.BlobSweepInterval < 0 {
+		return fmt.Errorf("blob temp max age and sweep interval must not be negative")
+	}
+	if c.BlobTempMaxAge > 0 && c.BlobTempMaxAge <= c.JobTimeout {
+		// An export that is still being written must never look abandoned.
+		return fmt.Errorf("blob temp max age (%v) must exceed the job timeout (%v)", c.BlobTempMaxAge, c.JobTimeout)
 	}
 	if c.MaxStreamsPerKey < 0 || c.MaxStreamsPerAccount < 0 {
 		return fmt.Errorf("stream caps must not be negative (0 turns a cap off)")

