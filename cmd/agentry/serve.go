@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentry/agentry/internal/envflag"
 	"github.com/agentry/agentry/internal/server"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,10 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 			if envErr != nil {
 				return envErr
 			}
-			configureLogging(logLevel, logFormat)
+			if cfg.NodeName == "" {
+				cfg.NodeName = server.DefaultNodeName()
+			}
+			configureLogging(logLevel, logFormat, cfg.NodeName)
 			s, err := server.New(cmd.Context(), cfg, os.Stderr)
 			if err != nil {
 				return err
@@ -132,12 +136,16 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	cfg.DNSUpdateTSIG = str("SERVICE_DNS_UPDATE_TSIG", "")
 	// The secrets key has no flag, so that it never shows in a process list.
 	cfg.SecretsKey = str("SERVICE_SECRETS_KEY", "")
+	f.StringVar(&cfg.NodeName, "node-name", str("SERVICE_NODE_NAME", ""), "this replica's name, on every log line and every span (service.instance.id); default the host name (SERVICE_NODE_NAME)")
 	f.StringVar(&logLevel, "log-level", str("SERVICE_LOG_LEVEL", "info"), "debug, info, warn or error (SERVICE_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", str("SERVICE_LOG_FORMAT", "text"), "text or json (SERVICE_LOG_FORMAT)")
 	return cmd
 }
 
-func configureLogging(level, format string) {
+// configureLogging sets the process's logger: text or JSON lines on
+// stderr, each naming the replica (node) and, for a line logged within a
+// run, the run, agent, account, step, trace and span (telemetry.LogHandler).
+func configureLogging(level, format, node string) {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(strings.ToUpper(level)))
 	opts := &slog.HandlerOptions{Level: l}
@@ -145,7 +153,7 @@ func configureLogging(level, format string) {
 	if format == "json" {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	slog.SetDefault(slog.New(h))
+	slog.SetDefault(slog.New(telemetry.LogHandler(h, node)))
 }
 
 // commaList splits a comma-separated list, dropping blanks.

@@ -50,6 +50,7 @@ import (
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/solutions"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -99,6 +100,10 @@ type Server struct {
 	Alerts *alerting.Service
 	// Solutions is the solutions area: solutions, the assistants, search.
 	Solutions *solutions.Service
+
+	// Telemetry is the server's traces (off unless OTEL_* asks), put in
+	// every request's, job's and background loop's context.
+	Telemetry *telemetry.T
 
 	listener net.Listener
 	handler  http.Handler
@@ -152,6 +157,12 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if !operator {
 		if err := bootstrap(ctx, db, cfg, bootstrapOut); err != nil {
 			return nil, err
+		}
+	}
+	s.Telemetry = telemetry.Off(cfg.NodeName)
+	if !operator {
+		if s.Telemetry, err = telemetry.Setup(ctx, telemetry.Config{Node: cfg.NodeName, ServiceVersion: SoftwareVersion}); err != nil {
+			return nil, fmt.Errorf("traces: %w", err)
 		}
 	}
 	if s.Blobs, err = blob.Open(ctx, cfg.BlobURL); err != nil {
@@ -271,7 +282,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	alerting.AddWorkers(workers, s.Alerts) // alerts area
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
-		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
+		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Telemetry: s.Telemetry,
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			alerts.PeriodicJobs(),                // models area
 			knowledge.PeriodicJobs(),             // knowledge
@@ -302,7 +313,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Auth = auth.New(db, verifier, auth.Config{CacheTTL: cfg.AuthCacheTTL, DefaultCredits: cfg.DefaultCredits})
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), s.Queue.Collector())
+	if err := telemetry.Register(reg); err != nil {
+		return nil, err
+	}
 	if cfg.Role == RoleWorker {
 		s.handler = healthOnly(db, reg)
 	} else {
@@ -327,6 +341,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			}})
 		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
 	}
+	s.handler = telemetry.HTTPServer(s.Telemetry, s.handler)
 	ok = true
 	return s, nil
 }
@@ -428,7 +443,7 @@ func (s *Server) Run(ctx context.Context) error {
 		srv.RegisterOnShutdown(s.API.DrainStreams)
 	}
 
-	bg, stopBG := context.WithCancel(context.Background())
+	bg, stopBG := context.WithCancel(telemetry.With(context.Background(), s.Telemetry))
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Auth.Run(bg) }()
@@ -451,7 +466,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}()
 		slog.Info("smtp listening", "addr", s.smtp.Addr().String(), "domain", s.MailInbound.Domain())
 	}
-	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
+	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "traces", s.Telemetry.Enabled(), "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error
 	select {
@@ -498,6 +513,14 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) close() {
+	if s.Telemetry != nil {
+		// Spans of the runs that ended during shutdown go out last.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.Telemetry.Shutdown(ctx); err != nil {
+			slog.Warn("trace export at shutdown", "err", err)
+		}
+		cancel()
+	}
 	if s.Bus != nil {
 		s.Bus.Close()
 	}
@@ -550,6 +573,7 @@ func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
 func withMCP(apiHandler, mcpHandler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/mcp" {
+			telemetry.HTTPRoute(r.Context(), r.Method, "/mcp")
 			mcpHandler.ServeHTTP(w, r)
 			return
 		}
