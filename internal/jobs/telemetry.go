@@ -92,6 +92,9 @@ type depthCollector struct {
 	mu   sync.Mutex
 	at   time.Time
 	rows []depthRow
+	// seen are the kind and state pairs reported before: one that no
+	// longer has jobs reads 0, rather than vanishing from the graphs.
+	seen map[[2]string]bool
 }
 
 type depthRow struct {
@@ -120,8 +123,19 @@ func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 			slog.Debug("job queue depth", "err", err)
 		}
 	}
+	if c.seen == nil {
+		c.seen = map[[2]string]bool{}
+	}
+	now := map[[2]string]bool{}
 	for _, r := range c.rows {
+		k := [2]string{r.kind, r.state}
+		now[k], c.seen[k] = true, true
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, r.n, r.kind, r.state)
+	}
+	for k := range c.seen {
+		if !now[k] {
+			ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, 0, k[0], k[1])
+		}
 	}
 }
 
