@@ -2,6 +2,8 @@ package telemetry_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -113,10 +115,17 @@ func waitRun(t *testing.T, s *testserver.Server, runID string) runs.RunResponse 
 	}
 }
 
-const (
-	callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	callerSpan  = "00f067aa0ba902b7"
-)
+// callerSpan is the span id of the caller's traceparent; each test
+// makes a trace id of its own (newTraceID), as callers do.
+const callerSpan = "00f067aa0ba902b7"
+
+func newTraceID(t *testing.T) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b[:])
+}
 
 // TestRunTrace runs an agent with a retrieval, a model call and a tool
 // call, started by a request that carries a traceparent, and checks the
@@ -146,6 +155,7 @@ func TestRunTrace(t *testing.T) {
 			fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "call_1", Name: "current_datetime", Arguments: `{}`}}, Usage: fakellm.Usage{Input: 40, Output: 5}},
 			fakellm.Reply{Text: "They hold hands.", Usage: fakellm.Usage{Input: 60, Output: 7}})
 		before := len(fake.Requests())
+		callerTrace := newTraceID(t)
 		traceparent := "traceparent: 00-" + callerTrace + "-" + callerSpan + "-01"
 		runID := startRun(t, s, agent, "why do otters hold hands", traceparent)
 		snap := waitRun(t, s, runID)

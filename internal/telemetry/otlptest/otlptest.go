@@ -45,17 +45,29 @@ type Receiver struct {
 
 	mu      sync.Mutex
 	spans   []Span
+	total   int
 	changed chan struct{} // closed and replaced on every export
 	exports int
+	close   func()
 }
 
 // Start runs a receiver until the test ends.
 func Start(t testing.TB) *Receiver {
 	t.Helper()
+	r, err := Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// Listen runs a receiver on loopback until Close (for load tools).
+func Listen() (*Receiver, error) {
 	r := &Receiver{changed: make(chan struct{})}
 	hl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", r.serveHTTP)
@@ -65,17 +77,35 @@ func Start(t testing.TB) *Receiver {
 
 	gl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		hs.Close()
+		return nil, err
 	}
 	gs := grpc.NewServer()
 	coltracepb.RegisterTraceServiceServer(gs, grpcService{r: r})
 	go gs.Serve(gl)
 	r.GRPCAddr = gl.Addr().String()
-	t.Cleanup(func() {
+	r.close = func() {
 		gs.Stop()
 		hs.Close()
-	})
-	return r
+	}
+	return r, nil
+}
+
+// Close stops the receiver.
+func (r *Receiver) Close() { r.close() }
+
+// Forget drops the spans received so far (a load tool keeps no history).
+func (r *Receiver) Forget() {
+	r.mu.Lock()
+	r.spans = nil
+	r.mu.Unlock()
+}
+
+// Count is how many spans were received in all.
+func (r *Receiver) Count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
 }
 
 func (r *Receiver) serveHTTP(w http.ResponseWriter, req *http.Request) {
@@ -136,6 +166,7 @@ func (r *Receiver) add(in *coltracepb.ExportTraceServiceRequest) {
 	}
 	r.mu.Lock()
 	r.spans = append(r.spans, got...)
+	r.total += len(got)
 	r.exports++
 	close(r.changed)
 	r.changed = make(chan struct{})
