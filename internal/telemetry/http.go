@@ -25,7 +25,7 @@ func HTTPServer(t *T, next http.Handler) http.Handler {
 		// Even with tracing off, a caller's trace id is kept, so the runs
 		// it starts log under it.
 		ctx = propagator.Extract(ctx, propagation.HeaderCarrier(r.Header))
-		if !t.Enabled() {
+		if !t.Enabled() || unTraced(r) {
 			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
@@ -44,6 +44,16 @@ func HTTPServer(t *T, next http.Handler) http.Handler {
 		}
 		span.End()
 	})
+}
+
+// unTraced are the probes and scrapes, which would fill the traces with
+// a span every few seconds and tell nothing about a run.
+func unTraced(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return r.Method == http.MethodGet
+	}
+	return false
 }
 
 // HTTPRoute names the request's server span after the route pattern the
