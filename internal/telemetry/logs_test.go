@@ -167,4 +167,3 @@ func TestExportNeverFailsRuns(t *testing.T) {
 		}
 	})
 }
-
