@@ -3,7 +3,8 @@
 // bench/load (go run ./bench/load), which drives GET /me on a real
 // in-process server over loopback and compares it with a bare net/http
 // handler; bench/runload (runs/s, held streams and a queued burst of runs
-// against agentry serve); bench/retrieval (nDCG@10 of BM25, vectors,
+// against agentry serve; with -mode traces, runs/s exporting every run's
+// trace to a loopback OTLP receiver against not exporting); bench/retrieval (nDCG@10 of BM25, vectors,
 // their fusion and reranking on a test collection); bench/ingest (knowledge
 // passages indexed per second, uploads to searchable, on SQLite with the
 // offline embedder); bench/mailload (inbound mail accepted and queued per

@@ -76,6 +76,9 @@ type AgentRunResponse struct {
 	GovernanceInputWaitMS *int64                    `json:"governance_input_wait_ms"`
 	InputScanStatus       *string                   `json:"input_scan_status"`
 	ScanWaitMS            *int64                    `json:"scan_wait_ms"`
+	// TraceID (an extension) is the run's OpenTelemetry trace id, when the
+	// server exports traces and sampled the run; "" otherwise.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // LastError is the error of the run's latest failed attempt ("" if none),

@@ -5,6 +5,7 @@
 //	go run ./bench/runload -mode throughput   # runs/s of a 5-step offline agent (target ≥ 100/s)
 //	go run ./bench/runload -mode streams      # 1,000 SSE streams held open (target ≤ 300 MB RSS)
 //	go run ./bench/runload -mode queue        # 10,000 runs queued at once: none lost, none run twice
+//	go run ./bench/runload -mode traces       # runs/s exporting every run's trace to a loopback OTLP receiver against not exporting (target: within 10%)
 //
 // Traffic goes to 127.0.0.1 only; every loop is bounded in count and time.
 package main
@@ -49,7 +50,7 @@ const fiveSteps = `{"child_steps":[{"id":"prep","step_type":"text","text":"Quest
 const parked = `{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"approve?","child_steps":[{"id":"show","step_type":"display_result"}]}]}`
 
 func main() {
-	mode := flag.String("mode", "throughput", "throughput, streams or queue")
+	mode := flag.String("mode", "throughput", "throughput, streams, queue or traces")
 	pg := flag.String("pg", "", "PostgreSQL URL (default: SQLite in a temporary directory)")
 	conc := flag.Int("c", 32, "concurrent clients (throughput)")
 	dur := flag.Duration("d", 10*time.Second, "duration (throughput)")
@@ -61,12 +62,21 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write the server's CPU profile to this file")
 	maxRuns := flag.Int("runs", 0, "stop after this many completed runs (throughput; 0: run for -d)")
 	wrap := flag.String("wrap", "", `command prefix for the server process, e.g. "valgrind --tool=callgrind" to count its instructions`)
+	rounds := flag.Int("rounds", 4, "rounds per server, alternating (traces; -d is split over them)")
+	protocol := flag.String("protocol", "http/protobuf", "OTLP protocol of the traced server: http/protobuf or grpc (traces)")
 	flag.Parse()
 	if *serve {
 		runServer(*pg, *addrFile, *dataDir, *profile)
 		return
 	}
-	srv, err := startChild(*pg, *profile, strings.Fields(*wrap))
+	if *mode == "traces" {
+		if err := traces(*pg, *conc, *dur, *rounds, *protocol, *profile); err != nil {
+			fmt.Fprintln(os.Stderr, "runload:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	srv, err := startChild(*pg, *profile, strings.Fields(*wrap), nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "runload:", err)
 		os.Exit(1)
@@ -148,7 +158,9 @@ type child struct {
 	client       *http.Client
 }
 
-func startChild(pg, profile string, wrap []string) (*child, error) {
+// startChild starts the server process; env, when set, is added to its
+// environment (the OTEL_* variables of the traces mode).
+func startChild(pg, profile string, wrap []string, env []string) (*child, error) {
 	f, err := os.CreateTemp("", "runload-addr-")
 	if err != nil {
 		return nil, err
@@ -162,6 +174,9 @@ func startChild(pg, profile string, wrap []string) (*child, error) {
 	argv := append(append([]string(nil), wrap...), os.Args[0], "-serve", "-addr-file", f.Name(), "-pg", pg, "-data-dir", dir, "-cpuprofile", profile)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -261,6 +276,38 @@ func throughput(c *child, conc int, d time.Duration, maxRuns int64) error {
 	if c.pg != "" {
 		db = "postgres"
 	}
+	m := measure(c, conc, d, maxRuns)
+	lat := m.lat
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[int(p*float64(len(lat)-1))]
+	}
+	fmt.Printf("throughput on %s: %d runs of a 5-step offline agent in %.1fs with %d clients: %.0f runs/s, latency p50 %v p99 %v, %d failed, server CPU %.2f ms/run, server RSS %.0f MB\n",
+		db, m.runs, m.seconds, conc, m.rate(), pct(.5).Round(time.Millisecond), pct(.99).Round(time.Millisecond), m.failed, m.cpuPerRun(), c.rssMB())
+	verdict("runs/s ≥ 100", m.rate() >= 100)
+	return nil
+}
+
+// measured is one throughput measurement.
+type measured struct {
+	runs, failed int64
+	seconds, cpu float64 // wall time; the server's CPU time
+	lat          []time.Duration
+}
+
+func (m measured) rate() float64 { return float64(m.runs) / m.seconds }
+
+func (m measured) cpuPerRun() float64 {
+	if m.runs == 0 {
+		return 0
+	}
+	return m.cpu / float64(m.runs) * 1000
+}
+
+// measure runs the 5-step agent with conc clients for d (or maxRuns runs).
+func measure(c *child, conc int, d time.Duration, maxRuns int64) measured {
 	var (
 		done, failed atomic.Int64
 		mu           sync.Mutex
@@ -299,21 +346,7 @@ func throughput(c *child, conc int, d time.Duration, maxRuns int64) error {
 	el := time.Since(start).Seconds()
 	cpu := c.cpuSeconds() - cpu0
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) time.Duration {
-		if len(lat) == 0 {
-			return 0
-		}
-		return lat[int(p*float64(len(lat)-1))]
-	}
-	rate := float64(done.Load()) / el
-	perRun := 0.0
-	if n := done.Load(); n > 0 {
-		perRun = cpu / float64(n) * 1000
-	}
-	fmt.Printf("throughput on %s: %d runs of a 5-step offline agent in %.1fs with %d clients: %.0f runs/s, latency p50 %v p99 %v, %d failed, server CPU %.2f ms/run, server RSS %.0f MB\n",
-		db, done.Load(), el, conc, rate, pct(.5).Round(time.Millisecond), pct(.99).Round(time.Millisecond), failed.Load(), perRun, c.rssMB())
-	verdict("runs/s ≥ 100", rate >= 100)
-	return nil
+	return measured{runs: done.Load(), failed: failed.Load(), seconds: el, cpu: cpu, lat: lat}
 }
 
 func holdStreams(c *child, n int) error {

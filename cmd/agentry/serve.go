@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/server"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +29,10 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 		if envErr != nil {
 			return envErr
 		}
-		configureLogging(cfg.LogLevel, cfg.LogFormat)
+		if cfg.NodeName == "" {
+			cfg.NodeName = server.DefaultNodeName()
+		}
+		configureLogging(cfg.LogLevel, cfg.LogFormat, cfg.NodeName)
 		s, err := server.New(cmd.Context(), cfg, os.Stderr)
 		if err != nil {
 			return err
@@ -38,7 +42,10 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 	return cmd
 }
 
-func configureLogging(level, format string) {
+// configureLogging sets the process's logger: text or JSON lines on
+// stderr, each naming the replica (node) and, for a line logged within a
+// run, the run, agent, account, step, trace and span (telemetry.LogHandler).
+func configureLogging(level, format, node string) {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(strings.ToUpper(level)))
 	opts := &slog.HandlerOptions{Level: l}
@@ -46,5 +53,5 @@ func configureLogging(level, format string) {
 	if format == "json" {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	slog.SetDefault(slog.New(h))
+	slog.SetDefault(slog.New(telemetry.LogHandler(h, node)))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/riverqueue/river"
 )
 
@@ -123,7 +124,7 @@ func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repe
 	if wake != nil {
 		wake()
 	}
-	slog.InfoContext(ctx, "alert raised", "account_id", c.AccountID, "alert_id", opened.ID, "type", c.AlertType)
+	telemetry.AlertRaised(ctx, telemetry.Alert{Type: c.AlertType, ID: opened.ID, AccountID: c.AccountID, AgentID: a.AgentID, RunID: a.RunID})
 	return true, nil
 }
 

@@ -191,6 +191,7 @@ func New(d Deps) *Server {
 
 	s.routes()
 	allowExtraFields(s.api)
+	markExtensionFields(s.api)
 	s.mux.Get("/docs", serveDocs)
 	s.mux.Get(docsAssetsPrefix+"*", serveDocsAsset)
 	s.mux.Get("/healthz", s.healthz)
@@ -536,6 +537,35 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // client built against a newer version keeps working. huma closes objects
 // by default and checks the flag at validation time, so opening the
 // registered schemas after registration is enough.
+// extensionFields are the response fields of ours that the Agent Platform
+// API's schemas lack, by the schema that carries them. Each is optional,
+// documented, and marked with ExtensionKey in /openapi.json, where the
+// conformance suite reads which fields it lets through.
+var extensionFields = map[string][]string{
+	"RunResponse": {"trace_id"}, // the run's OpenTelemetry trace (docs/observability.md)
+}
+
+// markExtensionFields marks the extension fields in the generated schemas.
+func markExtensionFields(a huma.API) {
+	schemas := a.OpenAPI().Components.Schemas.Map()
+	for name, fields := range extensionFields {
+		sc, ok := schemas[name]
+		if !ok {
+			panic("api: extension fields of unknown schema " + name)
+		}
+		for _, f := range fields {
+			p, ok := sc.Properties[f]
+			if !ok {
+				panic("api: schema " + name + " has no extension field " + f)
+			}
+			if p.Extensions == nil {
+				p.Extensions = map[string]any{}
+			}
+			p.Extensions[ExtensionKey] = true
+		}
+	}
+}
+
 func allowExtraFields(a huma.API) {
 	for _, sc := range a.OpenAPI().Components.Schemas.Map() {
 		if sc.Type == "object" {

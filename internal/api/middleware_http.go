@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -112,6 +113,7 @@ func (m *metrics) wrap(next http.Handler) http.Handler {
 		rctx := chi.NewRouteContext()
 		next.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, rctx)))
 		route := rctx.RoutePattern()
+		telemetry.HTTPRoute(r.Context(), r.Method, route) // names the request's span
 		if route == "" {
 			route = "unmatched"
 		}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // streams keeps count of the event streams this process holds open, per
@@ -52,9 +54,11 @@ func (s *streams) acquire(credential, account string) (release func(), err error
 	}
 	s.byCred[credential]++
 	s.byAccount[account]++
+	telemetry.StreamOpened()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			telemetry.StreamClosed()
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			decrement(s.byCred, credential)

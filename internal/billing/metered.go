@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // ErrNoAccount: a metered call did not say who pays.
@@ -100,11 +101,11 @@ func (mt *Metered) authorize(ctx context.Context, meta llm.CallMeta, estimate in
 	return mt.meter.Authorize(ctx, meta.AccountID, estimate)
 }
 
-func (mt *Metered) record(ctx context.Context, meta llm.CallMeta, model string, kind catalog.Kind, u llm.Usage, start time.Time, partial bool) error {
+func (mt *Metered) record(ctx context.Context, meta llm.CallMeta, model string, kind catalog.Kind, u llm.Usage, start time.Time, partial bool) (int64, error) {
 	cost, err := mt.cat.Price(model, catalog.TokenUsage{Input: u.InputTokens, Output: u.OutputTokens,
 		CachedInput: u.CachedInputTokens, CacheWrite: u.CacheWriteTokens})
 	if err != nil {
-		return &RecordError{err}
+		return 0, &RecordError{err}
 	}
 	end := mt.now()
 	rec := llm.UsageRecord{AccountID: meta.AccountID, Purpose: meta.Purpose, Model: model, Kind: string(kind),
@@ -115,9 +116,9 @@ func (mt *Metered) record(ctx context.Context, meta llm.CallMeta, model string, 
 	// Recording must survive the caller giving up right after the call:
 	// the tokens were spent either way.
 	if err := mt.meter.Record(context.WithoutCancel(ctx), rec); err != nil {
-		return &RecordError{err}
+		return cost.Credits, &RecordError{err}
 	}
-	return nil
+	return cost.Credits, nil
 }
 
 // admitChat resolves a chat request's catalog model and lets it through
@@ -137,34 +138,46 @@ func (mt *Metered) admitChat(ctx context.Context, req llm.ChatRequest) (string, 
 }
 
 // Chat implements llm.Provider.
-func (mt *Metered) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResponse, error) {
+func (mt *Metered) Chat(ctx context.Context, req llm.ChatRequest) (resp *llm.ChatResponse, err error) {
 	model, err := mt.admitChat(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := telemetry.StartChat(ctx, model, mt.known(model), req, false)
+	var credits int64
+	defer func() { span.EndChat(resp, credits, err) }()
 	start := mt.now()
 	req.Model = model
-	resp, err := mt.next.Chat(ctx, req)
+	resp, err = mt.next.Chat(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	if rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, resp.Usage, start, false); rerr != nil {
-		return resp, rerr
+	if credits, err = mt.record(ctx, req.Meta, model, catalog.KindChat, resp.Usage, start, false); err != nil {
+		return resp, err
 	}
 	return resp, nil
 }
 
+// known reports whether model is a catalog model (a bounded metric label).
+func (mt *Metered) known(model string) bool {
+	_, ok := mt.cat.Get(model)
+	return ok
+}
+
 // Stream implements llm.Provider. A stream that fails after delivering text is
 // recorded as partial, with usage estimated from what was delivered.
-func (mt *Metered) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamFunc) (*llm.ChatResponse, error) {
+func (mt *Metered) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamFunc) (resp *llm.ChatResponse, err error) {
 	model, err := mt.admitChat(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := telemetry.StartChat(ctx, model, mt.known(model), req, true)
+	var credits int64
+	defer func() { span.EndChat(resp, credits, err) }()
 	start := mt.now()
 	req.Model = model
 	delivered := 0
-	resp, err := mt.next.Stream(ctx, req, func(d llm.Delta) error {
+	resp, err = mt.next.Stream(ctx, req, func(d llm.Delta) error {
 		delivered += llm.EstimateTokens(d.Text) + llm.EstimateTokens(d.Reasoning)
 		if d.ToolCall != nil {
 			delivered += llm.EstimateTokens(d.ToolCall.ArgumentsDelta)
@@ -174,20 +187,22 @@ func (mt *Metered) Stream(ctx context.Context, req llm.ChatRequest, fn llm.Strea
 	if err != nil {
 		if delivered > 0 {
 			u := llm.Usage{InputTokens: llm.EstimateRequestTokens(req), OutputTokens: delivered}
-			if rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, u, start, true); rerr != nil {
+			c, rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, u, start, true)
+			credits = c
+			if rerr != nil {
 				return nil, errors.Join(err, rerr)
 			}
 		}
 		return nil, err
 	}
-	if rerr := mt.record(ctx, req.Meta, model, catalog.KindChat, resp.Usage, start, false); rerr != nil {
-		return resp, rerr
+	if credits, err = mt.record(ctx, req.Meta, model, catalog.KindChat, resp.Usage, start, false); err != nil {
+		return resp, err
 	}
 	return resp, nil
 }
 
 // Embed implements llm.Provider.
-func (mt *Metered) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedResponse, error) {
+func (mt *Metered) Embed(ctx context.Context, req llm.EmbedRequest) (resp *llm.EmbedResponse, err error) {
 	model := mt.modelID(req.Model, catalog.KindEmbedding)
 	n := 0
 	for _, s := range req.Input {
@@ -203,17 +218,24 @@ func (mt *Metered) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedR
 	if err := mt.authorize(ctx, req.Meta, cost.Credits); err != nil {
 		return nil, err
 	}
+	ctx, span := telemetry.StartEmbed(ctx, model, mt.known(model), req.Meta.Purpose, len(req.Input))
+	var (
+		u       llm.Usage
+		credits int64
+	)
+	defer func() { span.EndEmbed(u, credits, err) }()
 	start := mt.now()
 	req.Model = model
-	resp, err := mt.next.Embed(ctx, req)
+	resp, err = mt.next.Embed(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if resp.Usage.InputTokens == 0 {
 		resp.Usage.InputTokens = n // some servers (Ollama) report no usage
 	}
-	if rerr := mt.record(ctx, req.Meta, model, catalog.KindEmbedding, resp.Usage, start, false); rerr != nil {
-		return resp, rerr
+	u = resp.Usage
+	if credits, err = mt.record(ctx, req.Meta, model, catalog.KindEmbedding, resp.Usage, start, false); err != nil {
+		return resp, err
 	}
 	return resp, nil
 }

@@ -22,6 +22,7 @@ func TestConformance(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
 		ops := ServerOps(ts.S.API.OpenAPI())
+		ref.Extensions = ExtensionFields(ts.S.API.OpenAPI())
 		var faulty map[string]bool
 		t.Run("surface", func(t *testing.T) { faulty = checkSurface(t, ref, ops) })
 		for _, op := range ops {

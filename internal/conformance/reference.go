@@ -51,6 +51,10 @@ type Reference struct {
 	Router routers.Router
 	// Ops maps "METHOD /path" to the operation, for every operation.
 	Ops map[string]*openapi3.Operation
+	// Extensions names the response fields our own document marks as
+	// extensions (ExtensionFields): answers may carry them beyond the
+	// reference's schemas.
+	Extensions map[string]bool
 }
 
 var (

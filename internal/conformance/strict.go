@@ -18,13 +18,20 @@ import (
 // additionalProperties is treated as closed. Schemas with no properties, or
 // with additionalProperties given, stay open (maps, free-form JSON).
 func Undeclared(schema *openapi3.Schema, value any) []string {
+	return UndeclaredExcept(schema, value, nil)
+}
+
+// UndeclaredExcept is Undeclared letting through the fields named in
+// extensions: the response fields our own document marks as extensions
+// (ExtensionFields), which the reference cannot know.
+func UndeclaredExcept(schema *openapi3.Schema, value any, extensions map[string]bool) []string {
 	var out []string
-	undeclared(schema, value, "$", &out)
+	undeclared(schema, value, "$", extensions, &out)
 	sort.Strings(out)
 	return out
 }
 
-func undeclared(s *openapi3.Schema, v any, at string, out *[]string) {
+func undeclared(s *openapi3.Schema, v any, at string, ext map[string]bool, out *[]string) {
 	if s == nil {
 		return
 	}
@@ -39,7 +46,7 @@ func undeclared(s *openapi3.Schema, v any, at string, out *[]string) {
 				continue
 			}
 			var found []string
-			undeclared(alt.Value, v, at, &found)
+			undeclared(alt.Value, v, at, ext, &found)
 			if len(found) == 0 {
 				first, matched = nil, true
 				break
@@ -68,12 +75,14 @@ func undeclared(s *openapi3.Schema, v any, at string, out *[]string) {
 		for k, field := range val {
 			path := at + "." + k
 			if p, ok := s.Properties[k]; ok && p != nil {
-				undeclared(p.Value, field, path, out)
+				undeclared(p.Value, field, path, ext, out)
 				continue
 			}
 			switch {
 			case extra.Schema != nil && extra.Schema.Value != nil:
-				undeclared(extra.Schema.Value, field, path, out)
+				undeclared(extra.Schema.Value, field, path, ext, out)
+			case ext[k]:
+				// One of our documented extension fields.
 			case closed:
 				*out = append(*out, path)
 			}
@@ -81,7 +90,7 @@ func undeclared(s *openapi3.Schema, v any, at string, out *[]string) {
 	case []any:
 		if s.Items != nil && s.Items.Value != nil {
 			for i, item := range val {
-				undeclared(s.Items.Value, item, fmt.Sprintf("%s[%d]", at, i), out)
+				undeclared(s.Items.Value, item, fmt.Sprintf("%s[%d]", at, i), ext, out)
 			}
 		}
 	}

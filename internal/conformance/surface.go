@@ -54,6 +54,21 @@ func (o ServerOp) Extension() bool {
 	return ext
 }
 
+// ExtensionFields names the schema properties the server's document marks
+// with ExtensionKey: fields of ours the reference's schemas lack (a run's
+// trace_id), which responses may carry.
+func ExtensionFields(doc *huma.OpenAPI) map[string]bool {
+	out := map[string]bool{}
+	for _, sc := range doc.Components.Schemas.Map() {
+		for name, p := range sc.Properties {
+			if ext, _ := p.Extensions[ExtensionKey].(bool); ext {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
 // QueryParams returns the names of the query parameters the operation declares.
 func (o ServerOp) QueryParams() []string {
 	var out []string

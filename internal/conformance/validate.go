@@ -110,12 +110,12 @@ func (r *Reference) CheckResponse(x *Exchange) []string {
 	declared := route.Operation.Responses.Status(x.Status)
 	switch {
 	case x.Schema != nil:
-		problems = append(problems, checkJSONBody(x, x.Schema, "the exercise's schema")...)
+		problems = append(problems, checkJSONBody(x, x.Schema, "the exercise's schema", r.Extensions)...)
 	case declared != nil:
 		problems = append(problems, r.checkDeclared(x, route, declared)...)
 	case x.Status >= 400:
 		s, name := errorSchema(x.Status)
-		problems = append(problems, checkJSONBody(x, s, name)...)
+		problems = append(problems, checkJSONBody(x, s, name, nil)...)
 	default:
 		problems = append(problems, fmt.Sprintf("status %d is not declared by the reference for %s (declared: %v)", x.Status, x.Op, Declared(route.Operation)))
 	}
@@ -141,7 +141,7 @@ func (r *Reference) checkDeclared(x *Exchange, route *routers.Route, declared *o
 		// field, a malformed header — in our documented shape. Either is
 		// conformant; an answer in neither is reported against the bespoke one.
 		s, _ := errorSchema(x.Status)
-		if len(checkJSONBody(x, s, "")) == 0 {
+		if len(checkJSONBody(x, s, "", nil)) == 0 {
 			return nil
 		}
 	}
@@ -158,17 +158,17 @@ func (r *Reference) checkDeclared(x *Exchange, route *routers.Route, declared *o
 		// Declared without a body schema (e.g. a 402 with only a
 		// description): the body is our documented error shape.
 		s, name := errorSchema(x.Status)
-		problems = append(problems, checkJSONBody(x, s, name)...)
+		problems = append(problems, checkJSONBody(x, s, name, nil)...)
 	case media != nil && media.Schema != nil && media.Schema.Value != nil:
 		var v any
 		if err := json.Unmarshal(x.Body, &v); err == nil {
-			for _, f := range Undeclared(media.Schema.Value, v) {
+			for _, f := range UndeclaredExcept(media.Schema.Value, v, r.Extensions) {
 				problems = append(problems, fmt.Sprintf("undeclared field %s (not in %s)", f, schemaName(media.Schema)))
 			}
 		}
 		if standardErrorSchemas[media.Schema.Ref] {
 			s, name := errorSchema(x.Status)
-			problems = append(problems, checkJSONBody(x, s, name)...)
+			problems = append(problems, checkJSONBody(x, s, name, nil)...)
 		}
 	}
 	return problems
@@ -188,8 +188,8 @@ func declaredJSON(resp *openapi3.Response, h http.Header) *openapi3.MediaType {
 }
 
 // checkJSONBody validates a JSON body against a schema, closed to
-// undeclared fields.
-func checkJSONBody(x *Exchange, s *openapi3.Schema, name string) []string {
+// undeclared fields but for our extension fields.
+func checkJSONBody(x *Exchange, s *openapi3.Schema, name string, extensions map[string]bool) []string {
 	if ct := x.Header.Get("Content-Type"); !isPlainJSON(ct) {
 		return []string{fmt.Sprintf("%d answered Content-Type %q, want application/json for the %s", x.Status, ct, name)}
 	}
@@ -201,7 +201,7 @@ func checkJSONBody(x *Exchange, s *openapi3.Schema, name string) []string {
 	if err := s.VisitJSON(v, append(validationOptions(), openapi3.MultiErrors(), openapi3.VisitAsResponse())...); err != nil {
 		problems = append(problems, fmt.Sprintf("%d body is not the %s: %v\nbody: %.300s", x.Status, name, err, x.Body))
 	}
-	for _, f := range Undeclared(s, v) {
+	for _, f := range UndeclaredExcept(s, v, extensions) {
 		problems = append(problems, fmt.Sprintf("undeclared field %s in the %s", f, name))
 	}
 	return problems

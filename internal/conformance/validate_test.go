@@ -123,7 +123,7 @@ func TestEnvelope(t *testing.T) {
 		`{"data":[{"id":"` + id + `","name":"o"}],` + page + `}`:     false, // an item off-schema
 	} {
 		x := &Exchange{Status: 200, Header: h, Body: []byte(body)}
-		if problems := checkJSONBody(x, s, "envelope"); (len(problems) == 0) != ok {
+		if problems := checkJSONBody(x, s, "envelope", nil); (len(problems) == 0) != ok {
 			t.Errorf("%s: problems %q, want ok=%v", body, problems, ok)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/outbound"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // WebhookPolicy governs outbound requests of steps. By default private,
@@ -29,7 +30,8 @@ func (p *WebhookPolicy) Client() *http.Client { return p.client() }
 var ErrForbiddenAddress = outbound.ErrForbiddenAddress
 
 func (p *WebhookPolicy) client() *http.Client {
-	p.once.Do(func() { p.c = outbound.Policy{AllowPrivate: p.AllowPrivate}.Client() })
+	// Requests carry the run's traceparent (telemetry.Transport).
+	p.once.Do(func() { p.c = telemetry.Client(outbound.Policy{AllowPrivate: p.AllowPrivate}.Client()) })
 	return p.c
 }
 

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // maxToolRounds bounds the model ↔ tool loop of one prompt_call.
@@ -92,11 +94,14 @@ func stepPromptCall(ctx context.Context, x *Exec) (Result, error) {
 				out     string
 				failure string
 			)
+			tctx, span := telemetry.StartTool(ctx, tc.Name, tc.ID, bt.kind())
 			if !ok {
 				failure = "the model called a tool the step does not offer"
-			} else if out, err = bt.tool.Run(ctx, x, bt.cfg, tc.Arguments); err != nil {
+				err = errors.New(failure)
+			} else if out, err = bt.tool.Run(tctx, x, bt.cfg, tc.Arguments); err != nil {
 				failure = err.Error()
 			}
+			span.End(string(tc.Arguments), out, err)
 			end := time.Now().UTC()
 			d := end.Sub(start).Seconds()
 			rec.Result, rec.EndedAt, rec.DurationSeconds, rec.Succeeded = out, end.Format(time.RFC3339Nano), &d, failure == ""

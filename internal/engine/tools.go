@@ -114,7 +114,7 @@ func (t *Tools) stepTools(ctx context.Context, x *Exec, raw any) ([]llm.Tool, ma
 					return nil, nil, fmt.Errorf("tools[%d]: two tools of the step are named %q", i, tool.Name)
 				}
 				specs = append(specs, llm.Tool{Name: tool.Name, Description: tool.Description, Parameters: tool.Parameters})
-				bound[tool.Name] = boundTool{tool: tool, cfg: cfg}
+				bound[tool.Name] = boundTool{tool: tool, cfg: cfg, fromSet: true}
 			}
 			continue
 		}
@@ -131,4 +131,18 @@ func (t *Tools) stepTools(ctx context.Context, x *Exec, raw any) ([]llm.Tool, ma
 type boundTool struct {
 	tool Tool
 	cfg  map[string]any
+	// fromSet: the tool came from a toolset (an MCP server's tools).
+	fromSet bool
+}
+
+// kind is the tool's gen_ai.tool.type for its span: extension for a
+// toolset's (an MCP server's), datastore for retrieval, else function.
+func (b boundTool) kind() string {
+	switch {
+	case b.fromSet:
+		return "extension"
+	case b.tool.Name == "retrieval":
+		return "datastore"
+	}
+	return "function"
 }

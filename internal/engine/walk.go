@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/telemetry"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -153,6 +154,7 @@ func (x *execution) runStepWith(ctx context.Context, s *definition.Step, input, 
 		if n > sig.max {
 			return branchResult{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: fmt.Errorf("retried %d times without success", sig.max)}
 		}
+		telemetry.RetryFrom(ctx, s.ID, n, sig.max)
 		keys := subtreeKeys(s, scope)
 		if err := x.journal.Supersede(ctx, keys); err != nil {
 			return branchResult{}, err
@@ -250,14 +252,15 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 			return Result{}, err
 		}
 		ex := &Exec{x: x, Run: x.run, Step: s, Key: key, Input: input, Scope: scope, Extra: extra, Feedback: feedback}
-		res, err := h.Execute(ctx, ex)
+		sctx, span := telemetry.StartStep(ctx, s.ID, key, string(s.Type), n)
+		res, err := h.Execute(sctx, ex)
 		if lerr := x.checkOutput(res, err); lerr != nil {
 			res.Output, err = "", lerr
 		}
 		var verdict Verdict
 		if err == nil && len(x.watch) > 0 {
 			var verr error
-			verdict, verr = x.afterStep(ctx, StepCheck{Step: s, Key: key, StepRunID: rec.ID, Input: input, Output: res.Output,
+			verdict, verr = x.afterStep(sctx, StepCheck{Step: s, Key: key, StepRunID: rec.ID, Input: input, Output: res.Output,
 				ContentType: res.ContentType, Retries: judged})
 			switch {
 			case verr != nil:
@@ -266,6 +269,7 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 				res.Output, err = "", verdict.Block
 			}
 		}
+		span.End(sctx, stepStatus(err, verdict), len(res.Output), err, verdict.Block != nil)
 		rec.EndedAt = time.Now().UTC()
 		rec.Credits = res.Credits + ex.credits + verdict.Credits
 		rec.Judgments = verdict.journaled()
@@ -282,6 +286,7 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 				return Result{}, ferr
 			}
 			feedback, judged = verdict.Feedback, judged+1
+			telemetry.EvaluationRetry(sctx, n+1)
 			continue
 		}
 		var sig *retrySignal
@@ -306,6 +311,7 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 			return Result{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: err}
 		}
 		tries++
+		telemetry.StepRetry(sctx, n+1, backoff, err)
 		select {
 		case <-time.After(backoff):
 		case <-ctx.Done():
@@ -313,6 +319,22 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		}
 		backoff *= 2
 	}
+}
+
+// stepStatus is an attempt's status for its span: completed, waiting
+// (parked for a review), or failed (an error, a block, or an evaluation
+// that sends the step round again).
+func stepStatus(err error, v Verdict) string {
+	var sig *retrySignal
+	switch {
+	case errors.Is(err, ErrParked):
+		return "waiting"
+	case err == nil && v.Retry:
+		return StatusFailed
+	case err == nil || errors.As(err, &sig):
+		return StatusCompleted
+	}
+	return StatusFailed
 }
 
 // checkOutput holds a step's output to the step and run limits. Handlers

@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // Overseer judges the steps that have enabled criteria, as the agent's
@@ -152,7 +153,8 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 		if cr.row.EvaluationPrompt != nil {
 			prompt = *cr.row.EvaluationPrompt
 		}
-		j := g.judge(ctx, Judging{Prompt: prompt, Tier: tierOf(cr.row.EvaluationTier, w.settings.DefaultEvaluationTier),
+		jctx, span := telemetry.StartEvaluation(ctx, cr.row.ID)
+		j := g.judge(jctx, Judging{Prompt: prompt, Tier: tierOf(cr.row.EvaluationTier, w.settings.DefaultEvaluationTier),
 			Expect: cr.exp, Threshold: cr.row.PassThreshold, Output: c.Output, AgentInput: w.run.Input})
 		v.Credits += j.Credits
 		bad := j.Status == "failed"
@@ -162,6 +164,8 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 			score := j.Score
 			r.Score = &score
 		}
+		span.EvaluationOutcome(cr.row.ID, j.Status, r.Score)
+		span.End(nil)
 		// Journaled with the attempt (see store.MaterializeJudgments):
 		// the run writes nothing more for its judgments.
 		b, err := json.Marshal(journaledJudgment{StepJudgment: r, Details: j.Details(cr.row.PassThreshold)})

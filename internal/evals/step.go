@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // RegisterSteps registers evaluate_step on an engine's registry.
@@ -52,7 +53,11 @@ func (s *Service) evaluateStep(ctx context.Context, x *engine.Exec) (engine.Resu
 		}
 	}
 	g := judger{model: x.Host().Model(), cat: s.Catalog, pick: s.pickModel, meta: x.Meta("evaluation")}
-	j := g.judge(ctx, Judging{Prompt: prompt, Tier: tier, Expect: exp, Threshold: threshold, Output: output, AgentInput: x.Run.Input})
+	jctx, span := telemetry.StartEvaluation(ctx, "evaluate_step:"+x.Step.ID)
+	j := g.judge(jctx, Judging{Prompt: prompt, Tier: tier, Expect: exp, Threshold: threshold, Output: output, AgentInput: x.Run.Input})
+	score := j.Score
+	span.EvaluationOutcome("evaluate_step:"+x.Step.ID, j.Status, &score)
+	span.End(nil)
 	if j.Status == "error" {
 		return engine.Result{}, fmt.Errorf("evaluate_step: %s", j.Explanation)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // Overseer applies the policies that govern an agent to its runs: the
@@ -45,7 +46,7 @@ func (w *watcher) CheckInput(ctx context.Context, input string) error {
 	if input == "" {
 		return nil
 	}
-	v, _, err := w.s.evaluate(ctx, w.at(""), w.policies, StageInput, input)
+	v, _, err := w.check(ctx, w.at(""), StageInput, input)
 	if err != nil || v.Action == "" {
 		return err
 	}
@@ -71,7 +72,7 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 		return engine.Verdict{}, nil
 	}
 	at := w.at(c.Step.ID)
-	v, credits, err := w.s.evaluate(ctx, at, w.policies, StageOutput, c.Output)
+	v, credits, err := w.check(ctx, at, StageOutput, c.Output)
 	if err != nil || v.Action == "" {
 		return engine.Verdict{Credits: credits}, err
 	}
@@ -83,4 +84,21 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 		return engine.Verdict{Block: &BlockedError{Verdict: v}, Credits: credits}, nil
 	}
 	return engine.Verdict{Credits: credits}, nil
+}
+
+// check evaluates the run's policies inside a policy_check span, counting
+// the outcome (allow, flag, block, error).
+func (w *watcher) check(ctx context.Context, at where, stage, text string) (Verdict, float64, error) {
+	ctx, span := telemetry.StartPolicyCheck(ctx, stage)
+	v, credits, err := w.s.evaluate(ctx, at, w.policies, stage, text)
+	outcome := v.Action
+	switch {
+	case err != nil:
+		outcome = "error"
+	case outcome == "":
+		outcome = "allow"
+	}
+	span.PolicyOutcome(stage, outcome, v.PolicyID, v.Rule)
+	span.End(err)
+	return v, credits, err
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -47,6 +48,9 @@ type Config struct {
 	// still running, for their workers to record where they stopped
 	// (10s when zero).
 	CancelGrace time.Duration
+	// Telemetry is put in every job's context; jobs carry the trace
+	// context they were enqueued from (telemetry.go). Nil: none.
+	Telemetry *telemetry.T
 }
 
 // Queue enqueues jobs and, when configured to work, runs them.
@@ -61,6 +65,7 @@ type Queue struct {
 	work          bool
 	cancelGrace   time.Duration
 	interrupted   *interruptions
+	depth         *depthCollector
 }
 
 // Open migrates River's tables and builds a client on db.
@@ -91,7 +96,7 @@ func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config)
 		rc.PeriodicJobs = cfg.Periodic
 	}
 	stops := &interruptions{}
-	rc.Middleware = append(rc.Middleware, stops)
+	rc.Middleware = append(rc.Middleware, &traced{t: cfg.Telemetry}, stops)
 	switch db.Dialect {
 	case store.SQLite:
 		unlock, err := db.MigrationLock()
@@ -100,19 +105,19 @@ func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config)
 		}
 		defer unlock()
 		q, err := openSQLite(ctx, db.W, rc, cfg.Work)
-		return q.with(cfg, stops), err
+		return q.with(db, cfg, stops), err
 	case store.Postgres:
 		q, err := openPostgres(ctx, db.URL, rc, cfg.Work)
-		return q.with(cfg, stops), err
+		return q.with(db, cfg, stops), err
 	}
 	return nil, fmt.Errorf("jobs: unsupported dialect %q", db.Dialect)
 }
 
-func (q *Queue) with(cfg Config, stops *interruptions) *Queue {
+func (q *Queue) with(db *store.DB, cfg Config, stops *interruptions) *Queue {
 	if q == nil {
 		return nil
 	}
-	q.cancelGrace, q.interrupted = cfg.CancelGrace, stops
+	q.cancelGrace, q.interrupted, q.depth = cfg.CancelGrace, stops, newDepthCollector(db)
 	if q.cancelGrace <= 0 {
 		q.cancelGrace = 10 * time.Second
 	}

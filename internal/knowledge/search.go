@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // SearchRequest is a knowledge-base search.
@@ -60,7 +61,9 @@ const (
 // base names a reranker. Without a reranker a passage's score is the
 // cosine similarity of its embedding to the query's (0 to 1); with one,
 // the reranker's relevance score.
-func (s *Service) Search(ctx context.Context, accountID, kbID string, req SearchRequest) ([]SearchHit, error) {
+func (s *Service) Search(ctx context.Context, accountID, kbID string, req SearchRequest) (hits []SearchHit, err error) {
+	ctx, span := telemetry.StartRetrieval(ctx, kbID, req.Query, req.TopK)
+	defer func() { span.Hits(len(hits)); span.End(err) }()
 	kb, err := s.db.KnowledgeBase(ctx, accountID, kbID)
 	if err != nil {
 		return nil, err

@@ -11,15 +11,31 @@ import (
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // RegisterSteps registers the five memory step types.
 func RegisterSteps(r *engine.Registry, s *Service) {
-	r.Register(definition.StepAddChatTurn, engine.HandlerFunc(s.stepAddChatTurn))
-	r.Register(definition.StepLoadChatHistory, engine.HandlerFunc(s.stepLoadChatHistory))
-	r.Register(definition.StepAddMemory, engine.HandlerFunc(s.stepAddMemory))
-	r.Register(definition.StepSearchMemory, engine.HandlerFunc(s.stepSearchMemory))
-	r.Register(definition.StepLoadMemory, engine.HandlerFunc(s.stepLoadMemory))
+	r.Register(definition.StepAddChatTurn, traced("write", s.stepAddChatTurn))
+	r.Register(definition.StepLoadChatHistory, traced("read", s.stepLoadChatHistory))
+	r.Register(definition.StepAddMemory, traced("write", s.stepAddMemory))
+	r.Register(definition.StepSearchMemory, traced("search", s.stepSearchMemory))
+	r.Register(definition.StepLoadMemory, traced("read", s.stepLoadMemory))
+}
+
+// traced wraps a memory step in a `memory <op>` span (read, write,
+// search) naming its bank, when the step names it plainly.
+func traced(op string, h engine.HandlerFunc) engine.HandlerFunc {
+	return func(ctx context.Context, x *engine.Exec) (engine.Result, error) {
+		bank, _ := x.Step.String("memory_bank_id")
+		if strings.Contains(bank, "{{") {
+			bank = "" // a template: rendered by the step, not here
+		}
+		ctx, span := telemetry.StartMemory(ctx, op, bank)
+		res, err := h(ctx, x)
+		span.End(err)
+		return res, err
+	}
 }
 
 // stepBank resolves the step's bank, which must be the run's account's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // FireParked is Fire for a trigger over its quota: each run is recorded
@@ -29,7 +30,7 @@ func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAg
 			return parked, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 		}
 		in := input
-		run := store.Run{AccountID: accountID, AgentID: id, Status: store.RunQueued, TriggerType: triggerType, Input: &in, Metadata: metadata}
+		run := traced(ctx, store.Run{AccountID: accountID, AgentID: id, Status: store.RunQueued, TriggerType: triggerType, Input: &in, Metadata: metadata})
 		err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
 			r, err := s.DB.CreateRunTx(ctx, tx, run)
 			if err != nil {
@@ -43,6 +44,7 @@ func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAg
 			return parked, err
 		}
 		s.Bus.Wake(run.ID)
+		telemetry.RunCreated(run.TriggerType)
 		parked = append(parked, run)
 	}
 	return parked, nil

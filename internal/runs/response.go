@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // RunResponse is AgentRunResponse: the snapshot GET answers and SSE init
@@ -28,6 +29,9 @@ type RunResponse struct {
 	GovernanceInputWaitMS *int64        `json:"governance_input_wait_ms"`
 	InputScanStatus       *string       `json:"input_scan_status"`
 	ScanWaitMS            *int64        `json:"scan_wait_ms"`
+	// TraceID is an extension: the id of the run's trace when it was
+	// exported (tracing on and the run sampled), absent otherwise.
+	TraceID string `json:"trace_id,omitempty" doc:"Extension: the OpenTelemetry trace id of the run, present when the server exports traces and sampled this run. All the run's spans, on every replica and attempt, are in this trace."`
 }
 
 // AttemptView is AgentRunAttemptResponse.
@@ -87,7 +91,8 @@ func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow) R
 	hitl, wait := r.HITLWaitMS, r.WaitMS
 	out := RunResponse{RunID: r.ID, Status: r.Status, ErrorCount: r.ErrorCount, Credits: &credits, Priority: r.Priority,
 		Input: r.Input, Output: r.Output, OutputContentType: r.OutputContentType, Attempts: []AttemptView{},
-		BlockedPolicies: []any{}, FlaggedPolicies: []any{}, HITLWaitMS: &hitl, WaitMS: &wait}
+		BlockedPolicies: []any{}, FlaggedPolicies: []any{}, HITLWaitMS: &hitl, WaitMS: &wait,
+		TraceID: telemetry.RunTrace(r.TraceContext).TraceID()}
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, AttemptView{Status: a.Status, StartedAt: ts(a.StartedAt), EndedAt: optTS(a.EndedAt),
 			Duration: seconds(a.StartedAt, a.EndedAt), Error: strPtr(a.Error)})

@@ -19,12 +19,14 @@ import (
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/riverqueue/river"
 )
 
 // Agent is what a run needs of its agent.
 type Agent struct {
 	ID         string
+	Name       string
 	Definition *definition.Definition
 	Trigger    definition.TriggerType
 	Disabled   bool
@@ -144,6 +146,7 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 // LISTEN/NOTIFY on PostgreSQL).
 func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, error) {
 	var wake func()
+	run = traced(ctx, run)
 	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		r, err := s.DB.CreateRunTx(ctx, tx, run)
 		if err != nil {
@@ -158,7 +161,7 @@ func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, e
 				return err
 			}
 		}
-		wake, err = s.Queue.InsertTx(ctx, tx, conn, RunArgs{RunID: r.ID}, runInsertOpts(r))
+		wake, err = s.Queue.InsertTx(inRunTrace(ctx, r), tx, conn, RunArgs{RunID: r.ID}, runInsertOpts(r))
 		return err
 	})
 	if err != nil {
@@ -166,6 +169,7 @@ func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, e
 	}
 	s.Bus.Wake(run.ID)
 	wake()
+	telemetry.RunCreated(run.TriggerType)
 	return run, nil
 }
 
@@ -182,7 +186,7 @@ func orString(a, b string) string {
 // execute one run. A resume after a review passes what it resumes, which
 // makes its job a new one.
 func (s *Service) enqueue(ctx context.Context, r store.Run, resume string) error {
-	_, err := s.Queue.Insert(ctx, RunArgs{RunID: r.ID, Resume: resume}, runInsertOpts(r))
+	_, err := s.Queue.Insert(inRunTrace(ctx, r), RunArgs{RunID: r.ID, Resume: resume}, runInsertOpts(r))
 	return err
 }
 
@@ -384,6 +388,7 @@ func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res st
 		return false, err
 	}
 	s.Bus.Wake(r.ID)
+	s.observeEnd(ctx, r, res)
 	if s.Finished != nil && store.RunTerminal(res.Status) {
 		s.Finished(r, res)
 	}

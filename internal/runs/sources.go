@@ -21,7 +21,7 @@ func (a AgentsArea) ForRun(ctx context.Context, accountID, agentID string) (Agen
 	if err != nil {
 		return Agent{}, err
 	}
-	return Agent{ID: row.ID, Definition: d, Trigger: definition.TriggerType(row.TriggerType),
+	return Agent{ID: row.ID, Name: row.Name, Definition: d, Trigger: definition.TriggerType(row.TriggerType),
 		Disabled: row.Disabled(), Contract: d.AttachmentContract(), OversightRev: row.OversightRev}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/riverqueue/river"
 )
 
@@ -84,6 +85,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 		return err
 	}
 	s.Bus.Wake(r.ID)
+	ctx, _ = telemetry.StartRunExecution(ctx, runTelemetry(r, ""), attempt)
 	fail := func(msg string) error {
 		// An earlier attempt may have journaled judgments a crash kept
 		// from being marked (see journal.settle).
@@ -97,6 +99,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if err != nil {
 		return fail("agent not found: " + err.Error())
 	}
+	telemetry.SetAgentName(ctx, a.Name)
 	if a.Disabled && r.ParentRunID != "" {
 		// A call_agent run started without waiting, whose callee was
 		// paused before a worker got to it.
@@ -234,10 +237,11 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 		_, err := h.s.createQueued(ctx, sub)
 		return "", err
 	}
-	sub, err = h.s.DB.CreateRun(ctx, sub)
+	sub, err = h.s.DB.CreateRun(ctx, traced(ctx, sub))
 	if err != nil {
 		return "", err
 	}
+	telemetry.RunCreated(sub.TriggerType)
 	if err := h.s.execute(ctx, sub, 0, false); err != nil {
 		return "", err
 	}

@@ -6,6 +6,7 @@ package server
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -141,6 +142,11 @@ type Config struct {
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
 	ModelSetup func() (*routing.Router, *catalog.Catalog, error)
+	// NodeName names this replica (--node-name, default the host name):
+	// on every log line and as every span's service.instance.id, so an
+	// operator can tell which replica did what.
+	NodeName string
+
 	// AssistantModel is the catalog model the planning and agent
 	// assistants ask (SERVICE_ASSISTANT_MODEL); empty: the built-in
 	// planner answers, offline and free.
@@ -158,6 +164,14 @@ type Config struct {
 	// LogLevel and LogFormat configure the process's log (cmd/agentry).
 	LogLevel  string
 	LogFormat string
+}
+
+// DefaultNodeName is the host name, the replica's name unless told another.
+func DefaultNodeName() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "agentry"
 }
 
 // Defaults returns the embedded, zero-setup configuration.
@@ -214,6 +228,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		c.DataDir = "./agentry-data"
+	}
+	if c.NodeName == "" {
+		c.NodeName = DefaultNodeName()
 	}
 	if c.BlobURL == "" {
 		abs, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))

@@ -51,6 +51,7 @@ import (
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/solutions"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -100,6 +101,10 @@ type Server struct {
 	Alerts *alerting.Service
 	// Solutions is the solutions area: solutions, the assistants, search.
 	Solutions *solutions.Service
+
+	// Telemetry is the server's traces (off unless OTEL_* asks), put in
+	// every request's, job's and background loop's context.
+	Telemetry *telemetry.T
 
 	listener net.Listener
 	handler  http.Handler
@@ -153,6 +158,12 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if !operator {
 		if err := bootstrap(ctx, db, cfg, bootstrapOut); err != nil {
 			return nil, err
+		}
+	}
+	s.Telemetry = telemetry.Off(cfg.NodeName)
+	if !operator {
+		if s.Telemetry, err = telemetry.Setup(ctx, telemetry.Config{Node: cfg.NodeName, ServiceVersion: SoftwareVersion}); err != nil {
+			return nil, fmt.Errorf("traces: %w", err)
 		}
 	}
 	if s.Blobs, err = blob.Open(ctx, cfg.BlobURL); err != nil {
@@ -270,7 +281,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	alerting.AddWorkers(workers, s.Alerts) // alerts area
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
-		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
+		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Telemetry: s.Telemetry,
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			alerts.PeriodicJobs(),                // models area
 			knowledge.PeriodicJobs(),             // knowledge
@@ -301,7 +312,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Auth = auth.New(db, verifier, auth.Config{CacheTTL: cfg.AuthCacheTTL, DefaultCredits: cfg.DefaultCredits})
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), s.Queue.Collector())
+	if err := telemetry.Register(reg); err != nil {
+		return nil, err
+	}
 	if cfg.Role == RoleWorker {
 		s.handler = healthOnly(db, reg)
 	} else {
@@ -326,6 +340,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			}})
 		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
 	}
+	s.handler = telemetry.HTTPServer(s.Telemetry, s.handler)
 	ok = true
 	return s, nil
 }
@@ -427,7 +442,7 @@ func (s *Server) Run(ctx context.Context) error {
 		srv.RegisterOnShutdown(s.API.DrainStreams)
 	}
 
-	bg, stopBG := context.WithCancel(context.Background())
+	bg, stopBG := context.WithCancel(telemetry.With(context.Background(), s.Telemetry))
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Auth.Run(bg) }()
@@ -452,7 +467,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}()
 		slog.Info("smtp listening", "addr", s.smtp.Addr().String(), "domain", s.MailInbound.Domain())
 	}
-	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
+	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "traces", s.Telemetry.Enabled(), "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error
 	select {
@@ -499,6 +514,14 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) close() {
+	if s.Telemetry != nil {
+		// Spans of the runs that ended during shutdown go out last.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.Telemetry.Shutdown(ctx); err != nil {
+			slog.Warn("trace export at shutdown", "err", err)
+		}
+		cancel()
+	}
 	if s.Bus != nil {
 		s.Bus.Close()
 	}
@@ -550,6 +573,7 @@ func configuredRerankers(cfg Config) map[string]rerank.Reranker {
 func withMCP(apiHandler, mcpHandler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/mcp" {
+			telemetry.HTTPRoute(r.Context(), r.Method, "/mcp")
 			mcpHandler.ServeHTTP(w, r)
 			return
 		}

@@ -48,6 +48,7 @@ var Settings = []Section{
 		{Name: "role", Help: "`api`, `worker` or `all`", Field: func(c *Config) any { return &c.Role }},
 		{Name: "log-level", Help: "`debug`, `info`, `warn` or `error`", Field: func(c *Config) any { return &c.LogLevel }},
 		{Name: "log-format", Help: "`text` or `json`", Field: func(c *Config) any { return &c.LogFormat }},
+		{Name: "node-name", Help: "this replica's name: on every log line (`node`) and as every span's `service.instance.id` (docs/observability.md)", DocDefault: "the host name", Field: func(c *Config) any { return &c.NodeName }},
 	}},
 	{"Authentication and access", []Setting{
 		{Name: "oidc-issuer", Help: "accept bearer JWTs from this OIDC issuer", DocDefault: "off", Field: func(c *Config) any { return &c.OIDCIssuer }},

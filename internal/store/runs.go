@@ -47,9 +47,12 @@ type Run struct {
 	Error                  string
 	HITLWaitMS, WaitMS     int64
 	CancelRequested        bool
-	CreatedAt              time.Time
-	StartedAt, EndedAt     *time.Time
-	UpdatedAt              time.Time
+	// TraceContext is the run's trace context (telemetry.RunTrace), set
+	// when it is created; "" for runs older than it.
+	TraceContext       string
+	CreatedAt          time.Time
+	StartedAt, EndedAt *time.Time
+	UpdatedAt          time.Time
 }
 
 // CreateRun inserts a run in status pending (or queued).
@@ -76,10 +79,10 @@ func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
 	ups, _ := json.Marshal(orEmptyList(r.InputUploadIDs))
 	chain, _ := json.Marshal(orEmptyList(r.CallChain))
 	_, err := ex.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
-		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)`,
 		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
-		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt)
+		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt, nullable(r.TraceContext))
 	return r, err
 }
 
@@ -99,7 +102,8 @@ func orEmptyList(l []string) []string {
 
 const runColumns = `id, account_id, agent_id, status, priority, trigger_type, input, output, output_content_type, metadata,
 	input_upload_ids, COALESCE(replay_of_run_id, ''), COALESCE(parent_run_id, ''), call_chain, credits, error_count,
-	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at`
+	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at,
+	COALESCE(trace_context, '')`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var (
@@ -111,7 +115,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	)
 	err := row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.Status, &r.Priority, &r.TriggerType, &input, &out, &outC, &md, &ups,
 		&r.ReplayOfRunID, &r.ParentRunID, &chain, &micro, &r.ErrorCount, &r.Error, &r.HITLWaitMS, &r.WaitMS, &r.CancelRequested,
-		&r.CreatedAt, &started, &ended, &r.UpdatedAt)
+		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, ErrNotFound
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/emersion/go-smtp"
 )
 
@@ -151,12 +152,16 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if paused, err := svc.Protect.Paused(ctx, route.AccountID); err != nil || paused {
 		if err == nil && s.l.shedLog.allow("paused:"+route.AccountID) {
 			s.reject(ctx, route.AccountID, route.AgentID, to, protect.ReasonInboundPaused)
+		} else if err == nil {
+			telemetry.MailShed(protect.ReasonInboundPaused)
 		}
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "Mail for this account is paused; try again later"}
 	}
 	if !s.l.perAcc.allow(route.AccountID) {
 		if s.l.shedLog.allow("flood:" + route.AccountID) {
 			s.reject(ctx, route.AccountID, route.AgentID, to, protect.ReasonFloodShed)
+		} else {
+			telemetry.MailShed(protect.ReasonFloodShed)
 		}
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "Too much mail for this account; try again later"}
 	}
@@ -216,6 +221,7 @@ func (s *session) Data(r io.Reader) error {
 		slog.Warn("smtp: queue message", "err", err)
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure; try again later"}
 	}
+	telemetry.MailAccepted(len(agents))
 	return nil
 }
 

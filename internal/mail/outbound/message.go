@@ -28,6 +28,10 @@ type draft struct {
 	Unsubscribe    string // one-click URL; "" for none
 	MessageIDLocal string
 	Date           time.Time
+	// Traceparent is the sending run's trace context ("" when not
+	// traced): the message's Traceparent header, so a receiving system
+	// that traces can join the run's trace.
+	Traceparent string
 }
 
 // signedHeaders are the fields the DKIM signature covers; RFC 8058
@@ -52,6 +56,9 @@ func build(d draft, id Identity) ([]byte, error) {
 	// Agent mail is machine-made: receivers (and Agentry's own inbound)
 	// must not answer it automatically, which would loop.
 	h.Set("Auto-Submitted", "auto-generated")
+	if d.Traceparent != "" {
+		h.Set("Traceparent", d.Traceparent)
+	}
 	if d.Unsubscribe != "" {
 		h.Set("List-Unsubscribe", "<"+d.Unsubscribe+">")
 		h.Set("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")

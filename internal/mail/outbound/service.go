@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/riverqueue/river"
 )
@@ -284,7 +285,8 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 	}
 	from := &gomail.Address{Name: m.FromName, Address: local + "@" + id.Domain}
 	rep.From = from.Address
-	d := draft{From: from, To: convert(to), Cc: convert(cc), Subject: subject, Body: m.Body, HTML: m.HTML, Date: time.Now()}
+	d := draft{From: from, To: convert(to), Cc: convert(cc), Subject: subject, Body: m.Body, HTML: m.HTML, Date: time.Now(),
+		Traceparent: telemetry.Traceparent(ctx)}
 	if replyTo != nil {
 		d.ReplyTo = &gomail.Address{Name: replyTo.Name, Address: replyTo.Address}
 	}

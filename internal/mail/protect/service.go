@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // Auto-block modes: whether a governance BLOCK on an authenticated inbound
@@ -150,6 +151,7 @@ func (s *Service) IsBlocked(ctx context.Context, accountID, sender string) (bool
 
 // Reject records a discarded message.
 func (s *Service) Reject(ctx context.Context, r store.InboundRejection) error {
+	telemetry.MailRefused(ctx, r.Reason, r.AccountID, r.AgentID)
 	_, err := s.DB.RecordInboundRejection(ctx, r)
 	return err
 }

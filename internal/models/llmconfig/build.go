@@ -2,6 +2,7 @@ package llmconfig
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/agentry/agentry/internal/llm/openaicompat"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // WithEnvironment returns f plus the providers implied by the standard
@@ -120,18 +122,23 @@ func newProvider(pc Provider, getenv func(string) string) (llm.Provider, error) 
 	switch pc.Type {
 	case TypeOpenAI:
 		return openaicompat.New(openaicompat.Config{Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key,
-			Headers: pc.Headers, Timeout: timeout, Retry: retry}), nil
+			Headers: pc.Headers, Timeout: timeout, Retry: retry, HTTPClient: modelHTTPClient}), nil
 	case TypeAnthropic:
 		if key == "" {
 			return nil, fmt.Errorf("provider %s: no API key (set %s)", pc.Name, orDefault(pc.APIKeyEnv, "api_key_env"))
 		}
 		return anthropic.New(anthropic.Config{Name: pc.Name, BaseURL: pc.BaseURL, APIKey: key,
-			Headers: pc.Headers, Timeout: timeout, Retry: retry}), nil
+			Headers: pc.Headers, Timeout: timeout, Retry: retry, HTTPClient: modelHTTPClient}), nil
 	case TypeOffline:
 		return offline.New(), nil
 	}
 	return nil, fmt.Errorf("provider %s: unknown type %q", pc.Name, pc.Type)
 }
+
+// modelHTTPClient is the HTTP client of model providers: requests carry
+// the model call's traceparent (telemetry.Transport), so a provider that
+// traces (a self-hosted vLLM, a gateway) joins the run's trace.
+var modelHTTPClient = &http.Client{Transport: telemetry.Transport(http.DefaultTransport)}
 
 func orDefault(s, d string) string {
 	if s == "" {

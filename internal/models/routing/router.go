@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/telemetry"
 )
 
 // Route says which registered provider serves a model, under which name.
@@ -195,6 +196,7 @@ func (r *Router) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatRespon
 		return nil, err
 	}
 	req.Model = res.Route.Upstream
+	telemetry.ModelRoute(ctx, res.Route.Provider, res.Route.Upstream)
 	resp, err := res.Provider.Chat(ctx, req)
 	return stamp(resp, res.Model.ID), err
 }
@@ -209,6 +211,7 @@ func (r *Router) Stream(ctx context.Context, req llm.ChatRequest, fn llm.StreamF
 		return nil, err
 	}
 	req.Model = res.Route.Upstream
+	telemetry.ModelRoute(ctx, res.Route.Provider, res.Route.Upstream)
 	resp, err := res.Provider.Stream(ctx, req, fn)
 	return stamp(resp, res.Model.ID), err
 }
@@ -225,6 +228,7 @@ func (r *Router) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedRes
 		return nil, fmt.Errorf("%w: %s only produces %d dimensions", llm.ErrUnsupported, res.Model.ID, res.Model.EmbeddingDimensions)
 	}
 	req.Model = res.Route.Upstream
+	telemetry.ModelRoute(ctx, res.Route.Provider, res.Route.Upstream)
 	resp, err := res.Provider.Embed(ctx, req)
 	if resp != nil {
 		resp.Model = res.Model.ID
