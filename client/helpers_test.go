@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client/sso"
-	"github.com/agentry/agentry/internal/server"
 )
 
 // isolate clears every SERVICE_* variable the client reads and points the
@@ -89,9 +88,4 @@ func (a *authTransport) sent() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.seen...)
-}
-
-// withOIDC configures the test server to accept tokens of an issuer.
-func withOIDC(issuer, audience string) func(*server.Config) {
-	return func(c *server.Config) { c.OIDCIssuer, c.OIDCAudience = issuer, audience }
 }
