@@ -66,26 +66,3 @@ func (r *recorder) last(t *testing.T) *http.Request {
 	}
 	return r.reqs[len(r.reqs)-1]
 }
-
-// authTransport records the Authorization header of every request sent to
-// one host, so a test can prove what did (and did not) reach the API.
-type authTransport struct {
-	host string
-	mu   sync.Mutex
-	seen []string
-}
-
-func (a *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Host == a.host {
-		a.mu.Lock()
-		a.seen = append(a.seen, r.Header.Get("Authorization"))
-		a.mu.Unlock()
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func (a *authTransport) sent() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.seen...)
-}
