@@ -89,6 +89,11 @@ Every flag defaults from the SERVICE_* variable named in its help.`,
 		envErr = err
 	}
 	f.DurationVar(&cfg.UploadRetention, "upload-retention", ur, "how long input uploads are kept (SERVICE_UPLOAD_RETENTION)")
+	spi, err := dur("SERVICE_SOURCE_POLL_INTERVAL", d.SourcePollInterval)
+	if err != nil && envErr == nil {
+		envErr = err
+	}
+	f.DurationVar(&cfg.SourcePollInterval, "source-poll-interval", spi, "how often due feed and web-site polls are looked for; a source is polled at most this long after it falls due (SERVICE_SOURCE_POLL_INTERVAL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", st, "how long in-flight HTTP requests may finish on SIGTERM (SERVICE_SHUTDOWN_TIMEOUT)")
 	jst, err := dur("SERVICE_JOB_SHUTDOWN_TIMEOUT", d.JobShutdownTimeout)
 	if err != nil && envErr == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -64,6 +65,10 @@ type Config struct {
 
 	// UploadRetention is how long input uploads are kept.
 	UploadRetention time.Duration
+	// SourcePollInterval is how often due feed and web-site polls are
+	// looked for (by one replica): a source is polled at most this long
+	// after it falls due.
+	SourcePollInterval time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
 	AllowPrivateWebhooks bool
 	// Workflow limits per run (see engine.Limits): one step's output, the
@@ -155,6 +160,8 @@ func Defaults() Config {
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
 
+		SourcePollInterval: knowledge.DefaultPollInterval,
+
 		JobShutdownTimeout:   20 * time.Second,
 		MaxStreamsPerKey:     50,
 		MaxStreamsPerAccount: 200,
@@ -207,6 +214,9 @@ func (c *Config) Validate() error {
 	}
 	if c.UploadRetention <= 0 {
 		return fmt.Errorf("upload retention must be positive")
+	}
+	if c.SourcePollInterval <= 0 {
+		return fmt.Errorf("source poll interval must be positive")
 	}
 	if c.MaxStreamsPerKey < 0 || c.MaxStreamsPerAccount < 0 {
 		return fmt.Errorf("stream caps must not be negative (0 turns a cap off)")

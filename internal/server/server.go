@@ -274,7 +274,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter,
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			alerts.PeriodicJobs(),                // models area
-			knowledge.PeriodicJobs(),             // knowledge
+			knowledge.PeriodicJobs(cfg.SourcePollInterval), // knowledge
 			memory.PeriodicJobs(),                // memory area
 			domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
 			inbound.PeriodicJobs(),               // mail, inbound side
