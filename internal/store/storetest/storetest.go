@@ -33,6 +33,19 @@ func Each(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
 	}
 }
 
+// EachParallel is Each with the dialects' subtests run in parallel, with
+// each other and with the package's other parallel tests: for tests whose
+// databases, servers and tenants are their own. Mark the test itself
+// parallel with t.Parallel as usual.
+func EachParallel(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
+	for _, d := range Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
 // URL returns a database URL for a fresh, migrated database of dialect d:
 // a copy of the migrated template (see template.go) in a temporary
 // directory, or a PostgreSQL database of its own made from the template
