@@ -17,6 +17,7 @@ type Client struct {
 	headers      http.Header // merged defaults: profile account id, options, default headers
 	allowUnknown bool
 	userAgent    string
+	retry        RetryPolicy
 }
 
 // userAgent identifies this client in server logs.
@@ -65,7 +66,11 @@ func New(opts ...Option) (*Client, error) {
 	if s.userAgent != "" {
 		ua = s.userAgent + " " + userAgent
 	}
-	return &Client{baseURL: base, http: hc, cred: cred, headers: headers, allowUnknown: s.allowUnknown, userAgent: ua}, nil
+	retry := DefaultRetryPolicy()
+	if s.retry != nil {
+		retry = *s.retry
+	}
+	return &Client{baseURL: base, http: hc, cred: cred, headers: headers, allowUnknown: s.allowUnknown, userAgent: ua, retry: retry}, nil
 }
 
 // resolveBaseURL takes the option, then SERVICE_API_URL, then the default.

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client/sso"
-	"github.com/agentry/agentry/internal/server"
 )
 
 // isolate clears every SERVICE_* variable the client reads and points the
@@ -66,32 +65,4 @@ func (r *recorder) last(t *testing.T) *http.Request {
 		t.Fatal("no request reached the server")
 	}
 	return r.reqs[len(r.reqs)-1]
-}
-
-// authTransport records the Authorization header of every request sent to
-// one host, so a test can prove what did (and did not) reach the API.
-type authTransport struct {
-	host string
-	mu   sync.Mutex
-	seen []string
-}
-
-func (a *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Host == a.host {
-		a.mu.Lock()
-		a.seen = append(a.seen, r.Header.Get("Authorization"))
-		a.mu.Unlock()
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func (a *authTransport) sent() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.seen...)
-}
-
-// withOIDC configures the test server to accept tokens of an issuer.
-func withOIDC(issuer, audience string) func(*server.Config) {
-	return func(c *server.Config) { c.OIDCIssuer, c.OIDCAudience = issuer, audience }
 }

@@ -23,6 +23,7 @@ type settings struct {
 	configDir    string
 	userAgent    string
 	getenv       func(string) string
+	retry        *RetryPolicy // nil: DefaultRetryPolicy
 }
 
 // WithBaseURL sets the server's URL (before SERVICE_API_URL and the default).

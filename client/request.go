@@ -116,21 +116,39 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body io.Re
 	return req, &co, nil
 }
 
-// send sends req and turns any status of 400 or more into a typed error.
-// On success the caller owns the response body.
+// send sends req and turns any status of 400 or more into a typed error,
+// after retrying a 429 or 503 as the client's RetryPolicy says. On success
+// the caller owns the response body.
 func (c *Client) send(req *http.Request, co *callOptions) (*http.Response, error) {
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, err
+	for n := 0; ; n++ {
+		resp, err := c.http.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if co != nil && co.resp != nil {
+			co.resp.StatusCode, co.resp.Header = resp.StatusCode, resp.Header.Clone()
+		}
+		if resp.StatusCode < 400 {
+			return resp, nil
+		}
+		apiErr := decodeError(req, resp)
+		resp.Body.Close()
+		if !retryableStatus(resp.StatusCode) || !rewindable(req) {
+			return nil, apiErr
+		}
+		d, retry := c.retry.delay(n, resp.Header.Get("Retry-After"), time.Now())
+		if !retry {
+			return nil, apiErr
+		}
+		if err := sleep(req.Context(), d); err != nil {
+			return nil, fmt.Errorf("%w (gave up waiting %v to retry: %w)", apiErr, d, err)
+		}
+		if req.GetBody != nil {
+			if req.Body, err = req.GetBody(); err != nil {
+				return nil, fmt.Errorf("%w (could not rewind the body to retry: %w)", apiErr, err)
+			}
+		}
 	}
-	if co != nil && co.resp != nil {
-		co.resp.StatusCode, co.resp.Header = resp.StatusCode, resp.Header.Clone()
-	}
-	if resp.StatusCode >= 400 {
-		defer resp.Body.Close()
-		return nil, decodeError(req, resp)
-	}
-	return resp, nil
 }
 
 // Do sends a JSON request and decodes the JSON response into out (nil

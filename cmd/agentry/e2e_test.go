@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"flag"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,11 +23,19 @@ import (
 // TestMain lets the test binary stand in for the agentry binary: run with
 // AGENTRY_E2E_CHILD=1 it is `agentry` with the given arguments, so the
 // end-to-end tests start real child processes without a separate build.
+//
+// The tests run side by side, more of them than there are CPUs unless
+// -parallel says otherwise: each has databases and child processes of its
+// own, and spends most of its time waiting for them (a restart, River's
+// job rescuer, which looks for stuck jobs every 30 s).
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTRY_E2E_CHILD") == "1" {
 		os.Args = append([]string{"agentry"}, strings.Split(os.Getenv("AGENTRY_E2E_ARGS"), " ")...)
 		main()
 		os.Exit(0)
+	}
+	if f := flag.Lookup("test.parallel"); f != nil {
+		_ = f.Value.Set(strconv.Itoa(max(16, runtime.GOMAXPROCS(0))))
 	}
 	os.Exit(m.Run())
 }
@@ -105,10 +116,11 @@ func waitPing(t *testing.T, db *store.DB, id string, within time.Duration, done 
 // the serving process with SIGKILL, restarts it, and expects both to finish:
 // the queued one when due, the interrupted one when the rescuer retries it.
 func TestJobsSurviveKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
 		env := []string{"SERVICE_JOB_TIMEOUT=3s", "SERVICE_JOB_RESCUE_AFTER=4s", "SERVICE_BOOTSTRAP_API_KEY=agk_e2e_key_0123456789abcdef0123456789"}
@@ -160,6 +172,7 @@ func TestJobsSurviveKill(t *testing.T) {
 // TestGracefulShutdown sends SIGTERM while a job runs: the process stops
 // taking work, lets the job finish, and exits cleanly.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -206,6 +219,7 @@ func TestGracefulShutdown(t *testing.T) {
 // TestFirstStart runs the binary as a new user would and checks the printed
 // key and curl example work.
 func TestFirstStart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

@@ -23,6 +23,8 @@ import (
 // written, restarts it, and expects the export to complete with every
 // content, the half-written file replaced by a whole one.
 func TestExportFinishesAfterKill(t *testing.T) {
+	// Not in parallel: its jobs do real work against a job timeout of a
+	// few seconds, which other tests' processes would make it miss.
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}

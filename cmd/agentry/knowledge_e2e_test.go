@@ -24,6 +24,8 @@ import (
 // searchable: a content is recorded with its job in one transaction, and
 // an interrupted job is rescued and run again.
 func TestIndexingSurvivesKill(t *testing.T) {
+	// Not in parallel: its jobs do real work against a job timeout of a
+	// few seconds, which other tests' processes would make it miss.
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}

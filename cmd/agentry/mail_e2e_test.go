@@ -22,10 +22,11 @@ import (
 // process killed just after its last 250, while it is processing. After
 // the restart each message has started its agent exactly once.
 func TestMailSurvivesKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
 		smtpAddr := freeAddr(t)

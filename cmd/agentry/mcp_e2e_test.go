@@ -17,7 +17,8 @@ import (
 // MCP client does, and drives it with the SDK's client: the tools reach
 // the running server with the key from SERVICE_API_KEY.
 func TestMCPOverStdio(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	t.Parallel()
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		p := &mcpservertest.Progress{}
 		launch := func(key string) (*mcp.ClientSession, error) {

@@ -22,10 +22,11 @@ import (
 // never neither; after a restart the rescued job (or the sweep) finishes
 // the rest, one summary per partition.
 func TestCompactionSurvivesKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
 		env := []string{"SERVICE_JOB_TIMEOUT=20s", "SERVICE_JOB_RESCUE_AFTER=25s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_MAX_WORKERS=2"}

@@ -24,6 +24,8 @@ import (
 // passage ends with a vector of the new size, none of the old, and the
 // source switched; search answers from the new vectors.
 func TestMigrationSurvivesKill(t *testing.T) {
+	// Not in parallel: its jobs do real work against a job timeout of a
+	// few seconds, which other tests' processes would make it miss.
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}

@@ -56,10 +56,11 @@ func apiPost(t *testing.T, addr, path, body string, headers ...string) *http.Res
 // completed first step is not run again, and the webhook is retried with the
 // same Idempotency-Key.
 func TestRunResumesAfterKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		var (
 			mu    sync.Mutex
@@ -170,6 +171,7 @@ func TestRunResumesAfterKill(t *testing.T) {
 // replica takes the stream request, a worker replica executes the run, and
 // every event reaches the client in order through the database.
 func TestScaleOut(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

@@ -26,10 +26,11 @@ import (
 // from its last finished step, and the CLI, which reconnected on its own,
 // prints the answer and exits 0.
 func TestSIGTERMMidRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		var (
 			mu    sync.Mutex

@@ -58,9 +58,8 @@ var (
 	// AllTypes is every alert type, agent types first, then the
 	// extension types.
 	AllTypes = append(append(slices.Clone(AgentTypes), SourceTypes...), InboundEmailPaused)
-	// runTypes are detected from runs; perRunTypes count each run.
-	runTypes    = []string{RunFailed, ConsecutiveFailures, ErrorRateSpike, RunBurst, SlowRun}
-	perRunTypes = []string{RunFailed, SlowRun}
+	// runTypes are detected from runs.
+	runTypes = []string{RunFailed, ConsecutiveFailures, ErrorRateSpike, RunBurst, SlowRun}
 )
 
 // Distribution types.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
-	"github.com/danielgtaylor/huma/v2"
 )
 
 // Human review of runs parked on human_in_the_loop steps: an extension
@@ -66,13 +65,6 @@ const (
 		"Owners and admins may decide every review, other users those whose step names them in assignee_user_ids (403 otherwise). " +
 		"409 when the review is already decided or the run has ended."
 )
-
-// reviewOp is op with a description, in the agents tag.
-func reviewOp(id, method, path, summary, description string) huma.Operation {
-	o := op(id, method, path, summary, "agents")
-	o.Description = description
-	return o
-}
 
 // reviewer is the caller as a reviewer.
 func reviewer(ctx context.Context) runs.Reviewer {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
-	"github.com/danielgtaylor/huma/v2"
 )
 
 // Account secrets, an extension: write-only values that definitions name
@@ -24,12 +23,6 @@ const (
 		"Owner or admin only. The value is never answered, logged or exported."
 	deleteSecretDoc = "Owner or admin only. Steps naming the secret fail until it is stored again."
 )
-
-// withDescription sets an operation's description.
-func withDescription(o huma.Operation, d string) huma.Operation {
-	o.Description = d
-	return o
-}
 
 // SecretResponse describes a secret; it never carries the value.
 type SecretResponse struct {

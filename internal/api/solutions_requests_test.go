@@ -95,7 +95,11 @@ func TestPlanRequestsRunOffline(t *testing.T) {
 		t.Fatalf("the table holds %d requests; keep at least 30", len(planRequests))
 	}
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
+		// New feeds and sites are polled at the next tick: a short one,
+		// so that new_content agents find their content at once.
+		s := testserver.Start(t, d, func(c *server.Config) {
+			c.AllowPrivateWebhooks, c.SourcePollInterval = true, 100*time.Millisecond
+		})
 		if _, err := s.DB.W.ExecContext(context.Background(), `UPDATE users SET email = $1 WHERE id = $2`, "owner@example.test", s.UserID); err != nil {
 			t.Fatal(err)
 		}

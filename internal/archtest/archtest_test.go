@@ -226,3 +226,32 @@ func TestAdminDoesNotBuildARunsService(t *testing.T) {
 		})
 	}
 }
+
+// The public client is a module of its own that users import without the
+// server: nothing under client/, tests included, imports a package of the
+// server's module (internal/ or any other), and its go.mod does not
+// require the server's module, so `go get` of the client brings none of
+// the server's dependencies.
+func TestClientIsItsOwnModule(t *testing.T) {
+	const clientModule = module + "client"
+	mod, err := os.ReadFile(filepath.Join(root(t), "client", "go.mod"))
+	if err != nil {
+		t.Fatalf("client/ has no go.mod of its own: %v", err)
+	}
+	lines := strings.Split(string(mod), "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "module "+clientModule {
+		t.Errorf("client/go.mod declares %q, want module %s", lines[0], clientModule)
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 && (f[0] == strings.TrimSuffix(module, "/") || (f[0] == "require" && len(f) > 1 && f[1] == strings.TrimSuffix(module, "/"))) {
+			t.Errorf("client/go.mod requires the server's module: %q", l)
+		}
+	}
+	for _, g := range sources(t, "client", true, true) {
+		for _, p := range imports(g.file) {
+			if (p == strings.TrimSuffix(module, "/") || strings.HasPrefix(p, module)) && p != clientModule && !strings.HasPrefix(p, clientModule+"/") {
+				t.Errorf("%s imports %s, outside the client module", g.path, p)
+			}
+		}
+	}
+}

@@ -35,11 +35,6 @@ func (p Principal) CanAdminister() bool {
 
 type principalKey struct{}
 
-// WithPrincipal stores p in ctx.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
-}
-
 // FromContext returns the principal of an authenticated request.
 func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)

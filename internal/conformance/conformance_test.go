@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentry/agentry/internal/store"
@@ -18,8 +19,12 @@ import (
 // the reference's operations are implemented and conformant.
 func TestConformance(t *testing.T) {
 	ref := reference(t)
+	var mu sync.Mutex
 	implemented := map[string]verdict{} // op → the worst outcome on any database
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	// The databases run side by side, each on a server of its own; the
+	// report waits for both.
+	t.Cleanup(func() { report(t, ref, implemented) })
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
 		ops := ServerOps(ts.S.API.OpenAPI())
 		ref.Extensions = ExtensionFields(ts.S.API.OpenAPI())
@@ -48,10 +53,11 @@ func TestConformance(t *testing.T) {
 			case ran < len(xs):
 				v = filtered
 			}
+			mu.Lock()
 			implemented[op.Key] = max(implemented[op.Key], v)
+			mu.Unlock()
 		}
 	})
-	report(t, ref, implemented)
 }
 
 // reference loads the contract or skips the test when it is absent.

@@ -13,8 +13,6 @@ import (
 // is stored pending, without a job, so it is still there to be cancelled
 // or deleted when B tries.
 
-const pgPath = "/models/playground/experiments"
-
 func pgExperimentOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
 	x, err := c.DB.CreateExperiment(context.Background(), store.Experiment{AccountID: c.A.AccountID, Prompt: "A's secret prompt",

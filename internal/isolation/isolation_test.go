@@ -12,7 +12,9 @@ import (
 // TestIsolation runs every case in every variant on each database, and fails
 // for any implemented operation without a case.
 func TestIsolation(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	// Every case has tenants of its own (Run): the cases run side by side,
+	// on one server per database, the databases side by side too.
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
 		t.Run("coverage", func(t *testing.T) {
 			ops := conformance.ServerOps(ts.S.API.OpenAPI())
@@ -27,6 +29,7 @@ func TestIsolation(t *testing.T) {
 		})
 		for _, cs := range cases {
 			t.Run(conformance.TestName(cs.Op)+"/"+cs.Name, func(t *testing.T) {
+				t.Parallel()
 				for _, v := range Variants {
 					t.Run(v.Name, func(t *testing.T) { Run(t, ts, cs, v) })
 				}

@@ -112,14 +112,23 @@ func AddWorkers(w *river.Workers, s *Service) {
 	river.AddWorker(w, &migrationWorker{s: s})
 }
 
+// DefaultPollInterval is how often the poll tick looks for due feeds and
+// sites when the configuration does not say.
+const DefaultPollInterval = 30 * time.Second
+
 // PeriodicJobs are the area's periodic jobs: retention hourly, and the
-// poll tick that hands due feeds and sites to poll jobs.
-func PeriodicJobs() []*river.PeriodicJob {
+// poll tick that hands due feeds and sites to poll jobs every pollEvery
+// (DefaultPollInterval when zero): a source is polled at most that long
+// after it falls due.
+func PeriodicJobs(pollEvery time.Duration) []*river.PeriodicJob {
+	if pollEvery <= 0 {
+		pollEvery = DefaultPollInterval
+	}
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
 			return RetentionArgs{}, nil
 		}, &river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(30*time.Second), func() (river.JobArgs, *river.InsertOpts) {
+		river.NewPeriodicJob(river.PeriodicInterval(pollEvery), func() (river.JobArgs, *river.InsertOpts) {
 			return PollTickArgs{}, nil
 		}, &river.PeriodicJobOpts{RunOnStart: true}),
 	}

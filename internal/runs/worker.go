@@ -295,6 +295,7 @@ func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instruction
 	}
 	h.hitlWait += rv.DecidedAt.Sub(rv.RequestedAt)
 	if rv.TimedOut && rv.OnTimeout == "fail" {
+		//lint:ignore ST1005 the run's error, a sentence shown to people (as in reviews.go)
 		return false, "", errors.New("No reviewer decided before the deadline")
 	}
 	return rv.Approved, rv.Edited, nil

@@ -42,15 +42,6 @@ type Searcher struct {
 	Table store.SearchTable
 }
 
-// Types lists the searchable entity types.
-func Types() []string {
-	out := make([]string, len(Searchers))
-	for i, s := range Searchers {
-		out[i] = s.Type
-	}
-	return out
-}
-
 var reUUID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // Account searches the account. entityType "" searches every type; an

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -74,6 +75,10 @@ type Config struct {
 	// sweep off.
 	BlobTempMaxAge    time.Duration
 	BlobSweepInterval time.Duration
+	// SourcePollInterval is how often due feed and web-site polls are
+	// looked for (by one replica): a source is polled at most this long
+	// after it falls due.
+	SourcePollInterval time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
 	AllowPrivateWebhooks bool
 	// Workflow limits per run (see engine.Limits): one step's output, the
@@ -191,8 +196,9 @@ func Defaults() Config {
 		AuthCacheTTL:    2 * time.Second,
 		UploadRetention: 7 * 24 * time.Hour,
 
-		BlobTempMaxAge:    6 * time.Hour,
-		BlobSweepInterval: time.Hour,
+		BlobTempMaxAge:     6 * time.Hour,
+		BlobSweepInterval:  time.Hour,
+		SourcePollInterval: knowledge.DefaultPollInterval,
 
 		JobShutdownTimeout:   20 * time.Second,
 		MaxStreamsPerKey:     50,
@@ -260,6 +266,9 @@ func (c *Config) Validate() error {
 	if c.BlobTempMaxAge > 0 && c.BlobTempMaxAge <= c.JobTimeout {
 		// An export that is still being written must never look abandoned.
 		return fmt.Errorf("blob temp max age (%v) must exceed the job timeout (%v)", c.BlobTempMaxAge, c.JobTimeout)
+	}
+	if c.SourcePollInterval <= 0 {
+		return fmt.Errorf("source poll interval must be positive")
 	}
 	if c.MaxStreamsPerKey < 0 || c.MaxStreamsPerAccount < 0 {
 		return fmt.Errorf("stream caps must not be negative (0 turns a cap off)")

@@ -279,12 +279,13 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	outbound.AddWorkers(workers, s.Mail)       // mail, outbound side
 	domains.AddWorkers(workers, s.EmailDomains)
 	alerting.AddWorkers(workers, s.Alerts) // alerts area
+	knowledgePolls := knowledge.PeriodicJobs(cfg.SourcePollInterval)
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Telemetry: s.Telemetry,
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			alerts.PeriodicJobs(),                // models area
-			knowledge.PeriodicJobs(),             // knowledge
+			knowledgePolls,                       // knowledge
 			memory.PeriodicJobs(),                // memory area
 			domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
 			inbound.PeriodicJobs(),               // mail, inbound side

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -168,3 +170,24 @@ func (db *DB) MigrationLock() (func(), error) {
 // lockFile takes the SQLite file's cross-process lock, kept beside it.
 // Migrations and the first connections of a process take turns on it.
 func (db *DB) lockFile() (func(), error) { return lockFile(db.Path + ".migrate-lock") }
+
+// MigrationsDigest identifies the schema the migrations build: a hash of
+// every migration file's path and content, for both dialects and the
+// results file. Test helpers key migrated template databases by it, so a
+// changed migration never reuses a stale template.
+func MigrationsDigest() string {
+	h := sha256.New()
+	_ = fs.WalkDir(migrations, "migrations", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(migrations, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}

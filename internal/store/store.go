@@ -2,7 +2,13 @@
 // migrations of each dialect, and the repositories every area reads and
 // writes through. The SQL is shared between the dialects wherever both
 // accept it ($N placeholders, RETURNING, ON CONFLICT); the few differences
-// sit behind Dialect, so nothing above this package knows which database runs.
+// of SQL sit behind Dialect, so the areas' services do not know which
+// database runs. Four packages above this one do, each for a part the two
+// databases offer differently, not for SQL: jobs (River's driver for each),
+// events (LISTEN/NOTIFY on PostgreSQL, delivery in process on SQLite),
+// knowledge (pgvector when PostgreSQL has it, else the in-process vector
+// index) and server (a secrets key file is worth a warning on PostgreSQL,
+// where replicas on other hosts cannot share it).
 package store
 
 import (

@@ -62,15 +62,6 @@ func Spec(t StepType) (StepSpec, bool) {
 	return *s, true
 }
 
-// Specs returns every step specification in documentation order.
-func Specs() []StepSpec {
-	out := make([]StepSpec, len(specList))
-	for i, s := range specList {
-		out[i] = *s
-	}
-	return out
-}
-
 // CommonFields are accepted on every step.
 var CommonFields = []Field{
 	{Name: "id", Kind: KindString, Required: true, Doc: "Unique within the definition (1–255 characters). Referenced by `{{step.<id>.output}}`, retry and evaluate_step targets and evaluation criteria; letters, digits, `-` and `_` keep it usable in templates."},

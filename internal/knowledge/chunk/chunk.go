@@ -55,17 +55,6 @@ var languageSeparators = map[string][]string{
 	"rust":       {"\nfn ", "\npub fn ", "\nimpl ", "\nstruct ", "\nenum ", "\n\n", "\n", " "},
 }
 
-// Languages lists the languages with boundaries of their own.
-func Languages() []string {
-	out := make([]string, 0, len(languageSeparators))
-	for k := range languageSeparators {
-		if k != "" {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // ErrOptions is wrapped by every refusal of Options.
 var ErrOptions = errors.New("invalid chunking options")
 

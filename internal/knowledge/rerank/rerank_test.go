@@ -76,10 +76,6 @@ func rerankServer(t *testing.T, wantPath, wantKey string, field string) *httptes
 			http.Error(w, `{"detail":"bad request"}`, http.StatusBadRequest)
 			return
 		}
-		type res struct {
-			Index int     `json:"index"`
-			Score float64 `json:"relevance_score"`
-		}
 		var out []map[string]any
 		for i, d := range req.Documents {
 			n := 0

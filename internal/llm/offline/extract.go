@@ -88,13 +88,6 @@ func capitalRuns(text string) []span {
 	return out
 }
 
-func sentenceStart(text string, at int) bool {
-	before := strings.TrimRight(text[:at], " \t\"'(“")
-	return before == "" || strings.HasSuffix(before, ".") || strings.HasSuffix(before, "?") ||
-		strings.HasSuffix(before, "!") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, "\n") ||
-		strings.HasSuffix(before, "-") || strings.HasSuffix(before, "•")
-}
-
 func lowerWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ',' })
 }
@@ -185,7 +178,7 @@ func people(text string) []string {
 		for i, w := range ws {
 			w = strings.Trim(w, ".")
 			if _, m := months[w]; m || weekdays[w] || orgSuffixes[w] || notNames[w] || w == "of" {
-				ws, fields = ws[:i], fields[:i]
+				fields = fields[:i]
 				break
 			}
 		}
@@ -232,15 +225,14 @@ func allCapsWord(s string) bool {
 }
 
 var (
-	reISODate     = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
-	reMonthDay    = regexp.MustCompile(`\b(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
-	reDayMonth    = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?,?\s+(\d{4})\b`)
-	reMonthYear   = regexp.MustCompile(`\b(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{4})\b`)
-	reQuarter     = regexp.MustCompile(`\b(Q[1-4])\s+(\d{4})\b`)
-	reMoney       = regexp.MustCompile(`(?i)(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|bn|m|k)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:million|billion|thousand)?\s?(?:dollars|euros|pounds|usd|eur|gbp)\b|\b(?:USD|EUR|GBP)\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|m|bn|k)\b)?)`)
-	rePercent     = regexp.MustCompile(`(?i)-?\d+(?:\.\d+)?\s?(?:%|percent\b|per cent\b)`)
-	rePhone       = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{2,4}\)[\s.\-]?)?\d{2,4}[\s.\-]\d{2,4}[\s.\-]?\d{2,6}`)
-	reISODateTime = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?(?:Z|[+\-]\d{2}:\d{2})?\b`)
+	reISODate   = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	reMonthDay  = regexp.MustCompile(`\b(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
+	reDayMonth  = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?,?\s+(\d{4})\b`)
+	reMonthYear = regexp.MustCompile(`\b(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{4})\b`)
+	reQuarter   = regexp.MustCompile(`\b(Q[1-4])\s+(\d{4})\b`)
+	reMoney     = regexp.MustCompile(`(?i)(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|bn|m|k)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:million|billion|thousand)?\s?(?:dollars|euros|pounds|usd|eur|gbp)\b|\b(?:USD|EUR|GBP)\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|m|bn|k)\b)?)`)
+	rePercent   = regexp.MustCompile(`(?i)-?\d+(?:\.\d+)?\s?(?:%|percent\b|per cent\b)`)
+	rePhone     = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{2,4}\)[\s.\-]?)?\d{2,4}[\s.\-]\d{2,4}[\s.\-]?\d{2,6}`)
 )
 
 type dated struct {

@@ -755,9 +755,7 @@ func (f *filler) stringCandidates(name, desc, format string, idx int) []string {
 	}
 	switch format {
 	case "date":
-		for _, m := range reDate.FindAllString(f.text, -1) {
-			c = append(c, m)
-		}
+		c = append(c, reDate.FindAllString(f.text, -1)...)
 		c = append(c, "2000-01-01")
 	case "date-time":
 		for _, m := range reDate.FindAllString(f.text, -1) {

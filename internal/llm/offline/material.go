@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // This file separates what a prompt asks from what it gives to work on.
@@ -272,10 +271,4 @@ func factsOf(s string) []string {
 		return nil
 	}
 	return []string{strings.Join(keep, "\n")}
-}
-
-// firstRuneUpper reports whether s starts with an upper-case letter.
-func firstRuneUpper(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsUpper(r)
 }

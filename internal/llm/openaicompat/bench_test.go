@@ -3,6 +3,7 @@ package openaicompat
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"sort"
@@ -21,7 +22,7 @@ var benchReq = llm.ChatRequest{Model: "gpt-4o", MaxTokens: 200, Messages: []llm.
 }}
 
 // BenchmarkAdapterOverhead measures what the adapter (request building,
-// the SDK, response conversion, retry wrapper) costs beyond the network:
+// the wire encoding, response conversion, retry wrapper) costs beyond the network:
 // each iteration makes one raw HTTP call with the same JSON body to the
 // same loopback fake and one adapter call, and reports the difference.
 func BenchmarkAdapterOverhead(b *testing.B) {
@@ -29,7 +30,7 @@ func BenchmarkAdapterOverhead(b *testing.B) {
 	s.SetDefault(fakellm.Reply{Text: "You have 30 days from purchase to request a full refund.", Usage: fakellm.Usage{Input: 40, Output: 14}})
 	p := New(Config{BaseURL: s.URL, APIKey: "sk"})
 	params, _ := buildParams(benchReq)
-	body, _ := params.MarshalJSON()
+	body, _ := json.Marshal(params)
 	client := &http.Client{}
 	raw := func() {
 		req, _ := http.NewRequest("POST", s.URL+"/chat/completions", bytes.NewReader(body))

@@ -3,20 +3,15 @@ package openaicompat
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/agentry/agentry/internal/llm"
 )
 
-// buildParams translates an llm request to the SDK's parameters.
-func buildParams(req llm.ChatRequest) (openai.ChatCompletionNewParams, error) {
-	var params openai.ChatCompletionNewParams
-	params.Model = shared.ChatModel(req.Model)
+// buildParams translates an llm request to the wire's.
+func buildParams(req llm.ChatRequest) (chatRequest, error) {
+	params := chatRequest{Model: req.Model}
 	for _, m := range req.Messages {
 		mp, err := messageParam(m)
 		if err != nil {
@@ -25,31 +20,29 @@ func buildParams(req llm.ChatRequest) (openai.ChatCompletionNewParams, error) {
 		params.Messages = append(params.Messages, mp)
 	}
 	for _, t := range req.Tools {
-		fd := shared.FunctionDefinitionParam{Name: t.Name}
-		if t.Description != "" {
-			fd.Description = openai.String(t.Description)
-		}
+		fn := toolFunction{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {
-			var ps shared.FunctionParameters
+			var ps map[string]any
 			if err := json.Unmarshal(t.Parameters, &ps); err != nil {
 				return params, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 			}
-			fd.Parameters = ps
+			fn.Parameters = t.Parameters
 		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fd))
+		params.Tools = append(params.Tools, chatTool{Type: "function", Function: fn})
 	}
 	switch req.ToolChoice.Mode {
 	case llm.ToolChoiceNone, llm.ToolChoiceRequired:
 		if len(req.Tools) > 0 {
-			params.ToolChoice.OfAuto = openai.String(string(req.ToolChoice.Mode))
+			params.ToolChoice = string(req.ToolChoice.Mode)
 		}
 	case llm.ToolChoiceTool:
-		params.ToolChoice.OfFunctionToolChoice = &openai.ChatCompletionNamedToolChoiceParam{
-			Function: openai.ChatCompletionNamedToolChoiceFunctionParam{Name: req.ToolChoice.Name}}
+		c := namedToolChoice{Type: "function"}
+		c.Function.Name = req.ToolChoice.Name
+		params.ToolChoice = c
 	}
 	switch req.ResponseFormat.Type {
 	case llm.FormatJSONObject:
-		params.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+		params.ResponseFormat = &responseFormat{Type: "json_object"}
 	case llm.FormatJSONSchema:
 		var schema map[string]any
 		if err := json.Unmarshal(req.ResponseFormat.Schema, &schema); err != nil {
@@ -59,25 +52,22 @@ func buildParams(req llm.ChatRequest) (openai.ChatCompletionNewParams, error) {
 		if name == "" {
 			name = "response"
 		}
-		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema}
+		js := &jsonSchema{Name: name, Schema: req.ResponseFormat.Schema}
 		if req.ResponseFormat.Strict {
-			js.Strict = openai.Bool(true)
+			strict := true
+			js.Strict = &strict
 		}
-		params.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
+		params.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: js}
 	}
 	if req.MaxTokens > 0 {
 		// max_completion_tokens is the current field; reasoning models
 		// reject max_tokens. Compatible servers accept both.
-		params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		n := req.MaxTokens
+		params.MaxCompletionTokens = &n
 	}
-	if req.Temperature != nil {
-		params.Temperature = openai.Float(*req.Temperature)
-	}
-	if req.TopP != nil {
-		params.TopP = openai.Float(*req.TopP)
-	}
+	params.Temperature, params.TopP = req.Temperature, req.TopP
 	if len(req.Stop) > 0 {
-		params.Stop.OfStringArray = req.Stop
+		params.Stop = req.Stop
 	}
 	if th := req.Thinking; th != nil {
 		effort := th.Effort
@@ -92,37 +82,33 @@ func buildParams(req llm.ChatRequest) (openai.ChatCompletionNewParams, error) {
 				effort = "low"
 			}
 		}
-		params.ReasoningEffort = shared.ReasoningEffort(effort)
+		params.ReasoningEffort = effort
 	}
 	return params, nil
 }
 
-func messageParam(m llm.Message) (openai.ChatCompletionMessageParamUnion, error) {
+func messageParam(m llm.Message) (chatMessage, error) {
 	switch m.Role {
 	case llm.RoleSystem:
-		return openai.SystemMessage(m.Text()), nil
+		return chatMessage{Role: "system", Content: m.Text()}, nil
 	case llm.RoleUser:
 		if !m.HasMedia() {
-			return openai.UserMessage(m.Text()), nil
+			return chatMessage{Role: "user", Content: m.Text()}, nil
 		}
-		var parts []openai.ChatCompletionContentPartUnionParam
+		var parts []contentPart
 		for _, p := range m.Parts {
 			switch p.Type {
 			case llm.PartText:
-				parts = append(parts, openai.TextContentPart(p.Text))
+				parts = append(parts, contentPart{Type: "text", Text: p.Text})
 			case llm.PartImage:
 				url := p.URL
 				if url == "" {
 					url = dataURL(p.MIMEType, p.Data)
 				}
-				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+				parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})
 			case llm.PartDocument:
 				if p.MIMEType == "application/pdf" && len(p.Data) > 0 {
-					f := openai.ChatCompletionContentPartFileFileParam{FileData: openai.String(dataURL(p.MIMEType, p.Data))}
-					if p.Name != "" {
-						f.Filename = openai.String(p.Name)
-					}
-					parts = append(parts, openai.FileContentPart(f))
+					parts = append(parts, contentPart{Type: "file", File: &filePart{FileData: dataURL(p.MIMEType, p.Data), Filename: p.Name}})
 					continue
 				}
 				// Text documents travel as text, labelled with their name.
@@ -131,34 +117,32 @@ func messageParam(m llm.Message) (openai.ChatCompletionMessageParamUnion, error)
 					text = string(p.Data)
 				}
 				if text == "" {
-					return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("%w: document %q (%s) has no text and is not a PDF", llm.ErrUnsupported, p.Name, p.MIMEType)
+					return chatMessage{}, fmt.Errorf("%w: document %q (%s) has no text and is not a PDF", llm.ErrUnsupported, p.Name, p.MIMEType)
 				}
 				if p.Name != "" {
 					text = "Document " + p.Name + ":\n" + text
 				}
-				parts = append(parts, openai.TextContentPart(text))
+				parts = append(parts, contentPart{Type: "text", Text: text})
 			}
 		}
-		return openai.UserMessage(parts), nil
+		return chatMessage{Role: "user", Content: parts}, nil
 	case llm.RoleAssistant:
-		a := openai.ChatCompletionAssistantMessageParam{}
+		a := chatMessage{Role: "assistant"}
 		if t := m.Text(); t != "" {
-			a.Content.OfString = openai.String(t)
+			a.Content = t
 		}
 		for _, tc := range m.ToolCalls {
 			args := string(tc.Arguments)
 			if args == "" {
 				args = "{}"
 			}
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: args}}})
+			a.ToolCalls = append(a.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: args}})
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+		return a, nil
 	case llm.RoleTool:
-		return openai.ToolMessage(m.Text(), m.ToolCallID), nil
+		return chatMessage{Role: "tool", Content: m.Text(), ToolCallID: m.ToolCallID}, nil
 	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown message role %q", m.Role)
+	return chatMessage{}, fmt.Errorf("unknown message role %q", m.Role)
 }
 
 func dataURL(mime string, data []byte) string {
@@ -177,19 +161,19 @@ func finishReason(s string) llm.FinishReason {
 	return llm.FinishStop
 }
 
-func usage(u openai.CompletionUsage) llm.Usage {
+func usage(u wireUsage) llm.Usage {
 	return llm.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
 		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
 		CacheWriteTokens:  int(u.PromptTokensDetails.CacheWriteTokens),
 		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens)}
 }
 
-func fromCompletion(c *openai.ChatCompletion) (*llm.ChatResponse, error) {
+func fromCompletion(c *chatCompletion) (*llm.ChatResponse, error) {
 	if len(c.Choices) == 0 {
-		return nil, errors.New("response has no choices")
+		return nil, errNoChoices
 	}
 	ch := c.Choices[0]
-	resp := &llm.ChatResponse{Model: c.Model, UpstreamModel: c.Model, FinishReason: finishReason(string(ch.FinishReason)),
+	resp := &llm.ChatResponse{Model: c.Model, UpstreamModel: c.Model, FinishReason: finishReason(ch.FinishReason),
 		Usage: usage(c.Usage)}
 	resp.Message.Role = llm.RoleAssistant
 	if ch.Message.Content != "" {

@@ -1,20 +1,16 @@
 // Package openaicompat is the llm.Provider for every endpoint that speaks
 // the OpenAI chat-completions and embeddings protocol: OpenAI itself, and
 // Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Mistral and Gemini's
-// compatibility endpoint, selected by base URL. It uses the official SDK
-// for the wire format and leaves retries to llm.RetryPolicy (the SDK's own
-// retries are switched off) so every provider retries the same way.
+// compatibility endpoint, selected by base URL. It speaks the wire format
+// itself (wire.go) and leaves retries to llm.RetryPolicy, so every provider
+// retries the same way.
 package openaicompat
 
 import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/agentry/agentry/internal/llm"
 )
@@ -43,8 +39,8 @@ const DefaultTimeout = 10 * time.Minute
 
 // Provider talks to one OpenAI-compatible endpoint.
 type Provider struct {
-	cfg    Config
-	client openai.Client
+	cfg  Config
+	http *http.Client
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -63,24 +59,13 @@ func New(cfg Config) *Provider {
 	if cfg.Retry.MaxAttempts == 0 {
 		cfg.Retry = llm.DefaultRetryPolicy
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(0),
+	// A keyless endpoint (a local Ollama) gets no Authorization header:
+	// the key is only ever the one configured for it.
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
 	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	} else {
-		// NewClient reads OPENAI_API_KEY by itself; a keyless endpoint
-		// (a local Ollama) must not receive the user's OpenAI key.
-		opts = append(opts, option.WithHeaderDel("Authorization"))
-	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &Provider{cfg: cfg, client: openai.NewClient(opts...)}
+	return &Provider{cfg: cfg, http: hc}
 }
 
 // Chat implements llm.Provider.
@@ -93,11 +78,15 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResp
 	defer cancel()
 	var resp *llm.ChatResponse
 	err = p.cfg.Retry.Do(ctx, func(ctx context.Context) error {
-		out, err := p.client.Chat.Completions.New(ctx, params)
+		r, err := p.post(ctx, "/chat/completions", params, false)
 		if err != nil {
-			return p.convertError(err)
+			return err
 		}
-		resp, err = fromCompletion(out)
+		var out chatCompletion
+		if err := decode(r, &out); err != nil {
+			return err
+		}
+		resp, err = fromCompletion(&out)
 		return err
 	})
 	if err != nil {
@@ -112,20 +101,18 @@ func (p *Provider) Stream(ctx context.Context, req llm.ChatRequest, fn llm.Strea
 	if err != nil {
 		return nil, err
 	}
-	params.StreamOptions.IncludeUsage = openai.Bool(true)
+	params.Stream, params.StreamOptions = true, &streamOptions{IncludeUsage: true}
 	ctx, cancel := llm.WithTimeout(ctx, req.Timeout, p.cfg.Timeout)
 	defer cancel()
 	return p.cfg.Retry.DoStream(ctx, fn, func(ctx context.Context, emit llm.StreamFunc) (*llm.ChatResponse, error) {
-		stream := p.client.Chat.Completions.NewStreaming(ctx, params)
-		defer stream.Close()
-		acc := newAccumulator(llm.EstimateRequestTokens(req))
-		for stream.Next() {
-			if err := acc.add(stream.Current(), emit); err != nil {
-				return nil, err
-			}
+		r, err := p.post(ctx, "/chat/completions", params, true)
+		if err != nil {
+			return nil, err
 		}
-		if err := stream.Err(); err != nil {
-			return nil, p.convertError(err)
+		defer r.Body.Close()
+		acc := newAccumulator(llm.EstimateRequestTokens(req))
+		if err := p.chunks(r.Body, func(c chatChunk) error { return acc.add(c, emit) }); err != nil {
+			return nil, err
 		}
 		return acc.finish(emit)
 	})
@@ -133,32 +120,29 @@ func (p *Provider) Stream(ctx context.Context, req llm.ChatRequest, fn llm.Strea
 
 // Embed implements llm.Provider.
 func (p *Provider) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedResponse, error) {
-	params := openai.EmbeddingNewParams{
-		Model: openai.EmbeddingModel(req.Model),
-		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: req.Input},
-	}
+	params := embeddingRequest{Model: req.Model, Input: req.Input}
 	if req.Dimensions > 0 {
-		params.Dimensions = openai.Int(int64(req.Dimensions))
+		params.Dimensions = &req.Dimensions
 	}
 	ctx, cancel := llm.WithTimeout(ctx, req.Timeout, p.cfg.Timeout)
 	defer cancel()
 	var resp *llm.EmbedResponse
 	err := p.cfg.Retry.Do(ctx, func(ctx context.Context) error {
-		out, err := p.client.Embeddings.New(ctx, params)
+		r, err := p.post(ctx, "/embeddings", params, false)
 		if err != nil {
-			return p.convertError(err)
+			return err
+		}
+		var out embeddingResponse
+		if err := decode(r, &out); err != nil {
+			return err
 		}
 		resp = &llm.EmbedResponse{Model: out.Model, Vectors: make([][]float32, len(req.Input)),
 			Usage: llm.Usage{InputTokens: int(out.Usage.PromptTokens)}}
 		for _, d := range out.Data {
-			if d.Index < 0 || int(d.Index) >= len(resp.Vectors) {
+			if d.Index < 0 || d.Index >= len(resp.Vectors) {
 				return errors.New(p.cfg.Name + ": embedding index out of range")
 			}
-			v := make([]float32, len(d.Embedding))
-			for i, x := range d.Embedding {
-				v[i] = float32(x)
-			}
-			resp.Vectors[d.Index] = v
+			resp.Vectors[d.Index] = d.Embedding
 		}
 		for i, v := range resp.Vectors {
 			if v == nil {
@@ -171,29 +155,6 @@ func (p *Provider) Embed(ctx context.Context, req llm.EmbedRequest) (*llm.EmbedR
 		return nil, err
 	}
 	return resp, nil
-}
-
-// convertError maps SDK errors to llm.APIError so retry and the API layer
-// see one error type for every provider.
-func (p *Provider) convertError(err error) error {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		e := &llm.APIError{Provider: p.cfg.Name, StatusCode: apiErr.StatusCode, Type: apiErr.Type, Message: apiErr.Message}
-		if apiErr.Code != "" && e.Type == "" {
-			e.Type = apiErr.Code
-		}
-		if e.Message == "" {
-			e.Message = strings.TrimSpace(apiErr.RawJSON())
-		}
-		if e.Message == "" {
-			e.Message = http.StatusText(apiErr.StatusCode)
-		}
-		if apiErr.Response != nil {
-			e.RetryAfter = llm.ParseRetryAfter(apiErr.Response.Header, time.Now())
-		}
-		return e
-	}
-	return err
 }
 
 func itoa(i int) string {

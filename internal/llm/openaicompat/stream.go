@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/agentry/agentry/internal/llm"
 )
 
@@ -35,12 +33,12 @@ func newAccumulator(estInput int) *accumulator {
 	return a
 }
 
-func (a *accumulator) add(c openai.ChatCompletionChunk, emit llm.StreamFunc) error {
+func (a *accumulator) add(c chatChunk, emit llm.StreamFunc) error {
 	if c.Model != "" {
 		a.resp.Model, a.resp.UpstreamModel = c.Model, c.Model
 	}
-	if c.JSON.Usage.Valid() && (c.Usage.PromptTokens > 0 || c.Usage.CompletionTokens > 0) {
-		a.resp.Usage = usage(c.Usage)
+	if c.Usage != nil && (c.Usage.PromptTokens > 0 || c.Usage.CompletionTokens > 0) {
+		a.resp.Usage = usage(*c.Usage)
 		a.seenU = true
 	}
 	for _, ch := range c.Choices {
@@ -57,10 +55,14 @@ func (a *accumulator) add(c openai.ChatCompletionChunk, emit llm.StreamFunc) err
 			}
 		}
 		for _, tc := range ch.Delta.ToolCalls {
-			pos, ok := a.index[tc.Index]
+			var wireIndex int64
+			if tc.Index != nil {
+				wireIndex = *tc.Index
+			}
+			pos, ok := a.index[wireIndex]
 			if !ok {
 				pos = len(a.calls)
-				a.index[tc.Index] = pos
+				a.index[wireIndex] = pos
 				a.calls = append(a.calls, &toolCallBuf{})
 			}
 			b := a.calls[pos]

@@ -139,7 +139,7 @@ func (c *Catalog) Response(m Model, now time.Time) ModelResponse {
 		r.FamilyGeneration = &g
 	}
 	for _, mr := range m.Pricing.Modalities {
-		r.PerModalityRates = append(r.PerModalityRates, ModalityRateResponse{Modality: mr.Modality, Input: mr.Input, Output: mr.Output})
+		r.PerModalityRates = append(r.PerModalityRates, ModalityRateResponse(mr))
 	}
 	if g := m.Media; g != nil {
 		r.GenerationCreditsPerUnit = g.CreditsPerUnit

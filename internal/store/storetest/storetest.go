@@ -1,21 +1,18 @@
 // Package storetest opens a fresh, migrated database for a test: SQLite in
 // the test's temporary directory, or, when SERVICE_TEST_DATABASE_URL is set,
-// a new schema of its own on that PostgreSQL server, dropped when the test
-// ends. Every store and API suite runs through it, so each runs on both.
+// a database of its own on that PostgreSQL server, dropped when the test
+// ends. Each is a copy of a template migrated once (template.go), not
+// migrated anew. Every store and API suite runs through it, so each runs on
+// both.
 package storetest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentry/agentry/internal/store"
-	"github.com/google/uuid"
 )
 
 // EnvDatabaseURL names the PostgreSQL server the suites run on when set.
@@ -36,45 +33,67 @@ func Each(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
 	}
 }
 
-// URL returns a database URL for a fresh database of dialect d: a file in a
-// temporary directory, or a new PostgreSQL schema selected by search_path.
-// It is what a child process (agentry serve) is given in end-to-end tests.
+// EachParallel is Each with the dialects' subtests run in parallel, with
+// each other and with the package's other parallel tests: for tests whose
+// databases, servers and tenants are their own. Mark the test itself
+// parallel with t.Parallel as usual.
+func EachParallel(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
+	for _, d := range Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, d)
+		})
+	}
+}
+
+// URL returns a database URL for a fresh, migrated database of dialect d:
+// a copy of the migrated template (see template.go) in a temporary
+// directory, or a PostgreSQL database of its own made from the template
+// and dropped when the test ends. It is what a child process (agentry
+// serve) is given in end-to-end tests; migrating it again is a no-op.
 func URL(t testing.TB, d store.Dialect) string {
 	t.Helper()
+	return newURL(t, d, false)
+}
+
+// EmptyURL is URL for an empty database, never migrated, for tests of
+// migration itself (replicas migrating one database at once).
+func EmptyURL(t testing.TB, d store.Dialect) string {
+	t.Helper()
+	return newURL(t, d, true)
+}
+
+func newURL(t testing.TB, d store.Dialect, empty bool) string {
+	t.Helper()
 	if d == store.SQLite {
-		return "sqlite:" + t.TempDir() + "/agentry.db"
+		dir := t.TempDir()
+		if empty {
+			return "sqlite:" + dir + "/agentry.db"
+		}
+		path, err := cloneSQLite(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "sqlite:" + path
 	}
 	base := os.Getenv(EnvDatabaseURL)
 	if base == "" {
 		t.Skip(EnvDatabaseURL + " is not set")
 	}
-	schema := "t_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:20]
-	admin, err := sql.Open("pgx", base)
+	srv, err := postgres(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+	name, err := srv.create(context.Background(), empty)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		a, err := sql.Open("pgx", base)
-		if err != nil {
-			return
+		if err := srv.drop(name); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
 		}
-		defer a.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = a.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE`)
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return srv.urlOf(name)
 }
 
 // Open returns a migrated database of dialect d, closed when the test ends.
@@ -85,7 +104,7 @@ func Open(t testing.TB, d store.Dialect) *store.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background()); err != nil {
+	if err := db.Migrate(context.Background()); err != nil { // a no-op on the template's copy
 		t.Fatal(fmt.Errorf("migrate: %w", err))
 	}
 	return db
