@@ -42,7 +42,9 @@ func NewTextbook(docs []Doc) *Textbook {
 }
 
 // Search returns the best n document ids for query.
-func (t *Textbook) Search(query string, n int) []string { return t.bm25.Search(textbookTerms(query), n) }
+func (t *Textbook) Search(query string, n int) []string {
+	return t.bm25.Search(textbookTerms(query), n)
+}
 
 // Recall returns recall@k of ranking: the share of the relevant documents
 // found in its first k.
