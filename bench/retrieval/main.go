@@ -23,6 +23,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/knowledge/evalset"
@@ -133,6 +134,11 @@ func measure(ctx context.Context, dbName, databaseURL, model string, c *evalset.
 		}
 		grid = append(grid, r)
 	}
+	var row []string
+	for i, w := range cvWeights {
+		row = append(row, fmt.Sprintf("%g: %.4f", w, grid[i].ndcg))
+	}
+	fmt.Printf("  %-40s %s\n", "nDCG@10 by vector weight (0: full text)", strings.Join(row, ", "))
 	cv, chosen := crossValidate(c, grid, 5)
 	fmt.Printf("  %-40s nDCG@10 %.4f  (%.3f× BM25); weights chosen per fold %v of %v\n", "vector weight cross-validated (5 folds)",
 		cv, cv/base.ndcg, chosen, cvWeights)
