@@ -62,14 +62,14 @@ func (o *options) opensAccounts(c *cobra.Command) {
 
 // serverConfig is the configuration `agentry serve` would have with these
 // database options, for commands that need the assembled services
-// (server.Operator). The blob store and secrets key come from the same
-// environment variables serve reads (the key never has a flag).
-func (o *options) serverConfig() server.Config {
-	cfg := server.Defaults()
+// (server.Operator): every other setting (blob store, secrets key, model
+// providers…) comes from the same SERVICE_* variables serve reads.
+func (o *options) serverConfig() (server.Config, error) {
+	cfg, err := server.FromEnvironment()
 	cfg.DatabaseURL, cfg.DataDir = o.databaseURL, o.dataDir
-	cfg.BlobURL = envflag.String("SERVICE_BLOB_URL", "")
-	cfg.SecretsKey = envflag.String("SERVICE_SECRETS_KEY", "")
-	return cfg
+	// The operator's process never listens for mail.
+	cfg.SMTPAddr = ""
+	return cfg, err
 }
 
 // open connects and migrates, so admin works on a database serve never saw.

@@ -56,7 +56,11 @@ func reviewsCommand(o *options) *cobra.Command {
 			// server assembles, so it is recorded and enqueued exactly as
 			// an API decision is; the serving processes work the job.
 			ctx := cmd.Context()
-			srv, err := server.Operator(ctx, o.serverConfig())
+			cfg, err := o.serverConfig()
+			if err != nil {
+				return err
+			}
+			srv, err := server.Operator(ctx, cfg)
 			if err != nil {
 				return err
 			}

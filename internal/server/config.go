@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
@@ -25,8 +26,10 @@ const (
 	RoleWorker = "worker" // workers only; HTTP serves health and metrics
 )
 
-// Config is everything `agentry serve` can be told. Each field has a flag
-// and a SERVICE_* environment variable (see cmd/agentry).
+// Config is everything `agentry serve` can be told. Each setting is
+// declared once in the table of settings.go (its flag, SERVICE_* variable,
+// default and help); fields without a line there (ModelSetup,
+// AuthCacheTTL) are for tests and embedders.
 type Config struct {
 	Addr            string
 	DataDir         string
@@ -128,7 +131,7 @@ type Config struct {
 	// unsubscribe links); default http://<the listening address>.
 	PublicURL string
 
-	// ModelSetup, when set, replaces llmconfig.FromEnvironment as the
+	// ModelSetup, when set, replaces llmconfig.Load as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
 	ModelSetup func() (*routing.Router, *catalog.Catalog, error)
@@ -136,6 +139,19 @@ type Config struct {
 	// assistants ask (SERVICE_ASSISTANT_MODEL); empty: the built-in
 	// planner answers, offline and free.
 	AssistantModel string
+	// ProvidersFile and ModelsFile are the model providers file and the
+	// catalog file merged over the built-in one (docs/models.md).
+	ProvidersFile string
+	ModelsFile    string
+	// RerankerURL, when set, is an HTTP reranker (RerankerKind openai or
+	// cohere) knowledge bases name as RerankerModel ("rerank" by default).
+	RerankerURL    string
+	RerankerKind   string
+	RerankerModel  string
+	RerankerAPIKey string
+	// LogLevel and LogFormat configure the process's log (cmd/agentry).
+	LogLevel  string
+	LogFormat string
 }
 
 // Defaults returns the embedded, zero-setup configuration.
@@ -173,6 +189,10 @@ func Defaults() Config {
 		MailDomain:              inbound.DefaultDomain,
 		MailMXPort:              "25",
 		DomainSweepInterval:     15 * time.Minute,
+		RerankerKind:            "openai",
+		RerankerModel:           "rerank",
+		LogLevel:                "info",
+		LogFormat:               "text",
 	}
 }
 
@@ -234,6 +254,16 @@ func (c *Config) Validate() error {
 	}
 	if c.SMTPMaxMessageBytes <= 0 || c.SMTPMaxRecipients <= 0 {
 		return fmt.Errorf("smtp max message bytes and max recipients must be positive")
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("--log-format %q: want text or json", c.LogFormat)
 	}
 	if err := checkBootstrapKey(c.BootstrapAPIKey); err != nil {
 		return err

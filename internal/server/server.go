@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -44,6 +43,7 @@ import (
 	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/llmconfig"
+	"github.com/agentry/agentry/internal/models/routing"
 	fetchguard "github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
@@ -160,7 +160,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if s.Bus, err = events.Open(ctx, db); err != nil {
 		return nil, err
 	}
-	modelSetup := llmconfig.FromEnvironment
+	modelSetup := func() (*routing.Router, *catalog.Catalog, error) {
+		return llmconfig.Load(cfg.ProvidersFile, cfg.ModelsFile)
+	}
 	if cfg.ModelSetup != nil { // models area: tests inject fake providers
 		modelSetup = cfg.ModelSetup
 	}
@@ -222,7 +224,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Knowledge, err = knowledge.New(ctx, db, s.Blobs, billing.NewMetered(router, billing.Meter{DB: db}, cat), cat, knowledge.Config{
 		AllowPrivateFetch: cfg.AllowPrivateWebhooks,
 		AgentsUsingKB:     db.KnowledgeBaseReferenced,
-		Rerankers:         rerankersFromEnvironment(cfg.AllowPrivateWebhooks),
+		Rerankers:         configuredRerankers(cfg),
 		IndexDir:          filepath.Join(cfg.DataDir, "vector-index"),
 	})
 	if err != nil {
@@ -246,12 +248,8 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 
 	// Solutions area: the assistants plan with the built-in planner, or
 	// with the configured model (metered like every model call).
-	assistantModel := cfg.AssistantModel
-	if assistantModel == "" {
-		assistantModel = os.Getenv("SERVICE_ASSISTANT_MODEL")
-	}
 	s.Solutions = &solutions.Service{DB: db, Agents: s.Agents, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat),
-		AssistantModel: assistantModel}
+		AssistantModel: cfg.AssistantModel}
 
 	workers := river.NewWorkers()
 	exports.AddWorkers(workers, s.SourceExports)
@@ -529,21 +527,20 @@ func healthOnly(db *store.DB, reg *prometheus.Registry) http.Handler {
 	return mux
 }
 
-// rerankersFromEnvironment builds the operator's HTTP reranker, when
-// SERVICE_RERANKER_URL is set: SERVICE_RERANKER_KIND (openai or cohere),
-// SERVICE_RERANKER_MODEL (the name knowledge bases use as reranker_model)
-// and SERVICE_RERANKER_API_KEY. Calls go through the outbound guard.
-func rerankersFromEnvironment(allowPrivate bool) map[string]rerank.Reranker {
-	u := os.Getenv("SERVICE_RERANKER_URL")
-	if u == "" {
+// configuredRerankers builds the operator's HTTP reranker, when
+// --reranker-url is set: its kind (openai or cohere), the name knowledge
+// bases use as reranker_model, and its key. Calls go through the outbound
+// guard.
+func configuredRerankers(cfg Config) map[string]rerank.Reranker {
+	if cfg.RerankerURL == "" {
 		return nil
 	}
-	model := os.Getenv("SERVICE_RERANKER_MODEL")
+	model := cfg.RerankerModel
 	if model == "" {
 		model = "rerank"
 	}
-	return map[string]rerank.Reranker{model: rerank.HTTP(os.Getenv("SERVICE_RERANKER_KIND"), u, os.Getenv("SERVICE_RERANKER_API_KEY"), model,
-		fetchguard.Policy{AllowPrivate: allowPrivate}.Client())}
+	return map[string]rerank.Reranker{model: rerank.HTTP(cfg.RerankerKind, cfg.RerankerURL, cfg.RerankerAPIKey, model,
+		fetchguard.Policy{AllowPrivate: cfg.AllowPrivateWebhooks}.Client())}
 }
 
 // withMCP serves the MCP endpoint at /mcp beside the API (internal/mcpserver).

@@ -140,16 +140,16 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// FromEnvironment is the whole start-up path: the catalog from
-// SERVICE_MODELS_FILE (merged over the built-in one), the providers file
-// from SERVICE_PROVIDERS_FILE, plus the standard provider variables.
-func FromEnvironment() (*routing.Router, *catalog.Catalog, error) {
-	cat, err := catalog.LoadFile(os.Getenv(EnvModelsFile))
+// Load is the whole start-up path: the catalog from modelsFile (merged
+// over the built-in one; empty: the built-in one), the providers file at
+// providersFile (may be empty), plus the standard provider variables.
+func Load(providersFile, modelsFile string) (*routing.Router, *catalog.Catalog, error) {
+	cat, err := catalog.LoadFile(modelsFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	f := &File{}
-	if path := os.Getenv(EnvProvidersFile); path != "" {
+	if path := providersFile; path != "" {
 		if f, err = LoadFile(path); err != nil {
 			return nil, nil, err
 		}

@@ -17,12 +17,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Environment variables naming Agentry's own model configuration files.
-const (
-	EnvProvidersFile = "SERVICE_PROVIDERS_FILE"
-	EnvModelsFile    = "SERVICE_MODELS_FILE"
-)
-
 // Provider types.
 const (
 	TypeOpenAI    = "openai"    // any OpenAI-compatible endpoint
