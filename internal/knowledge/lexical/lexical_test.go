@@ -247,3 +247,29 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// Searches run while passages are added and deleted (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	x := New()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			x.Add(Doc{Key: int64(i), Group: "g", Body: "alpha beta gamma " + strings.Repeat("delta ", i%5)})
+			if i%3 == 0 {
+				x.Delete(int64(i / 2))
+			}
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			if got := search(x, "delta", 5); len(got) != 5 {
+				t.Fatalf("%+v", got)
+			}
+			return
+		default:
+			search(x, "alpha delta", 10)
+		}
+	}
+}
