@@ -142,7 +142,7 @@ func TestKnowledgeSearchRanking(t *testing.T) {
 		wantStatus(t, r, http.StatusOK)
 		var set map[string]any
 		r.JSON(t, &set)
-		if set["mode"] != "hybrid" || set["vector_weight"] != 0.1 || set["candidate_depth"] != 100.0 || set["feedback"] != false ||
+		if set["mode"] != "hybrid" || set["vector_weight"] != 0.1 || set["candidate_depth"] != 30.0 || set["feedback"] != false ||
 			set["basis"] != "offline_embedder" || set["reranker_model"] != nil || len(set["explicit"].([]any)) != 0 {
 			t.Fatalf("settings: %s", r.Body)
 		}

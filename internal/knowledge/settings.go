@@ -44,14 +44,17 @@ type EffectiveSettings struct {
 // Defaults, by the embedders of the searched sources. With the offline
 // embedder only, full text leads: its vectors (hashed words and word
 // pieces) rank well below BM25 alone on public collections and only
-// break near-ties. With an embedding model configured, the vectors get
-// half the weight; bench/retrieval measures whether a model earns more
-// or less on one's own documents. Feedback (RM3) is off: it helps some
+// break near-ties among the best 30 of each side (deeper candidates
+// measured the same and cost a wider graph search). With an embedding
+// model configured, the vectors get half the weight and each side 100
+// candidates; bench/retrieval measures whether a model earns more or less
+// on one's own documents. Feedback (RM3) is off: it helps some
 // collections and costs others (docs/retrieval-quality.md).
 const (
-	DefaultOfflineVectorWeight = 0.1
-	DefaultModelVectorWeight   = 0.5
-	DefaultCandidateDepth      = 100
+	DefaultOfflineVectorWeight   = 0.1
+	DefaultOfflineCandidateDepth = 30
+	DefaultModelVectorWeight     = 0.5
+	DefaultModelCandidateDepth   = 100
 )
 
 // Default bases: what the defaults were chosen for.
@@ -63,9 +66,9 @@ const (
 // DefaultSettings are the defaults for sources all on the offline
 // embedder (offlineOnly) or not.
 func DefaultSettings(offlineOnly bool) EffectiveSettings {
-	d := EffectiveSettings{Mode: SearchHybrid, VectorWeight: DefaultModelVectorWeight, CandidateDepth: DefaultCandidateDepth}
+	d := EffectiveSettings{Mode: SearchHybrid, VectorWeight: DefaultModelVectorWeight, CandidateDepth: DefaultModelCandidateDepth}
 	if offlineOnly {
-		d.VectorWeight = DefaultOfflineVectorWeight
+		d.VectorWeight, d.CandidateDepth = DefaultOfflineVectorWeight, DefaultOfflineCandidateDepth
 	}
 	return d
 }
