@@ -14,8 +14,9 @@ the vector side's share of the fused score in hybrid mode. candidate_depth (10 t
 contributes before fusion. feedback: RM3 pseudo-relevance feedback, which expands the query with the terms of its first
 results (about twice the full-text work). reranker_model: the knowledge base's reranker (offline, or one the operator
 configured), as on the knowledge base itself. Settings not set explicitly take defaults that depend on the embedders of the
-knowledge base's sources: with the offline embedder only, full text leads (vector_weight 0.1, candidate_depth 30); with an
-embedding model the vectors get half the weight (0.5, candidate_depth 100). defaults shows them and basis says which applied; bench/retrieval measures a collection of
+knowledge base's sources: with the offline embedder only, full text alone (mode full_text; vector_weight 0.1 and
+candidate_depth 30 apply when hybrid is chosen); with an embedding model, hybrid with half the weight to the vectors (0.5,
+candidate_depth 100). defaults shows them and basis says which applied; bench/retrieval measures a collection of
 one's own (docs/retrieval-quality.md).`
 
 // SearchSettingsValues are search settings.

@@ -45,15 +45,15 @@ func TestKnowledgeSearchCommands(t *testing.T) {
 
 		var set client.SearchSettings
 		run(t, append(g, "kb", "settings", "get", kb.ID)...).ok(t, &set)
-		if set.Mode != "hybrid" || set.Basis != "offline_embedder" || len(set.Explicit) != 0 {
+		if set.Mode != "full_text" || set.Basis != "offline_embedder" || len(set.Explicit) != 0 {
 			t.Fatalf("settings get: %+v", set)
 		}
-		run(t, append(g, "kb", "settings", "set", kb.ID, "--mode", "full_text", "--feedback", "--candidate-depth", "40")...).ok(t, &set)
-		if set.Mode != "full_text" || !set.Feedback || set.CandidateDepth != 40 || set.VectorWeight != set.Defaults.VectorWeight {
+		run(t, append(g, "kb", "settings", "set", kb.ID, "--mode", "hybrid", "--feedback", "--candidate-depth", "40")...).ok(t, &set)
+		if set.Mode != "hybrid" || !set.Feedback || set.CandidateDepth != 40 || set.VectorWeight != set.Defaults.VectorWeight {
 			t.Fatalf("settings set: %+v", set)
 		}
 		run(t, append(g, "kb", "settings", "set", kb.ID, "--reset", "mode,feedback")...).ok(t, &set)
-		if set.Mode != "hybrid" || set.Feedback || len(set.Explicit) != 1 {
+		if set.Mode != "full_text" || set.Feedback || len(set.Explicit) != 1 {
 			t.Fatalf("settings reset: %+v", set)
 		}
 		if r := run(t, append(g, "kb", "settings", "set", kb.ID, "--mode", "fuzzy")...); r.code == 0 || !strings.Contains(r.stderr, "mode") {
