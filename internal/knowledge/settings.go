@@ -46,7 +46,7 @@ type EffectiveSettings struct {
 // embedder only, full text alone: its vectors (hashed words and word
 // pieces) rank well below BM25 on public collections; fused with a weight
 // of 0.1 they score the same on CISI and 2% better on the project's set,
-// at ten times the cost of a search at 100,000 passages (the graph
+// at eight times the cost of a search at 100,000 passages (the graph
 // search). The weight and depth apply when hybrid mode is chosen. With an
 // embedding model configured, hybrid, the vectors get half the weight and
 // each side 100 candidates; bench/retrieval measures whether a model
