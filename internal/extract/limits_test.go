@@ -53,7 +53,7 @@ func TestPDFDecompressionBomb(t *testing.T) {
 // The decompression budget is per file: many pages of moderate content
 // add up.
 func TestPDFBudgetAndTextLimit(t *testing.T) {
-	content := []byte(strings.Repeat("BT /F1 12 Tf (abc) Tj ET\n", 100))
+	content := []byte(strings.Repeat("BT /F1 12 Tf 0 -14 Td (abc) Tj ET 1 0 0 1 0 -14 cm\n", 100))
 	file := extracttest.PDFWithContent(content, "")
 	var out bytes.Buffer
 	r := bytes.NewReader(file)
@@ -74,13 +74,13 @@ func TestPDFBudgetAndTextLimit(t *testing.T) {
 func TestPDFContentOperators(t *testing.T) {
 	content := "q 1 0 0 1 0 0 cm /P <</MCID 0 /Alt (not shown)>> BDC BT /F1 12 Tf 72 720 Td (Hello \\(a\\) \\101\\\nB) Tj ET EMC\n" +
 		"BI /W 2 /H 2 /BPC 8 /CS /G ID \x00(\xff[ EI Q\n" +
-		"BT /F1 12 Tf [(Wor) -20 (ld) [(!)]] TJ T* <48 69 2> Tj 0 0 (quoted) ' 1 2 (dq) \" ET % comment (x) Tj\n" +
-		"BT (a) (bb) (ccc) (dddd) (eeeee) /F1 12 Tf (kept) ' ET\n"
+		"BT /F1 12 Tf 14 TL 72 700 Td [(Wor) -20 (ld) [(!)]] TJ T* <48 69 2> Tj (quoted) ' 0.5 0.1 (dq) \" ET % comment (x) Tj\n" +
+		"BT (a) (bb) (ccc) (dddd) (eeeee) /F1 12 Tf 14 TL 72 600 Td (kept) ' ET\n"
 	got, res, err := run(t, "application/pdf", extracttest.PDFWithContent(extracttest.Deflated(strings.NewReader(content)), "FlateDecode"))
 	if err != nil || res.Extractor != "pdf" {
 		t.Fatal(res, err)
 	}
-	want := "Hello (a) AB\nWorld!\nHi quoteddq\nkept"
+	want := "Hello (a) AB\n\nWorld!\nHi\nquoted\ndq\n\nkept"
 	if got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}

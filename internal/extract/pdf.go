@@ -3,7 +3,6 @@ package extract
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -42,8 +41,16 @@ func pdfText(ctx context.Context, src Source, w *textWriter, l Limits) (err erro
 		return malformed("the PDF claims %d pages", pages)
 	}
 	budget := &decompressBudget{left: l.MaxDecompressedBytes, max: l.MaxDecompressedBytes, what: "PDF's page content"}
-	fonts := &pdfFonts{byName: map[string]*pdf.Font{}, budget: budget}
 	out := &pageWriter{w: w}
+	it := &textInterpreter{
+		ctx:    ctx,
+		fonts:  &fontLoader{budget: budget, cache: map[string]*pdfFont{}},
+		budget: budget,
+		// A string longer than this could not be written within the text
+		// limit (a character code is at least one byte).
+		maxString: int(max(2*l.MaxTextBytes, 1<<20)),
+		layout:    &pageLayout{out: out, maxText: int(l.MaxTextBytes) + 1},
+	}
 	for i := 1; i <= pages; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -52,87 +59,18 @@ func pdfText(ctx context.Context, src Source, w *textWriter, l Limits) (err erro
 		if p.V.IsNull() {
 			continue
 		}
-		fonts.page = p
 		out.startPage()
-		// A string longer than this could not be written within the text
-		// limit (a character code is at most two bytes).
-		maxString := int(max(2*l.MaxTextBytes, 1<<20))
-		if err := pageText(p.V.Key("Contents"), budget, maxString, fonts, out); err != nil {
-			if errors.Is(err, ErrLimit) || out.err != nil {
+		err := it.page(p)
+		it.layout.flush()
+		if err != nil {
+			if errors.Is(err, ErrLimit) || out.err != nil || ctx.Err() != nil {
 				return err
 			}
 			return malformed("page %d: %v", i, err)
 		}
-	}
-	return nil
-}
-
-// pageText reads a page's content stream (or the streams it is split
-// into, read as one) and writes the text it shows.
-func pageText(contents pdf.Value, budget *decompressBudget, maxString int, fonts *pdfFonts, out *pageWriter) error {
-	var streams []pdf.Value
-	switch contents.Kind() {
-	case pdf.Stream:
-		streams = []pdf.Value{contents}
-	case pdf.Array:
-		for i := 0; i < contents.Len(); i++ {
-			if s := contents.Index(i); s.Kind() == pdf.Stream {
-				streams = append(streams, s)
-			}
+		if out.err != nil {
+			return out.err
 		}
-	}
-	readers := make([]io.Reader, 0, len(streams))
-	for _, s := range streams {
-		rc := s.Reader()
-		defer rc.Close()
-		// Streams of one page are one program; a space keeps a token
-		// from running across the seam.
-		readers = append(readers, rc, strings.NewReader("\n"))
-	}
-	sc := newContentScanner(&countingReader{r: io.MultiReader(readers...), b: budget}, maxString)
-	return sc.run(fonts, out)
-}
-
-// pdfFonts resolves the fonts a page's text names, caching each by its
-// resource name across pages (as documents reuse them). A font's character
-// map is measured through the budget before the library reads it, since
-// the library interprets the whole map in memory.
-type pdfFonts struct {
-	byName map[string]*pdf.Font
-	page   pdf.Page
-	budget *decompressBudget
-}
-
-func (f *pdfFonts) encoder(name string) (pdf.TextEncoding, error) {
-	font, ok := f.byName[name]
-	if !ok {
-		v := f.page.Font(name)
-		font = &v
-		if cmap := font.V.Key("ToUnicode"); cmap.Kind() == pdf.Stream {
-			if err := f.measure(cmap); err != nil {
-				return nil, err
-			}
-		}
-		f.byName[name] = font
-	}
-	if font.V.IsNull() {
-		return nil, nil
-	}
-	return font.Encoder(), nil
-}
-
-func (f *pdfFonts) measure(cmap pdf.Value) error {
-	rc := cmap.Reader()
-	defer rc.Close()
-	n, err := io.Copy(io.Discard, io.LimitReader(&countingReader{r: rc, b: f.budget}, maxCMapBytes+1))
-	if errors.Is(err, ErrLimit) {
-		return err
-	}
-	if n > maxCMapBytes {
-		return limitErr("a font's character map in the PDF exceeds %s decompressed", mib(maxCMapBytes))
-	}
-	if err != nil {
-		return fmt.Errorf("a font's character map: %w", err)
 	}
 	return nil
 }

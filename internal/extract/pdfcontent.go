@@ -5,24 +5,26 @@ import (
 	"bytes"
 	"errors"
 	"io"
-
-	"github.com/ledongthuc/pdf"
+	"math"
+	"strconv"
 )
 
 // contentScanner reads a PDF content stream (PDF 32000-1 §7.8.2): operands
-// followed by an operator. Only the text operators matter here, and the
-// operands they take are the last ones before them, so the scanner keeps
-// the last few operands only, and an array only as the string bytes in it
-// (what TJ shows): the memory it needs does not grow with the stream,
-// whatever the stream holds (millions of operands, arrays nested deep).
+// followed by an operator. The operators that matter here take their
+// operands last, so the scanner keeps the last few operands only, and an
+// array only as its strings' bytes and the numbers between them (what TJ
+// shows): the memory it needs does not grow with the stream, whatever the
+// stream holds (millions of operands, arrays nested deep).
 type contentScanner struct {
 	r   *bufio.Reader
 	ops [maxOperands]operand
 	n   int    // operands held, at most maxOperands (the last ones)
 	tok []byte // the token being read, reused
-	// Inside an array: its depth, and the bytes of the strings in it.
+	// Inside an array: its depth, the bytes of the strings in it, and
+	// its items (strings, by where they end in arr, and numbers).
 	arrDepth int
 	arr      []byte
+	items    []arrayItem
 	// Inside a dictionary (marked-content properties): its depth. Nothing
 	// in it is an operand of a text operator.
 	dictDepth int
@@ -31,30 +33,47 @@ type contentScanner struct {
 	maxString int
 }
 
-// maxOperands is the most operands a text operator takes (" takes three).
-const maxOperands = 4
+// maxOperands is the most operands an operator read here takes (Tm and
+// cm take six).
+const maxOperands = 6
 
-// operand is a string (its bytes), a name, an array (the bytes of its
-// strings), or anything else (numbers, booleans: only counted).
+// operand is a string (its bytes), a name, an array (the scanner's
+// items), a number, or anything else (booleans, dictionaries: only
+// counted).
 type operand struct {
-	kind byte // 's', 'n', 'a', 'o'
+	kind byte // 's', 'n', 'a', 'f', 'o'
 	b    []byte
+	num  float64
+}
+
+// arrayItem is a string of an array (its bytes end at end in arr) or,
+// when end is -1, a number.
+type arrayItem struct {
+	end int
+	num float64
 }
 
 func newContentScanner(r io.Reader, maxString int) *contentScanner {
 	return &contentScanner{r: bufio.NewReaderSize(r, 32<<10), maxString: maxString}
 }
 
-func (s *contentScanner) push(kind byte, b []byte) error {
+func (s *contentScanner) push(kind byte, b []byte, num float64) error {
 	if s.dictDepth > 0 {
 		return nil
 	}
 	if s.arrDepth > 0 {
-		if kind == 's' {
-			if len(s.arr)+len(b) > s.maxString {
+		switch kind { // a nested array's strings are shown as the outer's
+		case 's':
+			if len(s.arr)+len(b) > s.maxString || len(s.items) >= s.maxString {
 				return s.tooLong()
 			}
 			s.arr = append(s.arr, b...)
+			s.items = append(s.items, arrayItem{end: len(s.arr)})
+		case 'f':
+			if len(s.items) >= s.maxString {
+				return s.tooLong()
+			}
+			s.items = append(s.items, arrayItem{end: -1, num: num})
 		}
 		return nil
 	}
@@ -66,7 +85,7 @@ func (s *contentScanner) push(kind byte, b []byte) error {
 		s.ops[maxOperands-1] = operand{b: oldest[:0]}
 		s.n--
 	}
-	s.ops[s.n] = operand{kind: kind, b: append(s.ops[s.n].b[:0], b...)}
+	s.ops[s.n] = operand{kind: kind, b: append(s.ops[s.n].b[:0], b...), num: num}
 	s.n++
 	return nil
 }
@@ -83,53 +102,20 @@ func (s *contentScanner) arg(i int) operand {
 	return s.ops[s.n-i]
 }
 
-// run interprets the stream, writing the text its operators show: a line
-// per text object (BT) and per T*, the strings of Tj, ', " and TJ decoded
-// with the current font's encoding.
-func (s *contentScanner) run(fonts *pdfFonts, out *pageWriter) error {
-	var enc pdf.TextEncoding
-	show := func(raw []byte) {
-		if enc == nil {
-			out.text(string(raw))
-			return
-		}
-		out.text(enc.Decode(string(raw)))
+// nums returns the last k operands as numbers, if they all are.
+func (s *contentScanner) nums(k int) ([maxOperands]float64, bool) {
+	var v [maxOperands]float64
+	if k > s.n {
+		return v, false
 	}
-	for {
-		op, err := s.next()
-		if errors.Is(err, io.EOF) {
-			return out.err
+	for i := 0; i < k; i++ {
+		o := s.ops[s.n-k+i]
+		if o.kind != 'f' {
+			return v, false
 		}
-		if err != nil {
-			return err
-		}
-		switch op {
-		case "BT", "T*":
-			out.text("\n")
-		case "Tf":
-			if a := s.arg(2); a.kind == 'n' {
-				if enc, err = fonts.encoder(string(a.b)); err != nil {
-					return err
-				}
-			}
-		case "Tj", "'", "\"":
-			if a := s.arg(1); a.kind == 's' {
-				show(a.b)
-			}
-		case "TJ":
-			if a := s.arg(1); a.kind == 'a' {
-				show(a.b)
-			}
-		case "BI":
-			if err := s.skipInlineImage(); err != nil {
-				return err
-			}
-		}
-		s.n = 0
-		if out.err != nil {
-			return out.err
-		}
+		v[i] = o.num
 	}
+	return v, true
 }
 
 // next reads tokens up to the next operator outside arrays and
@@ -150,7 +136,7 @@ func (s *contentScanner) next() (string, error) {
 			if err := s.literalString(); err != nil {
 				return "", err
 			}
-			if err := s.push('s', s.tok); err != nil {
+			if err := s.push('s', s.tok, 0); err != nil {
 				return "", err
 			}
 		case c == '<':
@@ -162,7 +148,7 @@ func (s *contentScanner) next() (string, error) {
 			if err := s.hexString(); err != nil {
 				return "", err
 			}
-			if err := s.push('s', s.tok); err != nil {
+			if err := s.push('s', s.tok, 0); err != nil {
 				return "", err
 			}
 		case c == '>':
@@ -172,25 +158,25 @@ func (s *contentScanner) next() (string, error) {
 			if s.dictDepth > 0 {
 				s.dictDepth--
 				if s.dictDepth == 0 {
-					_ = s.push('o', nil) // the dictionary is one operand
+					_ = s.push('o', nil, 0) // the dictionary is one operand
 				}
 			}
 		case c == '[':
-			if s.arrDepth == 0 {
-				s.arr = s.arr[:0]
+			if s.arrDepth == 0 && s.dictDepth == 0 {
+				s.arr, s.items = s.arr[:0], s.items[:0]
 			}
 			s.arrDepth++
 		case c == ']':
 			if s.arrDepth > 0 {
 				if s.arrDepth--; s.arrDepth == 0 {
-					_ = s.push('a', s.arr) // only strings can fail
+					_ = s.push('a', nil, 0) // only strings can fail
 				}
 			}
 		case c == '/':
 			if err := s.regular(nil); err != nil {
 				return "", err
 			}
-			_ = s.push('n', decodeName(s.tok)) // only strings can fail
+			_ = s.push('n', decodeName(s.tok), 0) // only strings can fail
 		case c == ')' || c == '{' || c == '}':
 			// stray delimiters: nothing to show
 		default:
@@ -198,8 +184,12 @@ func (s *contentScanner) next() (string, error) {
 				return "", err
 			}
 			switch t := s.tok; {
-			case isNumberStart(t[0]), string(t) == "true", string(t) == "false", string(t) == "null":
-				_ = s.push('o', nil) // only strings can fail
+			case isNumberStart(t[0]):
+				if err := s.push('f', nil, parseNumber(t)); err != nil {
+					return "", err
+				}
+			case string(t) == "true", string(t) == "false", string(t) == "null":
+				_ = s.push('o', nil, 0) // only strings can fail
 			case s.arrDepth > 0 || s.dictDepth > 0:
 				// an operator inside an array is malformed; skip it
 			default:
@@ -207,6 +197,19 @@ func (s *contentScanner) next() (string, error) {
 			}
 		}
 	}
+}
+
+// parseNumber reads a PDF number; a malformed one ("1.2.3", "--4") is 0,
+// as is one too large to be finite.
+func parseNumber(t []byte) float64 {
+	v, err := strconv.ParseFloat(string(t), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		if n := len(t); n > 1 && t[0] == '-' && t[1] == '-' {
+			return parseNumber(t[1:])
+		}
+		return 0
+	}
+	return v
 }
 
 func isContentSpace(c byte) bool {
