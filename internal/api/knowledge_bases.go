@@ -158,8 +158,9 @@ The knowledge base's search settings (GET /knowledge_bases/{id}/search-settings)
 its content's title and descriptive metadata, statistics of the knowledge base's own sources), vectors, or both fused with a
 vector weight; RM3 feedback; a reranker. mode, vector_weight, candidate_depth and feedback in the body override them for this
 search. top_n passages are retrieved (default: the knowledge base's default_top_n, else 10), top_k kept after reranking, and
-passages scoring below score_threshold dropped. score is the fused relevance (0 to 1: each side's scores scaled so its best
-candidate is 1, weighted by vector_weight), the cosine similarity in vector mode, or the reranker's score when one is set;
+passages scoring below score_threshold dropped. score is the relevance, 0 to 1: the full-text score as a share of the best
+the query could reach, and in hybrid mode that and the cosine similarity weighted by vector_weight; in vector mode the
+cosine similarity; with a reranker, the reranker's score;
 results are in the order of their score, and a passage repeating another of the same content is left out. explain: true adds,
 per result, the full-text score and rank, the vector similarity and rank, the fused score and rank and the reranker's score,
 and for the search the settings used and the query's terms. metadata_filter narrows the contents searched: {"key": value}

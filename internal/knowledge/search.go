@@ -272,7 +272,9 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		}
 	}
 
-	// Full-text side.
+	// Full-text side. lexMax is the best score the query could reach,
+	// which puts full-text scores on a 0–1 scale.
+	var lexMax float64
 	terms := lexical.ParseQuery(q)
 	for _, t := range terms {
 		res.QueryTerms = append(res.QueryTerms, t.Term)
@@ -296,6 +298,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 			plan = lexPlan(idxs, expanded)
 			hits = lexSearch(idxs, sourceIDs, plan, allowed, depth, nil)
 		}
+		lexMax = plan.MaxScore()
 		for i, h := range hits {
 			c := cand(h.Key, h.source)
 			score := h.Score
@@ -341,38 +344,34 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		}
 	}
 
-	// Fusion.
+	// Fusion: the full-text score as a share of the best the query could
+	// reach, and the cosine similarity, weighted; in vector mode the
+	// similarity alone.
 	order := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
 		order = append(order, c)
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].seq < order[j].seq })
+	lex := make([]float64, len(order))
+	vec := make([]float64, len(order))
+	for i, c := range order {
+		if c.lex != nil && lexMax > 0 {
+			lex[i] = *c.lex / lexMax
+		}
+		vec[i] = math.NaN()
+		if c.vec != nil {
+			vec[i] = *c.vec
+		}
+	}
+	w := set.VectorWeight
 	switch set.Mode {
+	case SearchFullText:
+		w = 0
 	case SearchVector:
-		for _, c := range order {
-			if c.vec != nil {
-				c.fused = *c.vec
-			}
-		}
-	default:
-		lex := make([]float64, len(order))
-		vec := make([]float64, len(order))
-		for i, c := range order {
-			if c.lex != nil {
-				lex[i] = *c.lex
-			}
-			vec[i] = math.NaN()
-			if c.vec != nil {
-				vec[i] = *c.vec
-			}
-		}
-		w := set.VectorWeight
-		if set.Mode == SearchFullText {
-			w = 0
-		}
-		for i, f := range fusion.Relative(lex, vec, w) {
-			order[i].fused = f
-		}
+		w = 1
+	}
+	for i, f := range fusion.Weighted(lex, vec, w) {
+		order[i].fused = f
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].fused > order[j].fused })
 

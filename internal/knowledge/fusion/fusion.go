@@ -1,7 +1,8 @@
 // Package fusion owns how the results of hybrid retrieval (lexical and
-// vector) become one ranking: relative score fusion (Relative), which the
-// knowledge search uses, and reciprocal rank fusion (RRF), which needs only
-// the lists' order and is kept for comparison (docs/retrieval-quality.md).
+// vector) become one ranking: a weighted sum of absolute scores (Weighted),
+// which the knowledge search uses, and reciprocal rank fusion (RRF), which
+// needs only the lists' order and the in-process evaluation still measures
+// (docs/retrieval-quality.md).
 package fusion
 
 import "sort"

@@ -125,7 +125,7 @@ func TestScoresAreTextbookBM25(t *testing.T) {
 	idf := math.Log(1 + (3-1+0.5)/(1+0.5))
 	avg := 6.0 / 3
 	tf := 2 / (1 - 0.75 + 0.75*3/avg)
-	want := idf * tf / (1.2 + tf)
+	want := idf * tf * 2.2 / (1.2 + tf)
 	if len(got) != 1 || math.Abs(got[0].Score-want) > 1e-9 {
 		t.Errorf("got %+v, want %v", got, want)
 	}

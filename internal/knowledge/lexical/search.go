@@ -80,9 +80,11 @@ func NewPlan(q []QueryTerm, st Stats, p Params) Plan {
 // Empty reports whether the plan can match nothing.
 func (pl Plan) Empty() bool { return len(pl.terms) == 0 }
 
-// MaxScore is the score a passage would reach with every term of the
-// plan at unbounded frequency: Σ weight × (k1 + 1). Dividing by it puts
-// scores of one query on a 0 to 1 scale without changing their order.
+// MaxScore is the score a passage would approach with every term of the
+// plan at unbounded frequency: Σ query weight × idf × (k1 + 1). Dividing
+// by it puts the scores of a query on a 0 to 1 scale that means the same
+// from query to query (the share of the best possible match), without
+// changing their order.
 func (pl Plan) MaxScore() float64 {
 	var s float64
 	for _, w := range pl.weights {
@@ -145,7 +147,7 @@ func (x *Index) Search(pl Plan, allowed map[string]bool, k int, scores map[int64
 			if acc[ps.doc] == 0 {
 				touched = append(touched, ps.doc)
 			}
-			acc[ps.doc] += w * tf / (k1 + tf)
+			acc[ps.doc] += w * tf * (k1 + 1) / (k1 + tf)
 		})
 	}
 	for key := range scores {
