@@ -103,8 +103,16 @@ func (s *Service) stepRetrieval(ctx context.Context, x *engine.Exec) (engine.Res
 	// The event is the step's trace: the passages with how each was ranked
 	// (explain), the settings the search ran with and the query's terms.
 	_ = x.Emit(ctx, engine.Event{Type: "retrieval", Data: map[string]any{"knowledge_base_id": kbID, "results": len(hits),
-		"citations": citations(hits), "settings": res.Settings, "query_terms": res.QueryTerms, "feedback_terms": res.FeedbackTerms}})
+		"citations": citations(hits), "settings": res.Settings, "query_terms": orEmpty(res.QueryTerms),
+		"feedback_terms": orEmpty(res.FeedbackTerms)}})
 	return engine.Result{Output: formatPassages(hits, withMeta)}, nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func citations(hits []SearchHit) []map[string]any {
