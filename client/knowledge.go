@@ -292,6 +292,33 @@ type KnowledgeSearchRequest struct {
 	ScoreThreshold *float64       `json:"score_threshold,omitempty"`
 	MetadataFilter map[string]any `json:"metadata_filter,omitempty"`
 	SourceIDs      []string       `json:"source_ids,omitempty"`
+	// Mode, VectorWeight, CandidateDepth and Feedback override the
+	// knowledge base's search settings for this search.
+	Mode           string   `json:"mode,omitempty"`
+	VectorWeight   *float64 `json:"vector_weight,omitempty"`
+	CandidateDepth *int     `json:"candidate_depth,omitempty"`
+	Feedback       *bool    `json:"feedback,omitempty"`
+	// Explain asks how each result was ranked.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// KnowledgeSearchExplain says how a result was ranked; a side that did
+// not run or did not score the passage is nil. Ranks count from 1.
+type KnowledgeSearchExplain struct {
+	FullTextScore    *float64 `json:"fulltext_score"`
+	FullTextRank     *int     `json:"fulltext_rank"`
+	VectorSimilarity *float64 `json:"vector_similarity"`
+	VectorRank       *int     `json:"vector_rank"`
+	FusedScore       float64  `json:"fused_score"`
+	FusedRank        int      `json:"fused_rank"`
+	RerankScore      *float64 `json:"rerank_score"`
+}
+
+// KnowledgeSearchRun says how a search ran (with Explain).
+type KnowledgeSearchRun struct {
+	Settings      SearchSettingsValues `json:"settings"`
+	QueryTerms    []string             `json:"query_terms"`
+	FeedbackTerms []string             `json:"feedback_terms"`
 }
 
 // KnowledgeSearchResult is one ranked passage.
@@ -308,15 +335,18 @@ type KnowledgeSearchResult struct {
 	ChunkIndex                       int            `json:"chunk_index"`
 	TextStart                        int            `json:"text_start"`
 	TextEnd                          int            `json:"text_end"`
+	// Explain is set when the request asked for it.
+	Explain *KnowledgeSearchExplain `json:"explain,omitempty"`
 }
 
 // KnowledgeSearchResponse answers a search.
 type KnowledgeSearchResponse struct {
 	Query   string                  `json:"query"`
 	Results []KnowledgeSearchResult `json:"results"`
+	Explain *KnowledgeSearchRun     `json:"explain,omitempty"`
 }
 
-// SearchKnowledgeBase runs a hybrid search over a knowledge base
+// SearchKnowledgeBase runs a search over a knowledge base with its search settings
 // (POST /knowledge_bases/{id}/search, an Agentry extension).
 func (c *Client) SearchKnowledgeBase(ctx context.Context, id string, req KnowledgeSearchRequest, opts ...CallOption) (*KnowledgeSearchResponse, error) {
 	var out KnowledgeSearchResponse

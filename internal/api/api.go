@@ -303,6 +303,8 @@ func (s *Server) routes() {
 	register(s, op("update_knowledge_base", http.MethodPut, "/knowledge_bases/{knowledge_base_id}", "Update Knowledge Base", "knowledge_bases"), s.updateKnowledgeBase)
 	register(s, withStatus(op("delete_knowledge_base", http.MethodDelete, "/knowledge_bases/{knowledge_base_id}", "Delete Knowledge Base", "knowledge_bases"), http.StatusNoContent), s.deleteKnowledgeBase)
 	register(s, extension(withDesc(op("search_knowledge_base", http.MethodPost, "/knowledge_bases/{knowledge_base_id}/search", "Search a knowledge base", "knowledge_bases"), searchKBDoc)), s.searchKnowledgeBase)
+	register(s, extension(withDesc(op("get_knowledge_base_search_settings", http.MethodGet, "/knowledge_bases/{knowledge_base_id}/search-settings", "Get a knowledge base's search settings", "knowledge_bases"), searchSettingsDoc)), s.getSearchSettings)
+	register(s, extension(withDesc(op("update_knowledge_base_search_settings", http.MethodPut, "/knowledge_bases/{knowledge_base_id}/search-settings", "Change a knowledge base's search settings", "knowledge_bases"), searchSettingsDoc)), s.updateSearchSettings)
 	// Memory banks (memory_banks.go), when the memory area is wired.
 	if s.deps.Memory != nil {
 		const tag = "memory_banks"

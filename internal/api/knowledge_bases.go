@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
@@ -155,11 +154,17 @@ func (s *Server) listKnowledgeBases(ctx context.Context, in *listKBInput) (*kbLi
 
 // Knowledge-base search, an extension.
 const searchKBDoc = `Searches a knowledge base the way a retrieval step does, so retrieval can be tested without building an agent.
-Lexical (full-text) and vector candidates are fused by reciprocal rank; a knowledge base with a reranker_model reranks them.
-top_n passages are retrieved (default: the knowledge base's default_top_n, else 10), top_k kept after reranking, and
-passages scoring below score_threshold dropped. score is the cosine similarity of the passage to the query (0 to 1), or the
-reranker's score when one is set. metadata_filter narrows the contents searched: {"key": value} matches by containment;
-operators $eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists and $and/$or combine.`
+The knowledge base's search settings (GET /knowledge_bases/{id}/search-settings) say how: full text (BM25F over each passage and
+its content's title and descriptive metadata, statistics of the knowledge base's own sources), vectors, or both fused with a
+vector weight; RM3 feedback; a reranker. mode, vector_weight, candidate_depth and feedback in the body override them for this
+search. top_n passages are retrieved (default: the knowledge base's default_top_n, else 10), top_k kept after reranking, and
+passages scoring below score_threshold dropped. score is the relevance, 0 to 1: the full-text score as a share of the best
+the query could reach, and in hybrid mode that and the cosine similarity weighted by vector_weight; in vector mode the
+cosine similarity; with a reranker, the reranker's score;
+results are in the order of their score, and a passage repeating another of the same content is left out. explain: true adds,
+per result, the full-text score and rank, the vector similarity and rank, the fused score and rank and the reranker's score,
+and for the search the settings used and the query's terms. metadata_filter narrows the contents searched: {"key": value}
+matches by containment; operators $eq, $ne, $in, $nin, $gt, $gte, $lt, $lte, $exists and $and/$or combine.`
 
 // KnowledgeBaseSearchRequest is the body of the search extension.
 type KnowledgeBaseSearchRequest struct {
@@ -169,28 +174,54 @@ type KnowledgeBaseSearchRequest struct {
 	ScoreThreshold *float64       `json:"score_threshold,omitempty" nullable:"true" minimum:"0" maximum:"1"`
 	MetadataFilter map[string]any `json:"metadata_filter,omitempty" nullable:"true"`
 	SourceIDs      []string       `json:"source_ids,omitempty" nullable:"true" maxItems:"100" doc:"Search only these sources of the knowledge base."`
+	Mode           *string        `json:"mode,omitempty" nullable:"true" enum:"hybrid,full_text,vector" doc:"Override the knowledge base's search mode for this search."`
+	VectorWeight   *float64       `json:"vector_weight,omitempty" nullable:"true" minimum:"0" maximum:"1" doc:"Override the weight of the vector side in hybrid mode."`
+	CandidateDepth *int           `json:"candidate_depth,omitempty" nullable:"true" minimum:"10" maximum:"1000" doc:"Override how many candidates each side contributes."`
+	Feedback       *bool          `json:"feedback,omitempty" nullable:"true" doc:"Override whether RM3 feedback expands the query."`
+	Explain        bool           `json:"explain,omitempty" doc:"Explain how each result was ranked."`
+}
+
+// SearchHitExplain says how a result was ranked; a side that did not run
+// or did not score the passage is null. Ranks count from 1.
+type SearchHitExplain struct {
+	FullTextScore    *float64 `json:"fulltext_score" nullable:"true" doc:"BM25F score of the passage for the query (after feedback when it ran)."`
+	FullTextRank     *int     `json:"fulltext_rank" nullable:"true" doc:"Place among the full-text candidates."`
+	VectorSimilarity *float64 `json:"vector_similarity" nullable:"true" doc:"Cosine similarity of the passage's embedding to the query's."`
+	VectorRank       *int     `json:"vector_rank" nullable:"true" doc:"Place among the vector candidates."`
+	FusedScore       float64  `json:"fused_score" doc:"Score after fusion, before any reranker."`
+	FusedRank        int      `json:"fused_rank" doc:"Place after fusion, before any reranker."`
+	RerankScore      *float64 `json:"rerank_score" nullable:"true" doc:"The reranker's score, when one ran."`
 }
 
 // KnowledgeBaseSearchResult is one ranked passage.
 type KnowledgeBaseSearchResult struct {
-	ChunkID                          string         `json:"chunk_id"`
-	Text                             string         `json:"text"`
-	Score                            float64        `json:"score"`
-	SourceConnectionContentVersionID string         `json:"source_connection_content_version_id"`
-	ContentVersionID                 string         `json:"content_version_id"`
-	SourceConnectionID               string         `json:"source_connection_id"`
-	Title                            string         `json:"title"`
-	Metadata                         map[string]any `json:"metadata"`
-	ContentURL                       string         `json:"content_url"`
-	ChunkIndex                       int            `json:"chunk_index"`
-	TextStart                        int            `json:"text_start"`
-	TextEnd                          int            `json:"text_end"`
+	ChunkID                          string            `json:"chunk_id"`
+	Text                             string            `json:"text"`
+	Score                            float64           `json:"score"`
+	SourceConnectionContentVersionID string            `json:"source_connection_content_version_id"`
+	ContentVersionID                 string            `json:"content_version_id"`
+	SourceConnectionID               string            `json:"source_connection_id"`
+	Title                            string            `json:"title"`
+	Metadata                         map[string]any    `json:"metadata"`
+	ContentURL                       string            `json:"content_url"`
+	ChunkIndex                       int               `json:"chunk_index"`
+	TextStart                        int               `json:"text_start"`
+	TextEnd                          int               `json:"text_end"`
+	Explain                          *SearchHitExplain `json:"explain,omitempty" doc:"With explain: true."`
+}
+
+// SearchExplain says how a search ran.
+type SearchExplain struct {
+	Settings      SearchSettingsValues `json:"settings" doc:"The settings the search ran with."`
+	QueryTerms    []string             `json:"query_terms" doc:"The terms the full-text side scored: stemmed, stopwords dropped (kept when the query has nothing else)."`
+	FeedbackTerms []string             `json:"feedback_terms" doc:"The terms RM3 feedback added."`
 }
 
 // KnowledgeBaseSearchResponse answers a search.
 type KnowledgeBaseSearchResponse struct {
 	Query   string                      `json:"query"`
 	Results []KnowledgeBaseSearchResult `json:"results"`
+	Explain *SearchExplain              `json:"explain,omitempty" doc:"With explain: true."`
 }
 
 type searchKBInput struct {
@@ -203,7 +234,14 @@ type searchKBOutput struct{ Body KnowledgeBaseSearchResponse }
 func (s *Server) searchKnowledgeBase(ctx context.Context, in *searchKBInput) (*searchKBOutput, error) {
 	p := principal(ctx)
 	b := in.Body
-	req := knowledge.SearchRequest{Query: b.Query, Threshold: b.ScoreThreshold, SourceIDs: b.SourceIDs, StrictSources: true}
+	req := knowledge.SearchRequest{Query: b.Query, Threshold: b.ScoreThreshold, SourceIDs: b.SourceIDs, StrictSources: true,
+		Settings: knowledge.SearchSettings{VectorWeight: b.VectorWeight, Feedback: b.Feedback}}
+	if b.Mode != nil {
+		req.Settings.Mode = *b.Mode
+	}
+	if b.CandidateDepth != nil {
+		req.Settings.CandidateDepth = *b.CandidateDepth
+	}
 	if b.TopN != nil {
 		req.TopN = *b.TopN
 	}
@@ -218,21 +256,34 @@ func (s *Server) searchKnowledgeBase(ctx context.Context, in *searchKBInput) (*s
 		req.Filter = f
 	}
 	req.Meta.AccountID, req.Meta.Purpose = p.AccountID, "knowledge_search"
-	hits, err := s.deps.Knowledge.Search(ctx, p.AccountID, in.KBID, req)
+	res, err := s.deps.Knowledge.SearchExplained(ctx, p.AccountID, in.KBID, req)
 	if err != nil {
 		return nil, knowledgeError(err, "Knowledge base")
 	}
-	out := KnowledgeBaseSearchResponse{Query: b.Query, Results: make([]KnowledgeBaseSearchResult, 0, len(hits))}
-	for _, h := range hits {
+	out := KnowledgeBaseSearchResponse{Query: b.Query, Results: make([]KnowledgeBaseSearchResult, 0, len(res.Hits))}
+	for _, h := range res.Hits {
 		meta := h.Metadata
 		if meta == nil {
 			meta = map[string]any{}
 		}
-		out.Results = append(out.Results, KnowledgeBaseSearchResult{ChunkID: h.ChunkID, Text: h.Text, Score: h.Score,
+		r := KnowledgeBaseSearchResult{ChunkID: h.ChunkID, Text: h.Text, Score: h.Score,
 			SourceConnectionContentVersionID: h.ContentID, ContentVersionID: h.VersionID, SourceConnectionID: h.SourceID,
-			Title: h.Title, Metadata: meta, ContentURL: h.ContentURL, ChunkIndex: h.Ordinal, TextStart: h.TextStart, TextEnd: h.TextEnd})
+			Title: h.Title, Metadata: meta, ContentURL: h.ContentURL, ChunkIndex: h.Ordinal, TextStart: h.TextStart, TextEnd: h.TextEnd}
+		if b.Explain {
+			e := SearchHitExplain(h.Explain)
+			r.Explain = &e
+		}
+		out.Results = append(out.Results, r)
+	}
+	if b.Explain {
+		out.Explain = &SearchExplain{Settings: settingsValues(res.Settings), QueryTerms: nonNil(res.QueryTerms), FeedbackTerms: nonNil(res.FeedbackTerms)}
 	}
 	return &searchKBOutput{Body: out}, nil
 }
 
-var _ = http.StatusOK
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

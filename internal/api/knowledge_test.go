@@ -325,6 +325,26 @@ func TestKnowledgeTemplatesOffline(t *testing.T) {
 		if !strings.Contains(retrieved, "Otters") || !strings.Contains(retrieved, cid) {
 			t.Fatalf("retrieval step output lacks the citation: %s", retrieved)
 		}
+		// The retrieval event is the step's trace: each citation explains
+		// its ranking, in clean JSON.
+		var evData string
+		if err := s.DB.R.QueryRow(`SELECT data FROM events WHERE stream_id = $1 AND type = 'retrieval'`, start.RunID).Scan(&evData); err != nil {
+			t.Fatalf("retrieval event: %v", err)
+		}
+		var ev struct {
+			Citations []struct {
+				Explain struct {
+					FullTextScore *float64 `json:"fulltext_score"`
+					FusedRank     int      `json:"fused_rank"`
+				}
+			}
+			Settings   map[string]any
+			QueryTerms []string `json:"query_terms"`
+		}
+		if err := json.Unmarshal([]byte(evData), &ev); err != nil || len(ev.Citations) == 0 || ev.Citations[0].Explain.FusedRank != 1 ||
+			ev.Citations[0].Explain.FullTextScore == nil || ev.Settings["mode"] != "full_text" || len(ev.QueryTerms) == 0 {
+			t.Fatalf("retrieval event %s: %v", evData, err)
+		}
 
 		// The notifier ran once for the version and wrote its summary.
 		nid, _ := notifier["id"].(string)

@@ -506,14 +506,16 @@ func kbCommand(a *App) *cobra.Command {
 			return nil
 		},
 	}
-	var sTopN, sTopK int
-	var sThreshold float64
-	var filter string
+	var sTopN, sTopK, sDepth int
+	var sThreshold, sWeight float64
+	var filter, sMode string
+	var sFeedback, sExplain bool
 	search := &cobra.Command{
-		Use:     "search KB_ID QUERY",
-		Short:   "Search a knowledge base (an Agentry extension)",
-		Example: `  agentry kb search $KB "how do refunds work" --top-k 3 --filter '{"team":"support"}'`,
-		Args:    exactArgs(2),
+		Use:   "search KB_ID QUERY",
+		Short: "Search a knowledge base (an Agentry extension)",
+		Example: `  agentry kb search $KB "how do refunds work" --top-k 3 --filter '{"team":"support"}'
+  agentry kb search $KB "refund window" --explain --mode full_text`,
+		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := parseMeta(filter)
 			if err != nil {
@@ -523,7 +525,9 @@ func kbCommand(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := client.KnowledgeSearchRequest{Query: args[1], TopN: optInt(cmd, "top-n", sTopN), TopK: optInt(cmd, "top-k", sTopK), MetadataFilter: m}
+			req := client.KnowledgeSearchRequest{Query: args[1], TopN: optInt(cmd, "top-n", sTopN), TopK: optInt(cmd, "top-k", sTopK), MetadataFilter: m,
+				Mode: sMode, CandidateDepth: optInt(cmd, "candidate-depth", sDepth), Feedback: optBool(cmd, "feedback", sFeedback),
+				VectorWeight: optFloat(cmd, "vector-weight", sWeight), Explain: sExplain}
 			if cmd.Flags().Changed("threshold") {
 				req.ScoreThreshold = &sThreshold
 			}
@@ -535,8 +539,16 @@ func kbCommand(a *App) *cobra.Command {
 				rows := make([][]string, len(r.Results))
 				for i, h := range r.Results {
 					rows[i] = []string{strconv.Itoa(i + 1), fmt.Sprintf("%.3f", h.Score), h.Title, clip(h.Text, 70)}
+					if sExplain && h.Explain != nil {
+						e := h.Explain
+						rows[i] = append(rows[i], optNum(e.FullTextScore, "%.3f"), optRank(e.FullTextRank), optNum(e.VectorSimilarity, "%.3f"), optRank(e.VectorRank))
+					}
 				}
-				return writeTable(w, []string{"#", "Score", "Title", "Passage"}, rows)
+				head := []string{"#", "Score", "Title", "Passage"}
+				if sExplain {
+					head = append(head, "Full text", "FT rank", "Vector", "V rank")
+				}
+				return writeTable(w, head, rows)
 			})
 		},
 	}
@@ -544,7 +556,105 @@ func kbCommand(a *App) *cobra.Command {
 	search.Flags().IntVar(&sTopK, "top-k", 0, "passages kept")
 	search.Flags().Float64Var(&sThreshold, "threshold", 0, "minimum score")
 	search.Flags().StringVar(&filter, "filter", "", "metadata filter, a JSON object")
-	cmd.AddCommand(create, list, get, update, del, search)
+	search.Flags().StringVar(&sMode, "mode", "", "override the search mode: hybrid, full_text or vector")
+	search.Flags().Float64Var(&sWeight, "vector-weight", 0, "override the vector side's weight (0 to 1)")
+	search.Flags().IntVar(&sDepth, "candidate-depth", 0, "override the candidates each side contributes (10 to 1000)")
+	search.Flags().BoolVar(&sFeedback, "feedback", false, "override RM3 feedback (--feedback=false turns it off)")
+	search.Flags().BoolVar(&sExplain, "explain", false, "show how each result was ranked")
+	cmd.AddCommand(create, list, get, update, del, search, searchSettingsCommand(a))
+	return cmd
+}
+
+func optBool(cmd *cobra.Command, name string, v bool) *bool {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	return &v
+}
+
+func optFloat(cmd *cobra.Command, name string, v float64) *float64 {
+	if !cmd.Flags().Changed(name) {
+		return nil
+	}
+	return &v
+}
+
+func optNum(v *float64, format string) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *v)
+}
+
+func optRank(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.Itoa(*v)
+}
+
+// searchSettingsCommand is `agentry kb settings`: a knowledge base's
+// search settings (an Agentry extension).
+func searchSettingsCommand(a *App) *cobra.Command {
+	cmd := &cobra.Command{Use: "settings", Short: "Show or change a knowledge base's search settings (an Agentry extension)"}
+	printSettings := func(cmd *cobra.Command, r *client.SearchSettings) error {
+		return a.print(cmd, r, func(w io.Writer) error {
+			rr := "none"
+			if r.RerankerModel != nil {
+				rr = *r.RerankerModel
+			}
+			return writeFields(w, [][2]string{{"Mode", r.Mode}, {"Vector weight", strconv.FormatFloat(r.VectorWeight, 'g', -1, 64)},
+				{"Candidate depth", strconv.Itoa(r.CandidateDepth)}, {"Feedback", strconv.FormatBool(r.Feedback)}, {"Reranker", rr},
+				{"Set explicitly", orNone(strings.Join(r.Explicit, ", "))}, {"Defaults for", r.Basis}})
+		})
+	}
+	get := &cobra.Command{
+		Use: "get KB_ID", Short: "Show a knowledge base's search settings", Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.Client()
+			if err != nil {
+				return err
+			}
+			r, err := c.KnowledgeBaseSearchSettings(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printSettings(cmd, r)
+		},
+	}
+	var mode, reranker string
+	var weight float64
+	var depth int
+	var feedback bool
+	var reset []string
+	set := &cobra.Command{
+		Use:   "set KB_ID",
+		Short: "Change a knowledge base's search settings; flags not given stay",
+		Example: `  agentry kb settings set $KB --mode hybrid --vector-weight 0.3 --feedback
+  agentry kb settings set $KB --reset vector_weight,feedback`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.Client()
+			if err != nil {
+				return err
+			}
+			r, err := c.UpdateKnowledgeBaseSearchSettings(cmd.Context(), args[0], client.SearchSettingsUpdate{
+				Mode: optString(cmd, "mode", mode), VectorWeight: optFloat(cmd, "vector-weight", weight),
+				CandidateDepth: optInt(cmd, "candidate-depth", depth), Feedback: optBool(cmd, "feedback", feedback),
+				RerankerModel: optString(cmd, "reranker", reranker), Reset: reset})
+			if err != nil {
+				return err
+			}
+			return printSettings(cmd, r)
+		},
+	}
+	set.Flags().StringVar(&mode, "mode", "", "hybrid, full_text or vector")
+	set.Flags().Float64Var(&weight, "vector-weight", 0, "the vector side's weight in hybrid mode (0 to 1)")
+	set.Flags().IntVar(&depth, "candidate-depth", 0, "candidates each side contributes (10 to 1000)")
+	set.Flags().BoolVar(&feedback, "feedback", false, "RM3 feedback (--feedback=false turns it off)")
+	set.Flags().StringVar(&reranker, "reranker", "", `reranker model ("" removes it)`)
+	set.Flags().StringSliceVar(&reset, "reset", nil, "fields back to their defaults: mode, vector_weight, candidate_depth, feedback, reranker_model")
+	cmd.AddCommand(get, set)
 	return cmd
 }
 

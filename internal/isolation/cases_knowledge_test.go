@@ -127,6 +127,15 @@ func init() {
 			Body: map[string]any{"name": "B was here"}, Expect: NotFound()},
 		Case{Op: "DELETE /knowledge_bases/{knowledge_base_id}", Name: "B deletes A's knowledge base", Setup: knOfA,
 			Expect: NotFound(), Control: Status(http.StatusNoContent)},
+		Case{Op: "GET /knowledge_bases/{knowledge_base_id}/search-settings", Name: "B reads A's search settings", Setup: knOfA, Expect: NotFound()},
+		Case{Op: "PUT /knowledge_bases/{knowledge_base_id}/search-settings", Name: "B changes A's search settings", Setup: knOfA,
+			Body: map[string]any{"mode": "vector", "feedback": true}, Expect: NotFound(),
+			Control: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {
+				t.Helper()
+				if !strings.Contains(string(r.Body), `"mode":"vector"`) {
+					t.Errorf("A's own change was not applied: %.300s", r.Body)
+				}
+			})},
 		Case{Op: "POST /knowledge_bases/{knowledge_base_id}/search", Name: "B searches A's knowledge base", Setup: knOfA,
 			Body: map[string]any{"query": "zeppelin"}, Expect: NotFound(),
 			Control: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {

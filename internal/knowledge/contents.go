@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -114,6 +115,7 @@ func (s *Service) deleteContent(ctx context.Context, accountID, id string, anySo
 		return err
 	}
 	s.index.Forget(c.SourceID, seqs)
+	s.lex.Forget(c.SourceID, seqs)
 	s.deleteBlob(c.BlobKey)
 	if c.TextKey != nil {
 		s.deleteBlob(*c.TextKey)
@@ -129,7 +131,27 @@ func (s *Service) Embeddings(ctx context.Context, accountID, id string, page, li
 	return s.db.ContentChunks(ctx, accountID, id, (page-1)*limit, limit)
 }
 
-// SetMetadata sets one metadata key of a content (write_metadata).
+// SetMetadata sets one metadata key of a content (write_metadata). A key
+// the full-text index searches (a description, tags…) reaches this
+// process's index at once, other processes' when they next load it.
 func (s *Service) SetMetadata(ctx context.Context, accountID, id, key string, value any) error {
-	return s.db.SetContentMetadata(ctx, accountID, id, key, value)
+	if err := s.db.SetContentMetadata(ctx, accountID, id, key, value); err != nil {
+		return err
+	}
+	if !slices.Contains(headingKeys, key) {
+		return nil
+	}
+	c, err := s.db.Content(ctx, accountID, id)
+	if err != nil {
+		return err
+	}
+	chunks, err := s.db.ChunksOfContents(ctx, accountID, []string{id})
+	if err != nil {
+		return err
+	}
+	seqs := make([]int64, len(chunks))
+	for i, ch := range chunks {
+		seqs[i] = ch.Seq
+	}
+	return s.lex.Refresh(ctx, c.SourceID, seqs)
 }

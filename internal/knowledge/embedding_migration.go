@@ -234,6 +234,7 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 			return errMigrationStopped
 		}
 		s.index.Forget(m.SourceID, removed)
+		s.lex.Forget(m.SourceID, removed)
 		return nil
 	}
 	return errors.New("chunks kept arriving during the switch; the migration will try again")

@@ -15,9 +15,8 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
-// Index is the vector side of the search index; the lexical side is the
-// database's own (FTS5 on SQLite, tsvector on PostgreSQL, kept in step by
-// the store). Two implementations: memIndex, in process over
+// Index is the vector side of the search index; the full-text side is
+// lexIndex, in process on both databases. Two implementations: memIndex, in process over
 // knowledge/vector, loaded from the stored embeddings and kept in step
 // with the database; pgIndex, pgvector's HNSW inside PostgreSQL.
 type Index interface {

@@ -154,6 +154,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 		break
 	}
 	s.index.Forget(src.ID, removed)
+	s.lex.Forget(src.ID, removed)
 	wake()
 	return nil
 }

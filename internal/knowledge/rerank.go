@@ -53,6 +53,7 @@ func (s *Service) rerank(ctx context.Context, model, query string, hits []Search
 	}
 	for i := range hits {
 		hits[i].Score = scores[i]
+		hits[i].Explain.RerankScore = ptr(scores[i])
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits, nil

@@ -75,6 +75,7 @@ type Service struct {
 	models  llm.Provider // metered: charges embedding and rerank calls
 	catalog *catalog.Catalog
 	index   Index
+	lex     *lexIndex
 	cfg     Config
 	firer   Firer
 
@@ -92,7 +93,7 @@ func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provid
 	if err != nil {
 		return nil, err
 	}
-	return &Service{db: db, blobs: blobs, models: models, catalog: cat, index: ix, cfg: cfg,
+	return &Service{db: db, blobs: blobs, models: models, catalog: cat, index: ix, lex: newLexIndex(db), cfg: cfg,
 		embedders: map[int]*offline.Embedder{}, now: time.Now}, nil
 }
 

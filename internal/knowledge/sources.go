@@ -365,6 +365,7 @@ func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error 
 	if m, ok := s.index.(*memIndex); ok {
 		m.Drop(id)
 	}
+	s.lex.Drop(id)
 	return nil
 }
 

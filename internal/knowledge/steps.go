@@ -91,7 +91,8 @@ func (s *Service) stepRetrieval(ctx context.Context, x *engine.Exec) (engine.Res
 			return engine.Result{}, err
 		}
 	}
-	hits, err := s.Search(ctx, x.Run.AccountID, kbID, req)
+	res, err := s.SearchExplained(ctx, x.Run.AccountID, kbID, req)
+	hits := res.Hits
 	if errors.Is(err, store.ErrNotFound) {
 		return engine.Result{}, fmt.Errorf("knowledge base %s not found", kbID)
 	}
@@ -99,15 +100,26 @@ func (s *Service) stepRetrieval(ctx context.Context, x *engine.Exec) (engine.Res
 		return engine.Result{}, err
 	}
 	withMeta, _ := x.Step.Bool("include_metadata")
-	_ = x.Emit(ctx, engine.Event{Type: "retrieval", Data: map[string]any{"knowledge_base_id": kbID, "results": len(hits), "citations": citations(hits)}})
+	// The event is the step's trace: the passages with how each was ranked
+	// (explain), the settings the search ran with and the query's terms.
+	_ = x.Emit(ctx, engine.Event{Type: "retrieval", Data: map[string]any{"knowledge_base_id": kbID, "results": len(hits),
+		"citations": citations(hits), "settings": res.Settings, "query_terms": orEmpty(res.QueryTerms),
+		"feedback_terms": orEmpty(res.FeedbackTerms)}})
 	return engine.Result{Output: formatPassages(hits, withMeta)}, nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func citations(hits []SearchHit) []map[string]any {
 	out := make([]map[string]any, len(hits))
 	for i, h := range hits {
 		out[i] = map[string]any{"index": i + 1, "title": h.Title, "source_connection_id": h.SourceID,
-			"source_connection_content_version_id": h.ContentID, "chunk_id": h.ChunkID, "score": h.Score}
+			"source_connection_content_version_id": h.ContentID, "chunk_id": h.ChunkID, "score": h.Score, "explain": h.Explain}
 	}
 	return out
 }

@@ -15,25 +15,30 @@ type KnowledgeBase struct {
 	DefaultTopN, DefaultTopK *int
 	DefaultScoreThreshold    *float64
 	RerankerModel            *string
-	Readonly                 bool
-	SourceIDs                []string
-	CreatedAt, UpdatedAt     time.Time
+	// SearchSettings is the JSON object of the search settings set
+	// explicitly (knowledge owns its shape); empty when none are.
+	SearchSettings       string
+	Readonly             bool
+	SourceIDs            []string
+	CreatedAt, UpdatedAt time.Time
 }
 
-const kbColumns = `id, account_id, name, description, default_top_n, default_top_k, default_score_threshold, reranker_model, readonly, created_at, updated_at`
+const kbColumns = `id, account_id, name, description, default_top_n, default_top_k, default_score_threshold, reranker_model, readonly, created_at, updated_at, search_settings`
 
 func scanKB(r rowScanner) (KnowledgeBase, error) {
 	var (
 		k          KnowledgeBase
 		desc, rr   sql.NullString
+		settings   sql.NullString
 		topN, topK sql.NullInt64
 		thr        sql.NullFloat64
 	)
-	err := r.Scan(&k.ID, &k.AccountID, &k.Name, &desc, &topN, &topK, &thr, &rr, &k.Readonly, &k.CreatedAt, &k.UpdatedAt)
+	err := r.Scan(&k.ID, &k.AccountID, &k.Name, &desc, &topN, &topK, &thr, &rr, &k.Readonly, &k.CreatedAt, &k.UpdatedAt, &settings)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, ErrNotFound
 	}
 	k.Description, k.RerankerModel = nullStr(desc), nullStr(rr)
+	k.SearchSettings = settings.String
 	k.DefaultTopN, k.DefaultTopK = nullInt(topN), nullInt(topK)
 	if thr.Valid {
 		k.DefaultScoreThreshold = &thr.Float64
@@ -70,8 +75,9 @@ func (db *DB) CreateKnowledgeBase(ctx context.Context, k KnowledgeBase) (Knowled
 	k.ID, k.CreatedAt = NewID(), Now()
 	k.UpdatedAt = k.CreatedAt
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_bases (`+kbColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10)`,
-			k.ID, k.AccountID, k.Name, k.Description, k.DefaultTopN, k.DefaultTopK, k.DefaultScoreThreshold, k.RerankerModel, k.Readonly, k.CreatedAt); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_bases (`+kbColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10,$11)`,
+			k.ID, k.AccountID, k.Name, k.Description, k.DefaultTopN, k.DefaultTopK, k.DefaultScoreThreshold, k.RerankerModel, k.Readonly, k.CreatedAt,
+			nullIfEmpty(k.SearchSettings)); err != nil {
 			return err
 		}
 		return setKBSources(ctx, tx, k.AccountID, k.ID, k.SourceIDs)
@@ -157,6 +163,7 @@ type KnowledgeBasePatch struct {
 	TopN, TopK                       *int     // 0 clears
 	Threshold                        *float64 // negative clears
 	SourceIDs                        *[]string
+	SearchSettings                   *string // "" clears
 }
 
 // UpdateKnowledgeBase applies p to a live knowledge base of the account.
@@ -187,6 +194,9 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p K
 			} else {
 				add(col, *v)
 			}
+		}
+		if p.SearchSettings != nil {
+			add("search_settings", nullIfEmpty(*p.SearchSettings))
 		}
 		clearZero("default_top_n", p.TopN)
 		clearZero("default_top_k", p.TopK)
@@ -260,4 +270,11 @@ func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string)
 	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
 		accountID, "%"+id+"%").Scan(&n)
 	return n > 0, err
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -312,72 +312,120 @@ func (db *DB) SourceChunkSeqs(ctx context.Context, sourceID string) ([]int64, er
 	return out, rows.Err()
 }
 
-// LexicalHit is a chunk matched by the lexical index, best first.
-type LexicalHit struct {
-	Seq   int64
-	Score float64 // higher is better
+// PassageRow is what the in-process lexical index holds of a chunk: its
+// text, and its content's title, description and metadata (raw JSON), of
+// which the index builds the passage's heading.
+type PassageRow struct {
+	Seq                int64
+	ContentID, Text    string
+	Title, Description *string
+	Metadata           string
 }
 
-// LexicalSearch matches terms (plain words, already cleaned) against the
-// chunks of the account's sources: FTS5 with BM25 on SQLite, tsvector with
-// ts_rank_cd on PostgreSQL. contentIDs, when not nil, restricts the match.
-func (db *DB) LexicalSearch(ctx context.Context, accountID string, sourceIDs, contentIDs, terms []string, limit int) ([]LexicalHit, error) {
-	if len(terms) == 0 || len(sourceIDs) == 0 {
-		return nil, nil
+const passageColumns = `c.seq, c.content_id, c.text, ct.title, ct.description, ct.metadata`
+
+func scanPassages(rows *sql.Rows, err error, fn func(PassageRow) error) error {
+	if err != nil {
+		return err
 	}
-	args := []any{accountID}
-	list := func(vals []string) string {
-		var b strings.Builder
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			args = append(args, v)
-			b.WriteString("$" + itoa(len(args)))
+	defer rows.Close()
+	for rows.Next() {
+		var r PassageRow
+		var title, desc sql.NullString
+		if err := rows.Scan(&r.Seq, &r.ContentID, &r.Text, &title, &desc, &r.Metadata); err != nil {
+			return err
 		}
-		return b.String()
+		r.Title, r.Description = nullStr(title), nullStr(desc)
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
-	var q string
-	switch db.Dialect {
-	case SQLite:
-		quoted := make([]string, len(terms))
-		for i, t := range terms {
-			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		}
-		args = append(args, strings.Join(quoted, " OR "))
-		match := "$" + itoa(len(args))
-		q = `SELECT c.seq, -bm25(kb_chunks_fts) FROM kb_chunks_fts JOIN kb_chunks c ON c.seq = kb_chunks_fts.rowid
-			WHERE kb_chunks_fts MATCH ` + match + ` AND c.account_id = $1 AND c.source_id IN (` + list(sourceIDs) + `)`
-		if contentIDs != nil {
-			q += ` AND c.content_id IN (` + list(contentIDs) + `)`
-		}
-		q += ` ORDER BY bm25(kb_chunks_fts) LIMIT ` + itoa(limit)
-	default:
-		quoted := make([]string, len(terms))
-		for i, t := range terms {
-			quoted[i] = `'` + strings.ReplaceAll(t, `'`, `''`) + `'`
-		}
-		args = append(args, strings.Join(quoted, " | "))
-		tq := "$" + itoa(len(args))
-		q = `SELECT c.seq, ts_rank_cd(c.tsv, q) AS r FROM kb_chunks c, to_tsquery('english', ` + tq + `) q
-			WHERE c.tsv @@ q AND c.account_id = $1 AND c.source_id IN (` + list(sourceIDs) + `)`
-		if contentIDs != nil {
-			q += ` AND c.content_id IN (` + list(contentIDs) + `)`
-		}
-		q += ` ORDER BY r DESC, c.seq LIMIT ` + itoa(limit)
+	return rows.Err()
+}
+
+// SourcePassages calls fn with every chunk of a source whose seq is above
+// after, in seq order, with its content's heading fields.
+func (db *DB) SourcePassages(ctx context.Context, sourceID string, after int64, fn func(PassageRow) error) error {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+passageColumns+` FROM kb_chunks c JOIN contents ct ON ct.id = c.content_id
+		WHERE c.source_id = $1 AND c.seq > $2 ORDER BY c.seq`, sourceID, after)
+	return scanPassages(rows, err, fn)
+}
+
+// SourcePassagesBySeq calls fn with the chunks of a source among seqs.
+func (db *DB) SourcePassagesBySeq(ctx context.Context, sourceID string, seqs []int64, fn func(PassageRow) error) error {
+	if len(seqs) == 0 {
+		return nil
 	}
-	rows, err := db.R.QueryContext(ctx, q, args...)
+	args := []any{sourceID}
+	var in strings.Builder
+	for i, s := range seqs {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		args = append(args, s)
+		in.WriteString("$" + itoa(len(args)))
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+passageColumns+` FROM kb_chunks c JOIN contents ct ON ct.id = c.content_id
+		WHERE c.source_id = $1 AND c.seq IN (`+in.String()+`) ORDER BY c.seq`, args...)
+	return scanPassages(rows, err, fn)
+}
+
+// SourceChunkSeqsAbove returns the seqs of a source's chunks above after.
+func (db *DB) SourceChunkSeqsAbove(ctx context.Context, sourceID string, after int64) ([]int64, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT seq FROM kb_chunks WHERE source_id = $1 AND seq > $2`, sourceID, after)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []LexicalHit
+	var out []int64
 	for rows.Next() {
-		var h LexicalHit
-		if err := rows.Scan(&h.Seq, &h.Score); err != nil {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		out = append(out, h)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// ChunkVector is a chunk's embedding, for scoring a candidate of the
+// lexical side against the query's vector.
+type ChunkVector struct {
+	Seq       int64
+	SourceID  string
+	ContentID string
+	Vector    []float32
+}
+
+// ChunkVectorsBySeq returns the embeddings of the account's chunks among
+// seqs (those that still exist), in no particular order.
+func (db *DB) ChunkVectorsBySeq(ctx context.Context, accountID string, seqs []int64) ([]ChunkVector, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	args := []any{accountID}
+	var in strings.Builder
+	for i, s := range seqs {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		args = append(args, s)
+		in.WriteString("$" + itoa(len(args)))
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT seq, source_id, content_id, embedding FROM kb_chunks WHERE account_id = $1 AND seq IN (`+in.String()+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ChunkVector
+	for rows.Next() {
+		var v ChunkVector
+		var b []byte
+		if err := rows.Scan(&v.Seq, &v.SourceID, &v.ContentID, &b); err != nil {
+			return nil, err
+		}
+		v.Vector = DecodeVector(b)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

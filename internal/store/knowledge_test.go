@@ -11,7 +11,7 @@ import (
 )
 
 // The knowledge tables on both dialects: sources, contents and their
-// versions, the atomic chunk swap, and the lexical index kept in step.
+// versions, the atomic chunk swap, and the passages the lexical index reads.
 func TestKnowledgeStore(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
@@ -40,12 +40,26 @@ func TestKnowledgeStore(t *testing.T) {
 		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 8, []store.Chunk{chunk("the quick brown fox", c.VersionID), chunk("lazy dogs sleep", c.VersionID)}, nil); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10)
-		if err != nil || len(hits) != 1 {
-			t.Fatalf("lexical: %+v %v", hits, err)
+		// The passages the in-process lexical index reads, with their
+		// content's heading fields.
+		passages := func() []string {
+			var out []string
+			if err := db.SourcePassages(ctx, src.ID, 0, func(r store.PassageRow) error {
+				if r.ContentID != c.ID || r.Metadata == "" {
+					t.Errorf("passage row %+v", r)
+				}
+				out = append(out, r.Text)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return out
 		}
-		if hits, _ := db.LexicalSearch(ctx, other, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 0 {
-			t.Fatalf("other account matched: %+v", hits)
+		if got := passages(); len(got) != 2 || got[0] != "the quick brown fox" {
+			t.Fatalf("passages: %q", got)
+		}
+		if vs, err := db.ChunkVectorsBySeq(ctx, other, []int64{1, 2, 3, 4, 5}); err != nil || len(vs) != 0 {
+			t.Fatalf("other account reads vectors: %+v %v", vs, err)
 		}
 		// A new version: the old chunks stay until the new are swapped in.
 		var v2 store.Content
@@ -59,8 +73,8 @@ func TestKnowledgeStore(t *testing.T) {
 		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 8, nil, nil); !errors.Is(err, store.ErrStaleVersion) {
 			t.Fatalf("stale swap: %v", err)
 		}
-		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 1 {
-			t.Fatalf("old version left before the new one was indexed: %+v", hits)
+		if got := passages(); len(got) != 2 {
+			t.Fatalf("old version left before the new one was indexed: %q", got)
 		}
 		// Chunks embedded for another model or size than the source now
 		// has (a migration switched meanwhile) are refused.
@@ -71,12 +85,11 @@ func TestKnowledgeStore(t *testing.T) {
 		if err != nil || len(removed) != 2 {
 			t.Fatalf("swap: %v %v", removed, err)
 		}
-		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"fox"}, 10); len(hits) != 0 {
-			t.Fatalf("old version still matched: %+v", hits)
+		if got := passages(); len(got) != 1 || got[0] != "a red squirrel" {
+			t.Fatalf("old version still there: %q", got)
 		}
-		hits, _ = db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"squirrels"}, 10)
-		if len(hits) != 1 {
-			t.Fatalf("stemmed match: %+v", hits)
+		if seqs, err := db.SourceChunkSeqsAbove(ctx, src.ID, 0); err != nil || len(seqs) != 1 {
+			t.Fatalf("seqs %v %v", seqs, err)
 		}
 		got, err := db.Content(ctx, acct, c.ID)
 		if err != nil || got.Status != store.ContentIndexed || got.Version != 2 || *got.ChunkCount != 1 {
@@ -86,8 +99,8 @@ func TestKnowledgeStore(t *testing.T) {
 		if _, _, err := db.DeleteContent(ctx, acct, c.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if hits, _ := db.LexicalSearch(ctx, acct, []string{src.ID}, nil, []string{"squirrel"}, 10); len(hits) != 0 {
-			t.Fatalf("deleted content matched: %+v", hits)
+		if got := passages(); len(got) != 0 {
+			t.Fatalf("deleted content's passages: %q", got)
 		}
 	})
 }

@@ -4,8 +4,8 @@ import "math"
 
 // BM25 is an in-memory Okapi BM25 index (k1 = 0.9, b = 0.4, the defaults
 // of Anserini's BEIR baselines), the lexical baseline the hybrid search
-// must beat. The database-backed indexes (FTS5, tsvector) rank with their
-// own variants; this one makes the evaluation independent of a database.
+// must beat. The knowledge search ranks with BM25F (internal/knowledge/
+// lexical); this one makes the evaluation independent of it.
 type BM25 struct {
 	K1, B    float64
 	ids      []string

@@ -26,6 +26,9 @@ type Doc struct {
 	ID    string `json:"_id"`
 	Title string `json:"title"`
 	Text  string `json:"text"`
+	// Authors, when the collection has them (CISI), go to the passage's
+	// metadata.
+	Authors string `json:"authors,omitempty"`
 }
 
 // Query is one query.

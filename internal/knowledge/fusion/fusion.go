@@ -1,6 +1,8 @@
-// Package fusion owns how the ranked lists of hybrid retrieval (lexical and
-// vector) become one ranking: reciprocal rank fusion, which needs no score
-// calibration between the lists, only their order.
+// Package fusion owns how the results of hybrid retrieval (lexical and
+// vector) become one ranking: a weighted sum of absolute scores (Weighted),
+// which the knowledge search uses, and reciprocal rank fusion (RRF), which
+// needs only the lists' order and the in-process evaluation still measures
+// (docs/retrieval-quality.md).
 package fusion
 
 import "sort"

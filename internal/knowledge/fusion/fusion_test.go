@@ -46,3 +46,24 @@ func TestWeightedRRF(t *testing.T) {
 		t.Errorf("default weight: %v", got)
 	}
 }
+
+func TestWeighted(t *testing.T) {
+	nan := math.NaN()
+	got := Weighted([]float64{0.8, 0.4, 0, 2}, []float64{0.2, 0.6, nan, -0.5}, 0.25)
+	want := []float64{0.75*0.8 + 0.25*0.2, 0.75*0.4 + 0.25*0.6, 0, 0.75}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	// Weight 0 is the lexical order, 1 the vector order.
+	if g := Weighted([]float64{0.3, 0.1}, []float64{0.1, 0.9}, 0); g[0] <= g[1] {
+		t.Errorf("w=0: %v", g)
+	}
+	if g := Weighted([]float64{0.3, 0.1}, []float64{0.1, 0.9}, 1); g[0] >= g[1] {
+		t.Errorf("w=1: %v", g)
+	}
+	if len(Weighted(nil, nil, 0.5)) != 0 {
+		t.Error("empty")
+	}
+}
