@@ -104,7 +104,7 @@ func Setup(ctx context.Context, cfg Config) (*T, error) {
 		limits.AttributeValueLengthLimit = maxAttributeBytes
 	}
 	t.provider = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithSampler(sampler),
-		sdktrace.WithSpanProcessor(proc), sdktrace.WithIDGenerator(idGenerator{}), sdktrace.WithSpanLimits(limits))
+		sdktrace.WithSpanProcessor(proc), sdktrace.WithIDGenerator(idGenerator{}), sdktrace.WithRawSpanLimits(limits))
 	t.tracer, t.sampler = t.provider.Tracer(scope), sampler
 	return t, nil
 }
