@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -68,10 +68,10 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 		// The webhook arrives signed with the secret.
 		eventually(t, "the webhook", func() bool { return len(rc.requests()) == 1 })
 		req := rc.requests()[0]
-		if err := alerting.Verify([]byte("s3cret"), req.Header.Get(alerting.SignatureHeader), req.Body, time.Now(), time.Minute); err != nil {
-			t.Fatalf("signature: %v (%q)", err, req.Header.Get(alerting.SignatureHeader))
+		if err := alerts.Verify([]byte("s3cret"), req.Header.Get(alerts.SignatureHeader), req.Body, time.Now(), time.Minute); err != nil {
+			t.Fatalf("signature: %v (%q)", err, req.Header.Get(alerts.SignatureHeader))
 		}
-		if err := alerting.Verify([]byte("other"), req.Header.Get(alerting.SignatureHeader), req.Body, time.Now(), time.Minute); err == nil {
+		if err := alerts.Verify([]byte("other"), req.Header.Get(alerts.SignatureHeader), req.Body, time.Now(), time.Minute); err == nil {
 			t.Fatal("a wrong secret verified")
 		}
 		if ev, al := payload(t, req.Body); ev != "alert.triggered" || al["id"] != a.ID || al["alert_type"] != "run_failed" {
@@ -142,7 +142,7 @@ func TestWebhookRetriedWithBackoff(t *testing.T) {
 		s.Do(t, "PUT", "/secrets/K", s.Key, map[string]any{"value": "k", "hosts": []string{strings.TrimPrefix(rc.URL, "http://")}})
 		cfg := createConfig(t, s, s.Key, map[string]any{"alert_type": "governance_blocked"})
 		s.Do(t, "PUT", "/alerts/configs/"+cfg+"/webhook", s.Key, map[string]any{"url": rc.URL, "secret_name": "K"})
-		if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_blocked", Message: "PII in input"}); err != nil {
+		if err := s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: "governance_blocked", Message: "PII in input"}); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, "three attempts", func() bool { return len(rc.requests()) == 3 })
@@ -178,7 +178,7 @@ func TestWebhookThroughTheOutboundGuard(t *testing.T) {
 		s.Do(t, "PUT", "/secrets/K", s.Key, map[string]any{"value": "k", "hosts": []string{strings.TrimPrefix(rc.URL, "http://")}})
 		cfg := createConfig(t, s, s.Key, map[string]any{"alert_type": "governance_flagged"})
 		s.Do(t, "PUT", "/alerts/configs/"+cfg+"/webhook", s.Key, map[string]any{"url": rc.URL, "secret_name": "K"})
-		if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_flagged"}); err != nil {
+		if err := s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: "governance_flagged"}); err != nil {
 			t.Fatal(err)
 		}
 		var log struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -150,7 +150,7 @@ func TestSignals(t *testing.T) {
 		createConfig(t, s, s.Key, map[string]any{"alert_type": "pull_failed"})
 		raise := func(typ string) {
 			t.Helper()
-			if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: typ, SourceID: src, Message: "HTTP 503"}); err != nil {
+			if err := s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: typ, SourceID: src, Message: "HTTP 503"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -167,7 +167,7 @@ func TestSignals(t *testing.T) {
 		if got := types(l); got["consecutive_pull_failures"] != 1 || got["pull_failed"] != 1 {
 			t.Fatalf("source alerts: %v", got)
 		}
-		if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "no_such_type"}); err == nil {
+		if err := s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: "no_such_type"}); err == nil {
 			t.Error("unknown type accepted")
 		}
 
@@ -238,12 +238,12 @@ func TestThresholds(t *testing.T) {
 		{"run_failed", `[1]`, false},
 		{"credits_low_threshold", `{"credits": -1}`, false},
 	} {
-		_, err := alerting.ParseThreshold(c.typ, json.RawMessage(c.raw))
+		_, err := alerts.ParseThreshold(c.typ, json.RawMessage(c.raw))
 		if (err == nil) != c.ok {
 			t.Errorf("%s %s: err = %v", c.typ, c.raw, err)
 		}
 	}
-	th, _ := alerting.ParseThreshold("run_burst", nil)
+	th, _ := alerts.ParseThreshold("run_burst", nil)
 	if th.Count != 100 || th.WindowMinutes != 5 {
 		t.Errorf("run_burst defaults: %+v", th)
 	}
@@ -252,15 +252,15 @@ func TestThresholds(t *testing.T) {
 func TestSignatures(t *testing.T) {
 	body := []byte(`{"event":"alert.triggered"}`)
 	now := time.Unix(1_800_000_000, 0)
-	h := alerting.Sign([]byte("k"), now, body)
+	h := alerts.Sign([]byte("k"), now, body)
 	if !strings.HasPrefix(h, "t=1800000000,v1=") || len(h) != len("t=1800000000,v1=")+64 {
 		t.Fatalf("header %q", h)
 	}
 	for name, err := range map[string]error{
-		"good":     alerting.Verify([]byte("k"), h, body, now.Add(30*time.Second), time.Minute),
-		"tampered": alerting.Verify([]byte("k"), h, append(body, ' '), now, time.Minute),
-		"replayed": alerting.Verify([]byte("k"), h, body, now.Add(10*time.Minute), time.Minute),
-		"garbage":  alerting.Verify([]byte("k"), "v1=zz", body, now, time.Minute),
+		"good":     alerts.Verify([]byte("k"), h, body, now.Add(30*time.Second), time.Minute),
+		"tampered": alerts.Verify([]byte("k"), h, append(body, ' '), now, time.Minute),
+		"replayed": alerts.Verify([]byte("k"), h, body, now.Add(10*time.Minute), time.Minute),
+		"garbage":  alerts.Verify([]byte("k"), "v1=zz", body, now, time.Minute),
 	} {
 		if (err == nil) != (name == "good") {
 			t.Errorf("%s: %v", name, err)
@@ -273,12 +273,12 @@ func TestSignatures(t *testing.T) {
 // and never accept what it did not sign.
 func FuzzVerify(f *testing.F) {
 	now := time.Unix(1_800_000_000, 0)
-	f.Add(alerting.Sign([]byte("k"), now, []byte("{}")), []byte("{}"))
+	f.Add(alerts.Sign([]byte("k"), now, []byte("{}")), []byte("{}"))
 	f.Add("t=,v1=", []byte(""))
 	f.Add("t=99999999999999999999,v1=ab", []byte("x"))
 	f.Add(",,,=,=", []byte(nil))
 	f.Fuzz(func(t *testing.T, header string, body []byte) {
-		if alerting.Verify([]byte("k"), header, body, now, time.Minute) != nil {
+		if alerts.Verify([]byte("k"), header, body, now, time.Minute) != nil {
 			return
 		}
 		// It verified: the header's MAC must be the one for its time.
@@ -288,7 +288,7 @@ func FuzzVerify(f *testing.F) {
 				ts, _ = strconv.ParseInt(v, 10, 64)
 			}
 		}
-		_, want, _ := strings.Cut(alerting.Sign([]byte("k"), time.Unix(ts, 0), body), ",")
+		_, want, _ := strings.Cut(alerts.Sign([]byte("k"), time.Unix(ts, 0), body), ",")
 		if !strings.Contains(header, want) {
 			t.Fatalf("verified %q without its MAC %s", header, want)
 		}
@@ -301,7 +301,7 @@ func FuzzParseThreshold(f *testing.F) {
 	f.Add("error_rate_spike", []byte(`{"rate": "x"}`))
 	f.Add("slow_run", []byte(`nul`))
 	f.Fuzz(func(t *testing.T, typ string, raw []byte) {
-		th, err := alerting.ParseThreshold(typ, raw)
+		th, err := alerts.ParseThreshold(typ, raw)
 		if err == nil && (th.Count < 0 || th.Rate < 0 || th.WindowMinutes < 0) {
 			t.Fatalf("accepted out of range: %+v", th)
 		}

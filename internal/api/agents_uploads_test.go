@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
@@ -30,11 +30,11 @@ import (
 	"github.com/agentry/agentry/internal/mail/dmarc"
 	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/inbound"
-	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/mcpexpose"
-	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -264,15 +264,15 @@ func TestUploadLimitStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mailOut, err := outbound.New(ctx, db, nil, nil, outbound.Config{})
+	mailOut, err := sending.New(ctx, db, nil, nil, sending.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
-		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: alerts.New(db, cat),
+		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: modelalerts.New(db, cat),
 		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping,
 		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat},
-		Alerts: alerting.New(db, nil, nil, nil), SourceExports: exports.New(db, blobs),
+		Alerts: alerts.New(db, nil, nil, nil), SourceExports: exports.New(db, blobs),
 		MailInbound: &inbound.Service{DB: db, Blobs: blobs}, MailProtect: &protect.Service{DB: db},
 		MCPExpose: &mcpexpose.Service{DB: db},
 		Solutions: &solutions.Service{DB: db, Agents: svc}}))

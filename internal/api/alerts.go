@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -226,7 +226,7 @@ func alertResponse(a store.Alert) AlertResponse {
 		CreatedAt: tsPtr(a.CreatedAt), UpdatedAt: tsPtr(a.UpdatedAt)}
 }
 
-func alertDetailResponse(d alerting.Detail) AlertDetailResponse {
+func alertDetailResponse(d alerts.Detail) AlertDetailResponse {
 	r := AlertDetailResponse{Alert: alertResponse(d.Alert), History: []AlertHistoryEntryResponse{},
 		Comments: []AlertCommentResponse{}, Subscribers: []AlertSubscriberResponse{}}
 	for _, h := range d.History {
@@ -246,7 +246,7 @@ func alertDetailResponse(d alerting.Detail) AlertDetailResponse {
 
 // alertError maps the alerts area's errors; what is left is returned as is.
 func alertError(err error, what string) error {
-	var p *alerting.Problem
+	var p *alerts.Problem
 	switch {
 	case errors.As(err, &p):
 		loc := []any{"body", p.Field}
@@ -261,7 +261,7 @@ func alertError(err error, what string) error {
 			}
 		}
 		return Invalid(loc, p.Msg, "value_error")
-	case errors.Is(err, alerting.ErrForbidden):
+	case errors.Is(err, alerts.ErrForbidden):
 		return Fail(http.StatusForbidden, "%s", err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound(what)
@@ -306,7 +306,7 @@ func (s *Server) listAlerts(ctx context.Context, in *listAlertsInput) (*anyOutpu
 		return nil, err
 	}
 	p := principal(ctx)
-	list, total, err := s.deps.Alerts.Alerts(ctx, p.AccountID, p.UserID, alerting.AlertQuery{Status: in.Status, AgentID: in.AgentID,
+	list, total, err := s.deps.Alerts.Alerts(ctx, p.AccountID, p.UserID, alerts.AlertQuery{Status: in.Status, AgentID: in.AgentID,
 		SourceConnectionID: in.SourceConnectionID, From: from, To: to, Offset: (in.Page - 1) * in.Limit, Limit: in.Limit})
 	if err != nil {
 		return nil, alertError(err, "list")
@@ -328,7 +328,7 @@ type listAlertConfigsInput struct {
 }
 
 func (s *Server) listAlertConfigs(ctx context.Context, in *listAlertConfigsInput) (*anyOutput, error) {
-	list, total, err := s.deps.Alerts.Configs(ctx, principal(ctx).AccountID, alerting.ConfigQuery{AgentID: in.AgentID,
+	list, total, err := s.deps.Alerts.Configs(ctx, principal(ctx).AccountID, alerts.ConfigQuery{AgentID: in.AgentID,
 		SourceConnectionID: in.SourceConnectionID, Scope: in.Scope, Offset: (in.Page - 1) * in.Limit, Limit: in.Limit})
 	if err != nil {
 		return nil, alertError(err, "list")
@@ -359,7 +359,7 @@ type alertConfigOutput struct{ Body AlertConfigResponse }
 
 func (s *Server) createAlertConfig(ctx context.Context, in *createAlertConfigInput) (*alertConfigOutput, error) {
 	b := in.Body
-	ci := alerting.ConfigInput{AlertType: b.AlertType, AgentID: b.AgentID, SourceConnectionID: b.SourceConnectionID, Enabled: b.Enabled,
+	ci := alerts.ConfigInput{AlertType: b.AlertType, AgentID: b.AgentID, SourceConnectionID: b.SourceConnectionID, Enabled: b.Enabled,
 		Threshold: rawThreshold(b.Threshold), CooldownMinutes: b.CooldownMinutes, DistributionType: b.DistributionType}
 	if b.RecipientUserIDs != nil {
 		ci.RecipientUserIDs = &b.RecipientUserIDs
@@ -390,7 +390,7 @@ type updateAlertConfigInput struct {
 
 func (s *Server) updateAlertConfig(ctx context.Context, in *updateAlertConfigInput) (*alertConfigOutput, error) {
 	b := in.Body
-	ci := alerting.ConfigInput{Enabled: b.Enabled, Threshold: rawThreshold(b.Threshold), CooldownMinutes: b.CooldownMinutes,
+	ci := alerts.ConfigInput{Enabled: b.Enabled, Threshold: rawThreshold(b.Threshold), CooldownMinutes: b.CooldownMinutes,
 		DistributionType: b.DistributionType}
 	if b.RecipientUserIDs != nil {
 		ci.RecipientUserIDs = &b.RecipientUserIDs
@@ -415,7 +415,7 @@ type alertPath struct {
 
 type alertDetailOutput struct{ Body AlertDetailResponse }
 
-func detailOut(d alerting.Detail, err error) (*alertDetailOutput, error) {
+func detailOut(d alerts.Detail, err error) (*alertDetailOutput, error) {
 	if err != nil {
 		return nil, alertError(err, "Alert")
 	}

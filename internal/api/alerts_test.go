@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -122,7 +122,7 @@ func TestAlertLifecycleAndConfigs(t *testing.T) {
 		wantCode(t, s.Do(t, "GET", "/alerts?status=open", s.Key, nil), http.StatusUnprocessableEntity)
 
 		// An alert from the config.
-		if err := s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_blocked", AgentID: agent,
+		if err := s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: "governance_blocked", AgentID: agent,
 			Message: "Card number in the input"}); err != nil {
 			t.Fatal(err)
 		}
@@ -177,11 +177,11 @@ func TestAlertLifecycleAndConfigs(t *testing.T) {
 		// and the old one cannot be reopened beside it.
 		wantCode(t, s.Do(t, "PATCH", "/alerts/configs/"+cfg.ID, s.Key, map[string]any{"cooldown_minutes": 0, "enabled": true}), http.StatusOK)
 		wantCode(t, s.Do(t, "POST", "/alerts/"+id+"/status", s.Key, map[string]any{"status": "dismissed"}), http.StatusOK)
-		_ = s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_blocked", AgentID: agent})
+		_ = s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: "governance_blocked", AgentID: agent})
 		wantCode(t, s.Do(t, "POST", "/alerts/"+id+"/status", s.Key, map[string]any{"status": "triggered"}), http.StatusConflict)
 		// A disabled config raises nothing.
 		wantCode(t, s.Do(t, "PATCH", "/alerts/configs/"+cfg.ID, s.Key, map[string]any{"enabled": false}), http.StatusOK)
-		_ = s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: s.AccountID, Type: "governance_blocked", AgentID: agent})
+		_ = s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: s.AccountID, Type: "governance_blocked", AgentID: agent})
 		s.Do(t, "GET", "/alerts", s.Key, nil).JSON(t, &list)
 		if len(list.Data) != 2 {
 			t.Fatalf("alerts: %d", len(list.Data))
@@ -280,8 +280,8 @@ func TestOrganizationAlertPreferences(t *testing.T) {
 			t.Fatalf("overrides: %+v", list)
 		}
 		s.Do(t, "GET", "/alerts/organization-preferences/list?include_defaults=true&organization_id="+org.ID, adminKey, nil).JSON(t, &list)
-		if list.Total != len(alerting.AllTypes) {
-			t.Fatalf("with defaults: %d entries, want %d", list.Total, len(alerting.AllTypes))
+		if list.Total != len(alerts.AllTypes) {
+			t.Fatalf("with defaults: %d entries, want %d", list.Total, len(alerts.AllTypes))
 		}
 		s.Do(t, "GET", "/alerts/organization-preferences/list?include_defaults=true", memberKey, nil).JSON(t, &list)
 		if list.Total != 0 {
@@ -301,31 +301,31 @@ func TestOrganizationAlertPreferences(t *testing.T) {
 		}
 		createBody := map[string]any{"alert_type": "governance_flagged"}
 		wantCode(t, s.Do(t, "POST", "/alerts/configs", ownerKey, createBody), http.StatusCreated)
-		_ = s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: org.ID, Type: "governance_flagged"})
-		var alerts struct {
+		_ = s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: org.ID, Type: "governance_flagged"})
+		var listed struct {
 			Data []struct {
 				ID string `json:"id"`
 			} `json:"data"`
 		}
-		s.Do(t, "GET", "/alerts", ownerKey, nil).JSON(t, &alerts)
-		if len(alerts.Data) != 1 {
-			t.Fatalf("org alerts: %+v", alerts)
+		s.Do(t, "GET", "/alerts", ownerKey, nil).JSON(t, &listed)
+		if len(listed.Data) != 1 {
+			t.Fatalf("org alerts: %+v", listed)
 		}
 		var det alertDetail
-		s.Do(t, "GET", "/alerts/"+alerts.Data[0].ID, ownerKey, nil).JSON(t, &det)
+		s.Do(t, "GET", "/alerts/"+listed.Data[0].ID, ownerKey, nil).JSON(t, &det)
 		if len(det.Subscribers) != 2 {
 			t.Fatalf("owner and admin should be subscribed: %+v", det.Subscribers)
 		}
 		// Opted out of governance_flagged: the admin is left out next time.
 		wantCode(t, s.Do(t, "PATCH", "/alerts/organization-preferences/"+org.ID+"/governance_flagged", adminKey, map[string]any{"subscribed": false}), http.StatusOK)
-		wantCode(t, s.Do(t, "POST", "/alerts/"+alerts.Data[0].ID+"/status", ownerKey, map[string]any{"status": "resolved"}), http.StatusOK)
+		wantCode(t, s.Do(t, "POST", "/alerts/"+listed.Data[0].ID+"/status", ownerKey, map[string]any{"status": "resolved"}), http.StatusOK)
 		s.DB.W.ExecContext(ctx, `UPDATE alert_configs SET cooldown_minutes = 0 WHERE account_id = $1`, org.ID)
-		_ = s.S.Alerts.Raise(ctx, alerting.Signal{AccountID: org.ID, Type: "governance_flagged"})
-		s.Do(t, "GET", "/alerts?status=triggered", ownerKey, nil).JSON(t, &alerts)
-		if len(alerts.Data) != 1 {
-			t.Fatalf("second org alert: %+v", alerts)
+		_ = s.S.Alerts.Raise(ctx, alerts.Signal{AccountID: org.ID, Type: "governance_flagged"})
+		s.Do(t, "GET", "/alerts?status=triggered", ownerKey, nil).JSON(t, &listed)
+		if len(listed.Data) != 1 {
+			t.Fatalf("second org alert: %+v", listed)
 		}
-		s.Do(t, "GET", "/alerts/"+alerts.Data[0].ID, ownerKey, nil).JSON(t, &det)
+		s.Do(t, "GET", "/alerts/"+listed.Data[0].ID, ownerKey, nil).JSON(t, &det)
 		if len(det.Subscribers) != 1 || det.Subscribers[0].UserID != s.UserID {
 			t.Fatalf("the opted-out admin is still subscribed: %+v", det.Subscribers)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/evals"
@@ -22,12 +22,12 @@ import (
 	"github.com/agentry/agentry/internal/mail/dmarc"
 	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/inbound"
-	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/memory"
-	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -82,7 +82,7 @@ type Deps struct {
 	// Models area (models*.go, playground.go): the catalog, lifecycle
 	// alerts and the playground. Required.
 	Catalog     *catalog.Catalog
-	ModelAlerts *alerts.Service
+	ModelAlerts *modelalerts.Service
 	Playground  *playground.Service
 	// Inbound mail (mail_inbound.go): trigger email settings, the
 	// blocklist, rejections and the overload breaker. Required.
@@ -101,14 +101,14 @@ type Deps struct {
 	Memory *memory.Service
 	// Mail area, outbound side (email_domains.go, email_optouts.go):
 	// sending and opt-outs, email domains, DMARC summaries. Required.
-	Mail         *outbound.Service
+	Mail         *sending.Service
 	EmailDomains *domains.Service
 	DMARC        *dmarc.Service
 	// Evals and Governance (evals.go, governance.go). Required.
 	Evals      *evals.Service
 	Governance *governance.Service
 	// Alerts is the alerts area (alerts.go). Required.
-	Alerts *alerting.Service
+	Alerts *alerts.Service
 	// MCPExpose is which agents are tools of the MCP server
 	// (agents_mcp_tools.go). Required.
 	MCPExpose *mcpexpose.Service

@@ -6,7 +6,7 @@ import (
 	"html"
 	"net/http"
 
-	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -103,7 +103,7 @@ func (s *Server) unsubscribePage(ctx context.Context, in *unsubscribeInput) (*ht
 
 func (s *Server) unsubscribe(ctx context.Context, in *unsubscribeInput) (*htmlOutput, error) {
 	u, err := s.deps.Mail.Unsubscribe(ctx, in.Token, in.All)
-	if errors.Is(err, outbound.ErrBadToken) {
+	if errors.Is(err, sending.ErrBadToken) {
 		return nil, Fail(http.StatusBadRequest, "This unsubscribe link is not valid")
 	}
 	if err != nil {

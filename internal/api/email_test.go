@@ -17,8 +17,8 @@ import (
 
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/mail/mailtest"
-	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/resolver"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -309,7 +309,7 @@ func TestSendEmailRetries(t *testing.T) {
 func TestSendEmailIsIdempotentPerStep(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s, sink, _ := mailServer(t, d)
-		m := outbound.Mail{AccountID: s.AccountID, AgentID: "01a20000-0000-7000-8000-000000000009", RunID: store.NewID(), StepKey: "mail",
+		m := sending.Mail{AccountID: s.AccountID, AgentID: "01a20000-0000-7000-8000-000000000009", RunID: store.NewID(), StepKey: "mail",
 			To: []string{"once@example.test"}, Subject: "once", Body: "b", AgentMail: true}
 		first, err := s.S.Mail.Send(context.Background(), m)
 		if err != nil || first.Resumed {

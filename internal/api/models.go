@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 )
 
 // Models: the catalog (list, details, recommendations, generation tiers),
@@ -18,7 +18,7 @@ import (
 func (s *Server) modelCatalog() *catalog.Catalog { return s.deps.Catalog }
 
 // modelAlerts is the lifecycle alerts service.
-func (s *Server) modelAlerts() *alerts.Service { return s.deps.ModelAlerts }
+func (s *Server) modelAlerts() *modelalerts.Service { return s.deps.ModelAlerts }
 
 type listModelsInput struct {
 	Provider            string              `query:"provider" doc:"Filter by provider name"`

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/agentry/agentry/internal/models/alerts"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -64,7 +64,7 @@ type listModelAlertsInput struct {
 
 func (s *Server) listModelAlerts(ctx context.Context, in *listModelAlertsInput) (*modelsAnyOutput, error) {
 	list, total, err := s.modelAlerts().List(ctx, principal(ctx).AccountID,
-		alerts.Query{AgentID: in.AgentID, UnreadOnly: in.UnreadOnly, Offset: in.Offset, Limit: in.Limit})
+		modelalerts.Query{AgentID: in.AgentID, UnreadOnly: in.UnreadOnly, Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}

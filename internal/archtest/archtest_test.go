@@ -255,3 +255,18 @@ func TestClientIsItsOwnModule(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageNamesAreUnique keeps every package under internal/ named
+// differently from every other, so that no import needs an alias to tell
+// two apart (there were two "alerts" and two "outbound" once).
+func TestPackageNamesAreUnique(t *testing.T) {
+	dirOf := map[string]string{}
+	for _, f := range sources(t, "internal", true, false) {
+		name, dir := f.file.Name.Name, filepath.Dir(f.path)
+		if prev, ok := dirOf[name]; ok && prev != dir {
+			t.Errorf("package %q is both %s and %s: rename one", name, prev, dir)
+			continue
+		}
+		dirOf[name] = dir
+	}
+}

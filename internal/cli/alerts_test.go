@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/cli"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -54,15 +54,15 @@ func TestAlertsCommands(t *testing.T) {
 		run(t, append(g, "alerts", "configs", "webhook", "get", cfg.ID)...).ok(t, &hook)
 		run(t, append(g, "alerts", "configs", "webhook", "delete", cfg.ID)...).ok(t, nil)
 
-		if err := ts.S.Alerts.Raise(ctx, alerting.Signal{AccountID: ts.AccountID, Type: "governance_blocked", AgentID: agent, Message: "blocked"}); err != nil {
+		if err := ts.S.Alerts.Raise(ctx, alerts.Signal{AccountID: ts.AccountID, Type: "governance_blocked", AgentID: agent, Message: "blocked"}); err != nil {
 			t.Fatal(err)
 		}
-		var alerts []client.Alert
-		run(t, append(g, "alerts", "list", "--status", "triggered", "--all")...).ok(t, &alerts)
-		if len(alerts) != 1 {
-			t.Fatalf("alerts: %+v", alerts)
+		var listed []client.Alert
+		run(t, append(g, "alerts", "list", "--status", "triggered", "--all")...).ok(t, &listed)
+		if len(listed) != 1 {
+			t.Fatalf("alerts: %+v", listed)
 		}
-		id := alerts[0].ID
+		id := listed[0].ID
 		tbl := run(t, append(g, "alerts", "list", "-o", "table")...)
 		if !strings.Contains(tbl.stdout, "governance_blocked") {
 			t.Errorf("table:\n%s", tbl.stdout)
@@ -101,7 +101,7 @@ func TestAlertsCommands(t *testing.T) {
 		run(t, append(g, "alerts", "preferences", "set", org.ID, "run_burst", "maybe")...).exits(t, cli.ExitUsage, "on or off")
 		var prefs []client.AlertPreference
 		run(t, append(g, "alerts", "preferences", "list", "--defaults", "--org", org.ID)...).ok(t, &prefs)
-		if len(prefs) != len(alerting.AllTypes) {
+		if len(prefs) != len(alerts.AllTypes) {
 			t.Fatalf("prefs: %d", len(prefs))
 		}
 		run(t, append(g, "alerts", "configs", "delete", cfg.ID)...).ok(t, nil)

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -44,7 +44,7 @@ func alConfig(body map[string]any) func(t *testing.T, e *Env) Vars {
 // every part of the detail is filled) and returns its id as alert_id.
 func alAlert(t *testing.T, e *Env) Vars {
 	v := alConfig(map[string]any{"alert_type": "governance_blocked", "agent_id": "{agent}", "threshold": map[string]any{"note": "x"}})(t, e)
-	if err := e.S.Alerts.Raise(context.Background(), alerting.Signal{AccountID: e.Tenant.AccountID, Type: "governance_blocked",
+	if err := e.S.Alerts.Raise(context.Background(), alerts.Signal{AccountID: e.Tenant.AccountID, Type: "governance_blocked",
 		AgentID: v["agent_id"], Message: "A card number in the input", Details: map[string]any{"rule": "pii.card"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func init() {
 		}, Status: http.StatusOK, Check: alTotal(1)},
 		Exercise{Op: "GET /alerts/organization-preferences/list", Name: "with defaults", Setup: alOrg,
 			Path: "/alerts/organization-preferences/list?include_defaults=true&organization_id={organization_id}", Status: http.StatusOK,
-			Check: alTotal(len(alerting.AllTypes))},
+			Check: alTotal(len(alerts.AllTypes))},
 		Exercise{Op: "GET /alerts/organization-preferences/list", Name: "malformed organization", Path: "/alerts/organization-preferences/list?organization_id=x",
 			Status: http.StatusUnprocessableEntity, Check: expectLoc("query", "organization_id")},
 

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -22,7 +22,7 @@ func alConfigOfA(t *testing.T, c *Ctx) Vars {
 	ctx := context.Background()
 	agent := c.StoreAgent(t, c.A.AccountID, "A's agent", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, "dynamic_input")
 	svc := c.S.Alerts
-	cfg, err := svc.CreateConfig(ctx, c.A.AccountID, alerting.ConfigInput{AlertType: "governance_blocked", AgentID: &agent})
+	cfg, err := svc.CreateConfig(ctx, c.A.AccountID, alerts.ConfigInput{AlertType: "governance_blocked", AgentID: &agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,10 +32,10 @@ func alConfigOfA(t *testing.T, c *Ctx) Vars {
 	if _, err := svc.SetWebhook(ctx, c.A.AccountID, cfg.ID, "http://127.0.0.1:9/a", "A_HOOK"); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Raise(ctx, alerting.Signal{AccountID: c.A.AccountID, Type: "governance_blocked", AgentID: agent, Message: "A's alert"}); err != nil {
+	if err := svc.Raise(ctx, alerts.Signal{AccountID: c.A.AccountID, Type: "governance_blocked", AgentID: agent, Message: "A's alert"}); err != nil {
 		t.Fatal(err)
 	}
-	list, _, err := svc.Alerts(ctx, c.A.AccountID, c.A.UserID, alerting.AlertQuery{Limit: 10})
+	list, _, err := svc.Alerts(ctx, c.A.AccountID, c.A.UserID, alerts.AlertQuery{Limit: 10})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("A's alert: %v %v", list, err)
 	}
@@ -105,7 +105,7 @@ func init() {
 			Body: map[string]any{"alert_type": "governance_blocked"},
 			Expect: Status(http.StatusCreated, func(t testing.TB, c *Ctx, _ testserver.Response) {
 				t.Helper()
-				_ = c.S.Alerts.Raise(context.Background(), alerting.Signal{AccountID: c.B.AccountID, Type: "governance_blocked", AgentID: c.Vars["agent_id"]})
+				_ = c.S.Alerts.Raise(context.Background(), alerts.Signal{AccountID: c.B.AccountID, Type: "governance_blocked", AgentID: c.Vars["agent_id"]})
 				if _, n, _ := c.DB.Alerts(context.Background(), c.B.AccountID, "", store.AlertFilter{}, 0, 10); n != 1 {
 					t.Errorf("B's own account-level config should have raised B's alert: %d", n)
 				}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -83,7 +83,7 @@ func ooKept(t testing.TB, c *Ctx, r testserver.Response) {
 // payload was rewritten to name B's account (the signature left as it was).
 func forgedToken(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	link := c.S.Mail.UnsubscribeURL(outbound.Unsubscribe{AccountID: c.A.AccountID, Recipient: "reader@a-corp.test"})
+	link := c.S.Mail.UnsubscribeURL(sending.Unsubscribe{AccountID: c.A.AccountID, Recipient: "reader@a-corp.test"})
 	u, _ := url.Parse(link)
 	payload, sig, _ := strings.Cut(u.Query().Get("token"), ".")
 	raw, err := base64.RawURLEncoding.DecodeString(payload)

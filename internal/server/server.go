@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/agents"
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
@@ -34,18 +34,18 @@ import (
 	"github.com/agentry/agentry/internal/mail/dmarc"
 	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/inbound"
-	"github.com/agentry/agentry/internal/mail/outbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/mcpserver"
 	"github.com/agentry/agentry/internal/mcptools"
 	"github.com/agentry/agentry/internal/memory"
-	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/llmconfig"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/models/routing"
-	fetchguard "github.com/agentry/agentry/internal/outbound"
+	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
@@ -74,7 +74,7 @@ type Server struct {
 	Runs   *runs.Service
 	Agents *agents.Service
 	// Models area: lifecycle alerts and auto-upgrades; the playground.
-	ModelAlerts *alerts.Service
+	ModelAlerts *modelalerts.Service
 	Playground  *playground.Service
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
@@ -90,7 +90,7 @@ type Server struct {
 
 	smtp *inbound.Listener
 	// Mail, outbound side: sending and opt-outs, email domains, DMARC reports.
-	Mail         *outbound.Service
+	Mail         *sending.Service
 	EmailDomains *domains.Service
 	DMARC        *dmarc.Service
 	// Evals and Governance oversee runs (evaluations, policies). Alerts
@@ -98,7 +98,7 @@ type Server struct {
 	Evals      *evals.Service
 	Governance *governance.Service
 	// Alerts is the alerts area: configs, detection, delivery.
-	Alerts *alerting.Service
+	Alerts *alerts.Service
 	// Solutions is the solutions area: solutions, the assistants, search.
 	Solutions *solutions.Service
 
@@ -205,7 +205,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
-	s.ModelAlerts = alerts.New(db, cat)
+	s.ModelAlerts = modelalerts.New(db, cat)
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
 		S3AllowedBuckets: cfg.S3AllowedBuckets,
 		KnownModel:       func(id string) bool { _, ok := cat.Get(id); return ok },
@@ -217,7 +217,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		}})
 	// Alerts area: finished runs feed its detectors; new model lifecycle
 	// alerts raise its configs; webhooks go through the outbound guard.
-	s.Alerts = alerting.New(db, nil, s.Secrets, eng.Webhooks.Client())
+	s.Alerts = alerts.New(db, nil, s.Secrets, eng.Webhooks.Client())
 	s.Runs.Finished = s.Alerts.RunFinished
 	s.ModelAlerts.Raiser = s.Alerts
 	s.Alerts.Mailer = alertMailer{s.Mail}           // alerts → mail
@@ -271,26 +271,25 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	river.AddWorker(workers, &runs.ReviewDeadlinesWorker{S: s.Runs})
 	river.AddWorker(workers, &runs.SchedulerWorker{S: s.Runs})
 	river.AddWorker(workers, &runs.StrandedRunsWorker{S: s.Runs})
-	alerts.AddWorkers(workers, s.ModelAlerts)    // models area
-	playground.AddWorkers(workers, s.Playground) // models area
+	modelalerts.AddWorkers(workers, s.ModelAlerts) // models area
+	playground.AddWorkers(workers, s.Playground)   // models area
 	knowledge.AddWorkers(workers, s.Knowledge)
 	memory.AddWorkers(workers, s.Memory)       // memory area
 	inbound.AddWorkers(workers, s.MailInbound) // mail area
-	outbound.AddWorkers(workers, s.Mail)       // mail, outbound side
+	sending.AddWorkers(workers, s.Mail)        // mail, outbound side
 	domains.AddWorkers(workers, s.EmailDomains)
-	alerting.AddWorkers(workers, s.Alerts) // alerts area
+	alerts.AddWorkers(workers, s.Alerts) // alerts area
 	knowledgePolls := knowledge.PeriodicJobs(cfg.SourcePollInterval)
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Telemetry: s.Telemetry,
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
-			alerts.PeriodicJobs(),                // models area
+			modelalerts.PeriodicJobs(),
 			knowledgePolls,                       // knowledge
 			memory.PeriodicJobs(),                // memory area
 			domains.PeriodicJobs(s.EmailDomains), // mail, outbound side
 			inbound.PeriodicJobs(),               // mail, inbound side
-			alerting.PeriodicJobs()),             // alerts area
-		// mail, inbound side
+			alerts.PeriodicJobs()),
 	})
 	if err != nil {
 		return nil, err
@@ -369,17 +368,17 @@ func (s *Server) assembleMailOut(ctx context.Context, cfg Config, eng *engine.En
 	if helo == "" {
 		helo = cfg.MailDomain
 	}
-	var transport outbound.Transport = &outbound.DirectMX{Resolver: res, Port: cfg.MailMXPort, HELO: helo, AllowPrivate: cfg.MailAllowPrivateMX}
+	var transport sending.Transport = &sending.DirectMX{Resolver: res, Port: cfg.MailMXPort, HELO: helo, AllowPrivate: cfg.MailAllowPrivateMX}
 	if cfg.SMTPRelayURL != "" {
-		if transport, err = outbound.ParseRelay(cfg.SMTPRelayURL, helo); err != nil {
+		if transport, err = sending.ParseRelay(cfg.SMTPRelayURL, helo); err != nil {
 			return err
 		}
 	}
-	if s.Mail, err = outbound.New(ctx, s.DB, s.EmailDomains, transport, outbound.Config{PublicURL: cfg.PublicURL}); err != nil {
+	if s.Mail, err = sending.New(ctx, s.DB, s.EmailDomains, transport, sending.Config{PublicURL: cfg.PublicURL}); err != nil {
 		return err
 	}
 	s.EmailDomains.SetMail(s.Mail)
-	outbound.RegisterStep(eng.Registry, s.Mail)
+	sending.RegisterStep(eng.Registry, s.Mail)
 	s.DMARC = dmarc.New(s.DB)
 	return nil
 }
@@ -567,7 +566,7 @@ func configuredRerankers(cfg Config) map[string]rerank.Reranker {
 		model = "rerank"
 	}
 	return map[string]rerank.Reranker{model: rerank.HTTP(cfg.RerankerKind, cfg.RerankerURL, cfg.RerankerAPIKey, model,
-		fetchguard.Policy{AllowPrivate: cfg.AllowPrivateWebhooks}.Client())}
+		outbound.Policy{AllowPrivate: cfg.AllowPrivateWebhooks}.Client())}
 }
 
 // withMCP serves the MCP endpoint at /mcp beside the API (internal/mcpserver).

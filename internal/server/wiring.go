@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"net/mail"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/mail/inbound"
-	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/oversight"
 )
 
@@ -18,9 +18,9 @@ import (
 
 // oversightAlerts passes evaluation and governance signals to the alerts
 // area (the two Signal types have the same fields).
-func oversightAlerts(a *alerting.Service) oversight.Alerter {
+func oversightAlerts(a *alerts.Service) oversight.Alerter {
 	return oversight.AlerterFunc(func(ctx context.Context, ev oversight.Signal) error {
-		return a.Raise(ctx, alerting.Signal(ev))
+		return a.Raise(ctx, alerts.Signal(ev))
 	})
 }
 
@@ -52,14 +52,14 @@ func mailOutputBlocks(in *inbound.Service) func(ctx context.Context, accountID s
 // signed with the account's sending domain and delivered by its jobs.
 // Alert mail is not agent mail, so it carries no agent unsubscribe link;
 // people stop it with their alert preferences.
-type alertMailer struct{ m *outbound.Service }
+type alertMailer struct{ m *sending.Service }
 
-func (a alertMailer) SendAlert(ctx context.Context, m alerting.Mail) error {
+func (a alertMailer) SendAlert(ctx context.Context, m alerts.Mail) error {
 	to := m.To
 	if m.ToName != "" {
 		to = (&mail.Address{Name: m.ToName, Address: m.To}).String()
 	}
-	_, err := a.m.Send(ctx, outbound.Mail{AccountID: m.AccountID, FromLocal: "alerts", FromName: "Agentry alerts",
+	_, err := a.m.Send(ctx, sending.Mail{AccountID: m.AccountID, FromLocal: "alerts", FromName: "Agentry alerts",
 		To: []string{to}, Subject: m.Subject, Body: m.Text})
 	return err
 }
@@ -67,19 +67,19 @@ func (a alertMailer) SendAlert(ctx context.Context, m alerting.Mail) error {
 // breakerAlerts raises the inbound_email_paused alert when an account's
 // inbound breaker arms (giving the account the type's default
 // configuration the first time) and resolves it when the breaker lifts.
-func breakerAlerts(a *alerting.Service) func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error {
+func breakerAlerts(a *alerts.Service) func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error {
 	return func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error {
 		if !armed {
 			msg := fmt.Sprintf("Inbound e-mail resumed (%d runs parked, ceiling %d).", backlog, ceiling)
 			if backlog < 0 {
 				msg = "Inbound e-mail resumed."
 			}
-			return a.Resolve(ctx, alerting.Signal{AccountID: accountID, Type: alerting.InboundEmailPaused, Message: msg})
+			return a.Resolve(ctx, alerts.Signal{AccountID: accountID, Type: alerts.InboundEmailPaused, Message: msg})
 		}
-		if _, err := a.EnsureDefault(ctx, accountID, alerting.InboundEmailPaused); err != nil {
+		if _, err := a.EnsureDefault(ctx, accountID, alerts.InboundEmailPaused); err != nil {
 			return err
 		}
-		return a.Raise(ctx, alerting.Signal{AccountID: accountID, Type: alerting.InboundEmailPaused,
+		return a.Raise(ctx, alerts.Signal{AccountID: accountID, Type: alerts.InboundEmailPaused,
 			Message: fmt.Sprintf("Inbound e-mail is paused: %d runs are parked over the hourly quota, past the ceiling of %d. "+
 				"New mail is turned away (451) until the backlog drains to half the ceiling, or resume or cancel the queued runs.", backlog, ceiling),
 			Details: map[string]any{"queued_backlog": backlog, "ceiling": ceiling}})

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/mail/dkimkey"
-	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -65,7 +65,7 @@ type Service struct {
 	box      *secrets.Box
 	resolver *net.Resolver
 	cfg      Config
-	mail     *outbound.Service
+	mail     *sending.Service
 	keys     sync.Map // domain id + key id → crypto.Signer
 	// generate makes DKIM keys (tests may swap in a faster source).
 	generate func() (crypto.Signer, error)
@@ -87,7 +87,7 @@ func New(db *store.DB, box *secrets.Box, res *net.Resolver, cfg Config) *Service
 }
 
 // SetMail gives the service the outbound mail service (test e-mails).
-func (s *Service) SetMail(m *outbound.Service) { s.mail = m }
+func (s *Service) SetMail(m *sending.Service) { s.mail = m }
 
 // SharedDomain is the shared sending domain.
 func (s *Service) SharedDomain() string { return s.cfg.SharedDomain }
@@ -394,8 +394,8 @@ func (s *Service) SendTest(ctx context.Context, accountID, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.mail.Send(ctx, outbound.Mail{AccountID: accountID, FromLocal: "noreply", FromName: "Agentry",
-		Identity: &outbound.Identity{Domain: d.Domain, Selector: d.DKIMSelector, Signer: key},
+	_, err = s.mail.Send(ctx, sending.Mail{AccountID: accountID, FromLocal: "noreply", FromName: "Agentry",
+		Identity: &sending.Identity{Domain: d.Domain, Selector: d.DKIMSelector, Signer: key},
 		To:       []string{owner}, Subject: "Agentry test message from " + d.Domain,
 		Body: "This message was sent from " + d.Domain + " to confirm that the domain sends mail signed with its DKIM key.\r\n" +
 			"If it arrived with DKIM and SPF passing, the domain is ready.\r\n"})
@@ -422,22 +422,22 @@ func (s *Service) key(d store.EmailDomain) (crypto.Signer, error) {
 
 // Sender implements outbound.Identities: the primary domain (verified),
 // else the shared domain with the operator's key.
-func (s *Service) Sender(ctx context.Context, accountID string) (outbound.Identity, error) {
+func (s *Service) Sender(ctx context.Context, accountID string) (sending.Identity, error) {
 	d, err := s.db.PrimaryEmailDomain(ctx, accountID)
 	if err == nil && d.Status == StatusVerified {
 		key, err := s.key(d)
 		if err != nil {
-			return outbound.Identity{}, err
+			return sending.Identity{}, err
 		}
-		return outbound.Identity{Domain: d.Domain, Selector: d.DKIMSelector, Signer: key}, nil
+		return sending.Identity{Domain: d.Domain, Selector: d.DKIMSelector, Signer: key}, nil
 	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return outbound.Identity{}, err
+		return sending.Identity{}, err
 	}
 	if s.cfg.SharedDomain == "" || s.cfg.SharedKey == nil {
-		return outbound.Identity{}, errors.New("no sending domain: set SERVICE_MAIL_DOMAIN or make a verified domain primary")
+		return sending.Identity{}, errors.New("no sending domain: set SERVICE_MAIL_DOMAIN or make a verified domain primary")
 	}
-	return outbound.Identity{Domain: s.cfg.SharedDomain, Selector: dkimkey.Selector, Signer: s.cfg.SharedKey}, nil
+	return sending.Identity{Domain: s.cfg.SharedDomain, Selector: dkimkey.Selector, Signer: s.cfg.SharedKey}, nil
 }
 
 // AccountForDomain implements inbound.DomainDirectory: the account that

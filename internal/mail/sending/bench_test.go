@@ -1,4 +1,4 @@
-package outbound_test
+package sending_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/mail/dkimkey"
-	"github.com/agentry/agentry/internal/mail/outbound"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/riverqueue/river"
@@ -22,9 +22,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-type fixedIdentity struct{ id outbound.Identity }
+type fixedIdentity struct{ id sending.Identity }
 
-func (f fixedIdentity) Sender(context.Context, string) (outbound.Identity, error) { return f.id, nil }
+func (f fixedIdentity) Sender(context.Context, string) (sending.Identity, error) { return f.id, nil }
 
 // BenchmarkSendEmailStep measures what a send_email step adds to a run for
 // one recipient: the opt-out check, building and DKIM-signing the copy
@@ -49,8 +49,8 @@ func BenchmarkSendEmailStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := outbound.New(ctx, db, fixedIdentity{outbound.Identity{Domain: "agent.test", Selector: dkimkey.Selector, Signer: key}},
-				nil, outbound.Config{PublicURL: "https://agentry.example"})
+			s, err := sending.New(ctx, db, fixedIdentity{sending.Identity{Domain: "agent.test", Selector: dkimkey.Selector, Signer: key}},
+				nil, sending.Config{PublicURL: "https://agentry.example"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func BenchmarkSendEmailStep(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
-				_, err := s.Send(ctx, outbound.Mail{AccountID: a.ID, AgentID: "01a20000-0000-7000-8000-000000000001", FromName: "Reporter",
+				_, err := s.Send(ctx, sending.Mail{AccountID: a.ID, AgentID: "01a20000-0000-7000-8000-000000000001", FromName: "Reporter",
 					RunID: store.NewID(), StepKey: "mail", To: []string{"reader@example.test"}, Subject: "Weekly report",
 					Body: "Here is the report of the week.\n\nSales went up.", AgentMail: true})
 				if err != nil {

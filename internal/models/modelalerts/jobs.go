@@ -1,4 +1,4 @@
-package alerts
+package modelalerts
 
 import (
 	"context"

@@ -1,10 +1,10 @@
-package alerts
+package modelalerts
 
 import (
 	"context"
 	"time"
 
-	alerting "github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
@@ -35,7 +35,7 @@ type Service struct {
 
 // Raiser raises alerts from alert configs (internal/alerts.Service).
 type Raiser interface {
-	Raise(ctx context.Context, ev alerting.Signal) error
+	Raise(ctx context.Context, ev alerts.Signal) error
 }
 
 // New builds the service over the process's catalog.

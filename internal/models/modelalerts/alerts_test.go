@@ -1,4 +1,4 @@
-package alerts_test
+package modelalerts_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/internal/models/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -47,7 +47,7 @@ func acmeCatalog(t *testing.T, base time.Time) *catalog.Catalog {
 
 type fixture struct {
 	db   *store.DB
-	svc  *alerts.Service
+	svc  *modelalerts.Service
 	base time.Time
 	now  time.Time
 }
@@ -56,7 +56,7 @@ func setup(t *testing.T, d store.Dialect) *fixture {
 	db := storetest.Open(t, d)
 	f := &fixture{db: db, base: time.Now().UTC()}
 	f.now = f.base
-	f.svc = alerts.New(db, acmeCatalog(t, f.base))
+	f.svc = modelalerts.New(db, acmeCatalog(t, f.base))
 	f.svc.Now = func() time.Time { return f.now }
 	return f
 }
@@ -128,7 +128,7 @@ func (f *fixture) models(t *testing.T, accountID, agentID string) map[string]str
 
 func (f *fixture) alertsOf(t *testing.T, accountID string) []store.ModelAlert {
 	t.Helper()
-	list, _, err := f.svc.List(ctx, accountID, alerts.Query{Limit: 100})
+	list, _, err := f.svc.List(ctx, accountID, modelalerts.Query{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +183,10 @@ func TestCheckAgentRaisesEachAlertOnce(t *testing.T) {
 		}
 
 		// Filters, counts and dismissal.
-		if list, total, _ := f.svc.List(ctx, acct, alerts.Query{AgentID: quiet, Limit: 10}); len(list) != 0 || total != 0 {
+		if list, total, _ := f.svc.List(ctx, acct, modelalerts.Query{AgentID: quiet, Limit: 10}); len(list) != 0 || total != 0 {
 			t.Errorf("agent filter: %d", total)
 		}
-		if list, total, _ := f.svc.List(ctx, acct, alerts.Query{Limit: 1, Offset: 1}); len(list) != 1 || total != 3 {
+		if list, total, _ := f.svc.List(ctx, acct, modelalerts.Query{Limit: 1, Offset: 1}); len(list) != 1 || total != 3 {
 			t.Errorf("paging: %d of %d", len(list), total)
 		}
 		if n, _ := f.svc.UnreadCount(ctx, acct); n != 3 {
@@ -198,7 +198,7 @@ func TestCheckAgentRaisesEachAlertOnce(t *testing.T) {
 		if err := f.svc.MarkRead(ctx, acct, sunset.ID); err != nil {
 			t.Fatal(err)
 		}
-		if list, total, _ := f.svc.List(ctx, acct, alerts.Query{UnreadOnly: true, Limit: 10}); total != 2 || len(list) != 2 {
+		if list, total, _ := f.svc.List(ctx, acct, modelalerts.Query{UnreadOnly: true, Limit: 10}); total != 2 || len(list) != 2 {
 			t.Errorf("unread only: %d", total)
 		}
 		if n, err := f.svc.MarkAllRead(ctx, acct); err != nil || n != 2 {
@@ -246,7 +246,7 @@ func TestUpgradeStrategies(t *testing.T) {
 		// and the upgrade record.
 		var up store.ModelAlert
 		for _, a := range f.alertsOf(t, acct) {
-			if a.Type == alerts.TypeAutoUpgraded && a.AgentID == early {
+			if a.Type == modelalerts.TypeAutoUpgraded && a.AgentID == early {
 				up = a
 			}
 		}
@@ -305,7 +305,7 @@ func TestRollbackOnFailedRun(t *testing.T) {
 		}
 		found := false
 		for _, a := range f.alertsOf(t, acct) {
-			found = found || a.Type == alerts.TypeAutoRolledBack && strings.Contains(a.Message, "agent_run_failed")
+			found = found || a.Type == modelalerts.TypeAutoRolledBack && strings.Contains(a.Message, "agent_run_failed")
 		}
 		if !found {
 			t.Error("no rollback alert")
@@ -341,7 +341,7 @@ func TestRollbackBlockedAndSweeps(t *testing.T) {
 		}
 		blocked := 0
 		for _, a := range f.alertsOf(t, acct) {
-			if a.Type == alerts.TypeRollbackBlocked {
+			if a.Type == modelalerts.TypeRollbackBlocked {
 				blocked++
 			}
 		}

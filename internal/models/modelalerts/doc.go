@@ -6,4 +6,4 @@
 // reads agents, applies the decisions through the agents store, and
 // records alerts. Two periodic jobs drive it; the agents area calls
 // CheckAgent when an agent is saved.
-package alerts
+package modelalerts

@@ -4,7 +4,7 @@
 // the configured relay or straight to the recipient's mail exchangers by
 // River jobs that retry with backoff and record bounces; the send_email
 // step; and recipients' opt-outs, which every send honours.
-package outbound
+package sending
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package alerts
+package modelalerts
 
 import (
 	"encoding/json"
