@@ -86,6 +86,20 @@ func TestRunsCommands(t *testing.T) {
 		if done.OutputText() != "Hello from stdin (en)!" {
 			t.Fatalf("--input-file - = %q", done.OutputText())
 		}
+		// The first run was started without --wait, and the priority run
+		// above may have overtaken it: wait for it to finish before
+		// reading its steps.
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			var cur client.AgentRunResponse
+			run(t, runs("get", started.RunID)...).ok(t, &cur)
+			if cur.Status == client.RunCompleted {
+				break
+			}
+			if cur.Status == client.RunFailed || time.Now().After(deadline) {
+				t.Fatalf("the first run did not complete: %+v", cur)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		tbl := run(t, runs("get", started.RunID, "--steps", "-o", "table")...)
 		tbl.ok(t, nil)
 		for _, want := range []string{"Run:", started.RunID, "Status:", "greet", "display_result", "STEP", "Hello world (en)"} {
