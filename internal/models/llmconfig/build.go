@@ -147,7 +147,6 @@ func defaultChat(f *File, cat *catalog.Catalog, catalogProviders map[string]bool
 	return "", "no model provider is configured", nil
 }
 
-
 func newProvider(pc Provider, getenv func(string) string) (llm.Provider, error) {
 	key := pc.APIKey
 	if pc.APIKeyEnv != "" {
