@@ -219,7 +219,13 @@ func Load(ctx context.Context, o Options) (*Setup, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	discover := o.OllamaURL != ollama.Off
 	cat, err := catalog.LoadFile(o.ModelsFile)
+	if discover && o.ModelsFile == "" {
+		// A catalog of its own: discovered models must not join the
+		// process-wide built-in one that other servers share.
+		cat, err = catalog.Load()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +241,7 @@ func Load(ctx context.Context, o Options) (*Setup, error) {
 		return nil, err
 	}
 	s := &Setup{Router: r, Catalog: cat}
-	if o.OllamaURL != ollama.Off && !definesProvider(full, ollama.Provider) {
+	if discover && !definesProvider(full, ollama.Provider) {
 		base := o.OllamaURL
 		if base == "" {
 			if base, err = ollama.BaseURL(getenv("OLLAMA_HOST")); err != nil {
