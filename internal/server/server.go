@@ -254,6 +254,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		AgentsUsingKB:     db.KnowledgeBaseReferenced,
 		Rerankers:         configuredRerankers(cfg),
 		IndexDir:          filepath.Join(cfg.DataDir, "vector-index"),
+		PullDone:          pullAlerts(s.Alerts), // knowledge → alerts
 	})
 	if err != nil {
 		return nil, err
