@@ -17,6 +17,15 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	root := newRoot()
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "agentry:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// newRoot builds the whole command tree (the docs test walks it too).
+func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "agentry",
 		Short:         "Agentry: build, run and govern AI agents",
@@ -26,8 +35,5 @@ func main() {
 	}
 	root.AddCommand(serveCommand(), admin.Command())
 	addClientCommands(root)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "agentry:", err)
-		os.Exit(exitCode(err))
-	}
+	return root
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/agentry/agentry/internal/mcpexpose"
 	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/defaults"
 	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/runs"
@@ -84,6 +85,12 @@ type Deps struct {
 	Catalog     *catalog.Catalog
 	ModelAlerts *modelalerts.Service
 	Playground  *playground.Service
+	// DefaultModels answers and sets accounts' default models
+	// (models_default.go). Optional: without it those operations are not
+	// served. RefreshModels, when set, is called before GET /models lists
+	// the catalog (a local Ollama's models, cached a minute).
+	DefaultModels *defaults.Service
+	RefreshModels func(context.Context)
 	// Inbound mail (mail_inbound.go): trigger email settings, the
 	// blocklist, rejections and the overload breaker. Required.
 	MailInbound *inbound.Service
@@ -270,6 +277,10 @@ func (s *Server) routes() {
 	register(s, op("get_model_recommendations", http.MethodGet, "/models/{model_id}/recommendations", "Get Recommendations", "models"), s.getRecommendations)
 	register(s, op("get_generation_tiers", http.MethodGet, "/models/generation-tiers", "Get Generation Tiers", "models"), s.getGenerationTiers)
 	register(s, extension(withDesc(op("get_model_usage", http.MethodGet, "/models/{model_id}/usage", "Get the account's use of a model", "models"), modelUsageDoc)), s.getModelUsage)
+	if s.deps.DefaultModels != nil {
+		register(s, extension(withDesc(op("get_default_model", http.MethodGet, "/models/default", "Get the account's default model", "models"), getDefaultModelDoc)), s.getDefaultModel)
+		register(s, extension(withDesc(op("set_default_model", http.MethodPut, "/models/default", "Set the account's default model", "models"), setDefaultModelDoc)), s.setDefaultModel)
+	}
 	register(s, op("list_model_alerts", http.MethodGet, "/models/alerts", "List Alerts", "models"), s.listModelAlerts)
 	register(s, op("get_model_alert_unread_count", http.MethodGet, "/models/alerts/unread-count", "Get Alert Unread Count", "models"), s.modelAlertUnreadCount)
 	register(s, withStatus(op("mark_model_alert_read", http.MethodPatch, "/models/alerts/{alert_id}/read", "Mark Read", "models"), http.StatusNoContent), s.markModelAlertRead)

@@ -43,6 +43,9 @@ func (s *Server) listModels(ctx context.Context, in *listModelsInput) (*modelsAn
 			return nil, Invalid([]any{"query", "supports_output_media"}, "supports_output_media must be image, audio, video or a MIME type such as image/png", "value_error")
 		}
 	}
+	if s.deps.RefreshModels != nil {
+		s.deps.RefreshModels(ctx)
+	}
 	groups := s.modelCatalog().GroupedResponse(f, time.Now().UTC())
 	if last := s.lastUsedModel(ctx); last != "" {
 		for gi := range groups {

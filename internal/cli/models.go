@@ -26,7 +26,7 @@ deprecated or retiring. See docs/models.md.`,
 	}
 	alerts := &cobra.Command{Use: "alerts", Short: "List and dismiss model lifecycle alerts"}
 	alerts.AddCommand(a.modelsAlertsList(), a.modelsAlertsCount(), a.modelsAlertsRead(), a.modelsAlertsReadAll())
-	cmd.AddCommand(a.modelsList(), a.modelsGet(), a.modelsRecommend(), a.modelsTiers(), alerts)
+	cmd.AddCommand(a.modelsList(), a.modelsGet(), a.modelsRecommend(), a.modelsTiers(), alerts, a.modelsDefault())
 	return cmd
 }
 
@@ -64,7 +64,20 @@ JSON output is the array of provider groups.`,
 			if err != nil {
 				return err
 			}
-			return a.print(cmd, groups, func(w io.Writer) error { return modelsTable(w, groups) })
+			return a.print(cmd, groups, func(w io.Writer) error {
+				if err := modelsTable(w, groups); err != nil {
+					return err
+				}
+				// Which model answers steps that name none, and how to
+				// change it: a newcomer must not take the offline stand-in
+				// for a language model.
+				d, err := c.GetDefaultModel(cmd.Context())
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(w, "\n%s\n", defaultModelNote(d))
+				return err
+			})
 		},
 	}
 	fl := cmd.Flags()

@@ -32,15 +32,19 @@ func (a *App) format(w io.Writer) (string, error) {
 	return "", usageErrorf("unknown output format %q: use json or table", a.Output)
 }
 
-// print writes v as indented JSON, or through table in table format.
+// print writes v as indented JSON, or through table in table format
+// (autoTable when the command has none).
 func (a *App) print(cmd *cobra.Command, v any, table func(w io.Writer) error) error {
 	w := cmd.OutOrStdout()
 	f, err := a.format(w)
 	if err != nil {
 		return err
 	}
-	if f == formatTable && table != nil {
-		return table(w)
+	if f == formatTable {
+		if table != nil {
+			return table(w)
+		}
+		return autoTable(w, v)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -104,8 +104,11 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
 			next = &t
 		}
 	}
-	if err := s.db.SetPollState(ctx, src.AccountID, src.ID, store.Now(), state, next); err != nil {
-		return err
+	if serr := s.db.SetPollState(ctx, src.AccountID, src.ID, store.Now(), state, next); serr != nil {
+		return serr
+	}
+	if s.cfg.PullDone != nil {
+		s.cfg.PullDone(ctx, src.AccountID, src.ID, err)
 	}
 	slog.Info("knowledge poll", "source", src.ID, "type", src.SourceType, "new_or_changed", added)
 	return nil

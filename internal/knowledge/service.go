@@ -62,6 +62,11 @@ type Config struct {
 	// IndexDir is where the in-process vector index keeps its snapshots
 	// between restarts (none when empty: every restart rebuilds).
 	IndexDir string
+	// PullDone, when set, is told how each scheduled pull of an rss or
+	// website source ended (err nil: it succeeded): the alerts area's
+	// pull_failed, consecutive_pull_failures and pull_error_rate_spike
+	// detectors count on it.
+	PullDone func(ctx context.Context, accountID, sourceID string, err error)
 }
 
 // DefaultMaxUploadBytes is the contract's file limit.

@@ -114,7 +114,10 @@ func service(t *testing.T, d store.Dialect, fake *fakellm.Server) (*Service, *qu
 	db := storetest.Open(t, d)
 	cat := catalog.Builtin()
 	zero := 0
-	r, err := llmconfig.Build(&llmconfig.File{Providers: []llmconfig.Provider{
+	// The offline model stays the default (and so the evaluator), as the
+	// providers file's default_model can say, so that evaluations here
+	// are the offline judge's.
+	r, err := llmconfig.Build(&llmconfig.File{DefaultModel: "agentry_offline", Providers: []llmconfig.Provider{
 		{Name: "openai", Type: llmconfig.TypeOpenAI, BaseURL: fake.URL, APIKey: "k", MaxRetries: &zero},
 		{Name: "offline", Type: llmconfig.TypeOffline}}}, cat, func(string) string { return "" })
 	if err != nil {

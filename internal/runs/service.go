@@ -66,6 +66,10 @@ type Service struct {
 	Catalog *catalog.Catalog
 	// Meter charges model calls; each run's provider is Models metered by it.
 	Meter llm.Meter
+	// DefaultModel, when set, names the model an account's prompt steps
+	// get when they name none (the account's own default, else the
+	// server's); unset, the router's default answers.
+	DefaultModel func(ctx context.Context, accountID string) string
 
 	// beforePark, when set (tests only), is called as a run is about to
 	// park on an undecided review: the window a decision can race into.

@@ -126,6 +126,9 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	go s.watchCancel(runCtx, r.ID, cancel, cancelPoll)
 
 	h := &host{s: s, run: r, model: billing.NewMetered(s.Models, s.Meter, s.Catalog)}
+	if s.DefaultModel != nil {
+		h.defaultModel = s.DefaultModel(ctx, r.AccountID)
+	}
 	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1}
 	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
 	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
@@ -197,11 +200,24 @@ type host struct {
 	run      store.Run
 	model    llm.Provider
 	hitlWait time.Duration
+	// defaultModel is the account's default model for this run's steps
+	// that name none ("" : the router's default).
+	defaultModel string
 }
 
 func (h *host) Model() llm.Provider { return h.model }
 
+// DefaultModel is the account's default, else the router's (which is the
+// configured provider's when one is), else the catalog's.
 func (h *host) DefaultModel() string {
+	if h.defaultModel != "" {
+		return h.defaultModel
+	}
+	if r, ok := h.s.Models.(interface{ DefaultModel(catalog.Kind) string }); ok {
+		if m := r.DefaultModel(catalog.KindChat); m != "" {
+			return m
+		}
+	}
 	if m, ok := h.s.Catalog.Default(catalog.KindChat); ok {
 		return m.ID
 	}

@@ -160,6 +160,14 @@ type Config struct {
 	// catalog file merged over the built-in one (docs/models.md).
 	ProvidersFile string
 	ModelsFile    string
+	// DefaultModel answers prompt steps that name no model, over the
+	// providers' defaults (docs/models.md, "Which model answers").
+	DefaultModel string
+	// OllamaURL is the Ollama whose installed models join the catalog:
+	// "auto" (OLLAMA_HOST, else 127.0.0.1:11434), "off", or a URL.
+	// Defaults() has it off so that tests and embedders ask nothing;
+	// `agentry serve` starts with auto.
+	OllamaURL string
 	// RerankerURL, when set, is an HTTP reranker (RerankerKind openai or
 	// cohere) knowledge bases name as RerankerModel ("rerank" by default).
 	RerankerURL    string
@@ -183,6 +191,7 @@ func DefaultNodeName() string {
 func Defaults() Config {
 	return Config{
 		Addr:            "127.0.0.1:8080",
+		OllamaURL:       "off",
 		DataDir:         "./agentry-data",
 		Role:            RoleAll,
 		DefaultCredits:  store.DefaultOpeningCredits,

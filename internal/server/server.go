@@ -42,8 +42,10 @@ import (
 	"github.com/agentry/agentry/internal/mcptools"
 	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/defaults"
 	"github.com/agentry/agentry/internal/models/llmconfig"
 	"github.com/agentry/agentry/internal/models/modelalerts"
+	"github.com/agentry/agentry/internal/models/ollama"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
@@ -73,9 +75,14 @@ type Server struct {
 	Bus    *events.Bus
 	Runs   *runs.Service
 	Agents *agents.Service
-	// Models area: lifecycle alerts and auto-upgrades; the playground.
-	ModelAlerts *modelalerts.Service
-	Playground  *playground.Service
+	// Models area: lifecycle alerts and auto-upgrades; the playground;
+	// the router of configured providers, accounts' default models and
+	// the local Ollama's discoverer (nil when off).
+	ModelAlerts   *modelalerts.Service
+	Playground    *playground.Service
+	Router        *routing.Router
+	DefaultModels *defaults.Service
+	Ollama        *ollama.Discoverer
 	// Secrets holds the accounts' write-only secrets.
 	Secrets *secrets.Service
 	// SourceExports writes sources' contents to files in the background.
@@ -173,7 +180,13 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		return nil, err
 	}
 	modelSetup := func() (*routing.Router, *catalog.Catalog, error) {
-		return llmconfig.Load(cfg.ProvidersFile, cfg.ModelsFile)
+		ms, err := llmconfig.Load(ctx, llmconfig.Options{ProvidersFile: cfg.ProvidersFile, ModelsFile: cfg.ModelsFile,
+			DefaultModel: cfg.DefaultModel, OllamaURL: ollamaURL(cfg.OllamaURL)})
+		if err != nil {
+			return nil, nil, err
+		}
+		s.Ollama = ms.Ollama
+		return ms.Router, ms.Catalog, nil
 	}
 	if cfg.ModelSetup != nil { // models area: tests inject fake providers
 		modelSetup = cfg.ModelSetup
@@ -182,6 +195,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if err != nil {
 		return nil, fmt.Errorf("model providers: %w", err)
 	}
+	s.Router = router
 	if s.Secrets, err = openSecrets(cfg, db); err != nil {
 		return nil, err
 	}
@@ -200,8 +214,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Governance = &governance.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
 	s.Evals.RegisterSteps(eng.Registry)
 	eng.Overseers = append(eng.Overseers, governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
+	s.DefaultModels = &defaults.Service{DB: db, Router: router, Catalog: cat}
 	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
-		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets}
+		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets,
+		DefaultModel: s.DefaultModels.For}
 
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
@@ -238,6 +254,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		AgentsUsingKB:     db.KnowledgeBaseReferenced,
 		Rerankers:         configuredRerankers(cfg),
 		IndexDir:          filepath.Join(cfg.DataDir, "vector-index"),
+		PullDone:          pullAlerts(s.Alerts), // knowledge → alerts
 	})
 	if err != nil {
 		return nil, err
@@ -326,6 +343,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			AuthFailureRate: cfg.AuthFailureRate, AuthFailureBurst: cfg.AuthFailureBurst, VersionHeaders: versionHeaders,
 			Runs: s.Runs, Blobs: s.Blobs, Agents: s.Agents,
 			Catalog: cat, ModelAlerts: s.ModelAlerts, Playground: s.Playground, // models area
+			DefaultModels: s.DefaultModels, RefreshModels: s.refreshModels,
 			SourceExports: s.SourceExports, Knowledge: s.Knowledge, // knowledge
 			Memory:      s.Memory,                                  // memory area
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
@@ -467,6 +485,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}()
 		slog.Info("smtp listening", "addr", s.smtp.Addr().String(), "domain", s.MailInbound.Domain())
 	}
+	s.logDefaultModel()
 	slog.Info("agentry serving", "addr", s.listener.Addr().String(), "role", s.Config.Role, "traces", s.Telemetry.Enabled(), "database", string(s.DB.Dialect), "version", SoftwareVersion, "build", buildinfo.Read().String())
 
 	var err error

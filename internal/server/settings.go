@@ -66,6 +66,8 @@ var Settings = []Section{
 	{"Models and credits", []Setting{
 		{Name: "providers-file", Help: "YAML or JSON file of model providers (docs/models.md); `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `ANTHROPIC_API_KEY` add providers without one", Field: func(c *Config) any { return &c.ProvidersFile }},
 		{Name: "models-file", Help: "YAML or JSON file merged over the built-in model catalog", Field: func(c *Config) any { return &c.ModelsFile }},
+		{Name: "default-model", Help: "catalog model of prompt steps that name none, over the configured provider's default (docs/models.md)", DocDefault: "the first configured provider's, else the offline model", Field: func(c *Config) any { return &c.DefaultModel }},
+		{Name: "ollama-url", Help: "the Ollama whose installed models join the catalog as `ollama/<name>`: `auto` (`OLLAMA_HOST`, else 127.0.0.1:11434), `off`, or a URL", Default: "auto", Field: func(c *Config) any { return &c.OllamaURL }},
 		{Name: "assistant-model", Help: "catalog model the planning and agent assistants ask", DocDefault: "the built-in planner", Field: func(c *Config) any { return &c.AssistantModel }},
 		{Name: "reranker-url", Help: "endpoint of an HTTP reranker knowledge bases may name (docs/knowledge.md)", DocDefault: "none", Field: func(c *Config) any { return &c.RerankerURL }},
 		{Name: "reranker-kind", Help: "`openai` or `cohere`: the reranker's request shape", Field: func(c *Config) any { return &c.RerankerKind }},

@@ -85,3 +85,18 @@ func breakerAlerts(a *alerts.Service) func(ctx context.Context, accountID string
 			Details: map[string]any{"queued_backlog": backlog, "ceiling": ceiling}})
 	}
 }
+
+// pullAlerts passes the knowledge area's pull outcomes to the alerts
+// area's source detectors. A pull whose alert cannot be recorded is
+// logged: the pull itself is done.
+func pullAlerts(a *alerts.Service) func(ctx context.Context, accountID, sourceID string, err error) {
+	return func(ctx context.Context, accountID, sourceID string, err error) {
+		ev := alerts.Signal{AccountID: accountID, SourceID: sourceID, Type: alerts.PullSucceeded}
+		if err != nil {
+			ev.Type, ev.Message = alerts.PullFailed, "The source's pull failed: "+err.Error()
+		}
+		if rerr := a.Raise(ctx, ev); rerr != nil {
+			slog.Warn("source pull alert", "source", sourceID, "err", rerr)
+		}
+	}
+}

@@ -133,7 +133,7 @@ func flowSpecs() []*StepSpec {
 				bounded(Field{Name: "timeout_minutes", Kind: KindInteger, Default: 1440, Doc: "How long to wait for a decision."}, 1, 43200),
 				{Name: "on_timeout", Kind: KindString, Enum: []string{"reject", "approve", "fail"}, Default: "reject", Doc: "What happens when nobody decides in time."},
 				{Name: "allow_edit", Kind: KindBoolean, Default: false, Doc: "Let the reviewer edit the content passed on."},
-				{Name: "notify_email", Kind: KindBoolean, Default: true, Doc: "E-mail the assignees when the run starts waiting. Stored only for now: no e-mail is sent until the mail area lands."},
+				{Name: "notify_email", Kind: KindBoolean, Default: true, Doc: "E-mail the assignees when the run starts waiting. Stored only: Agentry sends no e-mail for it; reviewers find waiting runs with `agentry runs review list` (GET /agents/runs/reviews)."},
 			},
 		},
 	}

@@ -94,11 +94,17 @@ type Server struct {
 	queue []Reply
 	reqs  []Request
 	def   Reply // answers when the queue is empty
+	// pre, when set, answers requests of its own (Ollama's /api/tags)
+	// before the scripted protocol: true when it did.
+	pre func(w http.ResponseWriter, r *http.Request) bool
 }
 
 func newServer(t testing.TB, h func(s *Server, w http.ResponseWriter, r *http.Request, body []byte, rep Reply)) *Server {
 	s := &Server{done: make(chan struct{}), def: Reply{Text: "ok", Usage: Usage{Input: 5, Output: 1}}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.pre != nil && s.pre(w, r) {
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})

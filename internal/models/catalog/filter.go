@@ -107,6 +107,11 @@ func (c *Catalog) List(f Filter) []Model {
 			out = append(out, c.models[i])
 		}
 	}
+	for _, m := range c.allDiscovered() {
+		if f.Matches(&m) {
+			out = append(out, m)
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		if a.Provider != b.Provider {

@@ -40,6 +40,7 @@ type Catalog struct {
 	byID   map[string]int
 	byAPI  map[string]int // lower-cased provider/api_name and bare api_name when unique
 	tiers  []TierSpec
+	dyn    discovered // models found at run time (SetDiscovered)
 }
 
 var (

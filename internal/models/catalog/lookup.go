@@ -18,14 +18,15 @@ func (c *Catalog) Get(id string) (Model, bool) {
 	if i, ok := c.byAPI[strings.ToLower(id)]; ok {
 		return c.models[i], true
 	}
-	return Model{}, false
+	return c.getDiscovered(id)
 }
 
-// All returns every model, enabled or not, in catalog order.
+// All returns every model, enabled or not, in catalog order, then the
+// discovered ones.
 func (c *Catalog) All() []Model {
 	out := make([]Model, len(c.models))
 	copy(out, c.models)
-	return out
+	return append(out, c.allDiscovered()...)
 }
 
 // Default returns the default model of kind k, if any enabled one is marked.

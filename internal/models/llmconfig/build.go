@@ -1,6 +1,7 @@
 package llmconfig
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/llm/openaicompat"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/ollama"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/telemetry"
 )
@@ -102,8 +104,47 @@ func Build(f *File, cat *catalog.Catalog, getenv func(string) string) (*routing.
 			return nil, fmt.Errorf("default %s model %q is not a %s model in the catalog", d.kind, d.id, d.kind)
 		}
 	}
-	r.SetDefaults(f.DefaultModel, f.DefaultEmbeddingModel)
+	chat, source, err := defaultChat(f, cat, catalogProviders, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	r.SetDefaults(chat, f.DefaultEmbeddingModel)
+	r.SetDefaultSource(source)
 	return r, nil
+}
+
+// defaultChat picks the model that answers prompt steps naming none: the
+// providers file's default_model; else the default of the first
+// configured provider other than the offline one (its own default_model,
+// or the newest suitable model of the catalog provider it serves); else
+// none, and the catalog's default (the offline model) answers. It says
+// where the choice came from, for the start-up log and `agentry models
+// default`.
+func defaultChat(f *File, cat *catalog.Catalog, catalogProviders map[string]bool, now time.Time) (id, source string, err error) {
+	if f.DefaultModel != "" {
+		return f.DefaultModel, "default_model of the providers file", nil
+	}
+	for _, pc := range f.Providers {
+		if pc.Type == TypeOffline {
+			continue
+		}
+		if pc.DefaultModel != "" {
+			if m, ok := cat.Get(pc.DefaultModel); !ok || m.Kind != catalog.KindChat {
+				return "", "", fmt.Errorf("provider %s: default_model %q is not a chat model in the catalog", pc.Name, pc.DefaultModel)
+			}
+			return pc.DefaultModel, "default_model of provider " + pc.Name, nil
+		}
+		serves := pc.Serves
+		if len(serves) == 0 && catalogProviders[pc.Name] {
+			serves = []string{pc.Name}
+		}
+		for _, cp := range serves {
+			if m, ok := cat.ProviderDefault(cp, now); ok {
+				return m.ID, "provider " + pc.Name + " is configured", nil
+			}
+		}
+	}
+	return "", "no model provider is configured", nil
 }
 
 func newProvider(pc Provider, getenv func(string) string) (llm.Provider, error) {
@@ -147,23 +188,86 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// Load is the whole start-up path: the catalog from modelsFile (merged
-// over the built-in one; empty: the built-in one), the providers file at
-// providersFile (may be empty), plus the standard provider variables.
-func Load(providersFile, modelsFile string) (*routing.Router, *catalog.Catalog, error) {
-	cat, err := catalog.LoadFile(modelsFile)
+// Options are the start-up settings of the model layer.
+type Options struct {
+	// ProvidersFile and ModelsFile are paths; empty: none.
+	ProvidersFile, ModelsFile string
+	// DefaultModel (--default-model) overrides every other default of
+	// prompt steps that name no model.
+	DefaultModel string
+	// OllamaURL is the Ollama to discover: empty asks OLLAMA_HOST or
+	// 127.0.0.1:11434, "off" asks none.
+	OllamaURL string
+	// Getenv reads the provider variables; nil: os.Getenv.
+	Getenv func(string) string
+}
+
+// Setup is what Load assembled.
+type Setup struct {
+	Router  *routing.Router
+	Catalog *catalog.Catalog
+	// Ollama is the discoverer of a local Ollama's models; nil when
+	// discovery is off or a provider named ollama is configured.
+	Ollama *ollama.Discoverer
+}
+
+// Load is the whole start-up path: the catalog from ModelsFile (merged
+// over the built-in one), the providers file, the standard provider
+// variables, a local Ollama's models, and the default model.
+func Load(ctx context.Context, o Options) (*Setup, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	discover := o.OllamaURL != ollama.Off
+	cat, err := catalog.LoadFile(o.ModelsFile)
+	if discover && o.ModelsFile == "" {
+		// A catalog of its own: discovered models must not join the
+		// process-wide built-in one that other servers share.
+		cat, err = catalog.Load()
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	f := &File{}
-	if path := providersFile; path != "" {
+	if path := o.ProvidersFile; path != "" {
 		if f, err = LoadFile(path); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	r, err := Build(WithEnvironment(f, os.Getenv), cat, os.Getenv)
+	full := WithEnvironment(f, getenv)
+	r, err := Build(full, cat, getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return r, cat, nil
+	s := &Setup{Router: r, Catalog: cat}
+	if discover && !definesProvider(full, ollama.Provider) {
+		base := o.OllamaURL
+		if base == "" {
+			if base, err = ollama.BaseURL(getenv("OLLAMA_HOST")); err != nil {
+				return nil, err
+			}
+		}
+		s.Ollama = ollama.New(base, cat, r)
+		// An absent Ollama is the usual case, not an error.
+		_ = s.Ollama.Refresh(ctx)
+	}
+	if o.DefaultModel != "" {
+		m, ok := cat.Get(o.DefaultModel)
+		if !ok || m.Kind != catalog.KindChat || !m.Enabled {
+			return nil, fmt.Errorf("default model %q is not an enabled chat model in the catalog", o.DefaultModel)
+		}
+		r.SetDefaults(m.ID, f.DefaultEmbeddingModel)
+		r.SetDefaultSource("--default-model (SERVICE_DEFAULT_MODEL)")
+	}
+	return s, nil
+}
+
+func definesProvider(f *File, name string) bool {
+	for _, p := range f.Providers {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -60,6 +60,11 @@ type Provider struct {
 	Timeout string `json:"timeout,omitempty"`
 	// MaxRetries is how many times a failed call is retried (0-10).
 	MaxRetries *int `json:"max_retries,omitempty"`
+	// DefaultModel is the catalog model that answers prompt steps naming
+	// none when this is the first configured provider; empty: the newest
+	// suitable model of the catalog provider it serves
+	// (catalog.ProviderDefault).
+	DefaultModel string `json:"default_model,omitempty"`
 }
 
 // maxFileBytes bounds the providers file.

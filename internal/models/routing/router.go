@@ -46,6 +46,9 @@ type Router struct {
 	fallback     string
 	defaultChat  string
 	defaultEmbed string
+	// defaultSource says why defaultChat is what it is (start-up log,
+	// `agentry models default get`).
+	defaultSource string
 }
 
 // NewRouter returns an empty router over cat.
@@ -90,6 +93,21 @@ func (r *Router) SetDefaults(chat, embed string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.defaultChat, r.defaultEmbed = chat, embed
+}
+
+// SetDefaultSource records, in a phrase, why the default chat model is
+// what it is ("provider openai is configured").
+func (r *Router) SetDefaultSource(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.defaultSource = s
+}
+
+// DefaultSource is the phrase SetDefaultSource recorded.
+func (r *Router) DefaultSource() string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.defaultSource
 }
 
 // DefaultModel returns the model used when a request names none.

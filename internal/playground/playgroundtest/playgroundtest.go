@@ -34,7 +34,10 @@ func Start(t testing.TB, catalogOverrides ...[]byte) (*Fakes, func(*server.Confi
 		t.Fatalf("test catalog: %v", err)
 	}
 	zero := 0
-	file := &llmconfig.File{Fallback: "offline", Providers: []llmconfig.Provider{
+	// The offline model stays the default, as these suites were written
+	// for; the configured provider's default is tested apart
+	// (internal/api/models_default_test.go).
+	file := &llmconfig.File{Fallback: "offline", DefaultModel: "agentry_offline", Providers: []llmconfig.Provider{
 		// No retries: a test scripting an error wants to see it once.
 		{Name: "openai", Type: llmconfig.TypeOpenAI, BaseURL: f.OpenAI.URL, APIKey: "sk-test", MaxRetries: &zero},
 		{Name: "anthropic", Type: llmconfig.TypeAnthropic, BaseURL: f.Anthropic.URL, APIKey: "sk-ant-test", MaxRetries: &zero},
