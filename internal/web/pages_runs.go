@@ -83,17 +83,17 @@ type runRow struct {
 }
 
 type runsListView struct {
-	Filter    runsFilter
-	Statuses  []string
-	Windows   []struct{ Value, Label string }
-	Agents    []client.Agent
-	Rows      []runRow
-	Matches   []client.AgentTraceMatchResponse
-	Searched  bool
+	Filter      runsFilter
+	Statuses    []string
+	Windows     []struct{ Value, Label string }
+	Agents      []client.Agent
+	Rows        []runRow
+	Matches     []client.AgentTraceMatchResponse
+	Searched    bool
 	NextQuery   string // the next page's query string, "" on the last page
 	NewestQuery string // the first page's, with the same filters
-	FirstPage bool
-	Problem   string
+	FirstPage   bool
+	Problem     string
 }
 
 // agentNames reads the account's agents (one page of 100: enough for the

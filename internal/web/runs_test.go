@@ -96,7 +96,7 @@ func TestRunsPages(t *testing.T) {
 		}
 		p = b.get("/console/runs?trigger=call_agent")
 		p.mustContain(t, "↖ parent")
-		b.get("/console/runs?q=" + url.QueryEscape("published draft")).mustContain(t, "Steps matching")
+		b.get("/console/runs?q="+url.QueryEscape("published draft")).mustContain(t, "Steps matching")
 		if p = b.get("/console/runs?trigger=Not-A-Trigger"); p.Status != http.StatusUnprocessableEntity {
 			t.Fatalf("bad trigger: %d", p.Status)
 		}
