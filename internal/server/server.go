@@ -343,7 +343,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
 		if cfg.Console {
 			console, err := web.New(db, s.API, web.Config{SessionIdle: cfg.ConsoleSessionIdle,
-				SessionLifetime: cfg.ConsoleSessionLifetime, Version: SoftwareVersion})
+				SessionLifetime: cfg.ConsoleSessionLifetime, Version: SoftwareVersion, MailDomain: cfg.MailDomain})
 			if err != nil {
 				return nil, fmt.Errorf("console: %w", err)
 			}

@@ -18,6 +18,8 @@ type Config struct {
 	// SessionLifetime this long after sign-in.
 	SessionIdle     time.Duration
 	SessionLifetime time.Duration
+	// MailDomain is the shared domain agents receive mail at.
+	MailDomain string
 	// Version is shown in the footer.
 	Version string
 	// OIDC, when set, offers single sign-on on the sign-in page.

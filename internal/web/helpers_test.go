@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"html"
 	"io"
 	"net/http"
@@ -126,4 +128,10 @@ func (p page) mustContain(t testing.TB, snippets ...string) {
 func start(t testing.TB, d store.Dialect) *testserver.Server {
 	t.Helper()
 	return testserver.Start(t, d)
+}
+
+// hashOf is how the console stores a token (sha256, hex).
+func hashOf(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
 }

@@ -45,6 +45,7 @@ var funcs = template.FuncMap{
 	"query": url.QueryEscape,
 	"path":  url.PathEscape,
 	"add":   func(a, b int) int { return a + b },
+	"list":  func(s ...string) []string { return s },
 	"deref": func(s *string) string {
 		if s == nil {
 			return ""

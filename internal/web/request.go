@@ -67,9 +67,12 @@ func (req *Request) Page(status int, page, title, nav string, data any) error {
 	return req.write(status, page, "layout", title, nav, data)
 }
 
-// Fragment renders one block a page template defines (an htmx swap).
+// Fragment renders one block a page template defines (an htmx swap),
+// with data as its dot: the same value the page passes the block with
+// {{template "block" .Data}}. (A fragment that holds a form takes the
+// CSRF token from its data, or relies on the htmx header.)
 func (req *Request) Fragment(status int, page, block string, data any) error {
-	return req.write(status, page, block, "", "", data)
+	return req.send(status, page, block, data)
 }
 
 func (req *Request) write(status int, page, block, title, nav string, data any) error {
@@ -77,6 +80,10 @@ func (req *Request) write(status int, page, block, title, nav string, data any) 
 	if f, ok := data.(interface{ flash() string }); ok {
 		v.Flash = f.flash()
 	}
+	return req.send(status, page, block, v)
+}
+
+func (req *Request) send(status int, page, block string, v any) error {
 	b, err := req.c.pages.render(page, block, v)
 	if err != nil {
 		return err
