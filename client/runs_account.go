@@ -164,6 +164,17 @@ type RunDetails struct {
 	Metadata      map[string]any  `json:"metadata"`
 	Children      []RunListItem   `json:"children"` // sub-runs of call_agent steps, oldest first
 	Attachments   []RunAttachment `json:"attachments"`
+	// StepUsage is each step attempt's model use, in the order of
+	// GetRun(ctx, runID, true).Steps.
+	StepUsage []StepUsage `json:"step_usage"`
+}
+
+// StepUsage is the model use of one step attempt.
+type StepUsage struct {
+	AgentStepID  string  `json:"agent_step_id"`
+	Model        *string `json:"model"` // nil when the attempt called no model
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
 }
 
 // GetRunDetails reads a run's details (GET /runs/{run_id}, an extension).

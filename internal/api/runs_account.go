@@ -24,7 +24,8 @@ const (
 		"of the runs that ended (seconds, null when none did), the credits they spent, and the counts per hour (buckets) for a chart. " +
 		"A window with more than 200,000 runs is summarised over its newest 200,000 and says so (truncated)."
 	runDetailsDoc = "A run with what GET /agents/runs/{run_id} does not say: its agent, trigger, times, the run that started it " +
-		"(parent_run_id, for a call_agent sub-run), the sub-runs it started and the files its steps emitted (with their download paths). " +
+		"(parent_run_id, for a call_agent sub-run), the sub-runs it started, the files its steps emitted (with their download paths) " +
+		"and each step attempt's model and tokens (step_usage, in the order of the run's steps). " +
 		"At most 500 sub-runs and 500 files are listed."
 )
 
@@ -93,6 +94,15 @@ type RunDetailsResponse struct {
 	Metadata      map[string]any          `json:"metadata"`
 	Children      []RunListItemResponse   `json:"children" doc:"The sub-runs this run's call_agent steps started, oldest first."`
 	Attachments   []RunAttachmentResponse `json:"attachments"`
+	StepUsage     []StepUsageResponse     `json:"step_usage" doc:"Each step attempt's model use, in the order of the steps GET /agents/runs/{run_id}?include_step_outputs=true lists."`
+}
+
+// StepUsageResponse is the model use of one step attempt.
+type StepUsageResponse struct {
+	AgentStepID  string  `json:"agent_step_id"`
+	Model        *string `json:"model" doc:"The model the attempt called; null when it called none."`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
 }
 
 type listAccountRunsInput struct {
@@ -181,7 +191,11 @@ func (s *Server) runDetails(ctx context.Context, in *runIDInput) (*runDetailsOut
 		ParentRunID: r.ParentRunID, Priority: r.Priority, Credits: r.Credits, ErrorCount: r.ErrorCount, Error: r.Error,
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt})
 	out := RunDetailsResponse{RunListItemResponse: item, ReplayOfRunID: optStr(r.ReplayOfRunID), Metadata: r.Metadata,
-		Children: make([]RunListItemResponse, len(d.Children)), Attachments: make([]RunAttachmentResponse, len(d.Attachments))}
+		Children: make([]RunListItemResponse, len(d.Children)), Attachments: make([]RunAttachmentResponse, len(d.Attachments)),
+		StepUsage: make([]StepUsageResponse, len(d.Usage))}
+	for i, u := range d.Usage {
+		out.StepUsage[i] = StepUsageResponse{AgentStepID: u.StepID, Model: optStr(u.Model), InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	}
 	if out.Metadata == nil {
 		out.Metadata = map[string]any{}
 	}

@@ -81,6 +81,22 @@ func TestAccountRunViewsOnRealServer(t *testing.T) {
 			t.Fatalf("resumed %d events from %d of %d", len(rest), cut, len(all))
 		}
 
+		// A model step's attempt names its model and tokens; the others none.
+		asked, err := c.RunAndWait(ctx, makeAgent(t, ts, streamDef), client.AgentRunRequest{Input: "Keep it short."})
+		if err != nil || asked.Status != client.RunCompleted {
+			t.Fatalf("model run: %+v %v", asked, err)
+		}
+		det, err = c.GetRunDetails(ctx, asked.RunID)
+		if err != nil || len(det.StepUsage) != 2 {
+			t.Fatalf("step usage: %+v %v", det, err)
+		}
+		if u := det.StepUsage[0]; u.AgentStepID != "ask" || u.Model == nil || *u.Model == "" || u.InputTokens <= 0 || u.OutputTokens <= 0 {
+			t.Fatalf("prompt_call usage: %+v", u)
+		}
+		if u := det.StepUsage[1]; u.AgentStepID != "stream" || u.Model != nil || u.InputTokens != 0 {
+			t.Fatalf("streaming_result usage: %+v", u)
+		}
+
 		other := ts.NewTenant(t, "other")
 		oc := newRunClient(t, ts, client.WithAPIKey(other.Key))
 		var ae *client.APIError

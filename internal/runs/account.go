@@ -110,6 +110,9 @@ type Details struct {
 	Run         store.Run
 	Children    []store.RunListItem
 	Attachments []store.RunAttachment
+	// Usage is each step attempt's model use, in the order of the steps
+	// of Get.
+	Usage []store.StepUsage
 }
 
 // DetailsLimit bounds the sub-runs and the files one details answer lists.
@@ -129,5 +132,9 @@ func (s *Service) RunDetails(ctx context.Context, accountID, runID string) (Deta
 	if err != nil {
 		return Details{}, err
 	}
-	return Details{Run: r, Children: children, Attachments: files}, nil
+	usage, err := s.DB.StepUsages(ctx, accountID, runID)
+	if err != nil {
+		return Details{}, err
+	}
+	return Details{Run: r, Children: children, Attachments: files, Usage: usage}, nil
 }

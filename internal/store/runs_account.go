@@ -218,3 +218,30 @@ func (db *DB) RunStats(ctx context.Context, accountID string, f RunFilter, limit
 	}
 	return false, rows.Err()
 }
+
+// StepUsage is the model use of one step attempt.
+type StepUsage struct {
+	StepID                    string
+	Model                     string
+	InputTokens, OutputTokens int
+}
+
+// StepUsages lists a run's step attempts' model use, in the order of
+// Steps (execution order).
+func (db *DB) StepUsages(ctx context.Context, accountID, runID string) ([]StepUsage, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT step_id, COALESCE(model, ''), input_tokens, output_tokens FROM run_steps
+		WHERE run_id = $1 AND account_id = $2 ORDER BY id`, runID, accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []StepUsage{}
+	for rows.Next() {
+		var u StepUsage
+		if err := rows.Scan(&u.StepID, &u.Model, &u.InputTokens, &u.OutputTokens); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}

@@ -79,6 +79,7 @@ type stepView struct {
 	Evaluations    []client.EvaluationResult
 	SubRuns        []client.RunListItem // for call_agent steps
 	ToolCallsCount int
+	Usage          *client.StepUsage // nil when unknown
 }
 
 // runView is what the run page and its live block show.
@@ -118,6 +119,13 @@ func loadRun(req *Request, cl *client.Client, runID string) (*runView, error) {
 		}
 	}
 	v.Steps = timeline(snap.Steps, d.Children, evals)
+	// The usage lists the same attempts in the same order; a step that
+	// started between the two reads is left without.
+	for i := range v.Steps {
+		if i < len(d.StepUsage) && d.StepUsage[i].AgentStepID == v.Steps[i].AgentStepID {
+			v.Steps[i].Usage = &d.StepUsage[i]
+		}
+	}
 	for _, e := range evals {
 		if e.StepID == nil {
 			v.Evaluation = append(v.Evaluation, e)

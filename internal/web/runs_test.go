@@ -116,6 +116,14 @@ func TestRunsPages(t *testing.T) {
 		// A running run's page is live.
 		b.get("/console/runs/"+parked.RunID).mustContain(t, `sse-connect="/console/runs/`+parked.RunID+`/events"`, "Cancel run")
 
+		// A model step shows its model and tokens.
+		modelAgent := srv.StoreAgent(t, srv.AccountID, "Summariser", `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"Summarise: {{input}}"}]}`, "dynamic_input")
+		asked, err := api.RunAndWait(ctx, modelAgent, client.AgentRunRequest{Input: "Rivers flow to the sea."})
+		if err != nil || asked.Status != client.RunCompleted {
+			t.Fatal(asked, err)
+		}
+		b.get("/console/runs/"+asked.RunID).mustContain(t, `class="tag model"`, "tokens in")
+
 		// The overview.
 		p = b.get("/console/")
 		p.mustContain(t, "Overview", "<svg", "failure rate", "reviews waiting for you", "Publish the draft?")
