@@ -20,8 +20,10 @@ func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	// A sign-in link carries its token in the URL: never pass it on.
-	h.Set("Referrer-Policy", "no-referrer")
+	// A sign-in link carries its token in the URL: never pass it to
+	// another site. (Not no-referrer: browsers then send "Origin: null"
+	// with form posts, which the CSRF check refuses.)
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 }
 
