@@ -125,6 +125,9 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 		chromedp.Navigate(srv.URL+m[1]),
 		chromedp.WaitVisible(css(`form[action="/console/signin/link"] button`)),
 		chromedp.Click(css(`form[action="/console/signin/link"] button`)),
+		// Signed in, the console opens on the overview; the agents are a click away.
+		chromedp.WaitVisible(css(`nav.menu`)),
+		chromedp.Navigate(srv.URL+"/console/agents"),
 		chromedp.WaitVisible(css(`a[href="/console/agents/new"]`)),
 	)
 	title := run(t, ctx, chromedp.Title())
@@ -181,6 +184,8 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 		chromedp.WaitVisible(css(`#api_key`)),
 		chromedp.SendKeys(css(`#api_key`), srv.Key),
 		chromedp.Submit(css(`#api_key`)),
+		chromedp.WaitVisible(css(`nav.menu`)),
+		chromedp.Navigate(srv.URL+"/console/agents"),
 		chromedp.WaitVisible(css(`a[href="/console/agents/new"]`)),
 		shoot(shots, "agents-390.png"),
 	)
