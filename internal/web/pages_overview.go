@@ -34,14 +34,20 @@ func (c *Console) overview(req *Request) error {
 		return err
 	}
 	v := overviewView{Summary: sum, FailurePct: fmt.Sprintf("%.1f%%", 100*sum.FailureRate), Chart: runsChart(sum)}
-	alerts, err := cl.ListAlerts(req.Ctx(), client.AlertListOptions{Status: "triggered", Limit: 5})
-	if err != nil {
-		return err
+	// Open alerts are those not resolved or dismissed yet.
+	for _, status := range []string{"triggered", "acknowledged"} {
+		alerts, err := cl.ListAlerts(req.Ctx(), client.AlertListOptions{Status: status, Limit: 5})
+		if err != nil {
+			return err
+		}
+		n := alerts.Total
+		if n < 0 {
+			n = len(alerts.Items)
+		}
+		v.OpenAlerts += n
+		v.Alerts = append(v.Alerts, alerts.Items...)
 	}
-	v.Alerts, v.OpenAlerts = alerts.Items, alerts.Total
-	if v.OpenAlerts < 0 {
-		v.OpenAlerts = len(alerts.Items)
-	}
+	v.Alerts = v.Alerts[:min(len(v.Alerts), 5)]
 	reviews, err := cl.ListPendingReviews(req.Ctx(), client.ReviewListOptions{Limit: 5})
 	if err != nil {
 		return err
