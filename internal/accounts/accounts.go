@@ -38,7 +38,7 @@ type Identity struct {
 func (s *Service) Identity(ctx context.Context, p auth.Principal) (Identity, error) {
 	out := Identity{AccountID: p.AccountID, Organizations: []Organization{}}
 	userID := p.UserID
-	if p.Method == auth.MethodOIDC {
+	if p.Method == auth.MethodOIDC || p.Method == auth.MethodConsole {
 		u, err := s.db.User(ctx, p.UserID)
 		if err != nil {
 			return Identity{}, err

@@ -41,7 +41,7 @@ to create users and organizations, issue and revoke API keys, and grant credits.
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&o.databaseURL, "database-url", envflag.String("SERVICE_DATABASE_URL", ""), "postgres://… or empty for SQLite in the data dir (SERVICE_DATABASE_URL)")
 	pf.StringVar(&o.dataDir, "data-dir", envflag.String("SERVICE_DATA_DIR", "./agentry-data"), "data directory of the embedded database (SERVICE_DATA_DIR)")
-	cmd.AddCommand(usersCommand(o), accountsCommand(o), orgsCommand(o), membersCommand(o), keysCommand(o), creditsCommand(o), jobsCommand(o), reviewsCommand(o), feedbackCommand(o))
+	cmd.AddCommand(usersCommand(o), accountsCommand(o), orgsCommand(o), membersCommand(o), keysCommand(o), creditsCommand(o), jobsCommand(o), reviewsCommand(o), feedbackCommand(o), signinLinkCommand(o))
 	return cmd
 }
 

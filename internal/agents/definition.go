@@ -3,7 +3,9 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
+	"time"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/agents/definition/canonjson"
@@ -66,16 +68,22 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 	if err != nil {
 		return DefinitionView{}, err
 	}
+	var current *store.Agent
 	a, err := s.db.UpdateAgent(ctx, in.AccountID, in.AgentID, in.UserID, func(a *store.Agent) error {
 		// Checked under the row's lock: two writers holding the same
 		// change id cannot both pass.
 		if a.ChangeID != in.ExpectedChangeID {
+			cp := *a
+			current = &cp
 			return ErrStaleChange
 		}
 		a.Definition, a.CallTargets = body, d.CallTargets()
 		return nil
 	})
 	s.saved(ctx, a, err)
+	if errors.Is(err, ErrStaleChange) && current != nil {
+		return DefinitionView{}, s.staleChange(ctx, *current)
+	}
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -108,4 +116,32 @@ func relativeTo(base string, probs def.Problems) def.Problems {
 // service applies, whichever way the definition arrives.
 func (s *Service) serverRules() def.ServerRules {
 	return def.ServerRules{S3AllowedBuckets: s.cfg.S3AllowedBuckets, KnownModel: s.cfg.KnownModel}
+}
+
+// StaleChangeError is ErrStaleChange with who saved the definition that
+// is current, and when, so that the writer who lost knows whom to ask.
+type StaleChangeError struct {
+	SavedBy string // the saver's e-mail, else name; "" for a key without a user
+	SavedAt time.Time
+}
+
+func (e *StaleChangeError) Error() string { return ErrStaleChange.Error() }
+
+func (e *StaleChangeError) Unwrap() error { return ErrStaleChange }
+
+// staleChange describes the current definition's save. The saver is a
+// member of the account (or was: a removed member is still named).
+func (s *Service) staleChange(ctx context.Context, cur store.Agent) error {
+	e := &StaleChangeError{SavedAt: cur.DefinitionSavedAt}
+	if cur.DefinitionSavedBy != "" {
+		u, err := s.db.User(ctx, cur.DefinitionSavedBy)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		e.SavedBy = u.Email
+		if e.SavedBy == "" {
+			e.SavedBy = u.Name
+		}
+	}
+	return e
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -45,6 +46,11 @@ func TestAgentDefinition(t *testing.T) {
 		// A stale change id is a conflict, and changes nothing.
 		r = s.Do(t, "PUT", "/agents/"+a.ID+"/definition", s.Key, map[string]any{"expected_change_id": cur.ChangeID, "definition": next})
 		wantStatus(t, r, http.StatusConflict)
+		// It says who saved the current definition (the bootstrap owner,
+		// named "owner", has no e-mail), and when.
+		if !strings.Contains(string(r.Body), "saved by owner at "+time.Now().UTC().Format("2006-01-02")) {
+			t.Fatalf("conflict does not say who changed the definition: %s", r.Body)
+		}
 		if got := getDefinition(t, s, s.Key, a.ID); got.ChangeID != saved.ChangeID {
 			t.Fatal("a stale put changed the change id")
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/agentry/agentry/internal/agents"
 	def "github.com/agentry/agentry/internal/agents/definition"
@@ -38,6 +39,15 @@ func agentError(err error) error {
 	var callers *agents.CallersError
 	if errors.As(err, &callers) {
 		return Fail(http.StatusConflict, "%s", callers.Error())
+	}
+	var stale *agents.StaleChangeError
+	if errors.As(err, &stale) {
+		by := stale.SavedBy
+		if by == "" {
+			by = "an API key without a user"
+		}
+		return Fail(http.StatusConflict, "The definition was modified since you read it (saved by %s at %s): GET /agents/{agent_id}/definition again, re-apply your change and send its change_id",
+			by, stale.SavedAt.UTC().Format(time.RFC3339))
 	}
 	switch {
 	case errors.Is(err, agents.ErrUploadNotFound):

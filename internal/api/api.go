@@ -249,6 +249,10 @@ func (s *Server) routes() {
 	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
 	register(s, extension(withDesc(op("list_pending_run_reviews", http.MethodGet, "/agents/runs/reviews", "List pending human reviews", "agents"), listPendingReviewsDoc)), s.listPendingReviews)
 	register(s, extension(withDesc(op("decide_run_review", http.MethodPost, "/agents/runs/{run_id}/reviews/decision", "Approve or reject a human review", "agents"), decideReviewDoc)), s.decideReview)
+	// The account-wide run views, extensions (runs_account.go).
+	register(s, extension(withDesc(op("list_account_runs", http.MethodGet, "/runs", "List the account's runs", "agents"), listAccountRunsDoc)), s.listAccountRuns)
+	register(s, extension(withDesc(op("get_runs_summary", http.MethodGet, "/runs/summary", "Summarise the account's recent runs", "agents"), runsSummaryDoc)), s.runsSummary)
+	register(s, extension(withDesc(op("get_run_details", http.MethodGet, "/runs/{run_id}", "Get a run's details", "agents"), runDetailsDoc)), s.runDetails)
 	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
 
 	// Account secrets, an extension (secrets.go).

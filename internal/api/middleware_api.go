@@ -63,6 +63,7 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		APIKey:        ctx.Header("X-API-Key"),
 		Authorization: ctx.Header("Authorization"),
 		AccountID:     ctx.Header("X-Account-Id"),
+		Console:       consoleCredential(ctx.Context()),
 	})
 	switch {
 	case errors.Is(err, auth.ErrBadAccountID):

@@ -270,3 +270,43 @@ func TestPackageNamesAreUnique(t *testing.T) {
 		dirOf[name] = dir
 	}
 }
+
+// The web console is a client of the API: its pages read and act only
+// through the API. Its database handle serves sessions and sign-in links
+// (and resolving a pasted key's user, for "sign out everywhere"); any
+// other store method named in internal/web fails here.
+func TestConsoleReadsNoResourceFromTheStore(t *testing.T) {
+	allowed := map[string]bool{
+		"CreateConsoleSession": true, "ConsoleSessionByToken": true, "TouchConsoleSession": true,
+		"SetConsoleSessionAccount": true, "RevokeConsoleSession": true, "RevokeConsoleSessionsOf": true,
+		"DeleteExpiredConsoleSessions": true, "CreateSigninLink": true, "UseSigninLink": true,
+		"APIKeyByHash": true,
+	}
+	files := sources(t, "internal/web", true, false)
+	if len(files) == 0 {
+		t.Fatal("no console sources found")
+	}
+	for _, g := range files {
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			var holder string
+			switch x := sel.X.(type) {
+			case *ast.Ident:
+				holder = x.Name
+			case *ast.SelectorExpr:
+				holder = x.Sel.Name
+			}
+			if holder == "db" && !allowed[sel.Sel.Name] {
+				t.Errorf("%s: the console calls the store's %s: read resources through the API instead", g.fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}

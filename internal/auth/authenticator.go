@@ -71,6 +71,16 @@ type Credentials struct {
 	APIKey        string // X-API-Key
 	Authorization string // Authorization
 	AccountID     string // X-Account-Id
+	// Console is the web console's signed-in session, which the console
+	// passes with its in-process API calls (never read from a header).
+	Console *ConsoleCredential
+}
+
+// ConsoleCredential is what a console session acts as: the API key it
+// was opened with (by hash; the key itself is never kept), or its user.
+type ConsoleCredential struct {
+	KeyHash string
+	UserID  string
 }
 
 // Authenticate turns request credentials into a principal.
@@ -81,6 +91,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, c Credentials) (Princi
 			return Principal{}, ErrBadAccountID
 		}
 		accountHeader = strings.ToLower(accountHeader)
+	}
+	if c.Console != nil {
+		return a.byConsole(ctx, *c.Console, accountHeader)
 	}
 	if key := strings.TrimSpace(c.APIKey); key != "" {
 		return a.byKey(ctx, key)
@@ -101,7 +114,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, c Credentials) (Princi
 
 // byKey verifies an API key. X-Account-Id is ignored: a key acts in its own account.
 func (a *Authenticator) byKey(ctx context.Context, secret string) (Principal, error) {
-	hash := HashKey(secret)
+	return a.byKeyHash(ctx, HashKey(secret))
+}
+
+// byKeyHash verifies the key with this hash.
+func (a *Authenticator) byKeyHash(ctx context.Context, hash string) (Principal, error) {
 	now := time.Now()
 	a.mu.RLock()
 	ck, hit := a.keys[hash]
@@ -146,12 +163,38 @@ func (a *Authenticator) byToken(ctx context.Context, token, accountHeader string
 	if err != nil {
 		return Principal{}, ErrUnauthenticated
 	}
-	cacheKey := id.Issuer + "\x00" + id.Subject
+	return a.asUser(ctx, id.Issuer+"\x00"+id.Subject, func() (store.User, error) {
+		return a.db.UserBySubject(ctx, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
+	}, MethodOIDC, accountHeader)
+}
+
+// byConsole resolves a console session's credential: its key, exactly as
+// the key would be, or its user, as a signed-in user (personal account,
+// X-Account-Id switching to organizations they belong to).
+func (a *Authenticator) byConsole(ctx context.Context, c ConsoleCredential, accountHeader string) (Principal, error) {
+	if c.KeyHash != "" {
+		return a.byKeyHash(ctx, c.KeyHash)
+	}
+	if c.UserID == "" {
+		return Principal{}, ErrUnauthenticated
+	}
+	return a.asUser(ctx, "id\x00"+c.UserID, func() (store.User, error) {
+		u, err := a.db.User(ctx, c.UserID)
+		if errors.Is(err, store.ErrNotFound) {
+			return u, ErrUnauthenticated
+		}
+		return u, err
+	}, MethodConsole, accountHeader)
+}
+
+// asUser is the principal of a user (read through the cache under
+// cacheKey), in the account accountHeader names if they belong to it.
+func (a *Authenticator) asUser(ctx context.Context, cacheKey string, load func() (store.User, error), method Method, accountHeader string) (Principal, error) {
 	a.mu.RLock()
 	cu, hit := a.users[cacheKey]
 	a.mu.RUnlock()
 	if !hit || time.Since(cu.fetched) > a.cfg.CacheTTL {
-		u, err := a.db.UserBySubject(ctx, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
+		u, err := load()
 		if err != nil {
 			return Principal{}, err
 		}
@@ -160,7 +203,7 @@ func (a *Authenticator) byToken(ctx context.Context, token, accountHeader string
 		a.users[cacheKey] = cu
 		a.mu.Unlock()
 	}
-	p := Principal{Method: MethodOIDC, UserID: cu.user.ID, AccountID: cu.user.PersonalAccountID,
+	p := Principal{Method: method, UserID: cu.user.ID, AccountID: cu.user.PersonalAccountID,
 		Role: store.RoleOwner, Credential: "user:" + cu.user.ID}
 	if accountHeader != "" && accountHeader != p.AccountID {
 		role, err := a.db.Role(ctx, accountHeader, cu.user.ID)

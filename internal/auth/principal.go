@@ -12,6 +12,9 @@ type Method string
 const (
 	MethodAPIKey Method = "api_key"
 	MethodOIDC   Method = "oidc"
+	// MethodConsole is a web console session opened with a one-time link
+	// or single sign-on: it acts as its user, like an OIDC token.
+	MethodConsole Method = "console"
 )
 
 // Principal is who a request acts as, and in which account.

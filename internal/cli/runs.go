@@ -27,7 +27,7 @@ func runsCommand(a *App) *cobra.Command {
 or stream its events as they happen (runs stream). See docs/runs.md.`,
 	}
 	cmd.AddCommand(a.runsStart(), a.runsStream(), a.runsGet(), a.runsList(), a.runsSearch(), a.runsCancel(), a.runsDownload(), a.runsReview())
-	cmd.AddCommand(a.runsFollow())
+	cmd.AddCommand(a.runsFollow(), a.runsAll(), a.runsSummary(), a.runsDetails())
 	return cmd
 }
 

@@ -150,11 +150,15 @@ type StepRecord struct {
 	StartedAt   time.Time
 	EndedAt     time.Time
 	Credits     float64
-	ToolCalls   []ToolCall
-	Error       string
-	Attempt     int
-	Stopped     bool // completed, and ended its branch (gate closed)
-	Final       bool
+	// Model is the model the attempt called ("" when none); InputTokens
+	// and OutputTokens what its calls used together.
+	Model                     string
+	InputTokens, OutputTokens int
+	ToolCalls                 []ToolCall
+	Error                     string
+	Attempt                   int
+	Stopped                   bool // completed, and ended its branch (gate closed)
+	Final                     bool
 	// Judgments are what overseers judged of the attempt (a JSON array,
 	// see Verdict.Judgments), journaled with it; nil: none.
 	Judgments json.RawMessage

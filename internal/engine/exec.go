@@ -26,6 +26,10 @@ type Exec struct {
 	Feedback string
 
 	credits float64
+	// model and usage are the step's model calls (the last model named,
+	// the tokens of all), for its journal record.
+	model string
+	usage llm.Usage
 }
 
 // Host returns the platform services.
@@ -78,6 +82,8 @@ func (ex *Exec) Emit(ctx context.Context, evs ...Event) error {
 // Charge adds model usage to the step's credits.
 func (ex *Exec) Charge(model string, u llm.Usage) {
 	ex.credits += ex.x.host.Price(model, u)
+	ex.model = model
+	ex.usage.Add(u)
 }
 
 // Meta says who pays for a model call of this step.

@@ -272,6 +272,7 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		span.End(sctx, stepStatus(err, verdict), len(res.Output), err, verdict.Block != nil)
 		rec.EndedAt = time.Now().UTC()
 		rec.Credits = res.Credits + ex.credits + verdict.Credits
+		rec.Model, rec.InputTokens, rec.OutputTokens = ex.model, ex.usage.InputTokens, ex.usage.OutputTokens
 		rec.Judgments = verdict.journaled()
 		rec.ToolCalls = res.ToolCalls
 		x.mu.Lock()

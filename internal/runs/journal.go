@@ -114,6 +114,7 @@ func (j *journal) StepFinished(ctx context.Context, rec engine.StepRecord) error
 	}
 	ended := rec.EndedAt
 	w := heldWrite{update: &store.StepRow{ID: id, Status: rec.Status, Output: rec.Output, ContentType: rec.ContentType,
+		Model: rec.Model, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens,
 		EndedAt: &ended, Credits: rec.Credits, ToolCalls: tc, Error: rec.Error, Stopped: rec.Stopped, Final: rec.Final,
 		Judgments: j.db.PackJudgments(rec.Judgments)}}
 	data := stepEvent(j.run.ID, rec)

@@ -5,12 +5,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/web"
 )
+
+// fmtMinutes says a duration in minutes ("15 minutes").
+func fmtMinutes(d time.Duration) string { return fmt.Sprintf("%d minutes", int(d.Minutes())) }
 
 // MinBootstrapKeyLength is the shortest SERVICE_BOOTSTRAP_API_KEY accepted:
 // the key is an owner's credential, and a short one could be guessed.
@@ -68,5 +73,13 @@ func bootstrap(ctx context.Context, db *store.DB, cfg Config, out io.Writer) err
 		fmt.Fprintf(out, "\nAgentry created the owner account %s and this API key. It is shown once; keep it safe:\n\n    %s\n", a.ID, secret)
 	}
 	fmt.Fprintf(out, "\nTry it:\n\n    curl -H \"X-API-Key: %s\" %s/me\n\n", shown, base)
+	if cfg.Console {
+		link, err := web.NewSigninLink(ctx, db, u.ID)
+		if err != nil {
+			return fmt.Errorf("bootstrap sign-in link: %w", err)
+		}
+		fmt.Fprintf(out, "Or open the web console; this link signs the owner in once, within %s:\n\n    %s%s\n\n",
+			fmtMinutes(web.SigninLinkTTL), cfg.ConsoleURL(), link)
+	}
 	return nil
 }

@@ -143,6 +143,13 @@ type Config struct {
 	// unsubscribe links); default http://<the listening address>.
 	PublicURL string
 
+	// Console serves the web console at /console/ (internal/web).
+	Console bool
+	// ConsoleSessionIdle and ConsoleSessionLifetime end console sessions:
+	// after this long idle, and this long after sign-in.
+	ConsoleSessionIdle     time.Duration
+	ConsoleSessionLifetime time.Duration
+
 	// ModelSetup, when set, replaces llmconfig.Load as the
 	// source of the model router and catalog. It has no flag: tests set it
 	// to serve models from fake providers with a catalog of their own.
@@ -203,7 +210,11 @@ func Defaults() Config {
 		MaxWorkers:      16,
 		ShutdownTimeout: 30 * time.Second,
 		AuthCacheTTL:    2 * time.Second,
-		UploadRetention: 7 * 24 * time.Hour,
+
+		Console:                true,
+		ConsoleSessionIdle:     12 * time.Hour,
+		ConsoleSessionLifetime: 7 * 24 * time.Hour,
+		UploadRetention:        7 * 24 * time.Hour,
 
 		BlobTempMaxAge:     6 * time.Hour,
 		BlobSweepInterval:  time.Hour,
@@ -243,6 +254,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		c.DataDir = "./agentry-data"
+	}
+	if c.Console && (c.ConsoleSessionIdle <= 0 || c.ConsoleSessionLifetime <= 0) {
+		return fmt.Errorf("--console-session-idle and --console-session-lifetime must be positive")
 	}
 	if c.NodeName == "" {
 		c.NodeName = DefaultNodeName()

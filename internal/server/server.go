@@ -55,6 +55,7 @@ import (
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/agentry/agentry/internal/version"
+	"github.com/agentry/agentry/internal/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -357,6 +358,14 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 				return nil
 			}})
 		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
+		if cfg.Console {
+			console, err := web.New(db, s.API, web.Config{SessionIdle: cfg.ConsoleSessionIdle,
+				SessionLifetime: cfg.ConsoleSessionLifetime, Version: SoftwareVersion, MailDomain: cfg.MailDomain})
+			if err != nil {
+				return nil, fmt.Errorf("console: %w", err)
+			}
+			s.handler = console.Mount(s.handler)
+		}
 	}
 	s.handler = telemetry.HTTPServer(s.Telemetry, s.handler)
 	ok = true

@@ -63,6 +63,11 @@ var Settings = []Section{
 		{Name: "max-streams-per-key", Help: "open run event streams per credential, per process (429 above); 0: no cap", Field: func(c *Config) any { return &c.MaxStreamsPerKey }},
 		{Name: "max-streams-per-account", Help: "open run event streams per account, per process (429 above); 0: no cap", Field: func(c *Config) any { return &c.MaxStreamsPerAccount }},
 	}},
+	{"Web console", []Setting{
+		{Name: "console", Help: "serve the web console at `/console/` (`/` redirects there); `false` for API-only replicas (docs/console.md)", Field: func(c *Config) any { return &c.Console }},
+		{Name: "console-session-idle", Help: "a console session ends after this long without a request", Field: func(c *Config) any { return &c.ConsoleSessionIdle }},
+		{Name: "console-session-lifetime", Help: "a console session ends this long after sign-in, active or not", Field: func(c *Config) any { return &c.ConsoleSessionLifetime }},
+	}},
 	{"Models and credits", []Setting{
 		{Name: "providers-file", Help: "YAML or JSON file of model providers (docs/models.md); `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `ANTHROPIC_API_KEY` add providers without one", Field: func(c *Config) any { return &c.ProvidersFile }},
 		{Name: "models-file", Help: "YAML or JSON file merged over the built-in model catalog", Field: func(c *Config) any { return &c.ModelsFile }},

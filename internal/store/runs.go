@@ -433,6 +433,10 @@ type StepRow struct {
 	StartedAt                  time.Time
 	EndedAt                    *time.Time
 	Credits                    float64
+	// Model and the tokens are the attempt's model calls ("" and 0 when
+	// none), written by FinishStep.
+	Model                      string
+	InputTokens, OutputTokens  int
 	ToolCalls                  json.RawMessage
 	Error                      string
 	Stopped, Final, Superseded bool
@@ -461,9 +465,9 @@ func (db *DB) FinishStep(ctx context.Context, tx *sql.Tx, s StepRow) error {
 		tc = json.RawMessage("[]")
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE run_steps SET status = $1, output = $2, content_type = $3, ended_at = $4, credits = $5,
-		tool_calls = $6, error = $7, stopped = $8, final = $9, judgments = $10 WHERE id = $11`,
+		tool_calls = $6, error = $7, stopped = $8, final = $9, judgments = $10, model = $12, input_tokens = $13, output_tokens = $14 WHERE id = $11`,
 		s.Status, s.Output, nullable(s.ContentType), s.EndedAt, ToMicro(s.Credits), string(tc), nullable(s.Error), s.Stopped, s.Final,
-		db.storedJudgments(s.Judgments), s.ID)
+		db.storedJudgments(s.Judgments), s.ID, nullable(s.Model), s.InputTokens, s.OutputTokens)
 	return err
 }
 

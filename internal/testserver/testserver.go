@@ -43,6 +43,13 @@ const BootstrapKey = "agk_test_owner_key_0123456789abcdefghijklmnop"
 // (rate limits, OIDC, …) before it starts.
 func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server {
 	t.Helper()
+	return StartPrinting(t, d, io.Discard, opts...)
+}
+
+// StartPrinting is Start, writing what the first start prints (the owner's
+// key, the console's sign-in link) to out.
+func StartPrinting(t testing.TB, d store.Dialect, out io.Writer, opts ...func(*server.Config)) *Server {
+	t.Helper()
 	cfg := server.Defaults()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
@@ -62,7 +69,7 @@ func Start(t testing.TB, d store.Dialect, opts ...func(*server.Config)) *Server 
 		o(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := server.New(ctx, cfg, io.Discard)
+	s, err := server.New(ctx, cfg, out)
 	if err != nil {
 		cancel()
 		t.Fatalf("start server: %v", err)
