@@ -545,6 +545,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // conformance suite reads which fields it lets through.
 var extensionFields = map[string][]string{
 	"RunResponse": {"trace_id"}, // the run's OpenTelemetry trace (docs/observability.md)
+	// the agent's trigger ids, which email-config takes (docs/email.md)
+	"AgentSummaryResponse": {"triggers"},
 }
 
 // markExtensionFields marks the extension fields in the generated schemas.
