@@ -2,6 +2,7 @@ package governance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -47,8 +48,12 @@ func Redact(ps []*Policy, stage string, v Verdict, text string) string {
 func (r *Rule) redact(text string) string {
 	switch r.Type {
 	case RulePII:
-		for _, k := range r.Kinds {
-			text = redactPII(k, text)
+		// The narrower kinds first: an SSN or a card number is also a run
+		// of digits the phone pattern takes.
+		for _, k := range []string{"card", "national_id", "email", "phone"} {
+			if slices.Contains(r.Kinds, k) {
+				text = redactPII(k, text)
+			}
 		}
 	case RuleSecrets:
 		for _, p := range secretPatterns {
