@@ -148,3 +148,16 @@ func standsAlone(text string, i, end int) bool {
 	return (i == 0 || !isWordRune(before) || !isWordRune(firstRune(term))) &&
 		(end == len(text) || !isWordRune(after) || !isWordRune(lastRune(term)))
 }
+
+// scrubRules find every kind of personal data and secret.
+var scrubRules = []Rule{{Type: RulePII, Kinds: PIIKinds}, {Type: RuleSecrets}}
+
+// scrub replaces personal data and secrets in text by their kind: for
+// text that is stored and shown whatever the policies say, such as a
+// model's reason for a verdict, which may quote what it judged.
+func scrub(text string) string {
+	for i := range scrubRules {
+		text = scrubRules[i].redact(text)
+	}
+	return text
+}

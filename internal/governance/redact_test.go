@@ -49,3 +49,10 @@ func TestRedact(t *testing.T) {
 		t.Errorf("a flag-only policy changed the text: %s", got)
 	}
 }
+
+func TestScrub(t *testing.T) {
+	got := scrub("it names jane.doe@example.com and key AKIA1234567890ABCDEF")
+	if got != "it names [email address] and key [secret: aws access key]" {
+		t.Errorf("scrub: %s", got)
+	}
+}
