@@ -68,6 +68,20 @@ type Agent struct {
 	// ImportWarnings lists what an import skipped; nil when the call
 	// imported nothing.
 	ImportWarnings []ImportSkip `json:"import_warnings"`
+	// Triggers are the agent's triggers (one today), with the id
+	// SetEmailTriggerConfig takes; GetAgent adds an email_received
+	// trigger's addresses. An extension of the Agent Platform API.
+	Triggers []AgentTrigger `json:"triggers,omitempty"`
+}
+
+// AgentTrigger is one trigger of an agent.
+type AgentTrigger struct {
+	ID          string `json:"id"`
+	TriggerType string `json:"trigger_type"`
+	// EmailAddresses and EmailAlias are set by GetAgent for an
+	// email_received trigger.
+	EmailAddresses []string `json:"email_addresses,omitempty"`
+	EmailAlias     *string  `json:"email_alias,omitempty"`
 }
 
 // ImportSkip is an item of an imported payload that was not applied.

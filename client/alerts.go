@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"iter"
 	"net/http"
@@ -325,13 +326,16 @@ func (c *Client) ListAlertPreferences(ctx context.Context, organizationID string
 	if includeDefaults {
 		q.Set("include_defaults", "true")
 	}
-	var out struct {
-		Preferences []AlertPreference `json:"preferences"`
-	}
-	if err := c.Do(ctx, http.MethodGet, "/alerts/organization-preferences/list", nil, &out, append([]CallOption{WithQuery(q)}, opts...)...); err != nil {
+	// {preferences, total}, or {data, pagination} from 2026-07-27.
+	var raw json.RawMessage
+	if err := c.Do(ctx, http.MethodGet, "/alerts/organization-preferences/list", nil, &raw, append([]CallOption{WithQuery(q)}, opts...)...); err != nil {
 		return nil, err
 	}
-	return out.Preferences, nil
+	p, err := decodePage[AlertPreference](raw, "preferences")
+	if err != nil {
+		return nil, err
+	}
+	return p.Items, nil
 }
 
 // SetAlertPreference opts the caller out of (subscribed false) or back into

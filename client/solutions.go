@@ -156,8 +156,16 @@ type SolutionConversation struct {
 
 // SolutionConversations lists a solution's turns, oldest first.
 func (c *Client) SolutionConversations(ctx context.Context, solutionID string, opts ...CallOption) ([]SolutionConversation, error) {
-	var out []SolutionConversation
-	return out, c.Do(ctx, http.MethodGet, pathf("/solutions/%s/conversations", solutionID), nil, &out, opts...)
+	// A bare array, or {data, pagination} from 2026-07-27.
+	var raw json.RawMessage
+	if err := c.Do(ctx, http.MethodGet, pathf("/solutions/%s/conversations", solutionID), nil, &raw, opts...); err != nil {
+		return nil, err
+	}
+	p, err := decodePage[SolutionConversation](raw, "")
+	if err != nil {
+		return nil, err
+	}
+	return p.Items, nil
 }
 
 // AddConversationTurnRequest records a turn by hand.
@@ -375,8 +383,16 @@ func (c *Client) AgentAssistantHistory(ctx context.Context, agentID, stepType, s
 	if offset > 0 {
 		q.Set("offset", strconv.Itoa(offset))
 	}
-	var out AssistantHistory
-	return &out, c.Do(ctx, http.MethodGet, pathf("/agents/%s/ai-assistant/conversations", agentID)+"?"+q.Encode(), nil, &out, opts...)
+	// {turns, total}, or {data, pagination} from 2026-07-27.
+	var raw json.RawMessage
+	if err := c.Do(ctx, http.MethodGet, pathf("/agents/%s/ai-assistant/conversations", agentID)+"?"+q.Encode(), nil, &raw, opts...); err != nil {
+		return nil, err
+	}
+	p, err := decodePage[AssistantTurn](raw, "turns")
+	if err != nil {
+		return nil, err
+	}
+	return &AssistantHistory{Turns: p.Items, Total: p.Total}, nil
 }
 
 // MarkAgentSuggestion records accepted or declined; it applies nothing.

@@ -81,7 +81,7 @@ func triggerSnapshot(t store.Trigger) (*def.TriggerSnapshot, error) {
 	}
 	allowEmpty, _ := cfg["allow_empty_input"].(bool)
 	snap := &def.TriggerSnapshot{
-		TriggerType: def.TriggerType(t.Type), Name: str("name"), Input: str("input"), InputContentType: str("input_content_type"),
+		ID: t.ID, TriggerType: def.TriggerType(t.Type), Name: str("name"), Input: str("input"), InputContentType: str("input_content_type"),
 		AllowEmptyInput: &allowEmpty, DefaultInput: str("default_input"), KnowledgeBaseID: str("knowledge_base_id"),
 	}
 	if m, ok := cfg["metadata_"].(map[string]any); ok {

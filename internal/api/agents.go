@@ -65,7 +65,20 @@ func (s *Server) getAgent(ctx context.Context, in *agentIDPath) (*agentOutput, e
 	if err != nil {
 		return nil, agentError(err)
 	}
-	return &agentOutput{Body: agentSummary(a, nil)}, nil
+	out := agentSummary(a, nil)
+	if a.TriggerType == "email_received" && len(out.Triggers) == 1 && s.deps.MailInbound != nil {
+		// The addresses need the alias and the account's primary domain:
+		// two reads, so only the single-agent answer carries them.
+		te, err := s.deps.MailInbound.TriggerEmailOf(ctx, a.AccountID, a.ID)
+		if err != nil {
+			return nil, agentError(err) // deleted meanwhile: a 404
+		}
+		out.Triggers[0].EmailAddresses = te.Addresses
+		if te.Alias != "" {
+			out.Triggers[0].EmailAlias = &te.Alias
+		}
+	}
+	return &agentOutput{Body: out}, nil
 }
 
 type updateAgentInput struct {

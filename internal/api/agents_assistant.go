@@ -125,7 +125,7 @@ type agentHistoryInput struct {
 	Offset   int    `query:"offset" default:"0" minimum:"0" maximum:"100000" doc:"Number of recent turns to skip."`
 }
 
-type agentHistoryOutput struct{ Body AiConversationHistoryResponse }
+type agentHistoryOutput struct{ Body any }
 
 func (s *Server) agentAssistantHistory(ctx context.Context, in *agentHistoryInput) (*agentHistoryOutput, error) {
 	var stepID *string
@@ -145,7 +145,8 @@ func (s *Server) agentAssistantHistory(ctx context.Context, in *agentHistoryInpu
 		}
 		out.Turns = append(out.Turns, turn)
 	}
-	return &agentHistoryOutput{Body: out}, nil
+	return &agentHistoryOutput{Body: List(ctx, out.Turns, PageOf(PageFromOffset(in.Offset, in.Limit), in.Limit, total),
+		func([]AiConversationTurn, Pagination) any { return out })}, nil
 }
 
 // MarkAiSuggestionRequest records a decision.

@@ -31,6 +31,15 @@ type AgentSummaryResponse struct {
 	DisabledAt                      *string          `json:"disabled_at" nullable:"true"`
 	DisabledReason                  *string          `json:"disabled_reason" nullable:"true"`
 	ImportWarnings                  []def.ImportSkip `json:"import_warnings" nullable:"true" doc:"Items dropped or not applied by an import; null on calls that import nothing."`
+	Triggers                        []AgentTrigger   `json:"triggers,omitempty" doc:"Extension: the agent's triggers (one today), with the id PUT /agents/{agent_id}/triggers/{trigger_id}/email-config takes. GET /agents/{agent_id} adds an email_received trigger's addresses."`
+}
+
+// AgentTrigger is one trigger of an agent, in AgentSummaryResponse.
+type AgentTrigger struct {
+	ID             string   `json:"id" format:"uuid"`
+	TriggerType    string   `json:"trigger_type"`
+	EmailAddresses []string `json:"email_addresses,omitempty" doc:"An email_received trigger's addresses (GET /agents/{agent_id} only)."`
+	EmailAlias     *string  `json:"email_alias,omitempty" doc:"An email_received trigger's alias, when set (GET /agents/{agent_id} only)."`
 }
 
 // AgentListResponse is GET /agents: the same {data, pagination} shape at
@@ -111,6 +120,9 @@ func agentSummary(a store.Agent, warnings []def.ImportSkip) AgentSummaryResponse
 	if a.TriggerType != "" {
 		t := a.TriggerType
 		out.TriggerType = &t
+	}
+	if a.TriggerID != "" {
+		out.Triggers = []AgentTrigger{{ID: a.TriggerID, TriggerType: a.TriggerType}}
 	}
 	if len(st.SamplingConfig) > 0 {
 		_ = json.Unmarshal(st.SamplingConfig, &out.SamplingConfig)

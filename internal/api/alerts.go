@@ -467,7 +467,7 @@ type listOrgPreferencesInput struct {
 }
 
 type orgPreferenceListOutput struct {
-	Body OrganizationAlertPreferenceListResponse
+	Body any // OrganizationAlertPreferenceListResponse before 2026-07-27
 }
 
 func (s *Server) listOrgAlertPreferences(ctx context.Context, in *listOrgPreferencesInput) (*orgPreferenceListOutput, error) {
@@ -479,7 +479,8 @@ func (s *Server) listOrgAlertPreferences(ctx context.Context, in *listOrgPrefere
 	for i, p := range prefs {
 		out.Preferences[i] = OrganizationAlertPreferenceResponse(p)
 	}
-	return &orgPreferenceListOutput{Body: out}, nil
+	return &orgPreferenceListOutput{Body: List(ctx, out.Preferences, PageOf(1, max(len(prefs), 1), len(prefs)),
+		func([]OrganizationAlertPreferenceResponse, Pagination) any { return out })}, nil
 }
 
 type updateOrgPreferenceInput struct {

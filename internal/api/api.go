@@ -7,6 +7,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -560,10 +561,22 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // conformance suite reads which fields it lets through.
 var extensionFields = map[string][]string{
 	"RunResponse": {"trace_id"}, // the run's OpenTelemetry trace (docs/observability.md)
+	// the agent's trigger ids, which email-config takes (docs/email.md)
+	"AgentSummaryResponse": {"triggers"},
+	// the auto-block mode beside the strict-version blocklist (docs/versioning.md)
+	"BlockedEmailSenderEnvelope": {"auto_block_mode"},
 }
+
+// versionedSchemas are answers of operations whose body depends on the
+// version (Body any), so huma cannot derive them: they are added to the
+// document's components, where their fields are documented and marked.
+var versionedSchemas = []reflect.Type{reflect.TypeFor[BlockedEmailSenderEnvelope]()}
 
 // markExtensionFields marks the extension fields in the generated schemas.
 func markExtensionFields(a huma.API) {
+	for _, t := range versionedSchemas {
+		a.OpenAPI().Components.Schemas.Schema(t, true, "")
+	}
 	schemas := a.OpenAPI().Components.Schemas.Map()
 	for name, fields := range extensionFields {
 		sc, ok := schemas[name]

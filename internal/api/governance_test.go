@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -264,4 +265,105 @@ func TestGovernancePolicyLimit(t *testing.T) {
 		other := s.NewTenant(t, "other")
 		createPolicy(t, s, other.Key, map[string]any{"name": "theirs", "policy_type": "pii"})
 	})
+}
+
+// A blocked run keeps no copy of what it was blocked for: its stored input
+// has each match replaced by its kind, its snapshot names the blocking
+// policy and the input status, and neither its events nor the trace
+// search hold the data. A flag-only policy keeps the text.
+func TestBlockedRunKeepsNoCopy(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		agent := makeAgent(t, s, s.AccountID, chainDef)
+		block := createPolicy(t, s, s.Key, map[string]any{"name": "No personal data", "config": map[string]any{
+			"action": "block", "stages": []string{"input", "output"}, "rules": []any{map[string]any{"type": "pii", "kinds": []string{"email", "card"}}}}})
+		flag := createPolicy(t, s, s.Key, map[string]any{"name": "Watch the falcon", "config": map[string]any{
+			"stages": []string{"input"}, "rules": []any{map[string]any{"type": "blocked_terms", "terms": []string{"falcon"}}}}})
+
+		const secret = "jane.doe@example.com"
+		run := startRun(t, s, s.Key, agent, "please mail "+secret+" and bob@example.org about the falcon")
+		done := waitRun(t, s, s.Key, run)
+		if done.Status != "failed" {
+			t.Fatalf("blocked run: %+v", done)
+		}
+		if done.Input == nil || *done.Input != "please mail [email address] and [email address] about the falcon" {
+			t.Errorf("stored input: %v", done.Input)
+		}
+		if st := done.GovernanceInputStatus; st == nil || *st != "blocked" {
+			t.Errorf("governance_input_status: %v", st)
+		}
+		wantRefs(t, "blocked_policies", done.BlockedPolicies, block)
+		raw := s.Do(t, "GET", "/agents/runs/"+run+"?include_step_outputs=true", s.Key, nil)
+		if strings.Contains(string(raw.Body), secret) {
+			t.Errorf("the run answer holds the blocked data: %s", raw.Body)
+		}
+		evs, err := s.S.Bus.Read(t.Context(), s.AccountID, run, 0, 1000)
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("events: %d %v", len(evs), err)
+		}
+		for _, e := range evs {
+			if strings.Contains(string(e.Data), secret) {
+				t.Errorf("event %s holds the blocked data: %s", e.Type, e.Data)
+			}
+			if e.Type == "done" && !strings.Contains(string(e.Data), block.ID) {
+				t.Errorf("the done event does not name the blocking policy: %s", e.Data)
+			}
+		}
+		search := s.Do(t, "POST", "/agents/runs/search", s.Key, map[string]any{"query": secret})
+		if strings.Contains(string(search.Body), secret) {
+			t.Errorf("the trace search finds the blocked data: %s", search.Body)
+		}
+
+		// A flag-only verdict keeps the text and names its policy.
+		done = waitRun(t, s, s.Key, startRun(t, s, s.Key, agent, "news on the falcon"))
+		if done.Status != "completed" || done.Input == nil || *done.Input != "news on the falcon" {
+			t.Fatalf("flagged run: %+v", done)
+		}
+		if st := done.GovernanceInputStatus; st == nil || *st != "safe" {
+			t.Errorf("flagged run's governance_input_status: %v", st)
+		}
+		wantRefs(t, "flagged_policies", done.FlaggedPolicies, flag)
+		wantRefs(t, "blocked_policies", done.BlockedPolicies)
+
+		// A blocked step output is kept nowhere, and the run names the policy.
+		outAgent := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"leak","step_type":"text","text":"card 4111 1111 1111 1111 on file"}]}`)
+		done = waitRun(t, s, s.Key, startRun(t, s, s.Key, outAgent, "hi"))
+		if done.Status != "failed" || done.Output != nil {
+			t.Fatalf("output block: %+v", done)
+		}
+		wantRefs(t, "blocked_policies", done.BlockedPolicies, block)
+		if st := done.GovernanceInputStatus; st == nil || *st != "safe" {
+			t.Errorf("output-blocked run's governance_input_status: %v", st)
+		}
+		raw = s.Do(t, "GET", "/agents/runs/"+done.RunID+"?include_step_outputs=true", s.Key, nil)
+		if strings.Contains(string(raw.Body), "4111") {
+			t.Errorf("the run answer holds the blocked output: %s", raw.Body)
+		}
+		evs, _ = s.S.Bus.Read(t.Context(), s.AccountID, done.RunID, 0, 1000)
+		for _, e := range evs {
+			if strings.Contains(string(e.Data), "4111") {
+				t.Errorf("event %s holds the blocked output: %s", e.Type, e.Data)
+			}
+		}
+	})
+}
+
+// wantRefs checks a run's policy references name exactly the policies.
+func wantRefs(t *testing.T, field string, got []any, want ...api.GovernancePolicyResponse) {
+	t.Helper()
+	b, _ := json.Marshal(got)
+	var refs []struct {
+		PolicyID   string  `json:"policy_id"`
+		PolicyName *string `json:"policy_name"`
+	}
+	_ = json.Unmarshal(b, &refs)
+	if len(refs) != len(want) {
+		t.Errorf("%s: %s, want %d", field, b, len(want))
+		return
+	}
+	for i, p := range want {
+		if refs[i].PolicyID != p.ID || refs[i].PolicyName == nil || *refs[i].PolicyName != p.Name {
+			t.Errorf("%s: %s, want %s (%s)", field, b, p.ID, p.Name)
+		}
+	}
 }

@@ -142,6 +142,15 @@ type BlockedEmailSenderListResponse struct {
 	AutoBlockMode string                       `json:"auto_block_mode"`
 }
 
+// BlockedEmailSenderEnvelope is the list's shape from 2026-07-27: the
+// canonical envelope, plus the auto-block mode beside it (an extension
+// field), since no other operation answers the mode.
+type BlockedEmailSenderEnvelope struct {
+	Data          []BlockedEmailSenderResponse `json:"data"`
+	Pagination    Pagination                   `json:"pagination"`
+	AutoBlockMode string                       `json:"auto_block_mode" doc:"Extension: the account's auto-block mode (disabled, input, input_and_output)."`
+}
+
 // BlockEmailSenderRequest is the body of POST /agents/blocked-email-senders.
 type BlockEmailSenderRequest struct {
 	SenderEmail string  `json:"sender_email" minLength:"3" maxLength:"320" doc:"An address, or a domain when match_type is domain."`
@@ -182,10 +191,15 @@ func (s *Server) blockedList(ctx context.Context, accountID string, limit, offse
 	for _, b := range l.Items {
 		items = append(items, blockedResponse(b))
 	}
-	return &anyBodyOutput{Body: List(ctx, items, PageOf(PageFromOffset(offset, limit), limit, l.Total),
+	body := List(ctx, items, PageOf(PageFromOffset(offset, limit), limit, l.Total),
 		func(items []BlockedEmailSenderResponse, p Pagination) any {
 			return BlockedEmailSenderListResponse{Items: items, Total: l.Total, AutoBlockMode: l.AutoBlockMode}
-		})}, nil
+		})
+	if env, ok := body.(Envelope[BlockedEmailSenderResponse]); ok {
+		// The mode has no operation of its own: it stays readable here.
+		body = BlockedEmailSenderEnvelope{Data: env.Data, Pagination: env.Pagination, AutoBlockMode: l.AutoBlockMode}
+	}
+	return &anyBodyOutput{Body: body}, nil
 }
 
 type blockSenderInput struct{ Body BlockEmailSenderRequest }

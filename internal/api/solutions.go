@@ -227,7 +227,7 @@ func conversationResponse(c store.AssistantConversation) SolutionConversation {
 	return r
 }
 
-type conversationsOutput struct{ Body []SolutionConversation }
+type conversationsOutput struct{ Body any }
 
 func (s *Server) listSolutionConversations(ctx context.Context, in *solutionIDInput) (*conversationsOutput, error) {
 	cs, err := s.deps.Solutions.Conversations(ctx, principal(ctx).AccountID, in.SolutionID)
@@ -238,7 +238,10 @@ func (s *Server) listSolutionConversations(ctx context.Context, in *solutionIDIn
 	for _, c := range cs {
 		out = append(out, conversationResponse(c))
 	}
-	return &conversationsOutput{Body: out}, nil
+	// Every turn on one page: the envelope from 2026-07-27, a bare array
+	// before.
+	return &conversationsOutput{Body: List(ctx, out, PageOf(1, max(len(out), 1), len(out)),
+		func(items []SolutionConversation, _ Pagination) any { return items })}, nil
 }
 
 // AddConversationTurnRequest records a turn by hand.

@@ -533,6 +533,12 @@ func agentTable(w io.Writer, ag *client.Agent) error {
 		{"Evaluation", fmt.Sprintf("%s (tier %s, %d retries, retry on failure %t)", ag.EvaluationMode, tier, ag.MaxRetries, ag.RetryOnFailure)},
 		{"Model upgrades", fmt.Sprintf("%s (rollback %t)", ag.PromptModelAutoUpgradeStrategy, ag.PromptModelAutoRollbackEnabled)},
 		{"Created", ag.CreatedAt}, {"Updated", ag.UpdatedAt}}
+	for _, tr := range ag.Triggers {
+		pairs = append(pairs, [2]string{"Trigger ID", tr.ID})
+		if len(tr.EmailAddresses) > 0 {
+			pairs = append(pairs, [2]string{"Email addresses", strings.Join(tr.EmailAddresses, ", ")})
+		}
+	}
 	if err := writeFields(w, pairs); err != nil {
 		return err
 	}

@@ -40,11 +40,29 @@ func (a *App) emailConfig() *cobra.Command {
 		auth    bool
 		queue   bool
 	)
-	cmd := a.agentCmd("config AGENT_ID TRIGGER_ID [flags]", "Set an email_received trigger's alias, allowlist and flags; prints its addresses",
-		`  agentry email config 0190… 0190… --alias support --allowed-senders example.com,boss@example.org
-  agentry email config 0190… 0190… --alias "" --allowed-senders ""       # clear both
-  agentry email config 0190… 0190… --require-sender-auth=false --queue-on-quota`, 2,
+	cmd := a.agentCmd("config AGENT_ID [TRIGGER_ID] [flags]", "Set an email_received trigger's alias, allowlist and flags; prints its addresses",
+		`  agentry email config 0190… --alias support --allowed-senders example.com,boss@example.org
+  agentry email config 0190… --alias "" --allowed-senders ""       # clear both
+  agentry email config 0190… 0190… --require-sender-auth=false --queue-on-quota   # naming the trigger`, 0,
 		func(cmd *cobra.Command, c *client.Client, args []string) (any, func(io.Writer) error, error) {
+			triggerID := ""
+			if len(args) == 2 {
+				triggerID = args[1]
+			} else {
+				// The agent's answer lists its trigger: no need to know the id.
+				ag, err := c.GetAgent(cmd.Context(), args[0])
+				if err != nil {
+					return nil, nil, err
+				}
+				for _, tr := range ag.Triggers {
+					if tr.TriggerType == "email_received" {
+						triggerID = tr.ID
+					}
+				}
+				if triggerID == "" {
+					return nil, nil, usageErrorf("agent %s has no email_received trigger", args[0])
+				}
+			}
 			var req client.EmailTriggerConfigRequest
 			fl := cmd.Flags()
 			if fl.Changed("alias") {
@@ -68,7 +86,7 @@ func (a *App) emailConfig() *cobra.Command {
 			if fl.Changed("queue-on-quota") {
 				req.QueueOnQuota = &queue
 			}
-			out, err := c.SetEmailTriggerConfig(cmd.Context(), args[0], args[1], req)
+			out, err := c.SetEmailTriggerConfig(cmd.Context(), args[0], triggerID, req)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -86,6 +104,7 @@ func (a *App) emailConfig() *cobra.Command {
 				return err
 			}, nil
 		})
+	cmd.Args = rangeArgs(1, 2)
 	f := cmd.Flags()
 	f.StringVar(&alias, "alias", "", `custom alias ("" clears it)`)
 	f.StringSliceVar(&senders, "allowed-senders", nil, `addresses and domains allowed to start runs, comma-separated ("" accepts any sender)`)

@@ -31,6 +31,16 @@ func TestEmailCommands(t *testing.T) {
 		if cfg.EmailAlias != nil || cfg.EmailAllowedSenders == nil {
 			t.Fatalf("clear alias = %+v", cfg)
 		}
+		// Without the trigger id, the command finds the agent's trigger.
+		run(t, append(g, "config", agentID, "--alias", "front")...).ok(t, &cfg)
+		if cfg.TriggerID != tr.ID || cfg.EmailAlias == nil || *cfg.EmailAlias != "front" {
+			t.Fatalf("config without a trigger id = %+v", cfg)
+		}
+		var ag client.Agent
+		run(t, "--base-url", ts.URL, "--api-key", ts.Key, "agents", "get", agentID).ok(t, &ag)
+		if len(ag.Triggers) != 1 || ag.Triggers[0].ID != tr.ID || ag.Triggers[0].EmailAlias == nil || len(ag.Triggers[0].EmailAddresses) != 2 {
+			t.Fatalf("agents get triggers = %+v", ag.Triggers)
+		}
 
 		var b client.BlockedEmailSender
 		run(t, append(g, "blocked", "add", "spam.example", "--domain", "--note", "bulk")...).ok(t, &b)

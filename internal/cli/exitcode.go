@@ -104,6 +104,16 @@ func isCobraUsage(err error) bool {
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.
+// rangeArgs is exactArgs for commands whose last arguments are optional.
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
+}
+
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.ExactArgs(n)(cmd, args); err != nil {

@@ -37,6 +37,7 @@ func TestConformance(t *testing.T) {
 			xs := exercisesOf(op.Key)
 			if b, ok := base(xs); ok {
 				xs = append(xs, derive(op, b)...)
+				xs = append(xs, deriveList(ref, op, b)...)
 			}
 			ran := 0
 			ok := t.Run(TestName(op.Key), func(t *testing.T) {

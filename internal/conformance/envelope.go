@@ -21,10 +21,7 @@ func Envelope(item string) SchemaFunc {
 		if !ok || page.Value == nil {
 			return nil, fmt.Errorf("the reference has no PaginationResponse schema")
 		}
-		return closedObject(map[string]*openapi3.Schema{
-			"data":       openapi3.NewArraySchema().WithItems(it.Value),
-			"pagination": page.Value,
-		}), nil
+		return envelopeObject(openapi3.NewArraySchema().WithItems(it.Value), page.Value), nil
 	}
 }
 

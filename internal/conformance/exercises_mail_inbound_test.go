@@ -55,7 +55,9 @@ func init() {
 
 		Exercise{Op: "GET /agents/blocked-email-senders", Name: "with an entry", Status: http.StatusOK, Setup: blockedEntry},
 		Exercise{Op: "GET /agents/blocked-email-senders", Name: "strict envelope", Status: http.StatusOK, Setup: blockedEntry,
-			Headers: strict, Schema: Envelope("BlockedEmailSenderResponse")},
+			Headers: strict, Schema: Envelope("BlockedEmailSenderResponse"),
+			// No other operation answers the mode: it stays beside data.
+			Check: agWantBody(`"auto_block_mode":"disabled"`)},
 		Exercise{Op: "GET /agents/blocked-email-senders", Name: "limit above the maximum", Status: http.StatusUnprocessableEntity,
 			Path: "/agents/blocked-email-senders?limit=201"},
 		Exercise{Op: "POST /agents/blocked-email-senders", Name: "block a domain", Status: http.StatusCreated,
@@ -75,6 +77,9 @@ func init() {
 					t.Errorf("answer %s", r.Body)
 				}
 			}},
+		Exercise{Op: "PUT /agents/blocked-email-senders/mode", Name: "strict envelope keeps the mode", Status: http.StatusOK,
+			Headers: strict, Schema: Envelope("BlockedEmailSenderResponse"), Body: map[string]any{"mode": "input"},
+			Check: agWantBody(`"auto_block_mode":"input"`)},
 		Exercise{Op: "PUT /agents/blocked-email-senders/mode", Name: "unknown mode", Status: http.StatusUnprocessableEntity,
 			Body: map[string]any{"mode": "always"}, Check: expectLoc("body", "mode")},
 		Exercise{Op: "DELETE /agents/blocked-email-senders/{blocked_id}", Name: "unblock", Status: http.StatusNoContent, Setup: blockedEntry},

@@ -76,6 +76,24 @@ func (e *Engine) watchers(ctx context.Context, run *Run) ([]Watcher, error) {
 	return out, nil
 }
 
+// ContentWithholder is a Watcher that may ask that a step's spans carry no
+// message content (telemetry.WithoutContent): a governance policy that
+// checks the step's output, whose text it may block.
+type ContentWithholder interface {
+	WithholdContent(stepID string) bool
+}
+
+// withholdContent reports whether any watcher asks that step id's spans
+// carry no message content.
+func (x *execution) withholdContent(id string) bool {
+	for _, w := range x.watch {
+		if cw, ok := w.(ContentWithholder); ok && cw.WithholdContent(id) {
+			return true
+		}
+	}
+	return false
+}
+
 // holdStream reports whether any watcher holds step id's stream.
 func (x *execution) holdStream(id string) bool {
 	for _, w := range x.watch {

@@ -253,6 +253,9 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		}
 		ex := &Exec{x: x, Run: x.run, Step: s, Key: key, Input: input, Scope: scope, Extra: extra, Feedback: feedback}
 		sctx, span := telemetry.StartStep(ctx, s.ID, key, string(s.Type), n)
+		if x.withholdContent(s.ID) {
+			sctx = telemetry.WithoutContent(sctx)
+		}
 		res, err := h.Execute(sctx, ex)
 		if lerr := x.checkOutput(res, err); lerr != nil {
 			res.Output, err = "", lerr

@@ -2,6 +2,7 @@ package governance
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/telemetry"
@@ -43,12 +44,36 @@ func (w *watcher) at(stepID string) where {
 }
 
 func (w *watcher) CheckInput(ctx context.Context, input string) error {
+	checks := false
+	for _, p := range w.policies {
+		checks = checks || p.HasStage(StageInput)
+	}
+	if !checks {
+		return nil
+	}
 	if input == "" {
+		w.setInput(ctx, "skipped", nil)
 		return nil
 	}
 	v, _, err := w.check(ctx, w.at(""), StageInput, input)
-	if err != nil || v.Action == "" {
+	if err != nil {
 		return err
+	}
+	if v.Action != ActionBlock {
+		w.setInput(ctx, "safe", nil)
+	} else {
+		// The stored input keeps no copy of what was blocked: each match
+		// is replaced by its kind before the run fails (and so before its
+		// snapshot, done event and search index are written).
+		redacted := Redact(w.policies, StageInput, v, input)
+		if w.s.DB != nil {
+			if err := w.s.DB.SetRunGovernanceInput(context.WithoutCancel(ctx), w.run.AccountID, w.run.ID, "blocked", &redacted); err != nil {
+				return err
+			}
+		}
+	}
+	if v.Action == "" {
+		return nil
 	}
 	w.s.report(ctx, w.at(""), StageInput, v)
 	if v.Action == ActionBlock {
@@ -56,6 +81,22 @@ func (w *watcher) CheckInput(ctx context.Context, input string) error {
 	}
 	return nil
 }
+
+// setInput records the input check's outcome on the run; the run goes on
+// whether or not that write succeeds.
+func (w *watcher) setInput(ctx context.Context, status string, redacted *string) {
+	if w.s.DB == nil {
+		return
+	}
+	if err := w.s.DB.SetRunGovernanceInput(context.WithoutCancel(ctx), w.run.AccountID, w.run.ID, status, redacted); err != nil {
+		slog.WarnContext(ctx, "recording the governance input status", "run_id", w.run.ID, "err", err)
+	}
+}
+
+// WithholdContent: while a policy checks a step's output, the step's
+// spans carry no prompt or completion text, even with content capture on,
+// since the text may be what the policy then blocks.
+func (w *watcher) WithholdContent(string) bool { return w.HoldStream("") }
 
 // HoldStream: tokens wait for the output check when a policy checks output.
 func (w *watcher) HoldStream(string) bool {

@@ -175,7 +175,10 @@ func (s *Service) evaluate(ctx context.Context, w where, ps []*Policy, stage, te
 				continue
 			}
 			if violates {
-				v := verdictOf(p, Finding{Rule: RuleLLM, Reason: "breaks the rule " + fmt.Sprintf("%q", clip(r.Text)) + ": " + reason}, stage)
+				// The model's reason may quote the text it judged: personal
+				// data and secrets in it are replaced by their kind, as in
+				// a blocked input, since the reason is stored and shown.
+				v := verdictOf(p, Finding{Rule: RuleLLM, Reason: "breaks the rule " + fmt.Sprintf("%q", clip(r.Text)) + ": " + scrub(reason)}, stage)
 				if v.Action == ActionBlock {
 					return v, credits, nil
 				}

@@ -85,14 +85,33 @@ func strPtr(s string) *string {
 	return &s
 }
 
+// PolicyRef is GovernancePolicyRefResponse.
+type PolicyRef struct {
+	PolicyID   string  `json:"policy_id"`
+	PolicyName *string `json:"policy_name"`
+}
+
+// verdicts are the policies that blocked and flagged something in a run.
+type verdicts struct{ blocked, flagged []store.PolicyRef }
+
+func policyRefs(in []store.PolicyRef) []any {
+	out := make([]any, 0, len(in))
+	for _, p := range in {
+		out = append(out, PolicyRef{PolicyID: p.ID, PolicyName: strPtr(p.Name)})
+	}
+	return out
+}
+
 // snapshot renders a run, with its step attempts when steps is non-nil.
-func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow) RunResponse {
+func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow, gov verdicts) RunResponse {
 	credits := r.Credits
 	hitl, wait := r.HITLWaitMS, r.WaitMS
 	out := RunResponse{RunID: r.ID, Status: r.Status, ErrorCount: r.ErrorCount, Credits: &credits, Priority: r.Priority,
 		Input: r.Input, Output: r.Output, OutputContentType: r.OutputContentType, Attempts: []AttemptView{},
-		BlockedPolicies: []any{}, FlaggedPolicies: []any{}, HITLWaitMS: &hitl, WaitMS: &wait,
-		TraceID: telemetry.RunTrace(r.TraceContext).TraceID()}
+		HITLWaitMS: &hitl, WaitMS: &wait,
+		TraceID:         telemetry.RunTrace(r.TraceContext).TraceID(),
+		BlockedPolicies: policyRefs(gov.blocked), FlaggedPolicies: policyRefs(gov.flagged),
+		GovernanceInputStatus: strPtr(r.GovernanceInputStatus)}
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, AttemptView{Status: a.Status, StartedAt: ts(a.StartedAt), EndedAt: optTS(a.EndedAt),
 			Duration: seconds(a.StartedAt, a.EndedAt), Error: strPtr(a.Error)})

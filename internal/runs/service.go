@@ -262,7 +262,13 @@ func (s *Service) uploadIDs(ctx context.Context, accountID, agentID string, req 
 
 // Started is the snapshot of a run as Start returned it, before any
 // attempt: what a stream opens with, without reading the run back.
-func (s *Service) Started(r store.Run) RunResponse { return snapshot(r, nil, nil) }
+func (s *Service) Started(r store.Run) RunResponse { return snapshot(r, nil, nil, verdicts{}) }
+
+// verdictsOf reads the policies that blocked and flagged something in r.
+func (s *Service) verdictsOf(ctx context.Context, r store.Run) (verdicts, error) {
+	b, f, err := s.DB.RunPolicyVerdicts(ctx, r.AccountID, r.ID)
+	return verdicts{blocked: b, flagged: f}, err
+}
 
 // Get returns a run's snapshot.
 func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bool) (RunResponse, error) {
@@ -287,7 +293,11 @@ func (s *Service) snapshotOf(ctx context.Context, r store.Run, withSteps bool) (
 			steps = []store.StepRow{}
 		}
 	}
-	return snapshot(r, attempts, steps), nil
+	gov, err := s.verdictsOf(ctx, r)
+	if err != nil {
+		return RunResponse{}, err
+	}
+	return snapshot(r, attempts, steps, gov), nil
 }
 
 // List lists an agent's runs, newest first.
@@ -378,7 +388,12 @@ func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res st
 			if err != nil {
 				return err
 			}
-			evs = append(evs, events.New{Type: "done", Data: snapshot(fresh, attempts, nil)})
+			// Verdicts are recorded as they happen, committed before this.
+			gov, err := s.verdictsOf(ctx, fresh)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, events.New{Type: "done", Data: snapshot(fresh, attempts, nil, gov)})
 		}
 		if held != nil {
 			return held(ctx, tx, evs...)

@@ -220,7 +220,11 @@ func (db *DB) DeleteAgent(ctx context.Context, accountID, id string) error {
 			return ErrNotFound
 		}
 		// A deleted agent calls nobody: it must not block pausing its callees.
-		_, err = tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, id)
+		if _, err = tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, id); err != nil {
+			return err
+		}
+		// Nor does it receive mail: its alias is free for another agent.
+		_, err = tx.ExecContext(ctx, `UPDATE email_trigger_configs SET alias = NULL WHERE agent_id = $1 AND account_id = $2`, id, accountID)
 		return err
 	})
 }

@@ -291,6 +291,56 @@ func (db *DB) RecordGovernanceViolation(ctx context.Context, v GovernanceViolati
 	return err
 }
 
+// SetRunGovernanceInput records what the governance input check decided
+// for a run (safe, blocked, skipped). With redacted non-nil, a blocked
+// run's stored input is replaced by it: the matched data is kept nowhere.
+// A run whose input was not stored (its uploads are its input) keeps a
+// null input.
+func (db *DB) SetRunGovernanceInput(ctx context.Context, accountID, runID, status string, redacted *string) error {
+	if redacted == nil {
+		_, err := db.W.ExecContext(ctx, `UPDATE runs SET governance_input_status = $1 WHERE id = $2 AND account_id = $3`, status, runID, accountID)
+		return err
+	}
+	_, err := db.W.ExecContext(ctx, `UPDATE runs SET governance_input_status = $1,
+		input = CASE WHEN input IS NULL THEN NULL ELSE $2 END WHERE id = $3 AND account_id = $4`, status, *redacted, runID, accountID)
+	return err
+}
+
+// PolicyRef names a policy a run's verdicts came from; Name is empty when
+// the policy was deleted since.
+type PolicyRef struct{ ID, Name string }
+
+// RunPolicyVerdicts lists, deduplicated by policy, the policies that
+// blocked and those that flagged something in a run, in the order they
+// first did.
+func (db *DB) RunPolicyVerdicts(ctx context.Context, accountID, runID string) (blocked, flagged []PolicyRef, err error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT v.action, v.policy_id, COALESCE(p.name, '') FROM governance_violations v
+		LEFT JOIN governance_policies p ON p.id = v.policy_id AND p.account_id = v.account_id
+		WHERE v.run_id = $1 AND v.account_id = $2 AND v.policy_id IS NOT NULL ORDER BY v.occurred_at, v.id`, runID, accountID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	for rows.Next() {
+		var action string
+		var ref PolicyRef
+		if err := rows.Scan(&action, &ref.ID, &ref.Name); err != nil {
+			return nil, nil, err
+		}
+		if seen[action+ref.ID] {
+			continue
+		}
+		seen[action+ref.ID] = true
+		if action == "block" {
+			blocked = append(blocked, ref)
+		} else {
+			flagged = append(flagged, ref)
+		}
+	}
+	return blocked, flagged, rows.Err()
+}
+
 // GovernanceViolationCount counts the account's recorded violations of an
 // action ("flag", "block"; "" for all) for a run ("" for all).
 func (db *DB) GovernanceViolationCount(ctx context.Context, accountID, runID, action string) (int, error) {

@@ -49,10 +49,13 @@ type Run struct {
 	CancelRequested        bool
 	// TraceContext is the run's trace context (telemetry.RunTrace), set
 	// when it is created; "" for runs older than it.
-	TraceContext       string
-	CreatedAt          time.Time
-	StartedAt, EndedAt *time.Time
-	UpdatedAt          time.Time
+	TraceContext string
+	// GovernanceInputStatus is what the governance input check decided:
+	// safe, blocked or skipped; "" when no policy checked the input.
+	GovernanceInputStatus string
+	CreatedAt             time.Time
+	StartedAt, EndedAt    *time.Time
+	UpdatedAt             time.Time
 }
 
 // CreateRun inserts a run in status pending (or queued).
@@ -103,7 +106,7 @@ func orEmptyList(l []string) []string {
 const runColumns = `id, account_id, agent_id, status, priority, trigger_type, input, output, output_content_type, metadata,
 	input_upload_ids, COALESCE(replay_of_run_id, ''), COALESCE(parent_run_id, ''), call_chain, credits, error_count,
 	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at,
-	COALESCE(trace_context, '')`
+	COALESCE(trace_context, ''), COALESCE(governance_input_status, '')`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var (
@@ -115,7 +118,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	)
 	err := row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.Status, &r.Priority, &r.TriggerType, &input, &out, &outC, &md, &ups,
 		&r.ReplayOfRunID, &r.ParentRunID, &chain, &micro, &r.ErrorCount, &r.Error, &r.HITLWaitMS, &r.WaitMS, &r.CancelRequested,
-		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext)
+		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext, &r.GovernanceInputStatus)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, ErrNotFound
 	}

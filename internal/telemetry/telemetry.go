@@ -168,10 +168,20 @@ func tracer(ctx context.Context) (trace.Tracer, bool) {
 }
 
 // captureContent reports whether spans of ctx may carry prompt and
-// completion text (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true).
+// completion text (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true),
+// unless WithoutContent withheld it.
 func captureContent(ctx context.Context) bool {
 	t := From(ctx)
-	return t != nil && t.content
+	return t != nil && t.content && ctx.Value(noContentKey{}) == nil
+}
+
+type noContentKey struct{}
+
+// WithoutContent returns ctx whose spans carry no message content even
+// when content capture is on: for work whose text a governance policy may
+// yet block, which must then be kept nowhere.
+func WithoutContent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noContentKey{}, true)
 }
 
 // tracesWanted reads whether the environment asks for traces.

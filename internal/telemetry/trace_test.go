@@ -397,3 +397,36 @@ func TestMessageContentOptIn(t *testing.T) {
 		}
 	})
 }
+
+// TestBlockedOutputNotInTraces: with message content captured, a step
+// whose output a governance policy checks carries no prompt or completion
+// text, so an output the policy blocks reaches no span.
+func TestBlockedOutputNotInTraces(t *testing.T) {
+	recv := otlptest.Start(t)
+	fake := fakeModel(t)
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		traceTo(t, recv, "http/protobuf")
+		t.Setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+		s := testserver.Start(t, d)
+		if r := s.Do(t, "POST", "/governance/policies", s.Key, map[string]any{"name": "No elephants", "config": map[string]any{
+			"action": "block", "stages": []string{"output"}, "rules": []any{map[string]any{"type": "regex", "patterns": []string{"(?i)elephant"}}}}}); r.Status != http.StatusCreated {
+			t.Fatalf("policy: %d %s", r.Status, r.Body)
+		}
+		agent := s.StoreAgent(t, s.AccountID, "Zoo", `{"child_steps":[
+			{"id":"answer","step_type":"prompt_call","model":"openai_gpt_4o_mini","prompt_template":"Say: {{input}}"}]}`, "dynamic_input")
+		fake.Enqueue(fakellm.Reply{Text: "grey elephants roam", Usage: fakellm.Usage{Input: 4, Output: 3}})
+		snap := waitRun(t, s, startRun(t, s, agent, "what roams"))
+		if snap.Status != store.RunFailed || snap.TraceID == "" {
+			t.Fatalf("run %s, trace %q", snap.Status, snap.TraceID)
+		}
+		spans := recv.WaitTrace(t, snap.TraceID, 20*time.Second, func(ss []otlptest.Span) bool {
+			return len(otlptest.Named(ss, "chat openai_gpt_4o_mini")) == 1 && len(otlptest.Named(ss, "policy_check output")) == 1
+		})
+		for _, sp := range spans {
+			b, _ := json.Marshal(sp.Attrs)
+			if strings.Contains(string(b), "elephants roam") {
+				t.Errorf("span %s carries the blocked output: %s", sp.Name, b)
+			}
+		}
+	})
+}

@@ -58,6 +58,10 @@ type AgentSnapshot struct {
 
 // TriggerSnapshot is the `trigger` object.
 type TriggerSnapshot struct {
+	// ID is the exporting account's trigger id, for reference (it is what
+	// PUT /agents/{agent_id}/triggers/{trigger_id}/email-config takes); an
+	// import ignores it, since the new agent's trigger gets an id of its own.
+	ID               string         `json:"id,omitempty"`
 	TriggerType      TriggerType    `json:"trigger_type"`
 	Name             *string        `json:"name"`
 	Input            *string        `json:"input"` // the template of template_input triggers

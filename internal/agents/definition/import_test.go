@@ -373,6 +373,14 @@ func TestImportBareDefinitionAndLegacy(t *testing.T) {
 		ie := mustFail(t, []byte(bad), ImportOptions{})
 		checkPositions(t, ie)
 	}
+
+	// The exporting account's trigger id is read and ignored, never an
+	// unknown field.
+	withID := `{"export_version":"2","agent":{"definition":{"child_steps":[]}},"trigger":{"id":"0190f2a4-7b7e-7c1e-9d2e-3f4a5b6c7d8e","trigger_type":"email_received"}}`
+	im = mustImport(t, []byte(withID), ImportOptions{})
+	if hasProblem(im.Warnings, SeverityWarning, CodeUnknownField, "trigger.id") || im.Trigger != TriggerEmailReceived {
+		t.Errorf("trigger id on import:%s", dump(im.Warnings))
+	}
 }
 
 func TestImportTriggerOverrideAndWarnings(t *testing.T) {

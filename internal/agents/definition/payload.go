@@ -140,7 +140,10 @@ func decodeTrigger(r reader) *TriggerSnapshot {
 	t.Metadata = r.object("metadata_")
 	t.KnowledgeBaseID = r.str("knowledge_base_id")
 	t.Schedules = r.array("schedules")
-	t.Extra = r.rest(true, "trigger_type", "name", "input", "input_content_type", "allow_empty_input",
+	// The exporting account's trigger id is read but never applied: the
+	// imported agent's trigger is a new one.
+	t.ID = deref(r.str("id"))
+	t.Extra = r.rest(true, "id", "trigger_type", "name", "input", "input_content_type", "allow_empty_input",
 		"default_input", "metadata_", "knowledge_base_id", "schedules")
 	return t
 }

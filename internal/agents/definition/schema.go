@@ -133,6 +133,7 @@ func agentSchema() obj {
 func triggerSchema() obj {
 	str := nullable(obj{"type": "string"})
 	return objectOf(obj{
+		"id":                 obj{"type": "string", "description": "The exporting account's trigger id; ignored on import."},
 		"trigger_type":       obj{"type": "string", "enum": strEnum(triggerStrings(TriggerTypes()))},
 		"name":               str,
 		"input":              nullable(obj{"type": "string", "description": "Input template of template_input triggers."}),
