@@ -242,11 +242,13 @@ func Load(ctx context.Context, o Options) (*Setup, error) {
 	}
 	s := &Setup{Router: r, Catalog: cat}
 	if discover && !definesProvider(full, ollama.Provider) {
-		base := o.OllamaURL
-		if base == "" {
-			if base, err = ollama.BaseURL(getenv("OLLAMA_HOST")); err != nil {
-				return nil, err
-			}
+		host := o.OllamaURL
+		if host == "" {
+			host = getenv("OLLAMA_HOST")
+		}
+		base, err := ollama.BaseURL(host)
+		if err != nil {
+			return nil, err
 		}
 		s.Ollama = ollama.New(base, cat, r)
 		// An absent Ollama is the usual case, not an error.

@@ -111,3 +111,21 @@ func writeTemp(t *testing.T, content string) string {
 	}
 	return p
 }
+
+// TestLoadRefusesABadOllamaAddress: a malformed --ollama-url or
+// OLLAMA_HOST stops the start with a clear error instead of silently
+// finding nothing; host:port without a scheme is accepted.
+func TestLoadRefusesABadOllamaAddress(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Load(ctx, Options{OllamaURL: "ftp://box", Getenv: env(nil)}); err == nil || !strings.Contains(err.Error(), "ollama address") {
+		t.Fatalf("ftp URL: %v", err)
+	}
+	if _, err := Load(ctx, Options{Getenv: env(map[string]string{"OLLAMA_HOST": "ftp://box"})}); err == nil {
+		t.Fatal("bad OLLAMA_HOST accepted")
+	}
+	o := fakellm.NewOllama(t, "phi3:mini")
+	s, err := Load(ctx, Options{OllamaURL: strings.TrimPrefix(o.URL, "http://"), Getenv: env(nil)})
+	if err != nil || !s.Router.Available("ollama/phi3:mini") {
+		t.Fatalf("host:port: %v", err)
+	}
+}

@@ -58,7 +58,7 @@ func BaseURL(host string) (string, error) {
 	}
 	u, err := url.Parse(host)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", fmt.Errorf("OLLAMA_HOST %q is not a host[:port] or http(s) URL", host)
+		return "", fmt.Errorf("ollama address %q is not a host[:port] or http(s) URL", host)
 	}
 	h := u.Hostname()
 	if h == "" {
