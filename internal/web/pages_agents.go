@@ -195,6 +195,8 @@ func (c *Console) agentPage(req *Request) error {
 	switch req.URL.Query().Get("done") {
 	case "saved":
 		v.Notice = "Settings saved."
+	case "imported":
+		v.Notice = "Imported."
 	case "enabled":
 		v.Notice = "The agent is enabled: its triggers start runs again."
 	case "disabled":
