@@ -247,7 +247,9 @@ func TestOrganizationSwitcher(t *testing.T) {
 		}
 		p := b.get("/console/account")
 		p.mustContain(t, "Acme", `value="`+org.ID+`"`)
-		p = b.post("/console/account/switch", url.Values{"account_id": {org.ID}})
+		if p = b.post("/console/account/switch", url.Values{"account_id": {org.ID}}); p.Status != http.StatusOK {
+			t.Fatalf("switch: %d", p.Status)
+		}
 		b.get("/console/agents").mustContain(t, "Acme agent")
 		// Not a member: refused.
 		stranger, err := srv.DB.CreateAccount(ctx, store.KindOrganization, "Other", 1000)
