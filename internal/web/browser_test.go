@@ -147,6 +147,21 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 	if h1 := run(t, ctx, chromedp.Text(css(`h1`))); h1 != "Meeting notes" {
 		t.Fatalf("agent page heading %q", h1)
 	}
+	agentPage := run(t, ctx, chromedp.Evaluate[string](`location.href`))
+
+	// The list filters as one types (htmx, under the CSP): the page is not
+	// reloaded, only its rows.
+	do(t, ctx, "search the list",
+		chromedp.Navigate(srv.URL+"/console/agents"),
+		chromedp.WaitVisible(css(`input[name=q]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
+		chromedp.SendKeys(css(`input[name=q]`), "zzz"),
+		chromedp.WaitVisible(css(`#agent-rows p.card`)),
+	)
+	if still := run(t, ctx, chromedp.Evaluate[bool](`window.__sameDocument === true && location.search.includes("q=zzz")`)); !still {
+		t.Fatal("the search reloaded the page instead of swapping the rows, or did not push its URL")
+	}
+	do(t, ctx, "back to the agent", chromedp.Navigate(agentPage), chromedp.WaitVisible(css(`#run`)))
 
 	// A validation error, shown at its line; selecting it puts the caret there.
 	bad := "{\n  \"name\": \"Meeting notes\",\n  \"child_steps\": [\n    {\"id\": \"x\", \"name\": \"X\", \"step_type\": \"teleport\"}\n  ]\n}"
