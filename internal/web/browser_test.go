@@ -150,6 +150,21 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 	if h1 := run(t, ctx, chromedp.Text(css(`h1`))); h1 != "Meeting notes" {
 		t.Fatalf("agent page heading %q", h1)
 	}
+	agentPage := run(t, ctx, chromedp.Evaluate[string](`location.href`))
+
+	// The list filters as one types (htmx, under the CSP): the page is not
+	// reloaded, only its rows.
+	do(t, ctx, "search the list",
+		chromedp.Navigate(srv.URL+"/console/agents"),
+		chromedp.WaitVisible(css(`input[name=q]`)),
+		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
+		chromedp.SendKeys(css(`input[name=q]`), "zzz"),
+		chromedp.WaitVisible(css(`#agent-rows p.card`)),
+	)
+	if still := run(t, ctx, chromedp.Evaluate[bool](`window.__sameDocument === true && location.search.includes("q=zzz")`)); !still {
+		t.Fatal("the search reloaded the page instead of swapping the rows, or did not push its URL")
+	}
+	do(t, ctx, "back to the agent", chromedp.Navigate(agentPage), chromedp.WaitVisible(css(`#run`)))
 
 	// A validation error, shown at its line; selecting it puts the caret there.
 	bad := "{\n  \"name\": \"Meeting notes\",\n  \"child_steps\": [\n    {\"id\": \"x\", \"name\": \"X\", \"step_type\": \"teleport\"}\n  ]\n}"
@@ -177,9 +192,10 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 		t.Fatalf("caret at %d after selecting the problem, want %d (line %d, column %d)", caret, want, line, col)
 	}
 
-	// Narrow screens: the agents list at 390 px, signed in with the key.
+	// Narrow screens: at 390 px wide no page scrolls sideways.
 	small := browserContext(t, exe, 390, 844)
 	do(t, small, "390 px",
+		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(srv.URL+"/console/signin"),
 		chromedp.WaitVisible(css(`#api_key`)),
 		chromedp.SendKeys(css(`#api_key`), srv.Key),
@@ -189,4 +205,11 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 		chromedp.WaitVisible(css(`a[href="/console/agents/new"]`)),
 		shoot(shots, "agents-390.png"),
 	)
+	agentURL := run(t, ctx, chromedp.Evaluate[string](`location.href.replace(/\/workflow$/, "")`))
+	for _, u := range []string{srv.URL + "/console/agents", srv.URL + "/console/agents/new", agentURL, agentURL + "/workflow"} {
+		do(t, small, "open "+u, chromedp.Navigate(u), chromedp.WaitVisible(css(`main h1`)))
+		if w := run(t, small, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
+			t.Errorf("%s is %d px wide at a 390 px viewport", u, w)
+		}
+	}
 }
