@@ -267,3 +267,10 @@ func (a *Authenticator) evict() {
 		}
 	}
 }
+
+// UserFor is the user of a verified identity, created on first sight with
+// a personal account, exactly as a bearer token of theirs would be: the
+// web console's single sign-on opens sessions for this user.
+func (a *Authenticator) UserFor(ctx context.Context, id Identity) (store.User, error) {
+	return a.db.UserBySubject(ctx, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
+}

@@ -27,6 +27,9 @@ type OIDC struct {
 // Identity is what a verified token says about its subject.
 type Identity struct {
 	Issuer, Subject, Email, Name string
+	// Nonce is the token's nonce claim, which a sign-in flow checks
+	// against the one it sent.
+	Nonce string
 }
 
 // NewOIDC configures verification for tokens from issuer aimed at any of
@@ -90,5 +93,18 @@ func (o *OIDC) Verify(ctx context.Context, raw string) (Identity, error) {
 	if name == "" {
 		name = claims.PreferredUsername
 	}
-	return Identity{Issuer: tok.Issuer, Subject: tok.Subject, Email: claims.Email, Name: name}, nil
+	return Identity{Issuer: tok.Issuer, Subject: tok.Subject, Email: claims.Email, Name: name, Nonce: tok.Nonce}, nil
+}
+
+// Endpoint is the provider's OAuth endpoints, found by discovery, for a
+// sign-in flow (the web console's).
+func (o *OIDC) Endpoint(ctx context.Context) (authURL, tokenURL string, err error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	p, err := oidc.NewProvider(dctx, o.issuer)
+	if err != nil {
+		return "", "", fmt.Errorf("oidc discovery: %w", err)
+	}
+	e := p.Endpoint()
+	return e.AuthURL, e.TokenURL, nil
 }

@@ -122,7 +122,7 @@ func TestStoredSettingsAndTriggersAreNotActedOn(t *testing.T) {
 	// playground, whose EvaluationMode is its own (a playground setting).
 	allowed := []string{"internal/agents", "internal/api", "internal/cli", "internal/store", "internal/testserver", "internal/playground", "client",
 		"internal/evals", // evaluations act on the evaluation settings (README, docs/evaluations.md)
-		"internal/web"} // the console edits them through the API, as a client
+		"internal/web"}   // the console edits them through the API, as a client
 	root := "../.."
 	fset := token.NewFileSet()
 	files := 0

@@ -149,6 +149,10 @@ type Config struct {
 	// after this long idle, and this long after sign-in.
 	ConsoleSessionIdle     time.Duration
 	ConsoleSessionLifetime time.Duration
+	// ConsoleOIDCClientID (and its secret) turn on the console's single
+	// sign-on with the OIDC issuer.
+	ConsoleOIDCClientID     string
+	ConsoleOIDCClientSecret string
 
 	// ModelSetup, when set, replaces llmconfig.Load as the
 	// source of the model router and catalog. It has no flag: tests set it
@@ -248,6 +252,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Console && (c.ConsoleSessionIdle <= 0 || c.ConsoleSessionLifetime <= 0) {
 		return fmt.Errorf("--console-session-idle and --console-session-lifetime must be positive")
+	}
+	if c.ConsoleOIDCClientID != "" && c.OIDCIssuer == "" {
+		return fmt.Errorf("--console-oidc-client-id needs --oidc-issuer")
 	}
 	if c.NodeName == "" {
 		c.NodeName = DefaultNodeName()

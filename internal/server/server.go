@@ -342,8 +342,17 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			}})
 		s.handler = withMCP(s.API, mcpserver.Handler(s.API, SoftwareVersion))
 		if cfg.Console {
-			console, err := web.New(db, s.API, web.Config{SessionIdle: cfg.ConsoleSessionIdle,
-				SessionLifetime: cfg.ConsoleSessionLifetime, Version: SoftwareVersion, MailDomain: cfg.MailDomain})
+			wc := web.Config{SessionIdle: cfg.ConsoleSessionIdle,
+				SessionLifetime: cfg.ConsoleSessionLifetime, Version: SoftwareVersion, MailDomain: cfg.MailDomain}
+			if cfg.ConsoleOIDCClientID != "" {
+				v, err := auth.NewOIDC(cfg.OIDCIssuer, cfg.ConsoleOIDCClientID)
+				if err != nil {
+					return nil, err
+				}
+				wc.OIDC = &web.OIDCConfig{Issuer: cfg.OIDCIssuer, ClientID: cfg.ConsoleOIDCClientID, ClientSecret: cfg.ConsoleOIDCClientSecret,
+					PublicURL: cfg.PublicURL, Verifier: v, Users: s.Auth.UserFor}
+			}
+			console, err := web.New(db, s.API, wc)
 			if err != nil {
 				return nil, fmt.Errorf("console: %w", err)
 			}

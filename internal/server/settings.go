@@ -67,6 +67,8 @@ var Settings = []Section{
 		{Name: "console", Help: "serve the web console at `/console/` (`/` redirects there); `false` for API-only replicas (docs/console.md)", Field: func(c *Config) any { return &c.Console }},
 		{Name: "console-session-idle", Help: "a console session ends after this long without a request", Field: func(c *Config) any { return &c.ConsoleSessionIdle }},
 		{Name: "console-session-lifetime", Help: "a console session ends this long after sign-in, active or not", Field: func(c *Config) any { return &c.ConsoleSessionLifetime }},
+		{Name: "console-oidc-client-id", Help: "client id of the console at the `--oidc-issuer`: offers single sign-on (authorization code with PKCE; callback `<public-url>/console/signin/sso/callback`)", DocDefault: "off", Field: func(c *Config) any { return &c.ConsoleOIDCClientID }},
+		{Name: "console-oidc-client-secret", NoFlag: true, Help: "that client's secret, if the provider gives it one", Field: func(c *Config) any { return &c.ConsoleOIDCClientSecret }},
 	}},
 	{"Models and credits", []Setting{
 		{Name: "providers-file", Help: "YAML or JSON file of model providers (docs/models.md); `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `ANTHROPIC_API_KEY` add providers without one", Field: func(c *Config) any { return &c.ProvidersFile }},

@@ -146,3 +146,33 @@ func TestAgentsPagesAcrossAccounts(t *testing.T) {
 		// shows its answer rather than deciding on its own.
 	})
 }
+
+func TestAgentSchedules(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		b.get("/console/agents/new")
+		p := b.post("/console/agents", url.Values{"name": {"Morning report"}, "template": {"scheduled_report"}, "trigger_type": {"schedule"}})
+		m := agentLink.FindStringSubmatch(p.URL)
+		if m == nil {
+			t.Fatalf("create: %d %s\n%s", p.Status, p.URL, p.Body)
+		}
+		id := m[1]
+		p.mustContain(t, "No schedule yet", "Add schedule")
+		// The API's check of the expression shows on the page.
+		p = b.post("/console/agents/"+id+"/schedules", url.Values{"cron_expression": {"every morning"}})
+		if p.Status < 400 || p.Status >= 500 || !strings.Contains(p.Body, `class="problems"`) {
+			t.Fatalf("bad cron: %d\n%s", p.Status, p.Body)
+		}
+		p = b.post("/console/agents/"+id+"/schedules", url.Values{"cron_expression": {"0 9 * * 1-5"}, "timezone": {"Europe/Paris"}})
+		p.mustContain(t, "Schedule added.", "0 9 * * 1-5", "Europe/Paris")
+		var list []struct{ ID string }
+		srv.Do(t, "GET", "/agents/"+id+"/schedules", srv.Key, nil).JSON(t, &list)
+		if len(list) != 1 {
+			t.Fatalf("schedules: %+v", list)
+		}
+		p = b.post("/console/agents/"+id+"/schedules/"+list[0].ID+"/delete", nil)
+		p.mustContain(t, "Schedule removed.", "No schedule yet")
+	})
+}

@@ -177,9 +177,10 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 		t.Fatalf("caret at %d after selecting the problem, want %d (line %d, column %d)", caret, want, line, col)
 	}
 
-	// Narrow screens: the agents list at 390 px, signed in with the key.
+	// Narrow screens: at 390 px wide no page scrolls sideways.
 	small := browserContext(t, exe, 390, 844)
 	do(t, small, "390 px",
+		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(srv.URL+"/console/signin"),
 		chromedp.WaitVisible(css(`#api_key`)),
 		chromedp.SendKeys(css(`#api_key`), srv.Key),
@@ -189,4 +190,11 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 		chromedp.WaitVisible(css(`a[href="/console/agents/new"]`)),
 		shoot(shots, "agents-390.png"),
 	)
+	agentURL := run(t, ctx, chromedp.Evaluate[string](`location.href.replace(/\/workflow$/, "")`))
+	for _, u := range []string{srv.URL + "/console/agents", srv.URL + "/console/agents/new", agentURL, agentURL + "/workflow"} {
+		do(t, small, "open "+u, chromedp.Navigate(u), chromedp.WaitVisible(css(`main h1`)))
+		if w := run(t, small, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
+			t.Errorf("%s is %d px wide at a 390 px viewport", u, w)
+		}
+	}
 }

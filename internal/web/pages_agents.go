@@ -24,6 +24,8 @@ func (c *Console) agentsRoutes() {
 	c.page("POST "+Prefix+"agents/{id}/disable", c.agentDisable)
 	c.page("GET "+Prefix+"agents/{id}/export", c.agentExport)
 	c.page("POST "+Prefix+"agents/{id}/run", c.agentRun)
+	c.page("POST "+Prefix+"agents/{id}/schedules", c.scheduleAdd)
+	c.page("POST "+Prefix+"agents/{id}/schedules/{schedule}/delete", c.scheduleDelete)
 }
 
 // maxListedAgents bounds how many agents the list reads to search and
@@ -195,6 +197,12 @@ func (c *Console) agentPage(req *Request) error {
 	switch req.URL.Query().Get("done") {
 	case "saved":
 		v.Notice = "Settings saved."
+	case "imported":
+		v.Notice = "Imported."
+	case "scheduled":
+		v.Notice = "Schedule added."
+	case "unscheduled":
+		v.Notice = "Schedule removed."
 	case "enabled":
 		v.Notice = "The agent is enabled: its triggers start runs again."
 	case "disabled":
@@ -346,4 +354,51 @@ func (c *Console) runFailed(req *Request, cause error) error {
 	}
 	v.Problems = []problem{{Severity: "error", Message: "The run did not start: " + msg}}
 	return req.Page(status, "agents_agent.html", v.Agent.Name, "agents", v)
+}
+
+// scheduleAdd adds a cron schedule to a schedule-triggered agent; the API
+// checks the expression and the time zone, and its answer shows on the page.
+func (c *Console) scheduleAdd(req *Request) error {
+	cl, err := req.API()
+	if err != nil {
+		return err
+	}
+	id := req.PathValue("id")
+	in := client.CreateScheduleRequest{CronExpression: strings.TrimSpace(req.PostFormValue("cron_expression"))}
+	if tz := strings.TrimSpace(req.PostFormValue("timezone")); tz != "" {
+		in.Timezone = &tz
+	}
+	if input := req.PostFormValue("input"); input != "" {
+		in.Input = &input
+	}
+	_, err = cl.CreateSchedule(req.Ctx(), id, in)
+	if err != nil {
+		var ae *client.APIError
+		if !errors.As(err, &ae) || ae.StatusCode == http.StatusNotFound || ae.StatusCode >= 500 {
+			return err
+		}
+		probs, ok := apiProblems(err, nil)
+		if !ok {
+			probs = []problem{{Severity: "error", Message: ae.Message}}
+		}
+		v, lerr := c.loadAgent(req)
+		if lerr != nil {
+			return lerr
+		}
+		v.Problems = probs
+		return req.Page(ae.StatusCode, "agents_agent.html", v.Agent.Name, "agents", v)
+	}
+	return req.Redirect(Prefix + "agents/" + id + "?done=scheduled#trigger")
+}
+
+func (c *Console) scheduleDelete(req *Request) error {
+	cl, err := req.API()
+	if err != nil {
+		return err
+	}
+	id := req.PathValue("id")
+	if err := cl.DeleteSchedule(req.Ctx(), id, req.PathValue("schedule")); err != nil {
+		return err
+	}
+	return req.Redirect(Prefix + "agents/" + id + "?done=unscheduled#trigger")
 }

@@ -35,7 +35,8 @@ func apiProblems(err error, at canonjson.Positions) ([]problem, bool) {
 	if errors.As(err, &ie) {
 		out := make([]problem, 0, len(ie.Errors))
 		for _, fe := range ie.Errors {
-			out = append(out, positioned(problem{Severity: "error", Path: fe.Path, Message: fe.Message}, at))
+			// Positions into the error's own canonical echo (Source).
+			out = append(out, problem{Severity: "error", Path: fe.Path, Message: fe.Message, Line: fe.Line, Column: fe.Column})
 		}
 		return out, true
 	}

@@ -180,3 +180,107 @@ func TestRootRedirectsAndConsoleOff(t *testing.T) {
 		}
 	}
 }
+
+// Sessions end after the idle time and at their absolute expiry, on any
+// replica (they are rows of the database), and ended ones are swept.
+func TestSessionExpiry(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		ctx := context.Background()
+		idle, absolute := newBrowser(t, srv), newBrowser(t, srv)
+		idle.signInWithKey(srv.Key)
+		absolute.signInWithKey(srv.Key)
+		sessionOf := func(b *browser) string {
+			u, _ := url.Parse(srv.URL + "/console/")
+			for _, c := range b.hc.Jar.Cookies(u) {
+				if c.Name == "agentry_session" {
+					return hashOf(c.Value)
+				}
+			}
+			t.Fatal("no session cookie")
+			return ""
+		}
+		// 13 hours without a request: past the 12 h idle default.
+		if _, err := srv.DB.W.ExecContext(ctx, `UPDATE console_sessions SET last_seen_at = $1 WHERE token_hash = $2`,
+			time.Now().Add(-13*time.Hour).UTC(), sessionOf(idle)); err != nil {
+			t.Fatal(err)
+		}
+		// Active, but past its absolute expiry.
+		if _, err := srv.DB.W.ExecContext(ctx, `UPDATE console_sessions SET expires_at = $1 WHERE token_hash = $2`,
+			time.Now().Add(-time.Minute).UTC(), sessionOf(absolute)); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string]*browser{"idle": idle, "expired": absolute} {
+			if p := b.get("/console/account"); p.URL != "/console/signin" {
+				t.Errorf("%s session still signed in: %s", name, p.URL)
+			}
+		}
+		// The next sign-in sweeps the expired session away.
+		absoluteHash := sessionOf(absolute)
+		newBrowser(t, srv).signInWithKey(srv.Key)
+		if _, err := srv.DB.ConsoleSessionByToken(ctx, absoluteHash); err != store.ErrNotFound {
+			t.Errorf("expired session not swept: %v", err)
+		}
+	})
+}
+
+// A user in several accounts switches between them; the API checks the
+// membership, and a key's session cannot switch.
+func TestOrganizationSwitcher(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		ctx := context.Background()
+		ada := srv.NewTenant(t, "ada")
+		org, err := srv.DB.CreateAccount(ctx, store.KindOrganization, "Acme", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.DB.AddMember(ctx, org.ID, ada.UserID, store.RoleMember); err != nil {
+			t.Fatal(err)
+		}
+		srv.StoreAgent(t, org.ID, "Acme agent", `{"name": "Acme agent", "child_steps": []}`, "dynamic_input")
+
+		b := newBrowser(t, srv)
+		b.signInAs(ada.UserID)
+		if p := b.get("/console/agents"); strings.Contains(p.Body, "Acme agent") {
+			t.Fatal("the personal account lists the organization's agent")
+		}
+		p := b.get("/console/account")
+		p.mustContain(t, "Acme", `value="`+org.ID+`"`)
+		if p = b.post("/console/account/switch", url.Values{"account_id": {org.ID}}); p.Status != http.StatusOK {
+			t.Fatalf("switch: %d", p.Status)
+		}
+		b.get("/console/agents").mustContain(t, "Acme agent")
+		// Not a member: refused.
+		stranger, err := srv.DB.CreateAccount(ctx, store.KindOrganization, "Other", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.get("/console/account")
+		if p = b.post("/console/account/switch", url.Values{"account_id": {stranger.ID}}); p.Status != http.StatusForbidden {
+			t.Fatalf("switch to a stranger's organization: %d", p.Status)
+		}
+		// Removed from the organization: the API refuses at once.
+		if err := srv.DB.RemoveMember(ctx, org.ID, ada.UserID); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			p = b.get("/console/agents")
+			if p.Status == http.StatusForbidden {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("removed member still sees the organization: %d", p.Status)
+			}
+			runtime.Gosched()
+		}
+		// A key's session acts in its account only.
+		k := newBrowser(t, srv)
+		k.signInWithKey(ada.Key)
+		k.get("/console/account")
+		if p = k.post("/console/account/switch", url.Values{"account_id": {org.ID}}); p.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("key session switch: %d", p.Status)
+		}
+	})
+}
