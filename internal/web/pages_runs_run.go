@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,8 @@ import (
 // A run's page: its timeline of steps, kept live over the run's event
 // stream while it runs. The browser's EventSource (the htmx SSE extension)
 // connects to runs/{run_id}/events, which follows the API's stream of the
-// run (POST /agents/{agent_id}/runs/stream with Last-Event-ID) and sends:
+// run (POST /agents/{agent_id}/runs/stream with Last-Event-ID, from
+// run_id:0 on a first connection) and sends:
 //
 //   - token: each streamed token, as text, appended to the live output;
 //   - timeline: the whole live block re-rendered (status, actions, steps)
@@ -252,12 +254,17 @@ func (c *Console) runEvents(req *Request) error {
 			return req.Error(http.StatusBadRequest, "Last-Event-ID is not an event of this run.")
 		}
 	}
-	var events func(func(client.RunEvent, error) bool)
 	if last == "" {
-		events = cl.FollowRun(req.Ctx(), d.AgentID, runID)
-	} else {
-		events = cl.FollowRunFrom(req.Ctx(), d.AgentID, last)
+		last = runID + ":0" // from the run's first event
 	}
+	// The API's stream of the run, resumed after last. The console does
+	// not reconnect it itself: when the stream breaks (the API's process
+	// shutting down sends reconnect; a stream's time limit ends it), this
+	// response ends, and the browser reconnects with the last id it got,
+	// to whichever replica answers, so a draining process is not held.
+	events := cl.Stream(req.Ctx(), client.StreamRequest{Method: http.MethodPost, Path: "/agents/" + url.PathEscape(d.AgentID) + "/runs/stream", Body: struct{}{}},
+		client.StreamOptions{Until: func(e client.Event) bool { return e.Event == client.EventDone || e.Event == "error" }, MaxReconnects: -1},
+		client.WithRequestHeader("Last-Event-ID", last))
 	h := req.W.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -269,7 +276,7 @@ func (c *Console) runEvents(req *Request) error {
 	// The API's events arrive on ch; a burst of step events is answered by
 	// one re-render, once ch is empty.
 	type item struct {
-		ev  client.RunEvent
+		ev  client.Event
 		err error
 	}
 	ch := make(chan item, 256)
@@ -315,11 +322,21 @@ func (c *Console) runEvents(req *Request) error {
 			return nil
 		}
 		ev := it.ev
-		switch ev.Type {
+		switch ev.Event {
 		case client.EventStreamToken:
-			if !send(ev.ID, "token", template.HTMLEscapeString(ev.Token)) {
+			var tok struct {
+				Token string `json:"token"`
+			}
+			if json.Unmarshal([]byte(ev.Data), &tok) != nil {
+				continue
+			}
+			if !send(ev.ID, "token", template.HTMLEscapeString(tok.Token)) {
 				return nil
 			}
+		case "error":
+			// The API could not follow the run's events: the browser
+			// reconnects from the last id it received.
+			return nil
 		case client.EventDone:
 			if !refresh(ev.ID) || !send(runID+closedSuffix, "close", "") {
 				return nil

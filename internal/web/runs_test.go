@@ -303,3 +303,44 @@ func TestRunPageLive(t *testing.T) {
 		}
 	})
 }
+
+// TestRunPageStreamEndsOnDrain: when the API's process drains its streams
+// (shutting down), an open run page's stream ends at once rather than
+// retrying against the draining process, so the browser reconnects, with
+// its last event id, to a process that is up.
+func TestRunPageStreamEndsOnDrain(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		api := apiClient(t, srv, srv.Key)
+		agent := srv.StoreAgent(t, srv.AccountID, "Publisher", reviewDef, "dynamic_input")
+		run, err := api.StartRun(context.Background(), agent, client.AgentRunRequest{Input: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, api, run.RunID, client.RunWaitingHuman)
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		var drained time.Time
+		var after []sseEvent
+		readEvents(t, b, run.RunID, "", func(ev sseEvent) bool {
+			if drained.IsZero() {
+				if ev.Type == "timeline" {
+					drained = time.Now()
+					srv.S.API.DrainStreams()
+				}
+				return true
+			}
+			after = append(after, ev)
+			return true
+		})
+		// The client's own reconnection would have waited 1 s, then 2 s…
+		if took := time.Since(drained); drained.IsZero() || took > 900*time.Millisecond {
+			t.Fatalf("stream ended %v after the drain", took)
+		}
+		for _, ev := range after {
+			if ev.Type == "close" {
+				t.Fatalf("a drained stream said close: %+v", after)
+			}
+		}
+	})
+}
