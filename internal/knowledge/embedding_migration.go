@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
@@ -46,6 +47,9 @@ type MigrationArgs struct {
 
 // Kind names the job kind.
 func (MigrationArgs) Kind() string { return "knowledge_embedding_migration" }
+
+// InsertOpts puts the kind on the background queue.
+func (MigrationArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // StartMigration validates and enqueues a migration of a source.
 func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string, r MigrationRequest) (store.EmbeddingMigration, error) {
