@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/extract"
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"gocloud.dev/gcerrors"
@@ -25,11 +26,17 @@ type ExtractArgs struct {
 // Kind names the job kind.
 func (ExtractArgs) Kind() string { return "agent_input_extract" }
 
+// InsertOpts puts the kind on the background queue.
+func (ExtractArgs) InsertOpts() river.InsertOpts { return jobs.Background }
+
 // CleanupArgs deletes expired uploads.
 type CleanupArgs struct{}
 
 // Kind names the job kind.
 func (CleanupArgs) Kind() string { return "agent_input_cleanup" }
+
+// InsertOpts puts the kind on the background queue.
+func (CleanupArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // extractAttempts bounds retries of an extraction that fails for a reason
 // other than the file (the blob store unreachable, the process killed).

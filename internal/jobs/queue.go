@@ -32,8 +32,15 @@ type Config struct {
 	// Work says whether this process runs workers (role worker or all) or
 	// only enqueues (role api).
 	Work bool
-	// MaxWorkers bounds concurrent jobs of the default queue.
+	// MaxWorkers bounds concurrent jobs of the default queue (runs and
+	// everything someone waits on).
 	MaxWorkers int
+	// BackgroundWorkers bounds concurrent jobs of QueueBackground (4 when
+	// zero).
+	BackgroundWorkers int
+	// AccountSharePercent is the share of each queue's workers one account's
+	// jobs may hold at once in this process; 0 or 100: no cap.
+	AccountSharePercent int
 	// JobTimeout bounds one attempt of a job; RescueAfter is how long a job
 	// may sit in running (its process died) before it is retried.
 	JobTimeout  time.Duration
@@ -91,12 +98,24 @@ func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config)
 		if cfg.MaxWorkers <= 0 {
 			cfg.MaxWorkers = 16
 		}
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}}
+		if cfg.BackgroundWorkers <= 0 {
+			cfg.BackgroundWorkers = 4
+		}
+		rc.Queues = map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cfg.MaxWorkers},
+			QueueBackground:    {MaxWorkers: cfg.BackgroundWorkers},
+		}
 		rc.Workers = workers
 		rc.PeriodicJobs = cfg.Periodic
 	}
 	stops := &interruptions{}
-	rc.Middleware = append(rc.Middleware, &traced{t: cfg.Telemetry}, stops)
+	share := newAccountShare(map[string]int{
+		river.QueueDefault: shareOf(cfg.MaxWorkers, cfg.AccountSharePercent),
+		QueueBackground:    shareOf(cfg.BackgroundWorkers, cfg.AccountSharePercent),
+	})
+	// The share comes first (outermost): a job put back for another
+	// account's is not counted as worked.
+	rc.Middleware = append(rc.Middleware, share, &traced{t: cfg.Telemetry}, stops)
 	switch db.Dialect {
 	case store.SQLite:
 		unlock, err := db.MigrationLock()

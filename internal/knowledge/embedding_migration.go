@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
@@ -17,11 +18,16 @@ import (
 // and size. The index's "generation" is the source's (embedding_model,
 // dimensions) pair, which every chunk row carries too and which queries
 // embed with: the migration stages the new vectors beside the live chunks
-// (embedding_migration_vectors), and one transaction replaces the chunks
-// with copies carrying them, switches the source's pair, and adds them to
-// the vector index. Until that commit, searches read the old chunks with
-// the old model; after it, only the new ones. A cancel drops the staged
-// vectors and leaves the index as it was.
+// (embedding_migration_vectors), then switches in steps of switchBatch
+// chunks, each its own short transaction replacing old chunks by copies
+// carrying the new vectors (so no write holds the database for long), and
+// last flips the source's pair in a small transaction. The vector side
+// reads only the generation the source names, so until the flip searches
+// use the old vectors with the old model, and after it only the new ones;
+// the full-text side sees every passage once at every commit. The new
+// in-process graph is built in the job before the flip, never in a
+// search. A cancel (before the switch begins) drops the staged vectors
+// and leaves the index as it was.
 
 // Errors of migrations the API maps to statuses.
 var (
@@ -46,6 +52,9 @@ type MigrationArgs struct {
 
 // Kind names the job kind.
 func (MigrationArgs) Kind() string { return "knowledge_embedding_migration" }
+
+// InsertOpts puts the kind on the background queue.
+func (MigrationArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // StartMigration validates and enqueues a migration of a source.
 func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string, r MigrationRequest) (store.EmbeddingMigration, error) {
@@ -144,6 +153,50 @@ func (w *migrationWorker) Work(ctx context.Context, job *river.Job[MigrationArgs
 	return err
 }
 
+// switchBatch is how many chunks one step of a switch replaces: each step
+// is its own short write transaction.
+const switchBatch = 500
+
+// switchMigration moves the source to the new generation in steps (see
+// store.BeginEmbeddingSwitch), then builds the new vector graph here, in
+// the job, before the final flip, so that no search has to build it. It
+// reports false when the migration was cancelled before its switch began.
+func (s *Service) switchMigration(ctx context.Context, m store.EmbeddingMigration) (bool, error) {
+	if ok, err := s.db.BeginEmbeddingSwitch(ctx, m); err != nil || !ok {
+		return false, err
+	}
+	var after int64
+	for {
+		removed, _, ok, err := s.db.SwitchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []store.Chunk) error {
+			return s.index.InTx(ctx, tx, added)
+		})
+		if err != nil || !ok {
+			return false, err
+		}
+		if len(removed) == 0 {
+			break
+		}
+		after = removed[len(removed)-1]
+		s.index.Forget(m.SourceID, removed)
+		s.lex.Forget(m.SourceID, removed)
+	}
+	finish := func() error {
+		ok, err := s.db.FinishEmbeddingSwitch(ctx, m)
+		if err == nil && !ok {
+			err = errMigrationStopped
+		}
+		return err
+	}
+	if pb, ok := s.index.(prebuilder); ok {
+		p, err := pb.Prebuild(ctx, m.SourceID, m.TargetModel, m.TargetDims)
+		if err != nil {
+			return false, err
+		}
+		return true, pb.Switch(m.SourceID, p, finish)
+	}
+	return true, finish()
+}
+
 func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 	m, err := s.db.EmbeddingMigration(ctx, a.AccountID, a.MigrationID)
 	if err != nil {
@@ -218,24 +271,17 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 		if err := s.index.Prepare(ctx, m.TargetDims); err != nil {
 			return err
 		}
-		removed, ok, err := s.db.SwitchEmbeddingMigration(ctx, m, func(tx *sql.Tx, added []store.Chunk) error {
-			return s.index.InTx(ctx, tx, added)
-		})
+		done, err := s.switchMigration(ctx, m)
 		if errors.Is(err, store.ErrMigrationIncomplete) {
 			if err := s.db.ResumeEmbeddingMigration(ctx, m.ID); err != nil {
 				return err
 			}
 			continue
 		}
-		if err != nil {
+		if err != nil || done {
 			return err
 		}
-		if !ok {
-			return errMigrationStopped
-		}
-		s.index.Forget(m.SourceID, removed)
-		s.lex.Forget(m.SourceID, removed)
-		return nil
+		return errMigrationStopped
 	}
 	return errors.New("chunks kept arriving during the switch; the migration will try again")
 }

@@ -90,8 +90,12 @@ type memSource struct {
 
 	changed bool // since the last snapshot
 	saving  bool
-	savedAt time.Time
-	dropped bool // the source was deleted: no snapshot may stay
+	// switching: an embedding migration is moving the source to a graph
+	// it built beforehand; searches meanwhile (milliseconds) skip the
+	// vector side rather than build a graph inside the request.
+	switching bool
+	savedAt   time.Time
+	dropped   bool // the source was deleted: no snapshot may stay
 }
 
 // snapshotEvery spaces a source's background snapshot writes.
@@ -344,11 +348,71 @@ func validID(id string) bool {
 	return true
 }
 
+// prebuilt is a source's graph of a new generation, built by an embedding
+// migration before its switch.
+type prebuilt struct {
+	ix      *vector.Index
+	present map[int64]bool
+	high    int64
+}
+
+// prebuilder is an index an embedding migration builds the new
+// generation's graph of before it switches, outside any request (the
+// in-process index; pgvector's graphs live in the database).
+type prebuilder interface {
+	Prebuild(ctx context.Context, sourceID, model string, dims int) (*prebuilt, error)
+	// Switch runs commit (the switch's transaction) and, once it
+	// committed, installs p; searches in between skip the source's
+	// vector side.
+	Switch(sourceID string, p *prebuilt, commit func() error) error
+}
+
+func (m *memIndex) Prebuild(ctx context.Context, sourceID, model string, dims int) (*prebuilt, error) {
+	p := &prebuilt{ix: vector.New(dims), present: map[int64]bool{}}
+	var ids []string
+	var vecs [][]float32
+	err := m.db.SourceVectorsOf(ctx, sourceID, model, dims, func(r store.VectorRow) error {
+		ids = append(ids, strconv.FormatInt(r.Seq, 10))
+		vecs = append(vecs, r.Vector)
+		p.present[r.Seq] = true
+		p.high = max(p.high, r.Seq)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) > 0 {
+		if err := p.ix.AddBatch(ids, vecs); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (m *memIndex) Switch(sourceID string, p *prebuilt, commit func() error) error {
+	ms := m.source(sourceID)
+	ms.mu.Lock()
+	ms.switching = true
+	ms.mu.Unlock()
+	err := commit()
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	ms.switching = false
+	if err == nil {
+		ms.ix, ms.present, ms.high, ms.loaded, ms.changed = p.ix, p.present, p.high, true, true
+	}
+	return err
+}
+
 func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, dims int, q []float32, k int) ([]VectorHit, error) {
 	var out []VectorHit
 	for _, id := range sourceIDs {
 		ms := m.source(id)
 		ms.mu.Lock()
+		if ms.switching {
+			ms.mu.Unlock()
+			continue
+		}
 		err := m.sync(ctx, id, ms)
 		var hits []vector.Hit
 		if err == nil && ms.ix != nil && ms.ix.Dims() == dims {
@@ -379,4 +443,15 @@ func (m *memIndex) Loaded(sourceID string) int {
 		return 0
 	}
 	return ms.ix.Len()
+}
+
+// VectorsLoaded says how many vectors the in-process graph of a source
+// holds, without loading it; false when the vector side is not in process
+// (pgvector).
+func (s *Service) VectorsLoaded(sourceID string) (int, bool) {
+	m, ok := s.index.(*memIndex)
+	if !ok {
+		return 0, false
+	}
+	return m.Loaded(sourceID), true
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
@@ -59,6 +60,9 @@ type RetentionArgs struct{}
 
 // Kind names the job kind.
 func (RetentionArgs) Kind() string { return "knowledge_retention" }
+
+// InsertOpts puts the kind on the background queue.
+func (RetentionArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 type retentionWorker struct {
 	river.WorkerDefaults[RetentionArgs]

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/agentry/agentry/internal/extract"
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge/chunk"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/store"
@@ -35,6 +36,9 @@ type IndexArgs struct {
 
 // Kind names the job kind.
 func (IndexArgs) Kind() string { return "knowledge_index" }
+
+// InsertOpts puts the kind on the background queue.
+func (IndexArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // indexAttempts bounds retries of a failing index job (River backs off
 // between them).

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -30,6 +31,9 @@ type PollArgs struct {
 
 // Kind names the job kind.
 func (PollArgs) Kind() string { return "knowledge_poll" }
+
+// InsertOpts puts the kind on the background queue.
+func (PollArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 type pollTickWorker struct {
 	river.WorkerDefaults[PollTickArgs]

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -38,7 +39,17 @@ const ToolType = "mcp"
 
 // Bounds on what a tenant's definition, or the server it names, can make
 // the engine hold or wait for.
+//
+// MaxMessageBytes caps every HTTP reply of an MCP server (a JSON message or
+// a whole event stream), read as it arrives: past it the exchange fails,
+// so a server answering with an endless or huge body costs at most that
+// much memory (as the webhook step's 1 MiB and feeds' 10 MiB do). Every
+// exchange is bounded in time too: the handshake by HandshakeTimeout, a
+// listing by ListTimeout, a call by the tool object's timeout_seconds, and
+// waiting for a reply's headers by HeaderTimeout.
 const (
+	MaxMessageBytes   = 4 << 20
+	HandshakeTimeout  = 15 * time.Second
 	ListTimeout       = 30 * time.Second
 	MaxToolsPerServer = 64
 	MaxListPages      = 8
@@ -48,6 +59,12 @@ const (
 	cacheTTL          = 30 * time.Minute
 	maxCacheEntries   = 4096
 )
+
+// headerTimeout is HeaderTimeout; a test shortens it.
+var headerTimeout = HeaderTimeout
+
+// HeaderTimeout bounds the wait for the headers of each reply.
+const HeaderTimeout = 30 * time.Second
 
 // Connector lists and calls MCP servers' tools for the engine.
 type Connector struct {
@@ -333,23 +350,33 @@ func (c *Connector) withSession(ctx context.Context, endpoint string, headers ht
 		},
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "agentry", Version: "1"}, nil)
-	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: 1,
-		DisableStandaloneSSE: true}, nil)
+	hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
+	defer cancel()
+	session, err := client.Connect(hctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: 1,
+		DisableStandaloneSSE: true, MaxEventSize: MaxMessageBytes}, nil)
 	if err != nil {
+		if hctx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("the MCP handshake timed out after %s", HandshakeTimeout)
+		}
 		return err
 	}
 	defer session.Close()
 	return fn(session)
 }
 
-// headerTransport adds the step's headers to every request of a session.
+// headerTransport adds the step's headers to every request of a session,
+// bounds the wait for each reply's headers and caps each reply's body.
 type headerTransport struct {
 	base    http.RoundTripper
 	headers http.Header
 }
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
+	// The wait for the headers is bounded on its own; the body is read
+	// under the exchange's deadline once they came.
+	ctx, cancel := context.WithCancel(r.Context())
+	timer := time.AfterFunc(headerTimeout, cancel)
+	r = r.Clone(ctx)
 	for k, vs := range t.headers {
 		r.Header[k] = vs
 	}
@@ -357,5 +384,49 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return base.RoundTrip(r)
+	resp, err := base.RoundTrip(r)
+	if !timer.Stop() && err != nil {
+		cancel()
+		return nil, fmt.Errorf("the MCP server sent no reply within %s", headerTimeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cappedBody{rc: resp.Body, left: MaxMessageBytes + 1, cancel: cancel}
+	return resp, nil
+}
+
+// errReplyTooLarge ends the read of a reply past MaxMessageBytes: an error
+// rather than an end of file, so that a truncated message is never decoded
+// and an event stream is not taken for one that ended.
+var errReplyTooLarge = fmt.Errorf("the MCP server's reply exceeds the %d MiB limit", MaxMessageBytes>>20)
+
+// cappedBody reads a reply up to MaxMessageBytes: left starts one byte
+// above the limit, so that reading that byte means the reply passed it.
+type cappedBody struct {
+	rc     io.ReadCloser
+	left   int64
+	cancel context.CancelFunc
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errReplyTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left <= 0 {
+		return n - 1, errReplyTooLarge
+	}
+	return n, err
+}
+
+func (b *cappedBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
 }

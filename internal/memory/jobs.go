@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -19,6 +20,9 @@ type CompactArgs struct {
 
 // Kind names the job kind.
 func (CompactArgs) Kind() string { return "memory_compact" }
+
+// InsertOpts puts the kind on the background queue.
+func (CompactArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 type compactWorker struct {
 	river.WorkerDefaults[CompactArgs]
@@ -45,6 +49,9 @@ type SweepArgs struct{}
 
 // Kind names the job kind.
 func (SweepArgs) Kind() string { return "memory_sweep" }
+
+// InsertOpts puts the kind on the background queue.
+func (SweepArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 type sweepWorker struct {
 	river.WorkerDefaults[SweepArgs]

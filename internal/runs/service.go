@@ -165,7 +165,7 @@ func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, e
 				return err
 			}
 		}
-		wake, err = s.Queue.InsertTx(inRunTrace(ctx, r), tx, conn, RunArgs{RunID: r.ID}, runInsertOpts(r))
+		wake, err = s.Queue.InsertTx(inRunTrace(ctx, r), tx, conn, RunArgs{RunID: r.ID, AccountID: r.AccountID}, runInsertOpts(r))
 		return err
 	})
 	if err != nil {
@@ -190,7 +190,7 @@ func orString(a, b string) string {
 // execute one run. A resume after a review passes what it resumes, which
 // makes its job a new one.
 func (s *Service) enqueue(ctx context.Context, r store.Run, resume string) error {
-	_, err := s.Queue.Insert(inRunTrace(ctx, r), RunArgs{RunID: r.ID, Resume: resume}, runInsertOpts(r))
+	_, err := s.Queue.Insert(inRunTrace(ctx, r), RunArgs{RunID: r.ID, AccountID: r.AccountID, Resume: resume}, runInsertOpts(r))
 	return err
 }
 

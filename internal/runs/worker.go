@@ -22,6 +22,9 @@ import (
 // RunArgs is the job that executes a run.
 type RunArgs struct {
 	RunID string `json:"run_id"`
+	// AccountID lets the queue hold one account's runs to its share of
+	// the workers (jobs.Config.AccountSharePercent).
+	AccountID string `json:"account_id,omitempty"`
 	// Resume names what a later job of the same run resumes after (a
 	// decided review), so that it is not taken for a duplicate of the
 	// run's first job.

@@ -48,8 +48,14 @@ type Config struct {
 	JobTimeout      time.Duration
 	JobRescueAfter  time.Duration
 	MaxWorkers      int
-	ShutdownTimeout time.Duration
-	AuthCacheTTL    time.Duration
+	// BackgroundWorkers run the background queue (polls, crawls,
+	// ingestion, exports, migrations, compaction), apart from MaxWorkers;
+	// AccountJobShare is the percent of each queue's workers one
+	// account's jobs may hold at once (0 or 100: no cap).
+	BackgroundWorkers int
+	AccountJobShare   int
+	ShutdownTimeout   time.Duration
+	AuthCacheTTL      time.Duration
 	// JobShutdownTimeout is how long running jobs may go on after SIGTERM
 	// before they are cancelled (and resumed by the next process);
 	// ShutdownTimeout bounds the HTTP drain. The two run side by side.
@@ -201,19 +207,21 @@ func DefaultNodeName() string {
 // Defaults returns the embedded, zero-setup configuration.
 func Defaults() Config {
 	return Config{
-		Addr:            "127.0.0.1:8080",
-		OllamaURL:       "off",
-		DataDir:         "./agentry-data",
-		Role:            RoleAll,
-		DefaultCredits:  store.DefaultOpeningCredits,
-		RateLimit:       50,
-		RateBurst:       100,
-		MaxBodyBytes:    10 << 20,
-		JobTimeout:      10 * time.Minute,
-		JobRescueAfter:  15 * time.Minute,
-		MaxWorkers:      16,
-		ShutdownTimeout: 30 * time.Second,
-		AuthCacheTTL:    2 * time.Second,
+		Addr:              "127.0.0.1:8080",
+		OllamaURL:         "off",
+		DataDir:           "./agentry-data",
+		Role:              RoleAll,
+		DefaultCredits:    store.DefaultOpeningCredits,
+		RateLimit:         50,
+		RateBurst:         100,
+		MaxBodyBytes:      10 << 20,
+		JobTimeout:        10 * time.Minute,
+		JobRescueAfter:    15 * time.Minute,
+		MaxWorkers:        16,
+		BackgroundWorkers: 4,
+		AccountJobShare:   75,
+		ShutdownTimeout:   30 * time.Second,
+		AuthCacheTTL:      2 * time.Second,
 
 		Console:                true,
 		ConsoleSessionIdle:     12 * time.Hour,

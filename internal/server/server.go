@@ -300,6 +300,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	knowledgePolls := knowledge.PeriodicJobs(cfg.SourcePollInterval)
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
+		BackgroundWorkers: cfg.BackgroundWorkers, AccountSharePercent: cfg.AccountJobShare,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Telemetry: s.Telemetry,
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			modelalerts.PeriodicJobs(),

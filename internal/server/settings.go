@@ -83,7 +83,9 @@ var Settings = []Section{
 		{Name: "default-credits", Help: "opening balance of new accounts, in credits (1,000,000 = US$1)", Field: func(c *Config) any { return &c.DefaultCredits }},
 	}},
 	{"Runs and jobs", []Setting{
-		{Name: "max-workers", Help: "concurrent jobs per process", Field: func(c *Config) any { return &c.MaxWorkers }},
+		{Name: "max-workers", Help: "concurrent jobs per process of the run queue (runs, mail, alerts and everything someone waits on)", Field: func(c *Config) any { return &c.MaxWorkers }},
+		{Name: "background-workers", Help: "concurrent jobs per process of the background queue (feed polls, site crawls, ingestion, exports, embedding migrations, memory compaction, sweeps), apart from `--max-workers`", Field: func(c *Config) any { return &c.BackgroundWorkers }},
+		{Name: "account-job-share", Help: "percent of each queue's workers one account's jobs may hold at once in a process; the next job of an account at its share waits for another account's; 0 or 100: no cap", Field: func(c *Config) any { return &c.AccountJobShare }},
 		{Name: "job-timeout", Help: "longest one job attempt may run", Field: func(c *Config) any { return &c.JobTimeout }},
 		{Name: "job-rescue-after", Help: "retry a job left running by a dead process after this long", Field: func(c *Config) any { return &c.JobRescueAfter }},
 		{Name: "shutdown-timeout", Help: "how long in-flight HTTP requests may finish on SIGTERM", Field: func(c *Config) any { return &c.ShutdownTimeout }},

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -139,14 +141,16 @@ type UnstagedChunk struct {
 // without a staged vector, and how many chunks the source has.
 func (db *DB) UnstagedChunks(ctx context.Context, m EmbeddingMigration, limit int) ([]UnstagedChunk, int, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE account_id = $1 AND source_id = $2`,
-		m.AccountID, m.SourceID).Scan(&total); err != nil {
+	// Only the old generation: copies of the new one that a switch
+	// already made need no embedding.
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE account_id = $1 AND source_id = $2
+		AND model = $3 AND dims = $4`, m.AccountID, m.SourceID, m.OldModel, m.OldDims).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	rows, err := db.R.QueryContext(ctx, `SELECT c.seq, c.text FROM kb_chunks c
 		LEFT JOIN embedding_migration_vectors v ON v.migration_id = $1 AND v.chunk_seq = c.seq
-		WHERE c.account_id = $2 AND c.source_id = $3 AND v.chunk_seq IS NULL ORDER BY c.seq LIMIT $4`,
-		m.ID, m.AccountID, m.SourceID, limit)
+		WHERE c.account_id = $2 AND c.source_id = $3 AND c.model = $5 AND c.dims = $6 AND v.chunk_seq IS NULL ORDER BY c.seq LIMIT $4`,
+		m.ID, m.AccountID, m.SourceID, limit, m.OldModel, m.OldDims)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -166,34 +170,56 @@ func (db *DB) UnstagedChunks(ctx context.Context, m EmbeddingMigration, limit in
 // last embedding pass: the caller embeds them and tries again.
 var ErrMigrationIncomplete = errors.New("chunks were added during the migration")
 
-// SwitchEmbeddingMigration swaps the source's chunks for copies carrying
-// the staged vectors, and the source's model and size for the targets, in
-// one transaction; inTx adds the new chunks to the vector index within it.
-// It answers the removed chunks' seqs; false when the migration is no
-// longer running (cancelled).
-func (db *DB) SwitchEmbeddingMigration(ctx context.Context, m EmbeddingMigration,
-	inTx func(tx *sql.Tx, added []Chunk) error) (removed []int64, ok bool, err error) {
+// The switch to the new generation goes in steps, each its own short
+// transaction, so that no write holds the database for long (SQLite has
+// one writer: a switch of 67,000 chunks in one transaction once held every
+// tenant's writes for 49 s). BeginEmbeddingSwitch marks the migration
+// switching; SwitchEmbeddingBatch replaces a batch of old-generation
+// chunks by copies carrying their staged vectors (text readers see each
+// passage exactly once at every commit; the vector side reads only the
+// generation the source names, see SourceVectors); FinishEmbeddingSwitch
+// moves the source to the new model and size once no old chunk is left.
+
+// BeginEmbeddingSwitch moves a running migration to switching; false when
+// it is no longer running (cancelled).
+func (db *DB) BeginEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (bool, error) {
+	res, err := db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'switching', updated_at = $2
+		WHERE id = $3 AND status = $4`, MigrationSwitching, Now(), m.ID, MigrationRunning)
+	return exportAffected(res, err)
+}
+
+// SwitchEmbeddingBatch replaces up to limit chunks of the old generation
+// by copies carrying their staged vectors, in one transaction, with inTx
+// run inside it for an index kept in the database, from the seq after on
+// (the last batch's highest: what lies below was switched, and a chunk
+// added since has a higher seq). It returns the removed
+// seqs and the added chunks (none when no old chunk is left), false when
+// the migration is no longer switching, and ErrMigrationIncomplete when a
+// chunk has no staged vector (it was added since the last pass).
+func (db *DB) SwitchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, after int64, limit int,
+	inTx func(tx *sql.Tx, added []Chunk) error) (removed []int64, added []Chunk, ok bool, err error) {
 	now := Now()
 	err = db.Tx(ctx, func(tx *sql.Tx) error {
 		// The source's lock first: an index job committing meanwhile either
 		// lands before (its chunks have no staged vector, so the switch
-		// reports ErrMigrationIncomplete) or after (it sees the new model
-		// and embeds again), never in between with vectors of the old size.
+		// reports ErrMigrationIncomplete) or after.
 		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'switching', updated_at = $2
-			WHERE id = $3 AND status = $4`, MigrationSwitching, now, m.ID, MigrationRunning)
-		if ok, err = exportAffected(res, err); err != nil || !ok {
+		var status string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM embedding_migrations WHERE id = $1`, m.ID).Scan(&status); err != nil {
 			return err
+		}
+		if ok = status == MigrationSwitching; !ok {
+			return nil
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT c.seq, c.id, c.content_id, c.version_id, c.ordinal, c.text_start, c.text_end, c.text,
 			v.embedding FROM kb_chunks c LEFT JOIN embedding_migration_vectors v ON v.migration_id = $1 AND v.chunk_seq = c.seq
-			WHERE c.account_id = $2 AND c.source_id = $3 ORDER BY c.seq`, m.ID, m.AccountID, m.SourceID)
+			WHERE c.account_id = $2 AND c.source_id = $3 AND c.model = $4 AND c.dims = $5 AND c.seq > $7 ORDER BY c.seq LIMIT $6`,
+			m.ID, m.AccountID, m.SourceID, m.OldModel, m.OldDims, limit, after)
 		if err != nil {
 			return err
 		}
-		var added []Chunk
 		for rows.Next() {
 			var c Chunk
 			var emb []byte
@@ -211,29 +237,77 @@ func (db *DB) SwitchEmbeddingMigration(ctx context.Context, m EmbeddingMigration
 			added = append(added, c)
 		}
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := rows.Err(); err != nil || len(removed) == 0 {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM kb_chunks WHERE account_id = $1 AND source_id = $2`, m.AccountID, m.SourceID); err != nil {
+		in, args := seqList(removed, 2)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM kb_chunks WHERE source_id = $1 AND seq IN (`+in+`)`, append([]any{m.SourceID}, args...)...); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_migration_vectors WHERE migration_id = $1 AND chunk_seq IN (`+in+`)`,
+			append([]any{m.ID}, args...)...); err != nil {
 			return err
 		}
 		if err := insertChunks(ctx, tx, db.Dialect, added, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET updated_at = $1 WHERE id = $2`, now, m.ID); err != nil {
+			return err
+		}
+		return inTx(tx, added)
+	})
+	if err != nil || !ok {
+		return nil, nil, ok, err
+	}
+	return removed, added, ok, nil
+}
+
+// seqList is the placeholders $first… for seqs and their arguments.
+func seqList(seqs []int64, first int) (string, []any) {
+	var b strings.Builder
+	args := make([]any, len(seqs))
+	for i, s := range seqs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "$%d", first+i)
+		args[i] = s
+	}
+	return b.String(), args
+}
+
+// FinishEmbeddingSwitch moves the source to the new model and size and
+// completes the migration, once no chunk of the old generation is left
+// (ErrMigrationIncomplete otherwise: one was added meanwhile); false when
+// the migration is no longer switching. A small transaction: the chunks
+// were switched before it.
+func (db *DB) FinishEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (ok bool, err error) {
+	now := Now()
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
+			return err
+		}
+		var left int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE account_id = $1 AND source_id = $2 AND model = $3 AND dims = $4`,
+			m.AccountID, m.SourceID, m.OldModel, m.OldDims).Scan(&left); err != nil {
+			return err
+		}
+		if left > 0 {
+			return ErrMigrationIncomplete
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'done', progress_current = progress_total,
+			completed_at = $2, updated_at = $2 WHERE id = $3 AND status = $4`, MigrationCompleted, now, m.ID, MigrationSwitching)
+		if ok, err = exportAffected(res, err); err != nil || !ok {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sources SET embedding_model = $1, dimensions = $2, updated_at = $3
 			WHERE account_id = $4 AND id = $5`, m.TargetModel, m.TargetDims, now, m.AccountID, m.SourceID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'done', progress_current = progress_total,
-			completed_at = $2, updated_at = $2 WHERE id = $3`, MigrationCompleted, now, m.ID); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM embedding_migration_vectors WHERE migration_id = $1`, m.ID); err != nil {
-			return err
-		}
-		return inTx(tx, added)
+		_, err = tx.ExecContext(ctx, `DELETE FROM embedding_migration_vectors WHERE migration_id = $1`, m.ID)
+		return err
 	})
-	return removed, ok, err
+	return ok, err
 }
 
 // ResumeEmbeddingMigration puts a migration whose switch found new chunks
@@ -251,8 +325,8 @@ func (db *DB) EndEmbeddingMigration(ctx context.Context, accountID, id, status s
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		now := Now()
 		res, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, failure_message = $2, completed_at = $3, updated_at = $3
-			WHERE account_id = $4 AND id = $5 AND status IN ($6, $7, $8)`, status, reason, now, accountID, id,
-			MigrationPending, MigrationRunning, MigrationSwitching)
+			WHERE account_id = $4 AND id = $5 AND status IN ($6, $7)`, status, reason, now, accountID, id,
+			MigrationPending, MigrationRunning)
 		if ok, err = exportAffected(res, err); err != nil || !ok {
 			return err
 		}

@@ -274,23 +274,40 @@ type VectorRow struct {
 // SourceVectors calls fn with every chunk vector of a source whose seq is
 // above after, in seq order.
 func (db *DB) SourceVectors(ctx context.Context, sourceID string, after int64, fn func(VectorRow) error) error {
-	rows, err := db.R.QueryContext(ctx, `SELECT seq, source_id, dims, embedding FROM kb_chunks WHERE source_id = $1 AND seq > $2 ORDER BY seq`, sourceID, after)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r VectorRow
-		var emb []byte
-		if err := rows.Scan(&r.Seq, &r.SourceID, &r.Dims, &emb); err != nil {
+	// Only the generation the source names: during an embedding
+	// migration's switch, chunks of both are stored side by side.
+	return scanVectorRows(db.R.QueryContext(ctx, `SELECT seq, source_id, dims, embedding FROM kb_chunks c WHERE source_id = $1 AND seq > $2
+		AND EXISTS (SELECT 1 FROM sources s WHERE s.id = c.source_id AND s.embedding_model = c.model AND s.dimensions = c.dims) ORDER BY seq`, sourceID, after))(fn)
+}
+
+// SourceVectorsOf calls fn with every chunk vector of a source's
+// generation (model, dims), whether or not the source names it yet: an
+// embedding migration builds the new generation's index from them before
+// its switch.
+func (db *DB) SourceVectorsOf(ctx context.Context, sourceID, model string, dims int, fn func(VectorRow) error) error {
+	return scanVectorRows(db.R.QueryContext(ctx, `SELECT seq, source_id, dims, embedding FROM kb_chunks
+		WHERE source_id = $1 AND model = $2 AND dims = $3 ORDER BY seq`, sourceID, model, dims))(fn)
+}
+
+func scanVectorRows(rows *sql.Rows, err error) func(fn func(VectorRow) error) error {
+	return func(fn func(VectorRow) error) error {
+		if err != nil {
 			return err
 		}
-		r.Vector = DecodeVector(emb)
-		if err := fn(r); err != nil {
-			return err
+		defer rows.Close()
+		for rows.Next() {
+			var r VectorRow
+			var emb []byte
+			if err := rows.Scan(&r.Seq, &r.SourceID, &r.Dims, &emb); err != nil {
+				return err
+			}
+			r.Vector = DecodeVector(emb)
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
+		return rows.Err()
 	}
-	return rows.Err()
 }
 
 // SourceChunkSeqs returns the seq of every chunk of a source (the in-process

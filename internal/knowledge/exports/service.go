@@ -262,6 +262,9 @@ type ExportArgs struct {
 // Kind names the job kind.
 func (ExportArgs) Kind() string { return "source_export" }
 
+// InsertOpts puts the kind on the background queue.
+func (ExportArgs) InsertOpts() river.InsertOpts { return jobs.Background }
+
 type exportWorker struct {
 	river.WorkerDefaults[ExportArgs]
 	s *Service

@@ -67,10 +67,14 @@ const (
 	// MaxItems is the most any caller may ask for.
 	DefaultMaxItems = 100
 	MaxItems        = 1000
-	// DefaultTimeout bounds a fetch whose context has no deadline.
+	// DefaultTimeout bounds a fetch (request and body), whatever the
+	// caller's deadline.
 	DefaultTimeout = 30 * time.Second
 	maxFieldBytes  = 2048 // title, link, author, GUID
 )
+
+// fetchTimeout is DefaultTimeout; a test shortens it.
+var fetchTimeout = DefaultTimeout
 
 // Errors of Fetch and Parse.
 var (
@@ -88,11 +92,11 @@ func Fetch(ctx context.Context, c *http.Client, rawURL string, prev Validators, 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, ErrBadURL
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
+	// Bounded on its own, whatever the caller's deadline: a poll job's
+	// context has the job timeout's, far longer, and a server trickling
+	// its feed would hold the worker that long.
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, ErrBadURL

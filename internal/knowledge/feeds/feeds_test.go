@@ -233,6 +233,52 @@ func TestSlowFeedTimesOut(t *testing.T) {
 	}
 }
 
+// TestTricklingFeedTimesOutUnderALongDeadline (issue 30 item 2): a poll
+// job's context carries the job timeout (10 minutes); the fetch is still
+// bounded by its own timeout, so a server trickling a byte every 100 ms
+// does not hold the worker past it. The old code applied its timeout only
+// to a context without a deadline.
+func TestTricklingFeedTimesOutUnderALongDeadline(t *testing.T) {
+	defer feeds.SetFetchTimeout(500 * time.Millisecond)()
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		w.WriteHeader(http.StatusOK)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+				w.Write([]byte(" "))
+				w.(http.Flusher).Flush()
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := feeds.Fetch(ctx, loopbackClient(), srv.URL, feeds.Validators{}, 10)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a trickling feed was read")
+		}
+		t.Logf("gave up after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a trickling feed still holds the fetch after 10 s, under a one-hour deadline")
+	}
+}
+
 func TestErrorsAreReported(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

@@ -94,11 +94,9 @@ func (h *httpReranker) Rerank(ctx context.Context, query string, docs []string) 
 	if len(body) > MaxRequestBytes {
 		return nil, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(body), MaxRequestBytes)
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-		defer cancel()
-	}
+	// Bounded on its own, whatever the caller's deadline.
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("rerank: %w", err)

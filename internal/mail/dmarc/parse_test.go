@@ -69,12 +69,12 @@ func TestParseMessageFormats(t *testing.T) {
 
 func TestParseMessageRefusals(t *testing.T) {
 	lim := Limits{MaxMessageBytes: 1 << 20, MaxXMLBytes: 64 << 10, MaxRecords: 1, MaxParts: 20}
-	// A gzip bomb: 50 MiB of zeros compress to ~50 KiB; reading stops at the bound.
-	bomb := gz(bytes.Repeat([]byte{'<'}, 50<<20))
+	// A gzip bomb: 50 MiB of blanks compress to ~50 KiB; reading stops at the bound.
+	bomb := gz(append([]byte("<feedback>"), bytes.Repeat([]byte{' '}, 50<<20)...))
 	if _, err := ParseMessage(mimeWith("application/gzip", "b.xml.gz", bomb), lim); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("gzip bomb: %v", err)
 	}
-	zbomb := zipped("b.xml", bytes.Repeat([]byte{' '}, 50<<20))
+	zbomb := zipped("b.xml", append([]byte("<feedback>"), bytes.Repeat([]byte{' '}, 50<<20)...))
 	if _, err := ParseMessage(mimeWith("application/zip", "b.zip", zbomb), lim); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("zip bomb: %v", err)
 	}

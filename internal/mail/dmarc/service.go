@@ -28,25 +28,64 @@ func New(db *store.DB) *Service { return &Service{DB: db, Limits: DefaultLimits}
 var ErrUnknownDomain = errors.New("no email domain here receives reports at this address")
 
 // IsReportAddress reports whether rcpt is a rua mailbox: dmarc-reports@<any domain>.
-// Whether the domain is one of ours is Ingest's question.
+// Whether the domain is one of ours is AcceptsReports' question.
 func (s *Service) IsReportAddress(rcpt string) bool {
 	at := strings.LastIndexByte(rcpt, '@')
 	return at > 0 && strings.EqualFold(rcpt[:at], ReportLocalPart)
+}
+
+// AcceptsReports reports whether mail to rcpt is taken as a report: a rua
+// mailbox of an e-mail domain some account owns. The shared domain, or a
+// domain no account has added, has no rua mailbox: its reports would be
+// parsed for nobody.
+func (s *Service) AcceptsReports(ctx context.Context, rcpt string) bool {
+	if !s.IsReportAddress(rcpt) {
+		return false
+	}
+	ds, err := s.DB.EmailDomainsByName(ctx, reportDomain(rcpt))
+	return err == nil && len(ds) > 0
+}
+
+func reportDomain(rcpt string) string {
+	at := strings.LastIndexByte(rcpt, '@')
+	return strings.TrimSuffix(strings.ToLower(rcpt[at+1:]), ".")
 }
 
 // Ingest parses the report a message carries and stores it against the
 // domain it was addressed to. The report must describe that domain (or a
 // subdomain under its policy); the same report delivered twice is kept once.
 func (s *Service) Ingest(ctx context.Context, rcpt string, raw []byte) error {
-	at := strings.LastIndexByte(rcpt, '@')
-	if at < 0 {
-		return ErrUnknownDomain
-	}
-	domain := strings.TrimSuffix(strings.ToLower(rcpt[at+1:]), ".")
-	rep, err := ParseMessage(raw, s.Limits)
+	return s.IngestAll(ctx, []string{rcpt}, raw)
+}
+
+// IngestAll is Ingest for a message's every report recipient: the message
+// is parsed once, however many there are, and the report is stored for
+// the recipient whose domain it describes.
+func (s *Service) IngestAll(ctx context.Context, rcpts []string, raw []byte) error {
+	rep, err := ParseMessageContext(ctx, raw, s.Limits)
 	if err != nil {
 		return err
 	}
+	var errs []error
+	stored := map[string]bool{}
+	for _, rcpt := range rcpts {
+		if !strings.Contains(rcpt, "@") {
+			errs = append(errs, ErrUnknownDomain)
+			continue
+		}
+		domain := reportDomain(rcpt)
+		if stored[domain] {
+			continue
+		}
+		stored[domain] = true
+		if err := s.store(ctx, domain, rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Service) store(ctx context.Context, domain string, rep *Report) error {
 	if rep.Domain != domain && !strings.HasSuffix(rep.Domain, "."+domain) {
 		return fmt.Errorf("dmarc: report for %s sent to %s's address", rep.Domain, domain)
 	}

@@ -3,6 +3,7 @@ package domains
 import (
 	"context"
 
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/riverqueue/river"
 )
 
@@ -11,6 +12,9 @@ type SweepArgs struct{}
 
 // Kind implements river.JobArgs.
 func (SweepArgs) Kind() string { return "email_domain_sweep" }
+
+// InsertOpts puts the kind on the background queue.
+func (SweepArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // SweepWorker checks the domains whose last check is older than the
 // sweep interval, a bounded batch per run.

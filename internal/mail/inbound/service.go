@@ -38,8 +38,11 @@ type PrimaryDomains interface {
 // ReportSink takes the mail addressed to DMARC aggregate-report (rua)
 // addresses; the DMARC area implements it. A nil sink claims none.
 type ReportSink interface {
-	IsReportAddress(rcpt string) bool
-	Ingest(ctx context.Context, rcpt string, raw []byte) error
+	// AcceptsReports says whether rcpt is the rua mailbox of a domain an
+	// account owns; mail to any other address is not a report.
+	AcceptsReports(ctx context.Context, rcpt string) bool
+	// IngestAll parses the message once for all its report recipients.
+	IngestAll(ctx context.Context, rcpts []string, raw []byte) error
 }
 
 // Verdict and Governance are what auto-block asks of the governance area

@@ -119,7 +119,12 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	svc := s.l.s
-	if svc.Reports != nil && svc.Reports.IsReportAddress(to) && svc.ownsDomain(ctx, protect.DomainOf(to)) {
+	if svc.Reports != nil && svc.Reports.AcceptsReports(ctx, to) {
+		for _, rc := range s.rcpts {
+			if rc.report && strings.EqualFold(rc.addr, to) {
+				return nil // the same report mailbox again: one ingestion
+			}
+		}
 		s.rcpts = append(s.rcpts, recipient{addr: to, report: true})
 		return nil
 	}
@@ -201,18 +206,23 @@ func (s *session) Data(r io.Reader) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var agents []store.InboundEmail
+	var reports []string
 	for _, rc := range s.rcpts {
 		if rc.report {
-			// A report that cannot be read is dropped, not refused: refusing
-			// would make the sender retry the whole message, agents'
-			// copies included.
-			if err := s.l.s.Reports.Ingest(ctx, rc.addr, raw); err != nil {
-				slog.Warn("smtp: report not ingested", "rcpt", rc.addr, "err", err)
-			}
+			reports = append(reports, rc.addr)
 			continue
 		}
 		agents = append(agents, store.InboundEmail{AccountID: rc.route.AccountID, AgentID: rc.route.AgentID, Recipient: rc.addr,
 			MailFrom: s.from, HELO: s.helo, SenderIP: s.ip, Raw: raw})
+	}
+	if len(reports) > 0 {
+		// Parsed once for all its report recipients, within the sink's
+		// own bounds and this transaction's deadline. A report that cannot
+		// be read is dropped, not refused: refusing would make the sender
+		// retry the whole message, agents' copies included.
+		if err := s.l.s.Reports.IngestAll(ctx, reports, raw); err != nil {
+			slog.Warn("smtp: report not ingested", "rcpts", len(reports), "err", err)
+		}
 	}
 	if len(agents) == 0 {
 		return nil
@@ -325,16 +335,3 @@ func (slogLogger) Println(v ...any)               { slog.Debug("smtp: " + string
 
 // Addr is the bound address (after Listen).
 func (l *Listener) Addr() net.Addr { return l.l.Addr() }
-
-// ownsDomain reports whether mail for domain is this server's: the shared
-// domain, or a domain the directory knows.
-func (s *Service) ownsDomain(ctx context.Context, domain string) bool {
-	if domain == s.Domain() {
-		return true
-	}
-	if s.Directory == nil {
-		return false
-	}
-	_, ok, err := s.Directory.AccountForDomain(ctx, domain)
-	return err == nil && ok
-}
