@@ -53,6 +53,9 @@ type AgentRunRequest struct {
 	// tokens of streaming_result steps. StreamRun always sets it.
 	Priority      bool   `json:"priority,omitempty"`
 	ReplayOfRunID string `json:"replay_of_run_id,omitempty"`
+	// ChangeID (an extension) runs this version of the workflow (see
+	// ListAgentVersions) instead of the current one.
+	ChangeID string `json:"change_id,omitempty"`
 }
 
 // AgentRunResponse is a run's snapshot: what GET /agents/runs/{run_id}
@@ -79,6 +82,11 @@ type AgentRunResponse struct {
 	// TraceID (an extension) is the run's OpenTelemetry trace id, when the
 	// server exports traces and sampled the run; "" otherwise.
 	TraceID string `json:"trace_id,omitempty"`
+	// ChangeID (an extension) is the workflow version the run executes;
+	// RerunOf and RerunFromStep name the run and step a rerun came from.
+	ChangeID      string `json:"change_id,omitempty"`
+	RerunOf       string `json:"rerun_of,omitempty"`
+	RerunFromStep string `json:"rerun_from_step,omitempty"`
 }
 
 // LastError is the error of the run's latest failed attempt ("" if none),

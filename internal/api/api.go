@@ -385,6 +385,11 @@ func (s *Server) routes() {
 	register(s, op("get_agent_definition", http.MethodGet, "/agents/{agent_id}/definition", "Get agent definition", "agents"), s.getAgentDefinition)
 	register(s, op("update_agent_definition", http.MethodPut, "/agents/{agent_id}/definition", "Update agent definition", "agents"), s.putAgentDefinition)
 	register(s, op("export_agent", http.MethodGet, "/agents/{agent_id}/export", "Export agent definition", "agents"), s.exportAgent)
+	// Workflow versions, an extension (agents_versions.go).
+	register(s, extension(withDesc(op("list_agent_versions", http.MethodGet, "/agents/{agent_id}/versions", "List an agent's workflow versions", "agents"), listVersionsDoc)), s.listAgentVersions)
+	register(s, extension(withDesc(op("get_agent_version", http.MethodGet, "/agents/{agent_id}/versions/{change_id}", "Get a workflow version", "agents"), getVersionDoc)), s.getAgentVersion)
+	register(s, extension(withDesc(op("diff_agent_version", http.MethodGet, "/agents/{agent_id}/versions/{change_id}/diff", "Compare two workflow versions", "agents"), diffVersionDoc)), s.diffAgentVersion)
+	register(s, extension(withDesc(op("restore_agent_version", http.MethodPost, "/agents/{agent_id}/versions/{change_id}/restore", "Restore a workflow version", "agents"), restoreVersionDoc)), s.restoreAgentVersion)
 	register(s, op("disable_agent", http.MethodPost, "/agents/{agent_id}/disable", "Pause (disable) an agent", "agents"), s.disableAgent)
 	register(s, op("enable_agent", http.MethodPost, "/agents/{agent_id}/enable", "Resume (enable) a paused agent", "agents"), s.enableAgent)
 	register(s, op("get_agent_callers", http.MethodGet, "/agents/{agent_id}/callers", "List agents that call this agent", "agents"), s.getAgentCallers)
@@ -544,7 +549,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // documented, and marked with ExtensionKey in /openapi.json, where the
 // conformance suite reads which fields it lets through.
 var extensionFields = map[string][]string{
-	"RunResponse": {"trace_id"}, // the run's OpenTelemetry trace (docs/observability.md)
+	"RunResponse": {"trace_id", // the run's OpenTelemetry trace (docs/observability.md)
+		"change_id", "rerun_of", "rerun_from_step"}, // workflow versions and reruns (docs/versions.md)
+	"AgentRunRequest":       {"change_id"},
+	"AgentRunStreamRequest": {"change_id"},
 }
 
 // markExtensionFields marks the extension fields in the generated schemas.

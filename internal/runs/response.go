@@ -32,6 +32,10 @@ type RunResponse struct {
 	// TraceID is an extension: the id of the run's trace when it was
 	// exported (tracing on and the run sampled), absent otherwise.
 	TraceID string `json:"trace_id,omitempty" doc:"Extension: the OpenTelemetry trace id of the run, present when the server exports traces and sampled this run. All the run's spans, on every replica and attempt, are in this trace."`
+	// ChangeID, RerunOf and RerunFromStep are extensions (docs/versions.md).
+	ChangeID      string `json:"change_id,omitempty" doc:"Extension: the version of the agent's workflow (its change_id) this run executes; absent for runs recorded before versions were kept."`
+	RerunOf       string `json:"rerun_of,omitempty" doc:"Extension: the run this one was rerun from (POST /agents/runs/{run_id}/rerun)."`
+	RerunFromStep string `json:"rerun_from_step,omitempty" doc:"Extension: the step key this rerun ran again from; the steps before it reused the recorded outputs of rerun_of."`
 }
 
 // AttemptView is AgentRunAttemptResponse.
@@ -92,7 +96,8 @@ func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow) R
 	out := RunResponse{RunID: r.ID, Status: r.Status, ErrorCount: r.ErrorCount, Credits: &credits, Priority: r.Priority,
 		Input: r.Input, Output: r.Output, OutputContentType: r.OutputContentType, Attempts: []AttemptView{},
 		BlockedPolicies: []any{}, FlaggedPolicies: []any{}, HITLWaitMS: &hitl, WaitMS: &wait,
-		TraceID: telemetry.RunTrace(r.TraceContext).TraceID()}
+		TraceID: telemetry.RunTrace(r.TraceContext).TraceID(), ChangeID: r.ChangeID, RerunOf: r.RerunOfRunID,
+		RerunFromStep: r.RerunFromStep}
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, AttemptView{Status: a.Status, StartedAt: ts(a.StartedAt), EndedAt: optTS(a.EndedAt),
 			Duration: seconds(a.StartedAt, a.EndedAt), Error: strPtr(a.Error)})

@@ -95,7 +95,8 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if cancelAsked {
 		return fail("Run cancelled")
 	}
-	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)
+	// The version the run was created on, on every attempt.
+	a, err := s.Agents.ForRunAt(ctx, r.AccountID, r.AgentID, r.ChangeID)
 	if err != nil {
 		return fail("agent not found: " + err.Error())
 	}

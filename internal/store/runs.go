@@ -49,7 +49,16 @@ type Run struct {
 	CancelRequested        bool
 	// TraceContext is the run's trace context (telemetry.RunTrace), set
 	// when it is created; "" for runs older than it.
-	TraceContext       string
+	TraceContext string
+	// ChangeID is the workflow version the run executes: set as it is
+	// created (the agent's current one unless the caller chose one); ""
+	// for runs older than it, which run the current version.
+	ChangeID string
+	// A rerun names the run it came from, the step it runs again from,
+	// and the input it gives that step instead of the recorded one.
+	RerunOfRunID       string
+	RerunFromStep      string
+	RerunInput         *string
 	CreatedAt          time.Time
 	StartedAt, EndedAt *time.Time
 	UpdatedAt          time.Time
@@ -78,11 +87,16 @@ func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
 	md, _ := json.Marshal(orEmptyMap(r.Metadata))
 	ups, _ := json.Marshal(orEmptyList(r.InputUploadIDs))
 	chain, _ := json.Marshal(orEmptyList(r.CallChain))
+	// A run the caller did not pin to a version runs the agent's current
+	// one, read in the same statement.
 	_, err := ex.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
-		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)`,
+		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context,
+		change_id, rerun_of_run_id, rerun_from_step, rerun_input)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14,
+		COALESCE($15, (SELECT change_id FROM agents WHERE id = $3)), $16, $17, $18)`,
 		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
-		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt, nullable(r.TraceContext))
+		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt, nullable(r.TraceContext),
+		nullable(r.ChangeID), nullable(r.RerunOfRunID), nullable(r.RerunFromStep), r.RerunInput)
 	return r, err
 }
 
@@ -103,7 +117,8 @@ func orEmptyList(l []string) []string {
 const runColumns = `id, account_id, agent_id, status, priority, trigger_type, input, output, output_content_type, metadata,
 	input_upload_ids, COALESCE(replay_of_run_id, ''), COALESCE(parent_run_id, ''), call_chain, credits, error_count,
 	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at,
-	COALESCE(trace_context, '')`
+	COALESCE(trace_context, ''), COALESCE(change_id, ''), COALESCE(rerun_of_run_id, ''), COALESCE(rerun_from_step, ''),
+	rerun_input`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var (
@@ -112,10 +127,12 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 		micro            int64
 		started, ended   sql.NullTime
 		input, out, outC sql.NullString
+		rerunInput       sql.NullString
 	)
 	err := row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.Status, &r.Priority, &r.TriggerType, &input, &out, &outC, &md, &ups,
 		&r.ReplayOfRunID, &r.ParentRunID, &chain, &micro, &r.ErrorCount, &r.Error, &r.HITLWaitMS, &r.WaitMS, &r.CancelRequested,
-		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext)
+		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext,
+		&r.ChangeID, &r.RerunOfRunID, &r.RerunFromStep, &rerunInput)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, ErrNotFound
 	}
@@ -130,6 +147,9 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	}
 	if outC.Valid {
 		r.OutputContentType = &outC.String
+	}
+	if rerunInput.Valid {
+		r.RerunInput = &rerunInput.String
 	}
 	_ = json.Unmarshal([]byte(md), &r.Metadata)
 	_ = json.Unmarshal([]byte(ups), &r.InputUploadIDs)
