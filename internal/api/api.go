@@ -240,6 +240,7 @@ func (s *Server) routes() {
 	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
 	register(s, withDesc(op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents"), runs.SearchDescription), s.searchTraces)
 	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
+	register(s, withStatus(extension(withDesc(op("rerun_agent_run", http.MethodPost, "/agents/runs/{run_id}/rerun", "Rerun a run from a step", "agents"), rerunDoc)), http.StatusAccepted), s.rerunRun)
 	register(s, extension(withDesc(op("list_pending_run_reviews", http.MethodGet, "/agents/runs/reviews", "List pending human reviews", "agents"), listPendingReviewsDoc)), s.listPendingReviews)
 	register(s, extension(withDesc(op("decide_run_review", http.MethodPost, "/agents/runs/{run_id}/reviews/decision", "Approve or reject a human review", "agents"), decideReviewDoc)), s.decideReview)
 	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
@@ -550,7 +551,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // conformance suite reads which fields it lets through.
 var extensionFields = map[string][]string{
 	"RunResponse": {"trace_id", // the run's OpenTelemetry trace (docs/observability.md)
-		"change_id", "rerun_of", "rerun_from_step"}, // workflow versions and reruns (docs/versions.md)
+		"change_id", "rerun_of", "rerun_from_step", "reruns"}, // workflow versions and reruns (docs/versions.md)
+	"StepView":              {"reused"},
 	"AgentRunRequest":       {"change_id"},
 	"AgentRunStreamRequest": {"change_id"},
 }

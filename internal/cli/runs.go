@@ -27,7 +27,7 @@ func runsCommand(a *App) *cobra.Command {
 or stream its events as they happen (runs stream). See docs/runs.md.`,
 	}
 	cmd.AddCommand(a.runsStart(), a.runsStream(), a.runsGet(), a.runsList(), a.runsSearch(), a.runsCancel(), a.runsDownload(), a.runsReview())
-	cmd.AddCommand(a.runsFollow())
+	cmd.AddCommand(a.runsFollow(), a.runsRerun())
 	return cmd
 }
 
@@ -443,7 +443,11 @@ func runTable(w io.Writer, r *client.AgentRunResponse) error {
 		if s.DurationSeconds != nil {
 			dur = strconv.FormatFloat(*s.DurationSeconds, 'f', 3, 64) + "s"
 		}
-		rows[i] = []string{s.AgentStepID, s.StepType, s.Status, dur, strconv.FormatFloat(s.CreditsUsed, 'f', -1, 64), orNone(runsCell(runsStr(s.Output), 60))}
+		status := s.Status
+		if s.Reused {
+			status += " (reused)"
+		}
+		rows[i] = []string{s.AgentStepID, s.StepType, status, dur, strconv.FormatFloat(s.CreditsUsed, 'f', -1, 64), orNone(runsCell(runsStr(s.Output), 60))}
 	}
 	return writeTable(w, []string{"Step", "Type", "Status", "Duration", "Credits", "Output"}, rows)
 }

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -50,5 +51,17 @@ func init() {
 		Case{Op: "POST /agents/{agent_id}/versions/{change_id}/restore", Name: "B restores A's old version", Setup: vrOfA,
 			Path: "/agents/{agent_id}/versions/{first}/restore", Body: func(v Vars) any { return map[string]any{"expected_change_id": v["current"]} },
 			Expect: vrUnchanged, NoControl: true},
+		// Reruns (extension): B cannot rerun A's run; A can (the control).
+		Case{Op: "POST /agents/runs/{run_id}/rerun", Name: "B reruns A's run", Setup: runOfA,
+			Body: map[string]any{"from_step": "t"}, Expect: rrNone},
 	)
+}
+
+// rrNone checks, after B's 404, that A's run has no rerun.
+func rrNone(t testing.TB, c *Ctx, r testserver.Response) {
+	t.Helper()
+	NotFound()(t, c, r)
+	if ids, err := c.DB.Reruns(context.Background(), c.A.AccountID, c.Vars["run_id"], 10); err != nil || len(ids) != 0 {
+		t.Errorf("B's rerun attempt made reruns %v (%v)", ids, err)
+	}
 }

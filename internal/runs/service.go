@@ -157,6 +157,13 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 // woken to take the job at once (other replicas hear of it through
 // LISTEN/NOTIFY on PostgreSQL).
 func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, error) {
+	return s.createQueuedWith(ctx, run, nil)
+}
+
+// createQueuedWith is createQueued that also calls with, when not nil,
+// within the transaction once the run is recorded (a rerun copies the
+// steps it reuses there).
+func (s *Service) createQueuedWith(ctx context.Context, run store.Run, with func(tx *sql.Tx, r store.Run) error) (store.Run, error) {
 	var wake func()
 	run = traced(ctx, run)
 	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
@@ -165,6 +172,11 @@ func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, e
 			return err
 		}
 		run = r
+		if with != nil {
+			if err := with(tx, r); err != nil {
+				return err
+			}
+		}
 		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": r.Status}}); err != nil {
 			return err
 		}
@@ -278,7 +290,14 @@ func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bo
 	if err != nil {
 		return RunResponse{}, err
 	}
-	return s.snapshotOf(ctx, r, withSteps)
+	snap, err := s.snapshotOf(ctx, r, withSteps)
+	if err != nil {
+		return RunResponse{}, err
+	}
+	if snap.Reruns, err = s.DB.Reruns(ctx, accountID, runID, 100); err != nil {
+		return RunResponse{}, err
+	}
+	return snap, nil
 }
 
 func (s *Service) snapshotOf(ctx context.Context, r store.Run, withSteps bool) (RunResponse, error) {

@@ -121,13 +121,17 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	er := &engine.Run{ID: r.ID, AccountID: r.AccountID, AgentID: r.AgentID, Input: input, Metadata: r.Metadata,
 		Attachments: atts, Trigger: a.Trigger, Priority: r.Priority, CallChain: r.CallChain,
 		OversightRev: strconv.FormatInt(a.OversightRev, 10)}
+	if r.RerunInput != nil {
+		er.StepInputs = map[string]string{r.RerunFromStep: *r.RerunInput}
+	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go s.watchCancel(runCtx, r.ID, cancel, cancelPoll)
 
 	h := &host{s: s, run: r, model: billing.NewMetered(s.Models, s.Meter, s.Catalog)}
-	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1}
+	// A rerun's journal holds the steps it reuses from its first attempt.
+	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1 && r.RerunOfRunID == ""}
 	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
 	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
 	switch {

@@ -607,3 +607,40 @@ func (db *DB) PendingRunsBefore(ctx context.Context, t time.Time, limit int) ([]
 	}
 	return out, rows.Err()
 }
+
+// CopyStepsTx writes step records of another run into run runID, within
+// tx, in the order given: completed attempts a rerun reuses. They keep
+// their times, input and output, and cost nothing here (they were billed
+// to the run that made them).
+func (db *DB) CopyStepsTx(ctx context.Context, tx *sql.Tx, runID, accountID string, steps []StepRow) error {
+	for _, s := range steps {
+		c := s
+		c.ID, c.RunID, c.AccountID, c.Credits = NewID(), runID, accountID, 0
+		if _, err := db.InsertStep(ctx, tx, c); err != nil {
+			return err
+		}
+		if err := db.FinishStep(ctx, tx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reruns lists the runs rerun from runID (oldest first, at most limit).
+func (db *DB) Reruns(ctx context.Context, accountID, runID string, limit int) ([]string, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT id FROM runs WHERE rerun_of_run_id = $1 AND account_id = $2 ORDER BY id LIMIT $3`,
+		runID, accountID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
