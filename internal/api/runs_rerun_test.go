@@ -1,12 +1,14 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
@@ -145,4 +147,75 @@ func stepIDs(r runs.RunResponse) []string {
 		out = append(out, s.AgentStepID)
 	}
 	return out
+}
+
+// TestRerunCancelled cancels a rerun while its step waits on a webhook:
+// it ends once, failed with "Run cancelled", with one done event.
+func TestRerunCancelled(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
+		var waiting sync.Once
+		started, release := make(chan struct{}), make(chan struct{})
+		var (
+			mu    sync.Mutex
+			calls = map[string]int{}
+		)
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			calls[r.URL.Path]++
+			n := calls[r.URL.Path]
+			mu.Unlock()
+			if r.URL.Path == "/slow" && n > 1 {
+				waiting.Do(func() { close(started) })
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			w.Write([]byte("ok" + r.URL.Path))
+		}))
+		defer hook.Close()
+		defer close(release) // before the server closes: it waits for its handlers
+		agent := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"a","step_type":"webhook_call","url":"`+hook.URL+`/a","child_steps":[
+			{"id":"slow","step_type":"webhook_call","url":"`+hook.URL+`/slow"}]}]}`)
+		r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "x"})
+		var orig runs.RunResponse
+		r.JSON(t, &orig)
+		if done := waitRun(t, s, s.Key, orig.RunID); done.Status != "completed" {
+			t.Fatalf("original: %+v", done)
+		}
+		r = s.Do(t, "POST", "/agents/runs/"+orig.RunID+"/rerun", s.Key, map[string]any{"from_step": "slow"})
+		wantStatus(t, r, http.StatusAccepted)
+		var rs runs.RunResponse
+		r.JSON(t, &rs)
+		select {
+		case <-started:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the rerun never reached its slow step")
+		}
+		wantStatus(t, s.Do(t, "DELETE", "/agents/runs/"+rs.RunID, s.Key, nil), http.StatusOK)
+		done := waitRun(t, s, s.Key, rs.RunID)
+		if done.Status != "failed" || len(done.Attempts) != 1 || done.Attempts[0].Error == nil || *done.Attempts[0].Error != "Run cancelled" {
+			t.Fatalf("cancelled rerun: %+v", done)
+		}
+		evs, err := s.S.Bus.Read(context.Background(), s.AccountID, rs.RunID, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := 0
+		for _, e := range evs {
+			if e.Type == "done" {
+				ends++
+			}
+		}
+		if ends != 1 {
+			t.Errorf("%d done events, want 1", ends)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if calls["/a"] != 1 {
+			t.Errorf("step a ran %d times", calls["/a"])
+		}
+	})
 }
