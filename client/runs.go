@@ -53,6 +53,9 @@ type AgentRunRequest struct {
 	// tokens of streaming_result steps. StreamRun always sets it.
 	Priority      bool   `json:"priority,omitempty"`
 	ReplayOfRunID string `json:"replay_of_run_id,omitempty"`
+	// ChangeID (an extension) runs this version of the workflow (see
+	// ListAgentVersions) instead of the current one.
+	ChangeID string `json:"change_id,omitempty"`
 }
 
 // AgentRunResponse is a run's snapshot: what GET /agents/runs/{run_id}
@@ -79,6 +82,13 @@ type AgentRunResponse struct {
 	// TraceID (an extension) is the run's OpenTelemetry trace id, when the
 	// server exports traces and sampled the run; "" otherwise.
 	TraceID string `json:"trace_id,omitempty"`
+	// ChangeID (an extension) is the workflow version the run executes;
+	// RerunOf and RerunFromStep name the run and step a rerun came from.
+	ChangeID      string `json:"change_id,omitempty"`
+	RerunOf       string `json:"rerun_of,omitempty"`
+	RerunFromStep string `json:"rerun_from_step,omitempty"`
+	// Reruns lists the runs rerun from this one (GetRun only).
+	Reruns []string `json:"reruns,omitempty"`
 }
 
 // LastError is the error of the run's latest failed attempt ("" if none),
@@ -117,6 +127,9 @@ type AgentRunStepResponse struct {
 	DurationSeconds   *float64                   `json:"duration_seconds"`
 	CreditsUsed       float64                    `json:"credits_used"`
 	ToolCalls         []AgentRunToolCallResponse `json:"tool_calls"`
+	// Reused (an extension) says a rerun reused this step's recorded
+	// output from the run it reruns rather than executing it.
+	Reused bool `json:"reused,omitempty"`
 }
 
 // AgentRunToolCallResponse is one tool call of a prompt_call step.
@@ -417,4 +430,28 @@ func strOrEmpty(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// RerunRequest asks for a new run from a step of a finished run (an
+// Agentry extension). Input, when not nil, replaces the recorded input of
+// FromStep; ChangeID runs another version of the workflow ("" for the
+// original run's).
+type RerunRequest struct {
+	FromStep string  `json:"from_step"`
+	Input    *string `json:"input,omitempty"`
+	ChangeID string  `json:"change_id,omitempty"`
+}
+
+// RerunRun starts a new run from step FromStep of a finished run: the
+// steps the original completed before it keep their recorded outputs
+// (their AgentRunStepResponse.Reused is true: not executed nor billed
+// again), the step and everything after it run again. It returns the new
+// run's first snapshot, whose RerunOf names the original; poll it like any
+// run. A run not finished is a 409 (POST /agents/runs/{run_id}/rerun).
+func (c *Client) RerunRun(ctx context.Context, runID string, req RerunRequest, opts ...CallOption) (*AgentRunResponse, error) {
+	var out AgentRunResponse
+	if err := c.Do(ctx, http.MethodPost, pathf("/agents/runs/%s/rerun", runID), req, &out, opts...); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

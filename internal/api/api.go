@@ -248,6 +248,7 @@ func (s *Server) routes() {
 	register(s, op("list_agent_runs", http.MethodGet, "/agents/{agent_id}/runs", "List agent runs", "agents"), s.listRuns)
 	register(s, withDesc(op("search_agent_traces", http.MethodPost, "/agents/runs/search", "Search agent traces", "agents"), runs.SearchDescription), s.searchTraces)
 	register(s, op("cancel_agent_run", http.MethodDelete, "/agents/runs/{run_id}", "Cancel an agent run", "agents"), s.cancelRun)
+	register(s, withStatus(extension(withDesc(op("rerun_agent_run", http.MethodPost, "/agents/runs/{run_id}/rerun", "Rerun a run from a step", "agents"), rerunDoc)), http.StatusAccepted), s.rerunRun)
 	register(s, extension(withDesc(op("list_pending_run_reviews", http.MethodGet, "/agents/runs/reviews", "List pending human reviews", "agents"), listPendingReviewsDoc)), s.listPendingReviews)
 	register(s, extension(withDesc(op("decide_run_review", http.MethodPost, "/agents/runs/{run_id}/reviews/decision", "Approve or reject a human review", "agents"), decideReviewDoc)), s.decideReview)
 	// The account-wide run views, extensions (runs_account.go).
@@ -401,6 +402,11 @@ func (s *Server) routes() {
 	register(s, op("get_agent_definition", http.MethodGet, "/agents/{agent_id}/definition", "Get agent definition", "agents"), s.getAgentDefinition)
 	register(s, op("update_agent_definition", http.MethodPut, "/agents/{agent_id}/definition", "Update agent definition", "agents"), s.putAgentDefinition)
 	register(s, op("export_agent", http.MethodGet, "/agents/{agent_id}/export", "Export agent definition", "agents"), s.exportAgent)
+	// Workflow versions, an extension (agents_versions.go).
+	register(s, extension(withDesc(op("list_agent_versions", http.MethodGet, "/agents/{agent_id}/versions", "List an agent's workflow versions", "agents"), listVersionsDoc)), s.listAgentVersions)
+	register(s, extension(withDesc(op("get_agent_version", http.MethodGet, "/agents/{agent_id}/versions/{change_id}", "Get a workflow version", "agents"), getVersionDoc)), s.getAgentVersion)
+	register(s, extension(withDesc(op("diff_agent_version", http.MethodGet, "/agents/{agent_id}/versions/{change_id}/diff", "Compare two workflow versions", "agents"), diffVersionDoc)), s.diffAgentVersion)
+	register(s, extension(withDesc(op("restore_agent_version", http.MethodPost, "/agents/{agent_id}/versions/{change_id}/restore", "Restore a workflow version", "agents"), restoreVersionDoc)), s.restoreAgentVersion)
 	register(s, op("disable_agent", http.MethodPost, "/agents/{agent_id}/disable", "Pause (disable) an agent", "agents"), s.disableAgent)
 	register(s, op("enable_agent", http.MethodPost, "/agents/{agent_id}/enable", "Resume (enable) a paused agent", "agents"), s.enableAgent)
 	register(s, op("get_agent_callers", http.MethodGet, "/agents/{agent_id}/callers", "List agents that call this agent", "agents"), s.getAgentCallers)
@@ -560,7 +566,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // documented, and marked with ExtensionKey in /openapi.json, where the
 // conformance suite reads which fields it lets through.
 var extensionFields = map[string][]string{
-	"RunResponse": {"trace_id"}, // the run's OpenTelemetry trace (docs/observability.md)
+	"RunResponse": {"trace_id", // the run's OpenTelemetry trace (docs/observability.md)
+		"change_id", "rerun_of", "rerun_from_step", "reruns"}, // workflow versions and reruns (docs/versions.md)
+	"StepView":              {"reused"},
+	"AgentRunRequest":       {"change_id"},
+	"AgentRunStreamRequest": {"change_id"},
 	// the agent's trigger ids, which email-config takes (docs/email.md)
 	"AgentSummaryResponse": {"triggers"},
 	// the auto-block mode beside the strict-version blocklist (docs/versioning.md)

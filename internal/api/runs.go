@@ -28,6 +28,7 @@ type AgentRunRequest struct {
 	Metadata       map[string]any `json:"metadata,omitempty" required:"false" nullable:"true" doc:"Values for {{metadata.key}} placeholders."`
 	Priority       bool           `json:"priority,omitempty" required:"false" doc:"Dispatch ahead of normal runs and stream tokens."`
 	ReplayOfRunID  *string        `json:"replay_of_run_id,omitempty" required:"false" nullable:"true" format:"uuid" doc:"Re-run reusing a prior run's uploaded files."`
+	ChangeID       *string        `json:"change_id,omitempty" required:"false" nullable:"true" maxLength:"64" doc:"Extension: run this version of the agent's workflow (a change_id from GET /agents/{agent_id}/versions) instead of the current one."`
 }
 
 // AgentRunStreamRequest is the body of POST /agents/{agent_id}/runs/stream.
@@ -37,6 +38,7 @@ type AgentRunStreamRequest struct {
 	InputUploadIDs []string       `json:"input_upload_ids,omitempty" required:"false" nullable:"true" maxItems:"20"`
 	Metadata       map[string]any `json:"metadata,omitempty" required:"false" nullable:"true"`
 	ReplayOfRunID  *string        `json:"replay_of_run_id,omitempty" required:"false" nullable:"true" format:"uuid"`
+	ChangeID       *string        `json:"change_id,omitempty" required:"false" nullable:"true" maxLength:"64" doc:"Extension: run this version of the agent's workflow instead of the current one."`
 }
 
 // TraceSearchRequest is the body of POST /agents/runs/search.
@@ -107,6 +109,8 @@ func runError(err error) error {
 		return Fail(http.StatusBadRequest, "%s", err.Error())
 	case errors.Is(err, runs.ErrTerminal):
 		return Fail(http.StatusConflict, "The run has already finished and cannot be cancelled")
+	case errors.Is(err, runs.ErrUnknownVersion):
+		return Invalid([]any{"body", "change_id"}, "the agent has no version with this change_id (see GET /agents/{agent_id}/versions)", "value_error.unknown_version")
 	case errors.Is(err, store.ErrNotFound):
 		return NotFound("Resource")
 	}
@@ -117,7 +121,8 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*runOutput, e
 	p := principal(ctx)
 	b := in.Body
 	r, err := s.deps.Runs.Start(ctx, p.AccountID, in.AgentID, runs.StartRequest{Input: b.Input, InputUploadID: deref(b.InputUploadID),
-		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: b.Priority, ReplayOfRunID: deref(b.ReplayOfRunID)})
+		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: b.Priority, ReplayOfRunID: deref(b.ReplayOfRunID),
+		ChangeID: deref(b.ChangeID)})
 	if err != nil {
 		return nil, runError(err)
 	}
@@ -171,7 +176,8 @@ func (s *Server) openRunStream(ctx context.Context, accountID string, in *stream
 	}
 	b := in.Body
 	r, err := s.deps.Runs.Start(ctx, accountID, in.AgentID, runs.StartRequest{Input: b.Input, InputUploadID: deref(b.InputUploadID),
-		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: true, ReplayOfRunID: deref(b.ReplayOfRunID)})
+		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: true, ReplayOfRunID: deref(b.ReplayOfRunID),
+		ChangeID: deref(b.ChangeID)})
 	if err != nil {
 		return runStream{}, runError(err)
 	}

@@ -27,7 +27,7 @@ func runsCommand(a *App) *cobra.Command {
 or stream its events as they happen (runs stream). See docs/runs.md.`,
 	}
 	cmd.AddCommand(a.runsStart(), a.runsStream(), a.runsGet(), a.runsList(), a.runsSearch(), a.runsCancel(), a.runsDownload(), a.runsReview())
-	cmd.AddCommand(a.runsFollow(), a.runsAll(), a.runsSummary(), a.runsDetails())
+	cmd.AddCommand(a.runsFollow(), a.runsAll(), a.runsSummary(), a.runsDetails(), a.runsRerun())
 	return cmd
 }
 
@@ -35,6 +35,7 @@ or stream its events as they happen (runs stream). See docs/runs.md.`,
 type runInput struct {
 	input, inputFile, metadata string
 	uploadIDs                  []string
+	changeID                   string
 }
 
 func (in *runInput) flags(cmd *cobra.Command) {
@@ -43,10 +44,11 @@ func (in *runInput) flags(cmd *cobra.Command) {
 	f.StringVar(&in.inputFile, "input-file", "", "read the input from a file (- for stdin)")
 	f.StringVar(&in.metadata, "metadata", "", `a JSON object for {{metadata.key}} placeholders, e.g. '{"lang":"fr"}'`)
 	f.StringArrayVar(&in.uploadIDs, "input-upload-id", nil, "a file uploaded with `agents upload-input` to give the run (repeatable)")
+	f.StringVar(&in.changeID, "change-id", "", "run this version of the workflow (see `agents versions list`) instead of the current one")
 }
 
 func (in *runInput) request(cmd *cobra.Command) (client.AgentRunRequest, error) {
-	var req client.AgentRunRequest
+	req := client.AgentRunRequest{ChangeID: in.changeID}
 	switch {
 	case in.input != "" && in.inputFile != "":
 		return req, usageErrorf("give --input or --input-file, not both")
@@ -414,11 +416,18 @@ func runTable(w io.Writer, r *client.AgentRunResponse) error {
 	if r.Credits != nil {
 		credits = strconv.FormatFloat(*r.Credits, 'f', -1, 64)
 	}
-	if err := writeFields(w, [][2]string{
+	fields := [][2]string{
 		{"Run", r.RunID}, {"Status", r.Status}, {"Priority", strconv.FormatBool(r.Priority)},
 		{"Credits", credits}, {"Errors", strconv.Itoa(r.ErrorCount)}, {"Attempts", strconv.Itoa(len(r.Attempts))},
 		{"Error", orNone(r.LastError())}, {"Input", orNone(runsCell(runsStr(r.Input), 80))}, {"Output", orNone(runsCell(runsStr(r.Output), tableOutputRunes))},
-	}); err != nil {
+	}
+	if r.ChangeID != "" {
+		fields = append(fields, [2]string{"Version", r.ChangeID})
+	}
+	if r.RerunOf != "" {
+		fields = append(fields, [2]string{"Rerun of", r.RerunOf + " from step " + r.RerunFromStep})
+	}
+	if err := writeFields(w, fields); err != nil {
 		return err
 	}
 	if truncatedCell(runsStr(r.Input), 80) || truncatedCell(runsStr(r.Output), tableOutputRunes) {
@@ -434,7 +443,11 @@ func runTable(w io.Writer, r *client.AgentRunResponse) error {
 		if s.DurationSeconds != nil {
 			dur = strconv.FormatFloat(*s.DurationSeconds, 'f', 3, 64) + "s"
 		}
-		rows[i] = []string{s.AgentStepID, s.StepType, s.Status, dur, strconv.FormatFloat(s.CreditsUsed, 'f', -1, 64), orNone(runsCell(runsStr(s.Output), 60))}
+		status := s.Status
+		if s.Reused {
+			status += " (reused)"
+		}
+		rows[i] = []string{s.AgentStepID, s.StepType, status, dur, strconv.FormatFloat(s.CreditsUsed, 'f', -1, 64), orNone(runsCell(runsStr(s.Output), 60))}
 	}
 	return writeTable(w, []string{"Step", "Type", "Status", "Duration", "Credits", "Output"}, rows)
 }

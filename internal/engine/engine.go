@@ -133,6 +133,9 @@ type Run struct {
 	// the agent at the run's start: overseers may reuse what they loaded
 	// for the same value. Empty when unknown: load afresh.
 	OversightRev string
+	// StepInputs replace the input of the steps they name (by step key):
+	// a rerun's changed input for the step it runs again from.
+	StepInputs map[string]string
 }
 
 // StepRecord is one attempt of one step, as journaled.

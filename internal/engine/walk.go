@@ -205,6 +205,9 @@ func (x *execution) runOnce(ctx context.Context, s *definition.Step, input, scop
 	rec, resumed := x.done[key]
 	x.mu.Unlock()
 	var res Result
+	if in, ok := x.run.StepInputs[key]; ok {
+		input = in
+	}
 	if resumed {
 		res = Result{Output: rec.Output, ContentType: rec.ContentType, Stop: rec.Stopped, Final: rec.Final}
 	} else {

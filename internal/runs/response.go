@@ -32,6 +32,11 @@ type RunResponse struct {
 	// TraceID is an extension: the id of the run's trace when it was
 	// exported (tracing on and the run sampled), absent otherwise.
 	TraceID string `json:"trace_id,omitempty" doc:"Extension: the OpenTelemetry trace id of the run, present when the server exports traces and sampled this run. All the run's spans, on every replica and attempt, are in this trace."`
+	// ChangeID, RerunOf and RerunFromStep are extensions (docs/versions.md).
+	ChangeID      string   `json:"change_id,omitempty" doc:"Extension: the version of the agent's workflow (its change_id) this run executes; absent for runs recorded before versions were kept."`
+	RerunOf       string   `json:"rerun_of,omitempty" doc:"Extension: the run this one was rerun from (POST /agents/runs/{run_id}/rerun)."`
+	RerunFromStep string   `json:"rerun_from_step,omitempty" doc:"Extension: the step key this rerun ran again from; the steps before it reused the recorded outputs of rerun_of."`
+	Reruns        []string `json:"reruns,omitempty" doc:"Extension: the runs rerun from this one (the first 100, oldest first), when reading one run."`
 }
 
 // AttemptView is AgentRunAttemptResponse.
@@ -56,6 +61,8 @@ type StepView struct {
 	DurationSeconds   *float64        `json:"duration_seconds"`
 	CreditsUsed       float64         `json:"credits_used"`
 	ToolCalls         json.RawMessage `json:"tool_calls"`
+	// Reused is an extension (docs/versions.md#reruns).
+	Reused bool `json:"reused,omitempty" doc:"Extension: a rerun reused this step's recorded output from the run it reruns; it was not executed (nor billed) again."`
 }
 
 func ts(t time.Time) *string {
@@ -111,7 +118,8 @@ func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow, g
 		HITLWaitMS: &hitl, WaitMS: &wait,
 		TraceID:         telemetry.RunTrace(r.TraceContext).TraceID(),
 		BlockedPolicies: policyRefs(gov.blocked), FlaggedPolicies: policyRefs(gov.flagged),
-		GovernanceInputStatus: strPtr(r.GovernanceInputStatus)}
+		GovernanceInputStatus: strPtr(r.GovernanceInputStatus),
+		ChangeID:              r.ChangeID, RerunOf: r.RerunOfRunID, RerunFromStep: r.RerunFromStep}
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, AttemptView{Status: a.Status, StartedAt: ts(a.StartedAt), EndedAt: optTS(a.EndedAt),
 			Duration: seconds(a.StartedAt, a.EndedAt), Error: strPtr(a.Error)})
@@ -122,7 +130,8 @@ func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow, g
 			in, o := s.Input, s.Output
 			v := StepView{AgentStepID: s.StepID, StepType: s.StepType, Status: s.Status, Input: &in, Output: &o,
 				OutputContentType: strPtr(s.ContentType), StartedAt: ts(s.StartedAt), EndedAt: optTS(s.EndedAt),
-				DurationSeconds: seconds(s.StartedAt, s.EndedAt), CreditsUsed: s.Credits, ToolCalls: s.ToolCalls}
+				DurationSeconds: seconds(s.StartedAt, s.EndedAt), CreditsUsed: s.Credits, ToolCalls: s.ToolCalls,
+				Reused: isReused(r, s)}
 			if s.Status == "failed" && s.Error != "" {
 				e := s.Error
 				v.Output = &e

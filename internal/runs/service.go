@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
@@ -33,12 +34,17 @@ type Agent struct {
 	Contract   definition.AttachmentContract
 	// OversightRev is the agent's oversight revision (engine.Run).
 	OversightRev int64
+	// ChangeID names the version of the workflow Definition is.
+	ChangeID string
 }
 
 // Agents looks agents up for runs; the agents area implements it.
 type Agents interface {
 	// ForRun returns an agent of the account, or store.ErrNotFound.
 	ForRun(ctx context.Context, accountID, agentID string) (Agent, error)
+	// ForRunAt is ForRun with one version of the workflow (the current
+	// one for ""); ErrUnknownVersion when the agent has no such version.
+	ForRunAt(ctx context.Context, accountID, agentID, changeID string) (Agent, error)
 }
 
 // Uploads resolves input uploads to attachments; the agents area implements it.
@@ -52,6 +58,9 @@ var (
 	ErrUnavailableStep = errors.New("unavailable step types")                              // 400
 	ErrBadInput        = errors.New("invalid run input")                                   // 400
 	ErrTerminal        = errors.New("the run has already finished")                        // 409
+	// ErrUnknownVersion: the change_id a run asks for is no version of
+	// its agent (422 naming the field).
+	ErrUnknownVersion = agents.ErrUnknownVersion
 )
 
 // Service runs agents.
@@ -97,6 +106,8 @@ type StartRequest struct {
 	TriggerType    string // set by triggers (schedule, new_content…); "" for API calls
 	ParentRunID    string
 	CallChain      []string
+	// ChangeID runs this version of the workflow ("": the current one).
+	ChangeID string
 }
 
 // InputError lists what is wrong with a run request.
@@ -108,7 +119,7 @@ func (e *InputError) Unwrap() error { return ErrBadInput }
 // Start validates a request, records the run and enqueues it. Priority runs
 // are dispatched ahead of normal ones.
 func (s *Service) Start(ctx context.Context, accountID, agentID string, req StartRequest) (store.Run, error) {
-	a, err := s.Agents.ForRun(ctx, accountID, agentID)
+	a, err := s.Agents.ForRunAt(ctx, accountID, agentID, req.ChangeID)
 	if err != nil {
 		return store.Run{}, err
 	}
@@ -140,7 +151,8 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 	}
 	return s.createQueued(ctx, store.Run{AccountID: accountID, AgentID: agentID, Priority: req.Priority,
 		TriggerType: orString(req.TriggerType, string(a.Trigger)), Input: req.Input, Metadata: req.Metadata,
-		InputUploadIDs: uploads, ReplayOfRunID: req.ReplayOfRunID, ParentRunID: req.ParentRunID, CallChain: req.CallChain})
+		InputUploadIDs: uploads, ReplayOfRunID: req.ReplayOfRunID, ParentRunID: req.ParentRunID, CallChain: req.CallChain,
+		ChangeID: a.ChangeID})
 }
 
 // createQueued records a run, its first status event and its job in one
@@ -149,6 +161,13 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 // woken to take the job at once (other replicas hear of it through
 // LISTEN/NOTIFY on PostgreSQL).
 func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, error) {
+	return s.createQueuedWith(ctx, run, nil)
+}
+
+// createQueuedWith is createQueued that also calls with, when not nil,
+// within the transaction once the run is recorded (a rerun copies the
+// steps it reuses there).
+func (s *Service) createQueuedWith(ctx context.Context, run store.Run, with func(tx *sql.Tx, r store.Run) error) (store.Run, error) {
 	var wake func()
 	run = traced(ctx, run)
 	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
@@ -157,6 +176,11 @@ func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, e
 			return err
 		}
 		run = r
+		if with != nil {
+			if err := with(tx, r); err != nil {
+				return err
+			}
+		}
 		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": r.Status}}); err != nil {
 			return err
 		}
@@ -276,7 +300,14 @@ func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bo
 	if err != nil {
 		return RunResponse{}, err
 	}
-	return s.snapshotOf(ctx, r, withSteps)
+	snap, err := s.snapshotOf(ctx, r, withSteps)
+	if err != nil {
+		return RunResponse{}, err
+	}
+	if snap.Reruns, err = s.DB.Reruns(ctx, accountID, runID, 100); err != nil {
+		return RunResponse{}, err
+	}
+	return snap, nil
 }
 
 func (s *Service) snapshotOf(ctx context.Context, r store.Run, withSteps bool) (RunResponse, error) {

@@ -17,12 +17,18 @@ type AgentsArea struct{ S *agents.Service }
 
 // ForRun loads an agent with its parsed workflow.
 func (a AgentsArea) ForRun(ctx context.Context, accountID, agentID string) (Agent, error) {
-	row, d, err := a.S.RunDefinition(ctx, accountID, agentID)
+	return a.ForRunAt(ctx, accountID, agentID, "")
+}
+
+// ForRunAt loads an agent with one version of its workflow (the current
+// one for ""); agents.ErrUnknownVersion when it has no such version.
+func (a AgentsArea) ForRunAt(ctx context.Context, accountID, agentID, changeID string) (Agent, error) {
+	row, d, err := a.S.RunDefinitionAt(ctx, accountID, agentID, changeID)
 	if err != nil {
 		return Agent{}, err
 	}
 	return Agent{ID: row.ID, Name: row.Name, Definition: d, Trigger: definition.TriggerType(row.TriggerType),
-		Disabled: row.Disabled(), Contract: d.AttachmentContract(), OversightRev: row.OversightRev}, nil
+		Disabled: row.Disabled(), Contract: d.AttachmentContract(), OversightRev: row.OversightRev, ChangeID: row.ChangeID}, nil
 }
 
 // maxAttachmentText bounds the extracted text a run reads per upload.

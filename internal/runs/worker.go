@@ -98,7 +98,8 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if cancelAsked {
 		return fail("Run cancelled")
 	}
-	a, err := s.Agents.ForRun(ctx, r.AccountID, r.AgentID)
+	// The version the run was created on, on every attempt.
+	a, err := s.Agents.ForRunAt(ctx, r.AccountID, r.AgentID, r.ChangeID)
 	if err != nil {
 		return fail("agent not found: " + err.Error())
 	}
@@ -123,6 +124,9 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	er := &engine.Run{ID: r.ID, AccountID: r.AccountID, AgentID: r.AgentID, Input: input, Metadata: r.Metadata,
 		Attachments: atts, Trigger: a.Trigger, Priority: r.Priority, CallChain: r.CallChain,
 		OversightRev: strconv.FormatInt(a.OversightRev, 10)}
+	if r.RerunInput != nil {
+		er.StepInputs = map[string]string{r.RerunFromStep: *r.RerunInput}
+	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -132,7 +136,8 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	if s.DefaultModel != nil {
 		h.defaultModel = s.DefaultModel(ctx, r.AccountID)
 	}
-	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1}
+	// A rerun's journal holds the steps it reuses from its first attempt.
+	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1 && r.RerunOfRunID == ""}
 	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
 	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
 	switch {

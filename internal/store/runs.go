@@ -53,9 +53,18 @@ type Run struct {
 	// GovernanceInputStatus is what the governance input check decided:
 	// safe, blocked or skipped; "" when no policy checked the input.
 	GovernanceInputStatus string
-	CreatedAt             time.Time
-	StartedAt, EndedAt    *time.Time
-	UpdatedAt             time.Time
+	// ChangeID is the workflow version the run executes: set as it is
+	// created (the agent's current one unless the caller chose one); ""
+	// for runs older than it, which run the current version.
+	ChangeID string
+	// A rerun names the run it came from, the step it runs again from,
+	// and the input it gives that step instead of the recorded one.
+	RerunOfRunID       string
+	RerunFromStep      string
+	RerunInput         *string
+	CreatedAt          time.Time
+	StartedAt, EndedAt *time.Time
+	UpdatedAt          time.Time
 }
 
 // CreateRun inserts a run in status pending (or queued).
@@ -81,11 +90,16 @@ func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
 	md, _ := json.Marshal(orEmptyMap(r.Metadata))
 	ups, _ := json.Marshal(orEmptyList(r.InputUploadIDs))
 	chain, _ := json.Marshal(orEmptyList(r.CallChain))
+	// A run the caller did not pin to a version runs the agent's current
+	// one, read in the same statement.
 	_, err := ex.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
-		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)`,
+		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context,
+		change_id, rerun_of_run_id, rerun_from_step, rerun_input)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14,
+		COALESCE($15, (SELECT change_id FROM agents WHERE id = $3)), $16, $17, $18)`,
 		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
-		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt, nullable(r.TraceContext))
+		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt, nullable(r.TraceContext),
+		nullable(r.ChangeID), nullable(r.RerunOfRunID), nullable(r.RerunFromStep), r.RerunInput)
 	return r, err
 }
 
@@ -106,7 +120,8 @@ func orEmptyList(l []string) []string {
 const runColumns = `id, account_id, agent_id, status, priority, trigger_type, input, output, output_content_type, metadata,
 	input_upload_ids, COALESCE(replay_of_run_id, ''), COALESCE(parent_run_id, ''), call_chain, credits, error_count,
 	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at,
-	COALESCE(trace_context, ''), COALESCE(governance_input_status, '')`
+	COALESCE(trace_context, ''), COALESCE(governance_input_status, ''), COALESCE(change_id, ''), COALESCE(rerun_of_run_id, ''), COALESCE(rerun_from_step, ''),
+	rerun_input`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var (
@@ -115,10 +130,12 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 		micro            int64
 		started, ended   sql.NullTime
 		input, out, outC sql.NullString
+		rerunInput       sql.NullString
 	)
 	err := row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.Status, &r.Priority, &r.TriggerType, &input, &out, &outC, &md, &ups,
 		&r.ReplayOfRunID, &r.ParentRunID, &chain, &micro, &r.ErrorCount, &r.Error, &r.HITLWaitMS, &r.WaitMS, &r.CancelRequested,
-		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext, &r.GovernanceInputStatus)
+		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext, &r.GovernanceInputStatus,
+		&r.ChangeID, &r.RerunOfRunID, &r.RerunFromStep, &rerunInput)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, ErrNotFound
 	}
@@ -133,6 +150,9 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	}
 	if outC.Valid {
 		r.OutputContentType = &outC.String
+	}
+	if rerunInput.Valid {
+		r.RerunInput = &rerunInput.String
 	}
 	_ = json.Unmarshal([]byte(md), &r.Metadata)
 	_ = json.Unmarshal([]byte(ups), &r.InputUploadIDs)
@@ -591,6 +611,43 @@ func (db *DB) PendingRunsBefore(ctx context.Context, t time.Time, limit int) ([]
 			return nil, err
 		}
 		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// CopyStepsTx writes step records of another run into run runID, within
+// tx, in the order given: completed attempts a rerun reuses. They keep
+// their times, input and output, and cost nothing here (they were billed
+// to the run that made them).
+func (db *DB) CopyStepsTx(ctx context.Context, tx *sql.Tx, runID, accountID string, steps []StepRow) error {
+	for _, s := range steps {
+		c := s
+		c.ID, c.RunID, c.AccountID, c.Credits = NewID(), runID, accountID, 0
+		if _, err := db.InsertStep(ctx, tx, c); err != nil {
+			return err
+		}
+		if err := db.FinishStep(ctx, tx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reruns lists the runs rerun from runID (oldest first, at most limit).
+func (db *DB) Reruns(ctx context.Context, accountID, runID string, limit int) ([]string, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT id FROM runs WHERE rerun_of_run_id = $1 AND account_id = $2 ORDER BY id LIMIT $3`,
+		runID, accountID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
 	}
 	return out, rows.Err()
 }

@@ -19,6 +19,9 @@ type Run struct {
 	Trigger   string
 	Trace     RunTrace
 	CreatedAt time.Time
+	// ChangeID is the workflow version the run executes; RerunOf the run
+	// it was rerun from ("" for none).
+	ChangeID, RerunOf string
 }
 
 // RunStats counts what one execution of a run did: the steps it ran and
@@ -148,7 +151,11 @@ func emitRunSpan(ctx context.Context, r Run, out RunOutcome, end time.Time) {
 		attribute.String("agentry.run.status", out.Status),
 		attribute.Float64("agentry.run.credits", out.Credits),
 		attribute.Int("agentry.run.error_count", out.ErrorCount),
+		attribute.String("agentry.agent.change_id", r.ChangeID),
 	))
+	if r.RerunOf != "" {
+		span.SetAttributes(attribute.String("agentry.run.rerun_of", r.RerunOf))
+	}
 	if out.Status == "failed" {
 		span.SetStatus(codes.Error, clip(out.Error, maxLogError))
 	}
