@@ -22,6 +22,7 @@ func init() {
 	funcs["credits"] = credits
 	funcs["stamp"] = stamp
 	funcs["statusClass"] = statusClass
+	funcs["shortID"] = shortID
 }
 
 // statusClass is the CSS class of a run or step status.
@@ -44,6 +45,7 @@ func (c *Console) runsRoutes() {
 	c.page("GET "+Prefix+"runs/{run_id}/events", c.runEvents)
 	c.page("POST "+Prefix+"runs/{run_id}/cancel", c.runCancel)
 	c.page("POST "+Prefix+"runs/{run_id}/rerun", c.runAgain)
+	c.page("POST "+Prefix+"runs/{run_id}/rerun-from", c.runRerunFrom)
 	c.page("GET "+Prefix+"runs/{run_id}/attachments/{attachment_id}", c.runAttachment)
 	c.page("GET "+Prefix+"{$}", c.overview)
 	c.page("GET "+Prefix+"reviews", c.reviewsPage)

@@ -408,6 +408,52 @@ func (c *Console) runAgain(req *Request) error {
 	return req.Redirect(Prefix + "runs/" + r.RunID)
 }
 
+// runRerunFrom starts a new run from one step of a finished run (the
+// API's rerun, an extension): the steps before it keep their recorded
+// outputs, the step and those after it run again on the current version
+// of the workflow.
+func (c *Console) runRerunFrom(req *Request) error {
+	cl, err := req.API()
+	if err != nil {
+		return err
+	}
+	runID := req.PathValue("run_id")
+	in := client.RerunRequest{FromStep: req.FormValue("from_step")}
+	if in.ChangeID = req.FormValue("version"); in.ChangeID == "current" {
+		// No change id reruns the version the original ran; after a
+		// fix, the user wants the agent's current one: name it.
+		if in.ChangeID, err = c.currentVersionOf(req, cl, runID); err != nil {
+			return err
+		}
+	}
+	r, err := cl.RerunRun(req.Ctx(), runID, in)
+	if err != nil {
+		var ae *client.APIError
+		if errors.As(err, &ae) && ae.StatusCode < 500 && ae.StatusCode != http.StatusNotFound {
+			return req.Redirect(Prefix + "runs/" + runID + "?problem=" + urlQueryEscape("Could not rerun from "+in.FromStep+": "+ae.Message))
+		}
+		return err
+	}
+	return req.Redirect(Prefix + "runs/" + r.RunID)
+}
+
+// currentVersionOf answers the change id of the current version of the
+// agent that ran runID.
+func (c *Console) currentVersionOf(req *Request, cl *client.Client, runID string) (string, error) {
+	d, err := cl.GetRunDetails(req.Ctx(), runID)
+	if err != nil {
+		return "", err
+	}
+	vs, err := cl.ListAgentVersions(req.Ctx(), d.AgentID, client.VersionListOptions{Page: 1, Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(vs.Items) == 0 {
+		return "", nil
+	}
+	return vs.Items[0].ChangeID, nil
+}
+
 // runAttachment passes a run's file through from the API, with the API's
 // own safe content type and disposition.
 func (c *Console) runAttachment(req *Request) error {
