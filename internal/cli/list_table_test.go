@@ -64,6 +64,7 @@ func TestEveryListCommandPrintsATable(t *testing.T) {
 		solution := createdID(t, append(g, "solutions", "create", "--name", "Support")...)
 		args := map[string][]string{
 			"agents schedules list":   {agent},
+			"agents versions list":    {agent},
 			"evals criteria list":     {agent},
 			"evals results list":      {crit},
 			"exports list":            {source},
