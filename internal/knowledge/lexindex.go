@@ -25,24 +25,38 @@ import (
 // weigh in another's ranking), RM3 can read term statistics, the ranking
 // is the same on SQLite and PostgreSQL, and a search at 100,000 passages
 // stays within milliseconds (docs/retrieval-quality.md).
+//
+// A tenant decides how many sources and passages it has, so the loaded
+// indexes are bounded by a byte budget (--full-text-index-bytes): after a
+// search loads or syncs its sources, while the estimated total exceeds
+// the budget the least recently searched sources no search is using are
+// unloaded, and their next search loads them again from the database
+// (which is the truth, so results do not change).
 type lexIndex struct {
-	db *store.DB
-	mu sync.Mutex
-	m  map[string]*lexSource
+	db     *store.DB
+	budget int64 // bytes; 0: no bound
+	mu     sync.Mutex
+	m      map[string]*lexSource
+	clock  int64 // ticks at every use, for least recently searched
 }
 
 type lexSource struct {
-	mu     sync.Mutex
+	mu     sync.Mutex // held while loading or syncing
 	loaded bool
-	ix     *lexical.Index
-	high   int64 // highest seq read
+	ix     *lexical.Index // never replaced: unloading resets it
+	high   int64          // highest seq read
+
+	// Under lexIndex.mu:
+	inUse    int   // searches holding ix
+	lastUsed int64 // lexIndex.clock at the last search
 }
 
-func newLexIndex(db *store.DB) *lexIndex {
-	return &lexIndex{db: db, m: map[string]*lexSource{}}
+func newLexIndex(db *store.DB, budget int64) *lexIndex {
+	return &lexIndex{db: db, budget: budget, m: map[string]*lexSource{}}
 }
 
-func (l *lexIndex) source(id string) *lexSource {
+// acquire returns the source's entry, marked in use until release.
+func (l *lexIndex) acquire(id string) *lexSource {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ls, ok := l.m[id]
@@ -50,7 +64,20 @@ func (l *lexIndex) source(id string) *lexSource {
 		ls = &lexSource{ix: lexical.New()}
 		l.m[id] = ls
 	}
+	ls.inUse++
+	l.clock++
+	ls.lastUsed = l.clock
 	return ls
+}
+
+func (l *lexIndex) release(sources []*lexSource) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ls := range sources {
+		if ls != nil {
+			ls.inUse--
+		}
+	}
 }
 
 // lookback re-reads recent seqs on PostgreSQL, where a transaction may
@@ -63,20 +90,87 @@ func (l *lexIndex) lookback() int64 {
 	return 0
 }
 
-// Indexes returns the up-to-date index of each source, in order.
-func (l *lexIndex) Indexes(ctx context.Context, sourceIDs []string) ([]*lexical.Index, error) {
+// Indexes returns the up-to-date index of each source, in order, and
+// what to call once the search is done with them: until then none of
+// them is unloaded.
+func (l *lexIndex) Indexes(ctx context.Context, sourceIDs []string) ([]*lexical.Index, func(), error) {
 	out := make([]*lexical.Index, len(sourceIDs))
+	held := make([]*lexSource, len(sourceIDs))
+	done := func() { l.release(held) }
 	for i, id := range sourceIDs {
-		ls := l.source(id)
+		ls := l.acquire(id)
+		held[i] = ls
 		ls.mu.Lock()
 		err := l.sync(ctx, id, ls)
 		ls.mu.Unlock()
 		if err != nil {
-			return nil, err
+			done()
+			return nil, nil, err
 		}
 		out[i] = ls.ix
 	}
-	return out, nil
+	l.evict()
+	return out, done, nil
+}
+
+// evict unloads the least recently searched sources while the loaded
+// total exceeds the budget. A source in use by a search, or being loaded
+// or synced (its lock is held), is skipped: the budget is a target that
+// the sources of the searches under way may exceed.
+func (l *lexIndex) evict() {
+	if l.budget <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	type entry struct {
+		id   string
+		ls   *lexSource
+		size int64
+	}
+	var loaded []entry
+	var total int64
+	for id, ls := range l.m {
+		size := ls.ix.SizeBytes()
+		total += size
+		if ls.inUse == 0 {
+			loaded = append(loaded, entry{id, ls, size})
+		}
+	}
+	if total <= l.budget {
+		return
+	}
+	sort.Slice(loaded, func(i, j int) bool { return loaded[i].ls.lastUsed < loaded[j].ls.lastUsed })
+	for _, e := range loaded {
+		if total <= l.budget {
+			break
+		}
+		if !e.ls.mu.TryLock() {
+			continue
+		}
+		// inUse is only raised under l.mu, which is held: no search can
+		// take this source until it is gone from the map. Forget and
+		// Refresh may still hold the entry: on the emptied, unloaded
+		// index they do nothing, and the next search loads a new entry
+		// from the database.
+		e.ls.ix.Reset()
+		e.ls.loaded, e.ls.high = false, 0
+		e.ls.mu.Unlock()
+		delete(l.m, e.id)
+		total -= e.size
+	}
+}
+
+// loadedSources lists the sources whose index is held (for tests).
+func (l *lexIndex) loadedSources() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for id := range l.m {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // sync reads what the database has beyond what the index holds. Called

@@ -295,10 +295,11 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		res.QueryTerms = append(res.QueryTerms, t.Term)
 	}
 	if set.Mode != SearchVector && len(terms) > 0 {
-		idxs, err := s.lex.Indexes(ctx, sourceIDs)
+		idxs, done, err := s.lex.Indexes(ctx, sourceIDs)
 		if err != nil {
 			return res, err
 		}
+		defer done()
 		plan := lexPlan(idxs, terms)
 		hits := lexSearch(idxs, sourceIDs, plan, allowed, depth, nil)
 		if set.Feedback && len(hits) > 0 {

@@ -62,6 +62,10 @@ type Config struct {
 	// IndexDir is where the in-process vector index keeps its snapshots
 	// between restarts (none when empty: every restart rebuilds).
 	IndexDir string
+	// FullTextIndexBytes bounds the memory of the loaded full-text
+	// indexes (an estimate): past it the least recently searched sources
+	// are unloaded until searched again. 0: no bound.
+	FullTextIndexBytes int64
 	// PullDone, when set, is told how each scheduled pull of an rss or
 	// website source ended (err nil: it succeeded): the alerts area's
 	// pull_failed, consecutive_pull_failures and pull_error_rate_spike
@@ -98,7 +102,7 @@ func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provid
 	if err != nil {
 		return nil, err
 	}
-	return &Service{db: db, blobs: blobs, models: models, catalog: cat, index: ix, lex: newLexIndex(db), cfg: cfg,
+	return &Service{db: db, blobs: blobs, models: models, catalog: cat, index: ix, lex: newLexIndex(db, cfg.FullTextIndexBytes), cfg: cfg,
 		embedders: map[int]*offline.Embedder{}, now: time.Now}, nil
 }
 

@@ -38,6 +38,41 @@ type Index struct {
 	live             int
 	deleted          int
 	sumBody, sumHead int64
+
+	// heapBytes is the capacity of the posting lists plus the bytes of
+	// the term and group strings, kept as they grow (SizeBytes).
+	heapBytes int64
+}
+
+// Estimated fixed costs behind SizeBytes: per document the key, group,
+// lengths and dead flag plus its byKey map entry; per term its dictionary
+// entry, slice header, lastDoc and df; per group its string header and
+// map entry. A map entry is counted at about twice its slot, for the
+// control bytes and the room a growing map keeps free.
+const (
+	docBytes   = 8 + 4 + 4 + 4 + 1 + 32
+	termBytes  = 64 + 24 + 4 + 4
+	groupBytes = 16 + 64
+)
+
+// SizeBytes estimates the memory the index holds, from its counts and
+// the capacity of its posting lists; it is what a memory budget over many
+// indexes counts (not exact: allocator and map overheads vary).
+func (x *Index) SizeBytes() int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return int64(cap(x.keys))*docBytes + int64(len(x.postings))*termBytes + int64(len(x.groups))*groupBytes + x.heapBytes
+}
+
+// Reset empties the index, releasing what it held.
+func (x *Index) Reset() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.keys, x.group, x.bodyLen, x.headLen, x.dead = nil, nil, nil, nil, nil
+	x.byKey = map[int64]int32{}
+	x.groups, x.groupOf = nil, map[string]int32{}
+	x.termOf, x.postings, x.lastDoc, x.df = map[string]int32{}, nil, nil, nil
+	x.live, x.deleted, x.sumBody, x.sumHead, x.heapBytes = 0, 0, 0, 0, 0
 }
 
 // New returns an empty index.
@@ -106,6 +141,7 @@ func (x *Index) Add(docs ...Doc) {
 			g = int32(len(x.groups))
 			x.groups = append(x.groups, d.Group)
 			x.groupOf[d.Group] = g
+			x.heapBytes += int64(len(d.Group))
 		}
 		x.keys = append(x.keys, d.Key)
 		x.group = append(x.group, g)
@@ -121,6 +157,7 @@ func (x *Index) Add(docs ...Doc) {
 			if !ok {
 				t = int32(len(x.postings))
 				x.termOf[term] = t
+				x.heapBytes += int64(len(term))
 				x.postings = append(x.postings, nil)
 				x.lastDoc = append(x.lastDoc, -1)
 				x.df = append(x.df, 0)
@@ -135,7 +172,9 @@ func (x *Index) Add(docs ...Doc) {
 			if th > 0 {
 				n += binary.PutUvarint(buf[n:], uint64(th))
 			}
+			before := cap(x.postings[t])
 			x.postings[t] = append(x.postings[t], buf[:n]...)
+			x.heapBytes += int64(cap(x.postings[t]) - before)
 			x.lastDoc[t] = doc
 			x.df[t]++
 		}
@@ -251,4 +290,11 @@ func (x *Index) compact() {
 	}
 	x.termOf, x.postings, x.lastDoc, x.df = termOf, postings, lastDoc, dfs
 	x.deleted = 0
+	x.heapBytes = 0
+	for term, t := range x.termOf {
+		x.heapBytes += int64(len(term) + cap(x.postings[t]))
+	}
+	for _, g := range x.groups {
+		x.heapBytes += int64(len(g))
+	}
 }
