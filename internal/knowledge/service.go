@@ -73,6 +73,13 @@ type Config struct {
 	PullDone func(ctx context.Context, accountID, sourceID string, err error)
 }
 
+// DefaultFullTextIndexBytes is the default bound of the loaded full-text
+// indexes: 512 MiB holds about 1.8 million passages of 80 words (about
+// 290 bytes each, TestLexicalSizeEstimate's corpus at 100,000 passages),
+// far beyond the 100,000-passage benchmark, while staying a fraction of a
+// small replica's memory beside the vector index.
+const DefaultFullTextIndexBytes = 512 << 20
+
 // DefaultMaxUploadBytes is the contract's file limit.
 const DefaultMaxUploadBytes = 200 << 20
 

@@ -87,6 +87,9 @@ type Config struct {
 	SourcePollInterval time.Duration
 	// AllowPrivateWebhooks lets steps reach private and loopback addresses.
 	AllowPrivateWebhooks bool
+	// FullTextIndexBytes bounds the estimated memory of the in-process
+	// full-text indexes of a process (knowledge.Config); 0: no bound.
+	FullTextIndexBytes int64
 	// Workflow limits per run (see engine.Limits): one step's output, the
 	// outputs of all a run's steps together, and the steps a run executes.
 	MaxStepOutputBytes int64
@@ -231,6 +234,7 @@ func Defaults() Config {
 		BlobTempMaxAge:     6 * time.Hour,
 		BlobSweepInterval:  time.Hour,
 		SourcePollInterval: knowledge.DefaultPollInterval,
+		FullTextIndexBytes: knowledge.DefaultFullTextIndexBytes,
 
 		JobShutdownTimeout:   20 * time.Second,
 		MaxStreamsPerKey:     50,
@@ -322,6 +326,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultCredits < 0 {
 		return fmt.Errorf("default credits must not be negative")
+	}
+	if c.FullTextIndexBytes < 0 {
+		return fmt.Errorf("full-text index bytes must not be negative (0 turns the bound off)")
 	}
 	if c.SMTPAddr == "off" {
 		c.SMTPAddr = ""

@@ -251,11 +251,12 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// Knowledge area: sources, contents, the indexing pipeline and search
 	// index, knowledge bases, the retrieval-side steps and new_content.
 	s.Knowledge, err = knowledge.New(ctx, db, s.Blobs, billing.NewMetered(router, billing.Meter{DB: db}, cat), cat, knowledge.Config{
-		AllowPrivateFetch: cfg.AllowPrivateWebhooks,
-		AgentsUsingKB:     db.KnowledgeBaseReferenced,
-		Rerankers:         configuredRerankers(cfg),
-		IndexDir:          filepath.Join(cfg.DataDir, "vector-index"),
-		PullDone:          pullAlerts(s.Alerts), // knowledge → alerts
+		AllowPrivateFetch:  cfg.AllowPrivateWebhooks,
+		AgentsUsingKB:      db.KnowledgeBaseReferenced,
+		Rerankers:          configuredRerankers(cfg),
+		IndexDir:           filepath.Join(cfg.DataDir, "vector-index"),
+		FullTextIndexBytes: cfg.FullTextIndexBytes,
+		PullDone:           pullAlerts(s.Alerts), // knowledge → alerts
 	})
 	if err != nil {
 		return nil, err

@@ -76,6 +76,7 @@ func TestConfigValidation(t *testing.T) {
 		"step output": func(c *server.Config) { c.MaxStepOutputBytes = 0 },
 		"step > run":  func(c *server.Config) { c.MaxStepOutputBytes = c.MaxRunOutputBytes + 1 },
 		"steps":       func(c *server.Config) { c.MaxStepsPerRun = -1 },
+		"index bytes": func(c *server.Config) { c.FullTextIndexBytes = -1 },
 	} {
 		c := server.Defaults()
 		mutate(&c)

@@ -94,6 +94,7 @@ var Settings = []Section{
 		{Name: "blob-temp-max-age", Help: "age past which a temporary blob of a write that never finished (a killed process) is removed; must exceed the job timeout; `0` turns the sweep off", Field: func(c *Config) any { return &c.BlobTempMaxAge }},
 		{Name: "blob-sweep-interval", Help: "how often temporary blobs are swept after the sweep at start", Field: func(c *Config) any { return &c.BlobSweepInterval }},
 		{Name: "source-poll-interval", Help: "how often due feed and web-site polls are looked for; a source is polled at most this long after it falls due", Field: func(c *Config) any { return &c.SourcePollInterval }},
+		{Name: "full-text-index-bytes", Help: "estimated memory the in-process full-text indexes of a process may hold; past it the least recently searched sources are unloaded until their next search reloads them (docs/knowledge.md); 0: no bound", DocDefault: "536870912 (512 MiB: about 1.8 million passages of 80 words)", Field: func(c *Config) any { return &c.FullTextIndexBytes }},
 		{Name: "max-step-output-bytes", Help: "largest output of one workflow step; a step past it fails", Field: func(c *Config) any { return &c.MaxStepOutputBytes }},
 		{Name: "max-run-output-bytes", Help: "largest total of the step outputs of one run; the step past it fails", Field: func(c *Config) any { return &c.MaxRunOutputBytes }},
 		{Name: "max-steps-per-run", Help: "most steps one run executes, loop items and retries included", Field: func(c *Config) any { return &c.MaxStepsPerRun }},
