@@ -113,6 +113,11 @@ func (l *lexIndex) Indexes(ctx context.Context, sourceIDs []string) ([]*lexical.
 	return out, done, nil
 }
 
+// lexEntryBytes is what an entry costs besides its index (the entry, an
+// empty index's maps, the map slot), so that sources with no passages
+// count too and do not pile up.
+const lexEntryBytes = 512
+
 // evict unloads the least recently searched sources while the loaded
 // total exceeds the budget. A source in use by a search, or being loaded
 // or synced (its lock is held), is skipped: the budget is a target that
@@ -131,7 +136,7 @@ func (l *lexIndex) evict() {
 	var loaded []entry
 	var total int64
 	for id, ls := range l.m {
-		size := ls.ix.SizeBytes()
+		size := lexEntryBytes + ls.ix.SizeBytes()
 		total += size
 		if ls.inUse == 0 {
 			loaded = append(loaded, entry{id, ls, size})

@@ -275,3 +275,19 @@ func TestLexicalSizeEstimate(t *testing.T) {
 	}
 	runtime.KeepAlive(ix)
 }
+
+// Sources without passages count against the budget too, so searching
+// many of them does not pile up entries.
+func TestLexIndexBoundsEmptySources(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		f := newLexFixture(t, d)
+		l := newLexIndex(f.db, 10*lexEntryBytes)
+		for i := range 40 {
+			id := f.source(t, fmt.Sprintf("empty%d", i), nil)
+			lexQuery(t, l, []string{id}, "otters")
+		}
+		if got := len(l.loadedSources()); got > 10 {
+			t.Fatalf("%d empty sources held under a budget of 10 entries", got)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,9 +141,11 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestHTTPBadServers(t *testing.T) {
-	var mode string
+	// mode is read by handler goroutines that may outlive a request the
+	// client gave up on (the slow case), so it is atomic.
+	var mode atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch mode {
+		switch mode.Load() {
 		case "slow":
 			select {
 			case <-r.Context().Done():
@@ -172,7 +175,7 @@ func TestHTTPBadServers(t *testing.T) {
 	r := HTTP("cohere", srv.URL, "", "m", srv.Client())
 	docs := []string{"a", "b", "c"}
 
-	mode = "slow"
+	mode.Store("slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	start := time.Now()
 	_, err := r.Rerank(ctx, "q", docs)
@@ -180,24 +183,24 @@ func TestHTTPBadServers(t *testing.T) {
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
 		t.Errorf("slow server: %v after %v", err, time.Since(start))
 	}
-	mode = "huge"
+	mode.Store("huge")
 	if _, err := r.Rerank(context.Background(), "q", docs); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("huge response: %v", err)
 	}
-	mode = "garbage"
+	mode.Store("garbage")
 	if _, err := r.Rerank(context.Background(), "q", docs); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Errorf("garbage: %v", err)
 	}
-	mode = "badindex"
+	mode.Store("badindex")
 	if _, err := r.Rerank(context.Background(), "q", docs); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("bad index: %v", err)
 	}
-	mode = "partial"
+	mode.Store("partial")
 	s, err := r.Rerank(context.Background(), "q", docs)
 	if err != nil || s[1] != 0.25 || s[0] >= s[1] || s[2] >= s[1] {
 		t.Errorf("partial: %v %v", s, err)
 	}
-	mode = "ratelimited"
+	mode.Store("ratelimited")
 	_, err = r.Rerank(context.Background(), "q", docs)
 	var ae *llm.APIError
 	if !errors.As(err, &ae) || ae.StatusCode != 429 || ae.RetryAfter != 7*time.Second || ae.Message != "slow down" {
