@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -16,7 +17,7 @@ func (s *Service) Get(ctx context.Context, accountID, agentID string) (store.Age
 // List returns a page (1-based) of the account's agents, newest first, and
 // the total.
 func (s *Service) List(ctx context.Context, accountID string, page, limit int) ([]store.Agent, int, error) {
-	return s.db.Agents(ctx, accountID, (page-1)*limit, limit)
+	return s.db.Agents(ctx, accountID, paging.Offset(page, limit), limit)
 }
 
 // Delete soft-deletes an agent.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -35,7 +36,7 @@ type VersionView struct {
 func (s *Service) ListVersions(ctx context.Context, accountID, agentID string, page, limit int) ([]VersionView, int, error) {
 	// One version more than the page: the one before the page's last,
 	// which its summary is computed against.
-	vs, total, err := s.db.AgentVersions(ctx, accountID, agentID, limit+1, (page-1)*limit)
+	vs, total, err := s.db.AgentVersions(ctx, accountID, agentID, limit+1, paging.Offset(page, limit))
 	if err != nil {
 		return nil, 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/solutions"
 )
 
@@ -145,7 +146,7 @@ func (s *Server) agentAssistantHistory(ctx context.Context, in *agentHistoryInpu
 		}
 		out.Turns = append(out.Turns, turn)
 	}
-	return &agentHistoryOutput{Body: List(ctx, out.Turns, PageOf(PageFromOffset(in.Offset, in.Limit), in.Limit, total),
+	return &agentHistoryOutput{Body: List(ctx, out.Turns, PageOf(paging.PageOf(in.Offset, in.Limit), in.Limit, total),
 		func([]AiConversationTurn, Pagination) any { return out })}, nil
 }
 

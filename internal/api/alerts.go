@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -307,7 +308,7 @@ func (s *Server) listAlerts(ctx context.Context, in *listAlertsInput) (*anyOutpu
 	}
 	p := principal(ctx)
 	list, total, err := s.deps.Alerts.Alerts(ctx, p.AccountID, p.UserID, alerts.AlertQuery{Status: in.Status, AgentID: in.AgentID,
-		SourceConnectionID: in.SourceConnectionID, From: from, To: to, Offset: (in.Page - 1) * in.Limit, Limit: in.Limit})
+		SourceConnectionID: in.SourceConnectionID, From: from, To: to, Offset: paging.Offset(in.Page, in.Limit), Limit: in.Limit})
 	if err != nil {
 		return nil, alertError(err, "list")
 	}
@@ -329,7 +330,7 @@ type listAlertConfigsInput struct {
 
 func (s *Server) listAlertConfigs(ctx context.Context, in *listAlertConfigsInput) (*anyOutput, error) {
 	list, total, err := s.deps.Alerts.Configs(ctx, principal(ctx).AccountID, alerts.ConfigQuery{AgentID: in.AgentID,
-		SourceConnectionID: in.SourceConnectionID, Scope: in.Scope, Offset: (in.Page - 1) * in.Limit, Limit: in.Limit})
+		SourceConnectionID: in.SourceConnectionID, Scope: in.Scope, Offset: paging.Offset(in.Page, in.Limit), Limit: in.Limit})
 	if err != nil {
 		return nil, alertError(err, "list")
 	}
@@ -551,7 +552,7 @@ type listDeliveriesInput struct {
 }
 
 func (s *Server) listAlertDeliveries(ctx context.Context, in *listDeliveriesInput) (*anyOutput, error) {
-	list, total, err := s.deps.Alerts.Deliveries(ctx, principal(ctx).AccountID, in.ConfigID, (in.Page-1)*in.Limit, in.Limit)
+	list, total, err := s.deps.Alerts.Deliveries(ctx, principal(ctx).AccountID, in.ConfigID, paging.Offset(in.Page, in.Limit), in.Limit)
 	if err != nil {
 		return nil, alertError(err, "Alert config")
 	}

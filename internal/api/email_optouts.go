@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/agentry/agentry/internal/mail/sending"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) listAgentEmailOptOuts(ctx context.Context, in *listOptOutsInput
 		items = append(items, AgentEmailOptOutResponse{ID: o.ID, CreatedAt: modelsTimestamp(o.CreatedAt), RecipientEmail: o.RecipientEmail,
 			AgentID: strPtr(o.AgentID), AgentName: strPtr(o.AgentName), Reason: strPtr(o.Reason), Comment: strPtr(o.Comment)})
 	}
-	return &optOutsAnyOutput{Body: List(ctx, items, PageOf(PageFromOffset(in.Offset, in.Limit), in.Limit, total),
+	return &optOutsAnyOutput{Body: List(ctx, items, PageOf(paging.PageOf(in.Offset, in.Limit), in.Limit, total),
 		func(items []AgentEmailOptOutResponse, p Pagination) any {
 			return AgentEmailOptOutListResponse{Items: items, Total: p.Total}
 		})}, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
@@ -458,7 +459,7 @@ func (s *Server) listCriteriaResults(ctx context.Context, in *criteriaResultsInp
 	if err != nil {
 		return nil, err
 	}
-	f.CriteriaID, f.FlaggedOnly, f.Offset, f.Limit = in.CriteriaID, in.FlaggedOnly, (in.Page-1)*in.Limit, in.Limit
+	f.CriteriaID, f.FlaggedOnly, f.Offset, f.Limit = in.CriteriaID, in.FlaggedOnly, paging.Offset(in.Page, in.Limit), in.Limit
 	rs, total, err := s.deps.Evals.CriterionResults(ctx, f)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -653,7 +654,7 @@ func (s *Server) listAgentEvaluationResults(ctx context.Context, in *agentResult
 	if err != nil {
 		return nil, err
 	}
-	f.AgentID, f.StepID, f.FlaggedOnly, f.Offset, f.Limit = in.AgentID, in.Step, in.FlaggedOnly, (in.Page-1)*in.Limit, in.Limit
+	f.AgentID, f.StepID, f.FlaggedOnly, f.Offset, f.Limit = in.AgentID, in.Step, in.FlaggedOnly, paging.Offset(in.Page, in.Limit), in.Limit
 	rs, total, err := s.deps.Evals.AgentResults(ctx, f)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -673,7 +674,7 @@ func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput
 	if err != nil {
 		return nil, err
 	}
-	f.AgentID, f.StepID, f.Offset, f.Limit = in.AgentID, in.Step, (in.Page-1)*in.Limit, in.Limit
+	f.AgentID, f.StepID, f.Offset, f.Limit = in.AgentID, in.Step, paging.Offset(in.Page, in.Limit), in.Limit
 	rs, total, err := s.deps.Evals.Runs(ctx, f)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -693,7 +694,7 @@ func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput
 func (s *Server) listRunEvaluationResults(ctx context.Context, in *runResultsInput) (*evalgovListOutput, error) {
 	f := store.ResultFilter{AccountID: principal(ctx).AccountID, AgentID: in.AgentID, RunID: in.RunID, Limit: -1}
 	if version.Strict(Version(ctx)) {
-		f.Offset, f.Limit = (in.Page-1)*in.Limit, in.Limit
+		f.Offset, f.Limit = paging.Offset(in.Page, in.Limit), in.Limit
 	}
 	rs, total, err := s.deps.Evals.RunResults(ctx, f)
 	if err != nil {

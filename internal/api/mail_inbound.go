@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/protect"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -191,7 +192,7 @@ func (s *Server) blockedList(ctx context.Context, accountID string, limit, offse
 	for _, b := range l.Items {
 		items = append(items, blockedResponse(b))
 	}
-	body := List(ctx, items, PageOf(PageFromOffset(offset, limit), limit, l.Total),
+	body := List(ctx, items, PageOf(paging.PageOf(offset, limit), limit, l.Total),
 		func(items []BlockedEmailSenderResponse, p Pagination) any {
 			return BlockedEmailSenderListResponse{Items: items, Total: l.Total, AutoBlockMode: l.AutoBlockMode}
 		})

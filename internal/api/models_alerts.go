@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/models/modelalerts"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -72,7 +73,7 @@ func (s *Server) listModelAlerts(ctx context.Context, in *listModelAlertsInput) 
 	for i, a := range list {
 		items[i] = modelAlertResponse(a)
 	}
-	return &modelsAnyOutput{Body: List(ctx, items, PageOf(PageFromOffset(in.Offset, in.Limit), in.Limit, total),
+	return &modelsAnyOutput{Body: List(ctx, items, PageOf(paging.PageOf(in.Offset, in.Limit), in.Limit, total),
 		func(items []ModelAlertResponse, p Pagination) any {
 			return ModelAlertListResponse{Alerts: items, Total: p.Total}
 		})}, nil

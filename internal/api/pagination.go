@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/version"
 )
 
@@ -40,17 +41,9 @@ func PageOf(page, limit, total int) Pagination {
 	if page < 1 {
 		page = 1
 	}
-	pages := (total + limit - 1) / limit
+	pages := paging.Pages(total, limit)
 	return Pagination{Page: page, Limit: limit, Total: total, Pages: pages,
 		HasNext: page < pages, HasPrev: page > 1}
-}
-
-// PageFromOffset maps offset/limit pagination onto a page number.
-func PageFromOffset(offset, limit int) int {
-	if limit < 1 {
-		return 1
-	}
-	return offset/limit + 1
 }
 
 // List answers a page of items in the shape the request's version asks for:

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -196,7 +197,7 @@ func (s *Server) listExperiments(ctx context.Context, in *listExperimentsInput) 
 	for i, e := range list {
 		items[i] = experimentSummary(e)
 	}
-	return &modelsAnyOutput{Body: List(ctx, items, PageOf(PageFromOffset(in.Offset, in.Limit), in.Limit, total),
+	return &modelsAnyOutput{Body: List(ctx, items, PageOf(paging.PageOf(in.Offset, in.Limit), in.Limit, total),
 		func(items []ExperimentSummaryResponse, p Pagination) any {
 			return ExperimentListResponse{Experiments: items, Total: p.Total}
 		})}, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -64,7 +65,7 @@ func (s *Server) listSecrets(ctx context.Context, in *listSecretsInput) (*secret
 	if err != nil {
 		return nil, err
 	}
-	from := min((in.Page-1)*in.Limit, len(all))
+	from := min(paging.Offset(in.Page, in.Limit), len(all))
 	to := min(from+in.Limit, len(all))
 	items := make([]SecretResponse, 0, to-from)
 	for _, i := range all[from:to] {

@@ -310,3 +310,78 @@ func TestConsoleReadsNoResourceFromTheStore(t *testing.T) {
 		})
 	}
 }
+
+// The page-to-offset arithmetic lives once, in internal/paging, which also
+// guards it against overflow. It was written out by hand 22 times; any
+// (page-1)*limit or (total+limit-1)/limit outside that package (told apart
+// from other arithmetic by an operand named like a page or a limit) fails
+// here, so it does not come back.
+func TestPageArithmeticOnlyInPaging(t *testing.T) {
+	// named reports whether e is an identifier or field whose name holds
+	// one of words.
+	named := func(e ast.Expr, words ...string) bool {
+		var name string
+		switch x := e.(type) {
+		case *ast.Ident:
+			name = x.Name
+		case *ast.SelectorExpr:
+			name = x.Sel.Name
+		default:
+			return false
+		}
+		name = strings.ToLower(name)
+		for _, w := range words {
+			if strings.Contains(name, w) {
+				return true
+			}
+		}
+		return false
+	}
+	// minusOne answers x for (x - 1), else nil; (total + limit - 1) parses
+	// as ((total + limit) - 1).
+	minusOne := func(e ast.Expr) ast.Expr {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return nil
+		}
+		b, ok := p.X.(*ast.BinaryExpr)
+		if !ok || b.Op != token.SUB {
+			return nil
+		}
+		if lit, ok := b.Y.(*ast.BasicLit); !ok || lit.Value != "1" {
+			return nil
+		}
+		return b.X
+	}
+	var files []goFile
+	for _, dir := range []string{"internal", "cmd"} {
+		files = append(files, sources(t, dir, true, false)...)
+	}
+	for _, g := range files {
+		if strings.HasPrefix(g.path, "internal/paging/") {
+			continue
+		}
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			b, ok := n.(*ast.BinaryExpr)
+			if !ok {
+				return true
+			}
+			var bad bool
+			switch b.Op {
+			case token.MUL: // (page - 1) * limit
+				for _, side := range []ast.Expr{b.X, b.Y} {
+					if x := minusOne(side); x != nil && named(x, "page") {
+						bad = true
+					}
+				}
+			case token.QUO: // (total + limit - 1) / limit
+				sum, ok := minusOne(b.X).(*ast.BinaryExpr)
+				bad = ok && sum.Op == token.ADD && named(b.Y, "limit", "page")
+			}
+			if bad {
+				t.Errorf("%s: page arithmetic written out by hand; use paging.Offset / paging.Pages", g.fset.Position(b.Pos()))
+			}
+			return true
+		})
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/oversight"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/revcache"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -186,11 +187,7 @@ func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page,
 		}
 		return nil, nil, 0, err
 	}
-	offset := 0
-	if limit > 0 {
-		offset = (page - 1) * limit
-	}
-	cs, total, err := s.DB.EvaluationCriteriaPage(ctx, accountID, agentID, offset, limit)
+	cs, total, err := s.DB.EvaluationCriteriaPage(ctx, accountID, agentID, paging.Offset(page, limit), limit)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -371,7 +368,7 @@ func (s *Service) CompatibleRuns(ctx context.Context, accountID, criteriaID stri
 	if c.StepID == "" {
 		return nil, 0, nil
 	}
-	return s.DB.CompatibleRuns(ctx, accountID, c.AgentID, c.StepID, startedAfter, (page-1)*limit, limit)
+	return s.DB.CompatibleRuns(ctx, accountID, c.AgentID, c.StepID, startedAfter, paging.Offset(page, limit), limit)
 }
 
 // Draft is an ephemeral evaluation.

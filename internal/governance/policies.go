@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -84,7 +85,7 @@ func (s *Service) Policy(ctx context.Context, accountID, id string) (store.Gover
 
 // Policies lists a page of the account's policies (one agent's when agentID is set).
 func (s *Service) Policies(ctx context.Context, accountID, agentID string, page, limit int) ([]store.GovernancePolicy, int, error) {
-	return s.DB.GovernancePolicies(ctx, accountID, agentID, (page-1)*limit, limit)
+	return s.DB.GovernancePolicies(ctx, accountID, agentID, paging.Offset(page, limit), limit)
 }
 
 // UpdatePolicy changes the fields in is set.

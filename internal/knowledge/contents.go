@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -128,7 +129,7 @@ func (s *Service) Embeddings(ctx context.Context, accountID, id string, page, li
 	if _, err := s.db.Content(ctx, accountID, id); err != nil {
 		return nil, 0, err
 	}
-	return s.db.ContentChunks(ctx, accountID, id, (page-1)*limit, limit)
+	return s.db.ContentChunks(ctx, accountID, id, paging.Offset(page, limit), limit)
 }
 
 // SetMetadata sets one metadata key of a content (write_metadata). A key

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -73,7 +74,7 @@ func (s *Service) KnowledgeBase(ctx context.Context, accountID, id string) (stor
 
 // KnowledgeBases lists a page.
 func (s *Service) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]store.KnowledgeBase, int, error) {
-	return s.db.KnowledgeBases(ctx, accountID, sort, desc, (page-1)*limit, limit)
+	return s.db.KnowledgeBases(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // UpdateKnowledgeBase changes the given fields.

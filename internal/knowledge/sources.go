@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/internal/knowledge/chunk"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -275,7 +276,7 @@ func (s *Service) Source(ctx context.Context, accountID, id string) (store.Sourc
 
 // Sources lists a page of the account's sources.
 func (s *Service) Sources(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]store.Source, int, error) {
-	return s.db.Sources(ctx, accountID, sort, desc, (page-1)*limit, limit)
+	return s.db.Sources(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // UpdateSource is a partial update.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -113,7 +114,7 @@ func (s *Service) Put(ctx context.Context, accountID, agentID string, enabled bo
 
 // List answers a page of the account's exposed agents that are not paused.
 func (s *Service) List(ctx context.Context, accountID string, page, limit int) ([]Setting, int, error) {
-	list, total, err := s.DB.AgentMCPTools(ctx, accountID, (page-1)*limit, limit)
+	list, total, err := s.DB.AgentMCPTools(ctx, accountID, paging.Offset(page, limit), limit)
 	if err != nil {
 		return nil, 0, err
 	}

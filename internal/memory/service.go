@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -249,7 +250,7 @@ func (s *Service) Bank(ctx context.Context, accountID, id string) (store.MemoryB
 
 // Banks lists a page of the account's banks.
 func (s *Service) Banks(ctx context.Context, accountID, bankType, sort string, desc bool, page, limit int) ([]store.MemoryBank, int, error) {
-	return s.db.MemoryBanks(ctx, accountID, bankType, sort, desc, (page-1)*limit, limit)
+	return s.db.MemoryBanks(ctx, accountID, bankType, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // UpdateBank changes what in names; the mode and type never change.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -175,5 +176,5 @@ func (s *Service) PendingReviews(ctx context.Context, accountID string, who Revi
 		}
 		f.AssigneeUserID = who.UserID
 	}
-	return s.DB.PendingReviews(ctx, accountID, f, limit, (page-1)*limit)
+	return s.DB.PendingReviews(ctx, accountID, f, limit, paging.Offset(page, limit))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/riverqueue/river"
@@ -336,7 +337,7 @@ func (s *Service) List(ctx context.Context, accountID, agentID, status string, p
 	if _, err := s.Agents.ForRun(ctx, accountID, agentID); err != nil {
 		return nil, 0, err
 	}
-	rs, total, err := s.DB.RunsOfAgent(ctx, accountID, agentID, status, limit, (page-1)*limit)
+	rs, total, err := s.DB.RunsOfAgent(ctx, accountID, agentID, status, limit, paging.Offset(page, limit))
 	if err != nil {
 		return nil, 0, err
 	}

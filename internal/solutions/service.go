@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/search"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -100,7 +101,7 @@ func (s *Service) Get(ctx context.Context, accountID, id string) (Solution, erro
 
 // List pages through the account's solutions.
 func (s *Service) List(ctx context.Context, accountID, search, sort string, desc bool, page, limit int) ([]store.SolutionSummary, int, error) {
-	return s.DB.ListSolutions(ctx, accountID, search, sort, desc, (page-1)*limit, limit)
+	return s.DB.ListSolutions(ctx, accountID, search, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // Update changes a solution's name or description.

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -186,7 +187,7 @@ func (s *Service) List(ctx context.Context, accountID, sourceID string, page, li
 	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
-	out, total, err := s.db.SourceExports(ctx, accountID, sourceID, (page-1)*limit, limit)
+	out, total, err := s.db.SourceExports(ctx, accountID, sourceID, paging.Offset(page, limit), limit)
 	for i := range out {
 		out[i] = s.view(out[i])
 	}
