@@ -60,7 +60,7 @@ func withMediaType(next http.Handler) http.Handler {
 // id, and logs the stack; the process keeps serving.
 func withRecover(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rw := &statusWriter{ResponseWriter: w}
+		rw := &telemetry.StatusWriter{ResponseWriter: w}
 		defer func() {
 			v := recover()
 			if v == nil || v == http.ErrAbortHandler {
@@ -71,7 +71,7 @@ func withRecover(next http.Handler) http.Handler {
 			}
 			id, _ := r.Context().Value(requestIDKey{}).(string)
 			slog.Error("panic serving request", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			if rw.status == 0 {
+			if !rw.Written() {
 				writeJSON(rw, http.StatusInternalServerError, map[string]string{"detail": "Internal server error (request id " + id + ")"})
 			}
 		}()
@@ -104,9 +104,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 func (m *metrics) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rw, ok := w.(*statusWriter)
+		rw, ok := w.(*telemetry.StatusWriter)
 		if !ok {
-			rw = &statusWriter{ResponseWriter: w}
+			rw = &telemetry.StatusWriter{ResponseWriter: w}
 		}
 		// chi fills a route context it finds on the request, so the
 		// pattern it matched can be read here after it routed.
@@ -117,10 +117,7 @@ func (m *metrics) wrap(next http.Handler) http.Handler {
 		if route == "" {
 			route = "unmatched"
 		}
-		status := rw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
+		status := rw.Status()
 		method := metricMethod(r.Method)
 		m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 		m.duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
@@ -138,35 +135,6 @@ func metricMethod(m string) string {
 	}
 	return "OTHER"
 }
-
-// statusWriter remembers the status written, and passes Flush through so
-// streaming responses keep working beneath it.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")

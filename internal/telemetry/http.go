@@ -32,12 +32,9 @@ func HTTPServer(t *T, next http.Handler) http.Handler {
 		method := Method(r.Method)
 		ctx, span := t.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
 			attribute.String("http.request.method", method), attribute.String("url.scheme", scheme(r))))
-		rw := &statusWriter{ResponseWriter: w}
+		rw := &StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(rw, r.WithContext(ctx))
-		status := rw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
+		status := rw.Status()
 		span.SetAttributes(attribute.Int("http.response.status_code", status))
 		if status >= 500 {
 			span.SetStatus(codes.Error, http.StatusText(status))
@@ -85,34 +82,46 @@ func scheme(r *http.Request) string {
 	return "http"
 }
 
-// statusWriter remembers the status, passing Flush through (event
-// streams) and unwrapping for http.ResponseController.
-type statusWriter struct {
+// StatusWriter remembers the status a handler wrote, passing Flush
+// through (event streams) and unwrapping for http.ResponseController. The
+// API's middleware and the server span both read it.
+type StatusWriter struct {
 	http.ResponseWriter
-	status int
+	code int
 }
 
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
+// Written reports whether the handler has written a status yet.
+func (w *StatusWriter) Written() bool { return w.code != 0 }
+
+// Status is the status written; 200 when the handler wrote none.
+func (w *StatusWriter) Status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+func (w *StatusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
+func (w *StatusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *statusWriter) Flush() {
+func (w *StatusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Transport wraps an outbound transport (model providers, webhooks, MCP
 // servers, alert webhooks): with tracing on, each request gets a client
