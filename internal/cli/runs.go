@@ -116,15 +116,7 @@ a wait that times out with 11.`,
 			if err != nil {
 				return err
 			}
-			if wait {
-				if r, err = c.PollRun(cmd.Context(), r.RunID, interval, timeout); err != nil {
-					return err
-				}
-			}
-			if err := a.print(cmd, r, func(w io.Writer) error { return runTable(w, r) }); err != nil {
-				return err
-			}
-			return runFailed(r)
+			return a.showStartedRun(cmd, c, r, wait, interval, timeout)
 		},
 	}
 	in.flags(cmd)
@@ -488,4 +480,19 @@ func runsCell(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// showStartedRun prints a run just started (runs start, runs rerun), after
+// waiting for it to stop when wait is set; a failed run exits non-zero.
+func (a *App) showStartedRun(cmd *cobra.Command, c *client.Client, r *client.AgentRunResponse, wait bool, interval, timeout time.Duration) error {
+	if wait {
+		var err error
+		if r, err = c.PollRun(cmd.Context(), r.RunID, interval, timeout); err != nil {
+			return err
+		}
+	}
+	if err := a.print(cmd, r, func(w io.Writer) error { return runTable(w, r) }); err != nil {
+		return err
+	}
+	return runFailed(r)
 }

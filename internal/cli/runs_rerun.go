@@ -64,15 +64,7 @@ run until it completes or fails. See docs/versions.md.`,
 			if err != nil {
 				return err
 			}
-			if wait {
-				if r, err = c.PollRun(cmd.Context(), r.RunID, interval, timeout); err != nil {
-					return err
-				}
-			}
-			if err := a.print(cmd, r, func(w io.Writer) error { return runTable(w, r) }); err != nil {
-				return err
-			}
-			return runFailed(r)
+			return a.showStartedRun(cmd, c, r, wait, interval, timeout)
 		},
 	}
 	f := cmd.Flags()
