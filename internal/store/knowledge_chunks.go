@@ -313,20 +313,7 @@ func scanVectorRows(rows *sql.Rows, err error) func(fn func(VectorRow) error) er
 // SourceChunkSeqs returns the seq of every chunk of a source (the in-process
 // vector index reconciles a loaded snapshot with it).
 func (db *DB) SourceChunkSeqs(ctx context.Context, sourceID string) ([]int64, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT seq FROM kb_chunks WHERE source_id = $1`, sourceID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var s int64
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return db.int64s(ctx, `SELECT seq FROM kb_chunks WHERE source_id = $1`, sourceID)
 }
 
 // PassageRow is what the in-process lexical index holds of a chunk: its
@@ -389,7 +376,12 @@ func (db *DB) SourcePassagesBySeq(ctx context.Context, sourceID string, seqs []i
 
 // SourceChunkSeqsAbove returns the seqs of a source's chunks above after.
 func (db *DB) SourceChunkSeqsAbove(ctx context.Context, sourceID string, after int64) ([]int64, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT seq FROM kb_chunks WHERE source_id = $1 AND seq > $2`, sourceID, after)
+	return db.int64s(ctx, `SELECT seq FROM kb_chunks WHERE source_id = $1 AND seq > $2`, sourceID, after)
+}
+
+// int64s reads a query's one integer column.
+func (db *DB) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := db.R.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
