@@ -59,6 +59,8 @@ type View struct {
 	Version string
 	Flash   string // a one-line notice above the page
 	Data    any
+	// SearchQuery keeps the header's search box filled on the search page.
+	SearchQuery string
 }
 
 // Page renders a whole page: templates/<page> inside the layout. For an
@@ -79,6 +81,9 @@ func (req *Request) write(status int, page, block, title, nav string, data any) 
 	v := View{Title: title, Nav: nav, CSRF: req.CSRF(), Session: req.Session, Version: req.c.cfg.Version, Data: data}
 	if f, ok := data.(interface{ flash() string }); ok {
 		v.Flash = f.flash()
+	}
+	if req.URL.Path == Prefix+"search" {
+		v.SearchQuery = req.URL.Query().Get("q")
 	}
 	return req.send(status, page, block, v)
 }
