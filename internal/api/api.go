@@ -195,7 +195,7 @@ func New(d Deps) *Server {
 	// /agents/{agent_id}/runs beside /agents/runs/{run_id} that ServeMux
 	// refuses as ambiguous; chi prefers the literal segment.
 	s.api = humachi.New(s.mux, cfg)
-	s.api.UseMiddleware(s.authenticate)
+	s.api.UseMiddleware(s.authenticate, s.authorize) // roles.go: the roles the table declares
 
 	s.routes()
 	allowExtraFields(s.api)
@@ -239,7 +239,7 @@ func (s *Server) routes() {
 	// Identity and versions (identity.go, versions.go).
 	register(s, op("get_me", http.MethodGet, "/me", "Get current user identity", "identity"), s.getMe)
 	register(s, op("get_api_version", http.MethodGet, "/version", "Get the account's API version", "version"), s.getVersion)
-	register(s, op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), s.putVersion)
+	register(s, admin(op("update_api_version", http.MethodPut, "/version", "Pin (or clear) the account's API version", "version"), "change its API version"), s.putVersion)
 
 	// Runs (runs.go, streams.go) and human reviews, an extension (reviews.go).
 	register(s, op("run_agent", http.MethodPost, "/agents/{agent_id}/runs", "Run an agent", "agents"), s.startRun)
@@ -259,8 +259,8 @@ func (s *Server) routes() {
 
 	// Account secrets, an extension (secrets.go).
 	register(s, extension(withDesc(op("list_secrets", http.MethodGet, "/secrets", "List account secrets", "secrets"), listSecretsDoc)), s.listSecrets)
-	register(s, extension(withDesc(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"), putSecretDoc)), s.putSecret)
-	register(s, withStatus(extension(withDesc(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"), deleteSecretDoc)), http.StatusNoContent), s.deleteSecret)
+	register(s, admin(extension(withDesc(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"), putSecretDoc)), "store secrets"), s.putSecret)
+	register(s, admin(withStatus(extension(withDesc(op("delete_secret", http.MethodDelete, "/secrets/{name}", "Delete an account secret", "secrets"), deleteSecretDoc)), http.StatusNoContent), "delete secrets"), s.deleteSecret)
 
 	// Embedding migrations of sources (knowledge_migrations.go).
 	register(s, op("start_source_embedding_migration", http.MethodPost, "/sources/{source_connection_id}/embedding-migration", "Start Source Embedding Migration", "sources"), s.startEmbeddingMigration)
@@ -285,7 +285,7 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("get_model_usage", http.MethodGet, "/models/{model_id}/usage", "Get the account's use of a model", "models"), modelUsageDoc)), s.getModelUsage)
 	if s.deps.DefaultModels != nil {
 		register(s, extension(withDesc(op("get_default_model", http.MethodGet, "/models/default", "Get the account's default model", "models"), getDefaultModelDoc)), s.getDefaultModel)
-		register(s, extension(withDesc(op("set_default_model", http.MethodPut, "/models/default", "Set the account's default model", "models"), setDefaultModelDoc)), s.setDefaultModel)
+		register(s, admin(extension(withDesc(op("set_default_model", http.MethodPut, "/models/default", "Set the account's default model", "models"), setDefaultModelDoc)), "set the account's default model"), s.setDefaultModel)
 	}
 	register(s, op("list_model_alerts", http.MethodGet, "/models/alerts", "List Alerts", "models"), s.listModelAlerts)
 	register(s, op("get_model_alert_unread_count", http.MethodGet, "/models/alerts/unread-count", "Get Alert Unread Count", "models"), s.modelAlertUnreadCount)
@@ -362,15 +362,15 @@ func (s *Server) routes() {
 	register(s, op("list_run_evaluation_results", http.MethodGet, "/agents/{agent_id}/runs/{run_id}/evaluation-results", "List Run Evaluation Results", "agent-evaluations"), s.listRunEvaluationResults)
 
 	// Governance (governance.go): the assistant, and policies and checks (extensions).
-	register(s, op("governance_ai_generate", http.MethodPost, "/governance/ai-assistant", "Generate a governance plan", "governance"), s.governanceAssistant)
-	register(s, op("list_governance_ai_conversations", http.MethodGet, "/governance/ai-assistant/conversations", "List AI assistant conversations", "governance"), s.listGovernanceConversations)
-	register(s, op("governance_ai_accept", http.MethodPost, "/governance/ai-assistant/{conversation_id}/accept", "Accept a governance plan", "governance"), s.acceptGovernancePlan)
-	register(s, withStatus(op("governance_ai_decline", http.MethodPost, "/governance/ai-assistant/{conversation_id}/decline", "Decline a governance plan", "governance"), http.StatusNoContent), s.declineGovernancePlan)
+	register(s, admin(op("governance_ai_generate", http.MethodPost, "/governance/ai-assistant", "Generate a governance plan", "governance"), "use governance"), s.governanceAssistant)
+	register(s, admin(op("list_governance_ai_conversations", http.MethodGet, "/governance/ai-assistant/conversations", "List AI assistant conversations", "governance"), "use governance"), s.listGovernanceConversations)
+	register(s, admin(op("governance_ai_accept", http.MethodPost, "/governance/ai-assistant/{conversation_id}/accept", "Accept a governance plan", "governance"), "use governance"), s.acceptGovernancePlan)
+	register(s, admin(withStatus(op("governance_ai_decline", http.MethodPost, "/governance/ai-assistant/{conversation_id}/decline", "Decline a governance plan", "governance"), http.StatusNoContent), "use governance"), s.declineGovernancePlan)
 	register(s, extension(withDesc(op("list_governance_policies", http.MethodGet, "/governance/policies", "List governance policies", "governance"), governancePoliciesDoc)), s.listGovernancePolicies)
-	register(s, extension(withStatus(withDesc(op("create_governance_policy", http.MethodPost, "/governance/policies", "Create a governance policy", "governance"), governancePoliciesDoc), http.StatusCreated)), s.createGovernancePolicy)
+	register(s, admin(extension(withStatus(withDesc(op("create_governance_policy", http.MethodPost, "/governance/policies", "Create a governance policy", "governance"), governancePoliciesDoc), http.StatusCreated)), "use governance"), s.createGovernancePolicy)
 	register(s, extension(withDesc(op("get_governance_policy", http.MethodGet, "/governance/policies/{policy_id}", "Get a governance policy", "governance"), governancePoliciesDoc)), s.getGovernancePolicy)
-	register(s, extension(withDesc(op("update_governance_policy", http.MethodPatch, "/governance/policies/{policy_id}", "Change a governance policy", "governance"), governancePoliciesDoc)), s.updateGovernancePolicy)
-	register(s, extension(withStatus(withDesc(op("delete_governance_policy", http.MethodDelete, "/governance/policies/{policy_id}", "Delete a governance policy", "governance"), governancePoliciesDoc), http.StatusNoContent)), s.deleteGovernancePolicy)
+	register(s, admin(extension(withDesc(op("update_governance_policy", http.MethodPatch, "/governance/policies/{policy_id}", "Change a governance policy", "governance"), governancePoliciesDoc)), "use governance"), s.updateGovernancePolicy)
+	register(s, admin(extension(withStatus(withDesc(op("delete_governance_policy", http.MethodDelete, "/governance/policies/{policy_id}", "Delete a governance policy", "governance"), governancePoliciesDoc), http.StatusNoContent)), "use governance"), s.deleteGovernancePolicy)
 	register(s, extension(withDesc(op("check_governance", http.MethodPost, "/governance/check", "Check text against governance policies", "governance"), governanceCheckDoc)), s.checkGovernance)
 	// Alerts (alerts.go); a config's webhook and delivery log are extensions.
 	register(s, op("list_alerts", http.MethodGet, "/alerts", "List alerts", "alerts"), s.listAlerts)
@@ -380,8 +380,8 @@ func (s *Server) routes() {
 	register(s, op("update_alert_config", http.MethodPatch, "/alerts/configs/{config_id}", "Update alert config", "alerts"), s.updateAlertConfig)
 	register(s, withStatus(op("delete_alert_config", http.MethodDelete, "/alerts/configs/{config_id}", "Delete alert config", "alerts"), http.StatusNoContent), s.deleteAlertConfig)
 	register(s, extension(withDesc(op("get_alert_config_webhook", http.MethodGet, "/alerts/configs/{config_id}/webhook", "Get an alert config's webhook", "alerts"), getAlertWebhookDoc)), s.getAlertWebhook)
-	register(s, extension(withDesc(op("set_alert_config_webhook", http.MethodPut, "/alerts/configs/{config_id}/webhook", "Send an alert config's alerts to a signed webhook", "alerts"), setAlertWebhookDoc)), s.setAlertWebhook)
-	register(s, extension(withStatus(withDesc(op("delete_alert_config_webhook", http.MethodDelete, "/alerts/configs/{config_id}/webhook", "Stop an alert config's webhook", "alerts"), deleteAlertWebhookDoc), http.StatusNoContent)), s.deleteAlertWebhook)
+	register(s, admin(extension(withDesc(op("set_alert_config_webhook", http.MethodPut, "/alerts/configs/{config_id}/webhook", "Send an alert config's alerts to a signed webhook", "alerts"), setAlertWebhookDoc)), "set where alerts are sent"), s.setAlertWebhook)
+	register(s, admin(extension(withStatus(withDesc(op("delete_alert_config_webhook", http.MethodDelete, "/alerts/configs/{config_id}/webhook", "Stop an alert config's webhook", "alerts"), deleteAlertWebhookDoc), http.StatusNoContent)), "change where alerts are sent"), s.deleteAlertWebhook)
 	register(s, extension(withDesc(op("list_alert_config_deliveries", http.MethodGet, "/alerts/configs/{config_id}/deliveries", "List an alert config's deliveries", "alerts"), listDeliveriesDoc)), s.listAlertDeliveries)
 	register(s, op("list_organization_alert_preferences", http.MethodGet, "/alerts/organization-preferences/list", "List organization alert delivery preferences", "alerts"), s.listOrgAlertPreferences)
 	register(s, op("update_organization_alert_preference", http.MethodPatch, "/alerts/organization-preferences/{organization_id}/{alert_type}", "Update organization alert delivery preference", "alerts"), s.updateOrgAlertPreference)
@@ -461,27 +461,27 @@ func (s *Server) routes() {
 	// rejections and the overload breaker.
 	register(s, op("set_email_trigger_config", http.MethodPut, "/agents/{agent_id}/triggers/{trigger_id}/email-config", "Configure an EMAIL_RECEIVED trigger", "agents"), s.setEmailTriggerConfig)
 	register(s, op("list_blocked_email_senders", http.MethodGet, "/agents/blocked-email-senders", "List blocked inbound email senders + the auto-block mode", "agents"), s.listBlockedSenders)
-	register(s, withStatus(op("block_email_sender", http.MethodPost, "/agents/blocked-email-senders", "Block an inbound email sender or domain", "agents"), http.StatusCreated), s.blockSender)
-	register(s, op("set_auto_block_mode", http.MethodPut, "/agents/blocked-email-senders/mode", "Set the governance auto-block mode", "agents"), s.setAutoBlockMode)
-	register(s, withStatus(op("unblock_email_sender", http.MethodDelete, "/agents/blocked-email-senders/{blocked_id}", "Unblock an inbound email sender", "agents"), http.StatusNoContent), s.unblockSender)
+	register(s, admin(withStatus(op("block_email_sender", http.MethodPost, "/agents/blocked-email-senders", "Block an inbound email sender or domain", "agents"), http.StatusCreated), "change the blocklist"), s.blockSender)
+	register(s, admin(op("set_auto_block_mode", http.MethodPut, "/agents/blocked-email-senders/mode", "Set the governance auto-block mode", "agents"), "change the auto-block mode"), s.setAutoBlockMode)
+	register(s, admin(withStatus(op("unblock_email_sender", http.MethodDelete, "/agents/blocked-email-senders/{blocked_id}", "Unblock an inbound email sender", "agents"), http.StatusNoContent), "change the blocklist"), s.unblockSender)
 	register(s, op("list_inbound_email_rejections", http.MethodGet, "/agents/inbound-email-rejections", "List discarded inbound emails", "agents"), s.listInboundRejections)
 	register(s, op("get_inbound_email_status", http.MethodGet, "/agents/inbound-email-status", "Account inbound-email overload status", "agents"), s.inboundEmailStatus)
-	register(s, op("cancel_queued_email_runs", http.MethodPost, "/agents/inbound-email-status/cancel-queued", "Cancel all queued inbound-email runs", "agents"), s.cancelQueuedEmailRuns)
-	register(s, op("resume_inbound_email", http.MethodPost, "/agents/inbound-email-status/resume", "Manually resume paused inbound email", "agents"), s.resumeInboundEmail)
+	register(s, admin(op("cancel_queued_email_runs", http.MethodPost, "/agents/inbound-email-status/cancel-queued", "Cancel all queued inbound-email runs", "agents"), "cancel queued runs"), s.cancelQueuedEmailRuns)
+	register(s, admin(op("resume_inbound_email", http.MethodPost, "/agents/inbound-email-status/resume", "Manually resume paused inbound email", "agents"), "resume inbound email"), s.resumeInboundEmail)
 	// Mail, outbound side: opt-outs and the unsubscribe link
 	// (email_optouts.go), email domains (email_domains.go).
 	register(s, op("list_agent_email_optouts", http.MethodGet, "/agents/agent-email-optouts", "List agent-email opt-outs", "agents"), s.listAgentEmailOptOuts)
 	register(s, withStatus(op("remove_agent_email_optout", http.MethodDelete, "/agents/agent-email-optouts/{optout_id}", "Revoke an agent-email opt-out", "agents"), http.StatusNoContent), s.removeAgentEmailOptOut)
 	register(s, public(extension(withDesc(op("unsubscribe_page", http.MethodGet, "/email/unsubscribe", "Confirm an unsubscribe link", "email"), unsubscribeDoc))), s.unsubscribePage)
 	register(s, public(extension(withDesc(op("unsubscribe", http.MethodPost, "/email/unsubscribe", "One-click unsubscribe (RFC 8058)", "email"), unsubscribeDoc))), s.unsubscribe)
-	register(s, op("list_email_domains", http.MethodGet, "/email-domains", "List the account's email domains + plan capabilities", "email-domains"), s.listEmailDomains)
-	register(s, op("add_email_domain", http.MethodPost, "/email-domains", "Add + provision an email domain", "email-domains"), s.addEmailDomain)
-	register(s, withStatus(op("use_shared_domain", http.MethodPost, "/email-domains/use-shared-domain", "Revert to the shared sending domain", "email-domains"), http.StatusNoContent), s.useSharedEmailDomain)
-	register(s, op("remove_email_domain", http.MethodDelete, "/email-domains/{domain_id}", "Remove an email domain", "email-domains"), s.removeEmailDomain)
-	register(s, op("get_dmarc_summary", http.MethodGet, "/email-domains/{domain_id}/dmarc", "DMARC aggregate-report summary for a domain", "email-domains"), s.getDMARCSummary)
-	register(s, op("set_primary_email_domain", http.MethodPost, "/email-domains/{domain_id}/primary", "Make a verified domain the account's primary sending/inbound domain", "email-domains"), s.setPrimaryEmailDomain)
-	register(s, op("send_test_email", http.MethodPost, "/email-domains/{domain_id}/test-email", "Send a test email from a verified domain to the account owner", "email-domains"), s.sendTestEmail)
-	register(s, op("verify_email_domain", http.MethodPost, "/email-domains/{domain_id}/verify", "Run a verification check immediately ('Check now')", "email-domains"), s.verifyEmailDomain)
+	register(s, userBound(op("list_email_domains", http.MethodGet, "/email-domains", "List the account's email domains + plan capabilities", "email-domains"), "Email domains"), s.listEmailDomains)
+	register(s, admin(userBound(op("add_email_domain", http.MethodPost, "/email-domains", "Add + provision an email domain", "email-domains"), "Email domains"), "change its email domains"), s.addEmailDomain)
+	register(s, admin(userBound(withStatus(op("use_shared_domain", http.MethodPost, "/email-domains/use-shared-domain", "Revert to the shared sending domain", "email-domains"), http.StatusNoContent), "Email domains"), "change its email domains"), s.useSharedEmailDomain)
+	register(s, admin(userBound(op("remove_email_domain", http.MethodDelete, "/email-domains/{domain_id}", "Remove an email domain", "email-domains"), "Email domains"), "change its email domains"), s.removeEmailDomain)
+	register(s, userBound(op("get_dmarc_summary", http.MethodGet, "/email-domains/{domain_id}/dmarc", "DMARC aggregate-report summary for a domain", "email-domains"), "Email domains"), s.getDMARCSummary)
+	register(s, admin(userBound(op("set_primary_email_domain", http.MethodPost, "/email-domains/{domain_id}/primary", "Make a verified domain the account's primary sending/inbound domain", "email-domains"), "Email domains"), "change its email domains"), s.setPrimaryEmailDomain)
+	register(s, admin(userBound(op("send_test_email", http.MethodPost, "/email-domains/{domain_id}/test-email", "Send a test email from a verified domain to the account owner", "email-domains"), "Email domains"), "change its email domains"), s.sendTestEmail)
+	register(s, admin(userBound(op("verify_email_domain", http.MethodPost, "/email-domains/{domain_id}/verify", "Run a verification check immediately ('Check now')", "email-domains"), "Email domains"), "change its email domains"), s.verifyEmailDomain)
 }
 
 // public marks o as needing no credentials (the token in its query is the

@@ -125,19 +125,6 @@ func emailDomainResponse(d domains.Domain) EmailDomainResponse {
 	return out
 }
 
-// userBound refuses a key made without a user, and, when admin, a caller
-// who is not an owner or admin of the account.
-func userBound(ctx context.Context, admin bool) error {
-	p := principal(ctx)
-	if p.UserID == "" {
-		return Fail(http.StatusForbidden, "Email domains need an API key or token bound to a user; this key belongs to the account only")
-	}
-	if admin && !p.CanAdminister() {
-		return Fail(http.StatusForbidden, "Only an owner or admin of the account can change its email domains")
-	}
-	return nil
-}
-
 func emailDomainError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -165,9 +152,6 @@ type emailDomainIDPath struct {
 type emailDomainsListOutput struct{ Body EmailDomainsListResponse }
 
 func (s *Server) listEmailDomains(ctx context.Context, _ *struct{}) (*emailDomainsListOutput, error) {
-	if err := userBound(ctx, false); err != nil {
-		return nil, err
-	}
 	ds, err := s.deps.EmailDomains.List(ctx, principal(ctx).AccountID)
 	if err != nil {
 		return nil, err
@@ -187,9 +171,6 @@ type emailDomainOutput struct{ Body EmailDomainResponse }
 type addEmailDomainInput struct{ Body AddEmailDomainRequest }
 
 func (s *Server) addEmailDomain(ctx context.Context, in *addEmailDomainInput) (*emailDomainOutput, error) {
-	if err := userBound(ctx, true); err != nil {
-		return nil, err
-	}
 	if in.Body.Kind != domains.KindVanity && in.Body.Kind != domains.KindCustom {
 		return nil, Invalid([]any{"body", "kind"}, "kind must be 'vanity' or 'custom'", "value_error")
 	}
@@ -201,18 +182,12 @@ func (s *Server) addEmailDomain(ctx context.Context, in *addEmailDomainInput) (*
 }
 
 func (s *Server) useSharedEmailDomain(ctx context.Context, _ *struct{}) (*struct{}, error) {
-	if err := userBound(ctx, true); err != nil {
-		return nil, err
-	}
 	return nil, s.deps.EmailDomains.UseShared(ctx, principal(ctx).AccountID)
 }
 
 type removeEmailDomainOutput struct{ Body RemoveEmailDomainResponse }
 
 func (s *Server) removeEmailDomain(ctx context.Context, in *emailDomainIDPath) (*removeEmailDomainOutput, error) {
-	if err := userBound(ctx, true); err != nil {
-		return nil, err
-	}
 	note, err := s.deps.EmailDomains.Remove(ctx, principal(ctx).AccountID, in.DomainID)
 	if err != nil {
 		return nil, emailDomainError(err)
@@ -229,9 +204,6 @@ type dmarcInput struct {
 type dmarcOutput struct{ Body DmarcSummaryResponse }
 
 func (s *Server) getDMARCSummary(ctx context.Context, in *dmarcInput) (*dmarcOutput, error) {
-	if err := userBound(ctx, false); err != nil {
-		return nil, err
-	}
 	acct := principal(ctx).AccountID
 	dom, err := s.deps.EmailDomains.Get(ctx, acct, in.DomainID)
 	if err != nil {
@@ -258,9 +230,6 @@ func (s *Server) getDMARCSummary(ctx context.Context, in *dmarcInput) (*dmarcOut
 }
 
 func (s *Server) setPrimaryEmailDomain(ctx context.Context, in *emailDomainIDPath) (*emailDomainOutput, error) {
-	if err := userBound(ctx, true); err != nil {
-		return nil, err
-	}
 	d, err := s.deps.EmailDomains.SetPrimary(ctx, principal(ctx).AccountID, in.DomainID)
 	if err != nil {
 		return nil, emailDomainError(err)
@@ -271,9 +240,6 @@ func (s *Server) setPrimaryEmailDomain(ctx context.Context, in *emailDomainIDPat
 type sendTestEmailOutput struct{ Body SendTestEmailResponse }
 
 func (s *Server) sendTestEmail(ctx context.Context, in *emailDomainIDPath) (*sendTestEmailOutput, error) {
-	if err := userBound(ctx, true); err != nil {
-		return nil, err
-	}
 	if err := s.deps.EmailDomains.SendTest(ctx, principal(ctx).AccountID, in.DomainID); err != nil {
 		return nil, emailDomainError(err)
 	}
@@ -281,9 +247,6 @@ func (s *Server) sendTestEmail(ctx context.Context, in *emailDomainIDPath) (*sen
 }
 
 func (s *Server) verifyEmailDomain(ctx context.Context, in *emailDomainIDPath) (*emailDomainOutput, error) {
-	if err := userBound(ctx, true); err != nil {
-		return nil, err
-	}
 	d, err := s.deps.EmailDomains.Verify(ctx, principal(ctx).AccountID, in.DomainID)
 	if err != nil {
 		return nil, emailDomainError(err)

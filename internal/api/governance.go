@@ -147,18 +147,7 @@ type (
 	checkOutput struct{ Body GovernanceCheckResponse }
 )
 
-// governanceAccess refuses callers without the owner or admin role.
-func governanceAccess(ctx context.Context) error {
-	if !principal(ctx).CanAdminister() {
-		return Fail(http.StatusForbidden, "governance needs the owner or admin role")
-	}
-	return nil
-}
-
 func (s *Server) governanceAssistant(ctx context.Context, in *assistantInput) (*assistantOutput, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	p := principal(ctx)
 	plan, err := s.deps.Governance.Propose(ctx, p.AccountID, p.UserID, in.Body.UserInput)
 	if errors.Is(err, governance.ErrInputLength) {
@@ -176,9 +165,6 @@ func (s *Server) governanceAssistant(ctx context.Context, in *assistantInput) (*
 }
 
 func (s *Server) listGovernanceConversations(ctx context.Context, in *conversationsInput) (*evalgovListOutput, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	cs, err := s.deps.Governance.Conversations(ctx, principal(ctx).AccountID, in.Limit)
 	if err != nil {
 		return nil, err
@@ -192,9 +178,6 @@ func (s *Server) listGovernanceConversations(ctx context.Context, in *conversati
 }
 
 func (s *Server) acceptGovernancePlan(ctx context.Context, in *conversationInput) (*acceptOutput, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	applied, err := s.deps.Governance.Accept(ctx, principal(ctx).AccountID, in.ConversationID)
 	switch {
 	case errors.Is(err, governance.ErrDecided), errors.Is(err, governance.ErrEmptyPlan):
@@ -220,9 +203,6 @@ func (s *Server) acceptGovernancePlan(ctx context.Context, in *conversationInput
 }
 
 func (s *Server) declineGovernancePlan(ctx context.Context, in *conversationInput) (*evalgovNoContent, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	err := s.deps.Governance.Decline(ctx, principal(ctx).AccountID, in.ConversationID)
 	switch {
 	case errors.Is(err, governance.ErrDecided):
@@ -283,9 +263,6 @@ func (s *Server) listGovernancePolicies(ctx context.Context, in *listPoliciesInp
 }
 
 func (s *Server) createGovernancePolicy(ctx context.Context, in *createPolicyInput) (*policyOutput, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	if in.Body.Name == nil {
 		return nil, Invalid([]any{"body", "name"}, "name is required", "missing")
 	}
@@ -310,9 +287,6 @@ func (s *Server) getGovernancePolicy(ctx context.Context, in *policyIDInput) (*p
 }
 
 func (s *Server) updateGovernancePolicy(ctx context.Context, in *updatePolicyInput) (*policyOutput, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	if in.Body.AgentID != nil {
 		return nil, Invalid([]any{"body", "agent_id"}, "a policy's agent cannot change; create a new policy", "value_error")
 	}
@@ -324,9 +298,6 @@ func (s *Server) updateGovernancePolicy(ctx context.Context, in *updatePolicyInp
 }
 
 func (s *Server) deleteGovernancePolicy(ctx context.Context, in *policyIDInput) (*evalgovNoContent, error) {
-	if err := governanceAccess(ctx); err != nil {
-		return nil, err
-	}
 	if err := s.deps.Governance.DeletePolicy(ctx, principal(ctx).AccountID, in.PolicyID); err != nil {
 		return nil, policyError(err, "Policy")
 	}

@@ -209,9 +209,6 @@ type blockSenderOutput struct{ Body BlockedEmailSenderResponse }
 
 func (s *Server) blockSender(ctx context.Context, in *blockSenderInput) (*blockSenderOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can change the blocklist")
-	}
 	note := ""
 	if in.Body.Note != nil {
 		note = *in.Body.Note
@@ -232,9 +229,6 @@ type setModeInput struct{ Body SetAutoBlockModeRequest }
 
 func (s *Server) setAutoBlockMode(ctx context.Context, in *setModeInput) (*anyBodyOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can change the auto-block mode")
-	}
 	if err := s.deps.MailProtect.SetMode(ctx, p.AccountID, in.Body.Mode); err != nil {
 		if errors.Is(err, protect.ErrBadMode) {
 			return nil, Invalid([]any{"body", "mode"}, err.Error(), "value_error")
@@ -250,9 +244,6 @@ type unblockInput struct {
 
 func (s *Server) unblockSender(ctx context.Context, in *unblockInput) (*struct{}, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can change the blocklist")
-	}
 	if err := s.deps.MailProtect.Unblock(ctx, p.AccountID, in.BlockedID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, NotFound("Blocked sender")
@@ -326,9 +317,6 @@ type cancelQueuedOutput struct{ Body CancelQueuedRunsResponse }
 
 func (s *Server) cancelQueuedEmailRuns(ctx context.Context, _ *struct{}) (*cancelQueuedOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can cancel queued runs")
-	}
 	n, err := s.deps.MailProtect.CancelQueued(ctx, p.AccountID)
 	if err != nil {
 		return nil, err
@@ -345,9 +333,6 @@ type resumeOutput struct{ Body ResumeInboundResponse }
 
 func (s *Server) resumeInboundEmail(ctx context.Context, _ *struct{}) (*resumeOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can resume inbound email")
-	}
 	resumed, err := s.deps.MailProtect.Resume(ctx, p.AccountID)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/agentry/agentry/internal/models/defaults"
 )
@@ -55,9 +54,6 @@ func (s *Server) getDefaultModel(ctx context.Context, _ *struct{}) (*defaultMode
 
 func (s *Server) setDefaultModel(ctx context.Context, in *setDefaultModelInput) (*defaultModelOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "setting the account's default model needs the owner or admin role")
-	}
 	id := ""
 	if in.Body.ModelID != nil {
 		id = *in.Body.ModelID

@@ -93,9 +93,6 @@ type putSecretOutput struct {
 
 func (s *Server) putSecret(ctx context.Context, in *putSecretInput) (*putSecretOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can store secrets")
-	}
 	info, created, err := s.deps.Secrets.Put(ctx, p.AccountID, in.Name, in.Body.Value, in.Body.Hosts)
 	switch {
 	case errors.Is(err, secrets.ErrInvalidHosts), errors.Is(err, secrets.ErrHostsRequired):
@@ -121,9 +118,6 @@ func (s *Server) putSecret(ctx context.Context, in *putSecretInput) (*putSecretO
 
 func (s *Server) deleteSecret(ctx context.Context, in *secretNameInput) (*struct{}, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can delete secrets")
-	}
 	if err := s.deps.Secrets.Delete(ctx, p.AccountID, in.Name); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, NotFound("Secret")

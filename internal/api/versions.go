@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/agentry/agentry/internal/version"
 )
@@ -47,9 +46,6 @@ func (s *Server) getVersion(ctx context.Context, _ *struct{}) (*versionOutput, e
 // a future date), or clears it with null.
 func (s *Server) putVersion(ctx context.Context, in *putVersionInput) (*versionOutput, error) {
 	p := principal(ctx)
-	if !p.CanAdminister() {
-		return nil, Fail(http.StatusForbidden, "Only an owner or admin of the account can change its API version")
-	}
 	pin := ""
 	if in.Body.Version != nil {
 		v, err := version.Parse(*in.Body.Version)

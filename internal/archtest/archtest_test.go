@@ -385,3 +385,22 @@ func TestPageArithmeticOnlyInPaging(t *testing.T) {
 		})
 	}
 }
+
+// Roles are declared beside each operation in the route table and enforced
+// in one place (internal/api/roles.go); a handler checking CanAdminister
+// itself would be a second, drifting copy. reviews.go keeps the one
+// row-level use: who may decide a review depends on the review.
+func TestRolesOnlyInTheRouteTable(t *testing.T) {
+	allowed := map[string]bool{"roles.go": true, "reviews.go": true}
+	for _, g := range sources(t, "internal/api", false, false) {
+		if allowed[filepath.Base(g.path)] {
+			continue
+		}
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "CanAdminister" {
+				t.Errorf("%s: %s checks the role in a handler; declare it in the route table (admin(op, …))", g.path, g.fset.Position(n.Pos()))
+			}
+			return true
+		})
+	}
+}
