@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -43,7 +44,7 @@ type VectorHit struct {
 // lets us install it), else the in-process index, logged once. snapshotDir,
 // when not empty, is where the in-process index keeps its graphs between
 // restarts.
-func OpenIndex(ctx context.Context, db *store.DB, snapshotDir string) (Index, error) {
+func OpenIndex(ctx context.Context, db *store.DB, snapshotDir string, budget int64) (Index, error) {
 	if db.Dialect == store.Postgres {
 		ix, err := openPGVector(ctx, db)
 		if err == nil {
@@ -51,7 +52,7 @@ func OpenIndex(ctx context.Context, db *store.DB, snapshotDir string) (Index, er
 		}
 		logOnce(&pgFallbackOnce, "pgvector is not available; knowledge search uses the in-process vector index", "err", err)
 	}
-	return newMemIndex(db, snapshotDir), nil
+	return newMemIndex(db, snapshotDir, budget), nil
 }
 
 var pgFallbackOnce sync.Once
@@ -73,12 +74,23 @@ var pgFallbackOnce sync.Once
 //
 // Saving: a source's snapshot is rewritten in the background once it has
 // changed and the last write is snapshotEvery old, and at shutdown (Flush).
+//
+// Bounding: a tenant decides how many sources and vectors it has, so the
+// loaded graphs are bounded by a byte budget (--vector-index-bytes), as
+// the full-text indexes are: after each search, while the estimated total
+// exceeds the budget, the least recently searched sources are unloaded
+// (a source being searched, loaded or switched is skipped), and their next
+// search loads them again, from the snapshot and the database. An unloaded
+// source's changes since its last snapshot are not written: the database
+// is the truth, and the reload reconciles an old snapshot with it.
 type memIndex struct {
-	db  *store.DB
-	dir string
-	mu  sync.Mutex
-	m   map[string]*memSource
-	bg  sync.WaitGroup // background snapshot writes
+	db     *store.DB
+	dir    string
+	budget int64 // bytes; 0: no bound
+	mu     sync.Mutex
+	m      map[string]*memSource
+	clock  int64          // ticks at every search, for least recently searched
+	bg     sync.WaitGroup // background snapshot writes
 }
 
 type memSource struct {
@@ -96,6 +108,8 @@ type memSource struct {
 	switching bool
 	savedAt   time.Time
 	dropped   bool // the source was deleted: no snapshot may stay
+
+	lastUsed int64 // memIndex.clock at the last search; under memIndex.mu
 }
 
 // snapshotEvery spaces a source's background snapshot writes.
@@ -110,8 +124,8 @@ func (m *memIndex) lookback() int64 {
 	return 0
 }
 
-func newMemIndex(db *store.DB, dir string) *memIndex {
-	return &memIndex{db: db, dir: dir, m: map[string]*memSource{}}
+func newMemIndex(db *store.DB, dir string, budget int64) *memIndex {
+	return &memIndex{db: db, dir: dir, budget: budget, m: map[string]*memSource{}}
 }
 
 func (m *memIndex) Name() string { return "in-process HNSW" }
@@ -405,9 +419,10 @@ func (m *memIndex) Switch(sourceID string, p *prebuilt, commit func() error) err
 }
 
 func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, dims int, q []float32, k int) ([]VectorHit, error) {
+	defer m.evict()
 	var out []VectorHit
 	for _, id := range sourceIDs {
-		ms := m.source(id)
+		ms := m.searched(id)
 		ms.mu.Lock()
 		if ms.switching {
 			ms.mu.Unlock()
@@ -431,6 +446,97 @@ func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, dim
 		}
 	}
 	return out, nil
+}
+
+// searched returns the source's entry, marked as the most recently searched.
+func (m *memIndex) searched(id string) *memSource {
+	ms := m.source(id)
+	m.mu.Lock()
+	m.clock++
+	ms.lastUsed = m.clock
+	m.mu.Unlock()
+	return ms
+}
+
+// memEntryBytes is what an entry costs besides its graph (the entry, its
+// seq set's base, the map slot), and presentBytes what each seq of the
+// set costs, so that the budget counts everything a source holds.
+const (
+	memEntryBytes = 512
+	presentBytes  = 40
+)
+
+// evict unloads the least recently searched sources while the loaded
+// total exceeds the budget. A source whose lock is held (being searched,
+// loaded or synced) or that is switching to a new graph is skipped: the
+// budget is a target that the sources of the searches under way may
+// exceed.
+func (m *memIndex) evict() {
+	if m.budget <= 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	type entry struct {
+		id   string
+		ms   *memSource
+		size int64
+	}
+	var all []entry
+	var total int64
+	for id, ms := range m.m {
+		if !ms.mu.TryLock() {
+			total += memEntryBytes // held: counted at its base, never evicted now
+			continue
+		}
+		size := int64(memEntryBytes + presentBytes*len(ms.present))
+		if ms.ix != nil {
+			size += ms.ix.SizeBytes()
+		}
+		switching := ms.switching
+		ms.mu.Unlock()
+		total += size
+		if !switching {
+			all = append(all, entry{id, ms, size})
+		}
+	}
+	if total <= m.budget {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ms.lastUsed < all[j].ms.lastUsed })
+	for _, e := range all {
+		if total <= m.budget {
+			break
+		}
+		if !e.ms.mu.TryLock() {
+			continue
+		}
+		if e.ms.switching {
+			e.ms.mu.Unlock()
+			continue
+		}
+		// Searches reach an entry only through the map, under m.mu, which
+		// is held: once it is gone from the map the next search makes a new
+		// entry and loads it. Forget, Drop and a background snapshot write
+		// may still hold this one; on the unloaded entry they do nothing
+		// harmful (the write keeps its own reference to the old graph).
+		e.ms.ix, e.ms.present, e.ms.loaded, e.ms.high = nil, map[int64]bool{}, false, 0
+		e.ms.mu.Unlock()
+		delete(m.m, e.id)
+		total -= e.size
+	}
+}
+
+// loadedSources lists the sources whose entry is held (for tests).
+func (m *memIndex) loadedSources() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for id := range m.m {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Loaded says how many vectors the in-process index holds for a source

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/agentry/agentry/internal/llm/offline"
@@ -29,9 +31,9 @@ func TestVectorIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		indexes := map[string]Index{"memory": newMemIndex(db, t.TempDir())}
+		indexes := map[string]Index{"memory": newMemIndex(db, t.TempDir(), 0)}
 		if d == store.Postgres {
-			ix, err := OpenIndex(ctx, db, "")
+			ix, err := OpenIndex(ctx, db, "", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +141,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 		otters, oc := put("sea otters hold hands while sleeping", "otters use stones as tools")
 		_, rc := put("rust ownership and borrowing rules")
 		dir := t.TempDir()
-		first := newMemIndex(db, dir)
+		first := newMemIndex(db, dir, 0)
 		if got := top(first, "borrowing in rust"); got != rc[0].Seq {
 			t.Fatalf("first process: %d", got)
 		}
@@ -152,7 +154,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, bc := put("baking sourdough bread at home")
-		second := newMemIndex(db, dir)
+		second := newMemIndex(db, dir, 0)
 		if got := top(second, "sourdough bread"); got != bc[0].Seq {
 			t.Fatalf("after restart, the chunk added meanwhile: %d", got)
 		}
@@ -167,7 +169,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, src.ID+".hnsw"), []byte("AGRYHNSW garbage"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		third := newMemIndex(db, dir)
+		third := newMemIndex(db, dir, 0)
 		if got := top(third, "borrowing in rust"); got != rc[0].Seq || third.Loaded(src.ID) != 2 {
 			t.Fatalf("after a damaged snapshot: %d, %d vectors", got, third.Loaded(src.ID))
 		}
@@ -176,6 +178,98 @@ func TestMemIndexSnapshot(t *testing.T) {
 		third.Drop(src.ID)
 		if _, err := os.Stat(filepath.Join(dir, src.ID+".hnsw")); !os.IsNotExist(err) {
 			t.Fatalf("snapshot of a dropped source: %v", err)
+		}
+	})
+}
+
+// vectorQuery searches sources through m and returns the hits.
+func vectorQuery(t *testing.T, m *memIndex, sourceIDs []string, q string) []VectorHit {
+	t.Helper()
+	hits, err := m.Search(context.Background(), "", sourceIDs, 64, offline.NewEmbedder(64).Embed(q), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+// With a budget smaller than two sources' graphs, searching A then B
+// unloads A; A's results are the same once it is loaded again, and a
+// removal that arrives while A is unloaded is not lost.
+func TestMemIndexEvictsLeastRecentlySearched(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		f := newLexFixture(t, d)
+		a := f.source(t, "a", passages("alpha", 40))
+		b := f.source(t, "b", passages("beta", 40))
+
+		unbounded := newMemIndex(f.db, "", 0)
+		wantA := vectorQuery(t, unbounded, []string{a}, "otters kelp number7")
+		if len(wantA) == 0 {
+			t.Fatal("no hits in A")
+		}
+		one := memEntryBytes + presentBytes*40 + unbounded.m[a].ix.SizeBytes()
+
+		m := newMemIndex(f.db, "", one+one/2) // room for one source, not two
+		if got := vectorQuery(t, m, []string{a}, "otters kelp number7"); !reflect.DeepEqual(got, wantA) {
+			t.Fatalf("first search of A: %+v, want %+v", got, wantA)
+		}
+		if got := m.loadedSources(); !reflect.DeepEqual(got, []string{a}) {
+			t.Fatalf("loaded after A: %v", got)
+		}
+		vectorQuery(t, m, []string{b}, "otters")
+		if got := m.loadedSources(); !reflect.DeepEqual(got, []string{b}) {
+			t.Fatalf("loaded after B: %v, want only B (A unloaded)", got)
+		}
+		if got := vectorQuery(t, m, []string{a}, "otters kelp number7"); !reflect.DeepEqual(got, wantA) {
+			t.Fatalf("A reloaded: %+v, want %+v", got, wantA)
+		}
+		// A search over both keeps the one it searched last.
+		vectorQuery(t, m, []string{a, b}, "otters")
+		if got := m.loadedSources(); !reflect.DeepEqual(got, []string{b}) {
+			t.Fatalf("loaded after searching A and B: %v, want B", got)
+		}
+
+		// Remove A's passage 7 while A is unloaded.
+		texts := passages("alpha", 40)
+		removed := f.swap(t, a, append(texts[:7:7], texts[8:]...))
+		if len(removed) == 0 {
+			t.Fatal("the swap removed nothing")
+		}
+		m.Forget(a, removed)
+		want := vectorQuery(t, newMemIndex(f.db, "", 0), []string{a}, "otters kelp number7")
+		gone := map[int64]bool{}
+		for _, s := range removed {
+			gone[s] = true
+		}
+		for _, h := range want {
+			if gone[h.Seq] {
+				t.Fatalf("a removed chunk is still found by a fresh index: %+v", want)
+			}
+		}
+		if got := vectorQuery(t, m, []string{a}, "otters kelp number7"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("A after a removal while unloaded: %+v, want %+v", got, want)
+		}
+	})
+}
+
+// Many searched sources stay under the budget, however many a tenant has.
+func TestMemIndexBoundsManySources(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		f := newLexFixture(t, d)
+		var ids []string
+		for i := range 12 {
+			ids = append(ids, f.source(t, "s"+strconv.Itoa(i), passages("s"+strconv.Itoa(i), 10)))
+		}
+		probe := newMemIndex(f.db, "", 0)
+		vectorQuery(t, probe, ids[:1], "otters")
+		one := memEntryBytes + presentBytes*10 + probe.m[ids[0]].ix.SizeBytes()
+		m := newMemIndex(f.db, "", 3*one)
+		for _, id := range ids {
+			if hits := vectorQuery(t, m, []string{id}, "otters"); len(hits) == 0 {
+				t.Fatalf("no hits in %s", id)
+			}
+			if n := len(m.loadedSources()); n > 3 {
+				t.Fatalf("%d sources held under a budget of 3", n)
+			}
 		}
 	})
 }

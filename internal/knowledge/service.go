@@ -66,6 +66,10 @@ type Config struct {
 	// indexes (an estimate): past it the least recently searched sources
 	// are unloaded until searched again. 0: no bound.
 	FullTextIndexBytes int64
+	// VectorIndexBytes bounds the memory of the loaded in-process vector
+	// graphs (an estimate) the same way; pgvector's live in PostgreSQL.
+	// 0: no bound.
+	VectorIndexBytes int64
 	// PullDone, when set, is told how each scheduled pull of an rss or
 	// website source ended (err nil: it succeeded): the alerts area's
 	// pull_failed, consecutive_pull_failures and pull_error_rate_spike
@@ -79,6 +83,12 @@ type Config struct {
 // far beyond the 100,000-passage benchmark, while staying a fraction of a
 // small replica's memory beside the vector index.
 const DefaultFullTextIndexBytes = 512 << 20
+
+// DefaultVectorIndexBytes is the default bound of the loaded in-process
+// vector graphs: 1 GiB holds about 550,000 vectors of the offline
+// embedder's 384 dimensions, or about 160,000 of 1,536 (a vector is
+// 4 bytes a dimension, its links and id about 400 bytes more).
+const DefaultVectorIndexBytes = 1 << 30
 
 // DefaultMaxUploadBytes is the contract's file limit.
 const DefaultMaxUploadBytes = 200 << 20
@@ -105,7 +115,7 @@ func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provid
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	ix, err := OpenIndex(ctx, db, cfg.IndexDir)
+	ix, err := OpenIndex(ctx, db, cfg.IndexDir, cfg.VectorIndexBytes)
 	if err != nil {
 		return nil, err
 	}

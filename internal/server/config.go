@@ -90,6 +90,9 @@ type Config struct {
 	// FullTextIndexBytes bounds the estimated memory of the in-process
 	// full-text indexes of a process (knowledge.Config); 0: no bound.
 	FullTextIndexBytes int64
+	// VectorIndexBytes bounds the estimated memory of the in-process vector
+	// graphs of a process (knowledge.Config); 0: no bound.
+	VectorIndexBytes int64
 	// Workflow limits per run (see engine.Limits): one step's output, the
 	// outputs of all a run's steps together, and the steps a run executes.
 	MaxStepOutputBytes int64
@@ -235,6 +238,7 @@ func Defaults() Config {
 		BlobSweepInterval:  time.Hour,
 		SourcePollInterval: knowledge.DefaultPollInterval,
 		FullTextIndexBytes: knowledge.DefaultFullTextIndexBytes,
+		VectorIndexBytes:   knowledge.DefaultVectorIndexBytes,
 
 		JobShutdownTimeout:   20 * time.Second,
 		MaxStreamsPerKey:     50,
@@ -329,6 +333,9 @@ func (c *Config) Validate() error {
 	}
 	if c.FullTextIndexBytes < 0 {
 		return fmt.Errorf("full-text index bytes must not be negative (0 turns the bound off)")
+	}
+	if c.VectorIndexBytes < 0 {
+		return fmt.Errorf("vector index bytes must not be negative (0 turns the bound off)")
 	}
 	if c.SMTPAddr == "off" {
 		c.SMTPAddr = ""

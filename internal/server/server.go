@@ -256,6 +256,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Rerankers:          configuredRerankers(cfg),
 		IndexDir:           filepath.Join(cfg.DataDir, "vector-index"),
 		FullTextIndexBytes: cfg.FullTextIndexBytes,
+		VectorIndexBytes:   cfg.VectorIndexBytes,
 		PullDone:           pullAlerts(s.Alerts), // knowledge → alerts
 	})
 	if err != nil {

@@ -65,18 +65,19 @@ func TestReplicasBootstrapOnce(t *testing.T) {
 
 func TestConfigValidation(t *testing.T) {
 	for name, mutate := range map[string]func(*server.Config){
-		"role":        func(c *server.Config) { c.Role = "both" },
-		"oidc half":   func(c *server.Config) { c.OIDCIssuer = "https://idp" },
-		"cache ttl":   func(c *server.Config) { c.AuthCacheTTL = 0 },
-		"slow revoke": func(c *server.Config) { c.AuthCacheTTL = 10e9 },
-		"rescue":      func(c *server.Config) { c.JobRescueAfter = c.JobTimeout },
-		"credits":     func(c *server.Config) { c.DefaultCredits = -1 },
-		"stream cap":  func(c *server.Config) { c.MaxStreamsPerKey = -1 },
-		"job stop":    func(c *server.Config) { c.JobShutdownTimeout = -time.Second },
-		"step output": func(c *server.Config) { c.MaxStepOutputBytes = 0 },
-		"step > run":  func(c *server.Config) { c.MaxStepOutputBytes = c.MaxRunOutputBytes + 1 },
-		"steps":       func(c *server.Config) { c.MaxStepsPerRun = -1 },
-		"index bytes": func(c *server.Config) { c.FullTextIndexBytes = -1 },
+		"role":         func(c *server.Config) { c.Role = "both" },
+		"oidc half":    func(c *server.Config) { c.OIDCIssuer = "https://idp" },
+		"cache ttl":    func(c *server.Config) { c.AuthCacheTTL = 0 },
+		"slow revoke":  func(c *server.Config) { c.AuthCacheTTL = 10e9 },
+		"rescue":       func(c *server.Config) { c.JobRescueAfter = c.JobTimeout },
+		"credits":      func(c *server.Config) { c.DefaultCredits = -1 },
+		"stream cap":   func(c *server.Config) { c.MaxStreamsPerKey = -1 },
+		"job stop":     func(c *server.Config) { c.JobShutdownTimeout = -time.Second },
+		"step output":  func(c *server.Config) { c.MaxStepOutputBytes = 0 },
+		"step > run":   func(c *server.Config) { c.MaxStepOutputBytes = c.MaxRunOutputBytes + 1 },
+		"steps":        func(c *server.Config) { c.MaxStepsPerRun = -1 },
+		"index bytes":  func(c *server.Config) { c.FullTextIndexBytes = -1 },
+		"vector bytes": func(c *server.Config) { c.VectorIndexBytes = -1 },
 	} {
 		c := server.Defaults()
 		mutate(&c)

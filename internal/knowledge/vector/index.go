@@ -144,6 +144,27 @@ func (ix *Index) Len() int {
 	return len(ix.byID)
 }
 
+// nodeBytes is what a node costs besides its vector and its layer-0
+// links: its id (the string header and about 12 bytes of decimal id), its
+// level and deletion mark, its upper-layer slice header and its entry in
+// byID. Upper-layer links are counted by their expected number: a node
+// reaches layer l with probability 1/m^l.
+const nodeBytes = 16 + 12 + 2 + 24 + 48
+
+// SizeBytes estimates the memory the index holds (vectors, links, ids and
+// the id map), in constant time, for callers that bound the memory of many
+// indexes together. Tombstoned nodes count until a compaction frees them.
+func (ix *Index) SizeBytes() int64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	nodes := int64(len(ix.ids))
+	blocks := int64(len(ix.vecs))
+	upperPerNode := float64(ix.m+linkSlack+1) * 4 / float64(ix.m-1) // Σ 1/m^l, l ≥ 1
+	return blocks*blockSize*int64(ix.dims)*4 +
+		int64(len(ix.links0))*blockSize*int64(ix.m0+linkSlack+1)*4 +
+		nodes*nodeBytes + int64(float64(nodes)*upperPerNode)
+}
+
 // Add inserts v under id, replacing any vector id had. The vector is
 // copied and normalised; the zero vector is accepted and scores 0 against
 // everything. Vectors holding NaN or infinities are refused.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -282,4 +284,40 @@ func TestAddBatchParallel(t *testing.T) {
 	if h := ix.Search(vs[0], 1); len(h) != 1 || h[0].ID == "0" && h[0].Score < 0.999 {
 		t.Fatalf("replaced id: %v", h)
 	}
+}
+
+// The size estimate that bounds the in-process indexes together is near
+// the memory an index really holds (measured as heap growth), and is
+// nothing for an empty index.
+func TestSizeEstimate(t *testing.T) {
+	if New(64).SizeBytes() != 0 {
+		t.Fatal("an empty index has a size")
+	}
+	const n, dims = 4096, 128
+	rng := rand.New(rand.NewPCG(3, 4))
+	ids := make([]string, n)
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		ids[i] = strconv.Itoa(100000 + i)
+		vecs[i] = make([]float32, dims)
+		for j := range vecs[i] {
+			vecs[i][j] = rng.Float32() - 0.5
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ix := New(dims)
+	if err := ix.AddBatch(ids, vecs); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	est, heap := ix.SizeBytes(), int64(after.HeapAlloc)-int64(before.HeapAlloc)
+	t.Logf("%d vectors of %d dimensions: estimate %d bytes, heap growth %d bytes", n, dims, est, heap)
+	if est < heap*2/3 || est > heap*3/2 {
+		t.Fatalf("estimate %d bytes is off the heap growth %d bytes by more than half", est, heap)
+	}
+	runtime.KeepAlive(ix)
+	runtime.KeepAlive(vecs) // not freed between the two readings
 }
