@@ -18,7 +18,7 @@ func (c *Console) alertConfigRoutes() {
 	c.page("GET "+Prefix+"alerts/configs", c.alertConfigsPage)
 	c.page("POST "+Prefix+"alerts/configs", c.alertConfigCreate)
 	c.page("GET "+Prefix+"alerts/configs/{config_id}", c.alertConfigPage)
-	c.page("POST "+Prefix+"alerts/configs/{config_id}", c.alertConfigSave)
+	c.page("POST "+Prefix+"alerts/configs/{config_id}/save", c.alertConfigSave)
 	c.page("POST "+Prefix+"alerts/configs/{config_id}/delete", c.alertConfigDelete)
 	c.page("POST "+Prefix+"alerts/configs/{config_id}/webhook", c.alertWebhookSave)
 	c.page("POST "+Prefix+"alerts/configs/{config_id}/webhook/delete", c.alertWebhookDelete)
@@ -45,8 +45,14 @@ type configScope struct {
 	Agent, Source, Scope string
 }
 
-func (s configScope) query() string {
+func (s configScope) query() string { return s.pageQuery(1) }
+
+// pageQuery is the query string of the scope's page n.
+func (s configScope) pageQuery(n int) string {
 	q := url.Values{}
+	if n > 1 {
+		q.Set("page", strconv.Itoa(n))
+	}
 	setNonEmpty(q, "agent", s.Agent)
 	setNonEmpty(q, "source", s.Source)
 	setNonEmpty(q, "scope", s.Scope)
@@ -96,8 +102,8 @@ type alertConfigsView struct {
 	Configs      []client.AlertConfig
 	Total        int
 	Page         int
-	PrevPage     int // 0 on the first page
-	NextPage     int // 0 on the last page
+	PrevQuery    string // "" on the first page
+	NextQuery    string // "" on the last page
 	Distribution []string
 	Form         configForm
 	Problem      string
@@ -140,10 +146,10 @@ func (c *Console) renderAlertConfigs(req *Request, v alertConfigsView, status in
 	}
 	v.Configs, v.Total = p.Items, p.Total
 	if v.Page > 1 {
-		v.PrevPage = v.Page - 1
+		v.PrevQuery = v.Scope.pageQuery(v.Page - 1)
 	}
 	if p.HasNext {
-		v.NextPage = v.Page + 1
+		v.NextQuery = v.Scope.pageQuery(v.Page + 1)
 	}
 	return req.Page(status, "alerts_configs.html", "Alert configs", "alerts", v)
 }
