@@ -53,7 +53,7 @@ func TestAlertsPages(t *testing.T) {
 		b := newBrowser(t, srv)
 		b.signInWithKey(srv.Key)
 
-		b.get("/console/alerts/configs?agent=" + agent).mustContain(t, "Card checker", "No configs here yet", `value="governance_blocked"`)
+		b.get("/console/alerts/configs?agent="+agent).mustContain(t, "Card checker", "No configs here yet", `value="governance_blocked"`)
 		p := b.post("/console/alerts/configs", url.Values{"agent": {agent}, "alert_type": {"governance_blocked"}, "threshold": {`{"note":"kept"}`},
 			"cooldown_minutes": {"0"}, "distribution_type": {"owner"}, "enabled": {"true"}})
 		p.mustContain(t, "Created the alert config.", "governance_blocked", "Card checker", `{&#34;note&#34;:&#34;kept&#34;}`)
@@ -70,7 +70,7 @@ func TestAlertsPages(t *testing.T) {
 		if p := b.get("/console/alerts?status=resolved"); strings.Contains(p.Body, a.ID) {
 			t.Fatal("a triggered alert is listed under resolved")
 		}
-		b.get("/console/alerts?status=triggered&agent=" + agent + "&since=24h").mustContain(t, a.ID)
+		b.get("/console/alerts?status=triggered&agent="+agent+"&since=24h").mustContain(t, a.ID)
 		if p := b.get("/console/alerts?status=open"); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "error-text") {
 			t.Fatalf("a status the API refuses: %d", p.Status)
 		}
@@ -151,7 +151,7 @@ func TestAlertsPages(t *testing.T) {
 		// A member may read but not set webhooks: the API's 403 is the page's.
 		member := newBrowser(t, srv)
 		member.signInWithKey(srv.IssueKey(t, srv.AccountID, srv.UserID, store.RoleMember))
-		member.get("/console/alerts/configs/" + cfgID).mustContain(t, "governance_blocked")
+		member.get("/console/alerts/configs/"+cfgID).mustContain(t, "governance_blocked")
 		if p := member.post("/console/alerts/configs/"+cfgID+"/webhook", url.Values{"url": {"https://example.com/h"}, "secret_name": {"HOOK"}}); p.Status != http.StatusForbidden {
 			t.Fatalf("a member setting a webhook: %d", p.Status)
 		}
@@ -169,8 +169,8 @@ func TestAlertsPages(t *testing.T) {
 			}
 		}
 		for path, form := range map[string]url.Values{
-			"/console/alerts/" + a.ID + "/status":   {"status": {"dismissed"}},
-			"/console/alerts/" + a.ID + "/comments": {"body": {"mine"}},
+			"/console/alerts/" + a.ID + "/status":    {"status": {"dismissed"}},
+			"/console/alerts/" + a.ID + "/comments":  {"body": {"mine"}},
 			"/console/alerts/" + a.ID + "/subscribe": nil, "/console/alerts/" + a.ID + "/unsubscribe": nil,
 			"/console/alerts/configs/" + cfgID + "/save":           {"cooldown_minutes": {"1"}},
 			"/console/alerts/configs/" + cfgID + "/webhook":        {"url": {"https://example.com/x"}, "secret_name": {"HOOK"}},

@@ -267,4 +267,3 @@ func deref(s *string) string {
 	}
 	return *s
 }
-
