@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -246,6 +248,59 @@ func TestAlertPreferencesPage(t *testing.T) {
 		}
 		if p := o.post("/console/alerts/preferences", url.Values{"organization_id": {org.ID}, "alert_type": {"run_failed"}, "subscribed": {"false"}}); p.Status != http.StatusNotFound {
 			t.Errorf("an outsider: %d", p.Status)
+		}
+	})
+}
+
+var olderLink = regexp.MustCompile(`href="/console/alerts(\?[^"]*)" rel="next"`)
+var alertRowID = regexp.MustCompile(`<tr id="alert-([0-9a-f-]+)"`)
+
+// The inbox pages by time: following "Older" from the newest page shows
+// every alert once, newest first, with the filters kept.
+func TestAlertsInboxPages(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		a1 := srv.StoreAgent(t, srv.AccountID, "One", showDef, "dynamic_input")
+		a2 := srv.StoreAgent(t, srv.AccountID, "Two", showDef, "dynamic_input")
+		ids := seedAlerts(t, srv.DB, srv.AccountID, []string{a1, a2}, 230)
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		walk := func(path string) []string {
+			var seen []string
+			for pages := 0; path != ""; pages++ {
+				if pages > 10 {
+					t.Fatal("the pages do not end")
+				}
+				p := b.get(path)
+				if p.Status != http.StatusOK {
+					t.Fatalf("%s: %d", path, p.Status)
+				}
+				for _, m := range alertRowID.FindAllStringSubmatch(p.Body, -1) {
+					seen = append(seen, m[1])
+				}
+				path = ""
+				if m := olderLink.FindStringSubmatch(p.Body); m != nil {
+					path = "/console/alerts" + html.UnescapeString(m[1])
+				}
+			}
+			return seen
+		}
+		all := walk("/console/alerts")
+		if len(all) != len(ids) {
+			t.Fatalf("%d alerts over the pages, want %d", len(all), len(ids))
+		}
+		for i, id := range all {
+			if id != ids[len(ids)-1-i] {
+				t.Fatalf("alert %d is %s, want %s", i, id, ids[len(ids)-1-i])
+			}
+		}
+		// Filtered: agent One's, every other seeded alert.
+		one := walk("/console/alerts?agent=" + a1)
+		if len(one) != len(ids)/2 || one[0] != ids[len(ids)-2] {
+			t.Fatalf("agent One's pages: %d alerts", len(one))
+		}
+		if p := b.get("/console/alerts?before=yesterday"); p.Status != http.StatusBadRequest {
+			t.Fatalf("a page time that is not a time: %d", p.Status)
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,29 +72,52 @@ func alertActions(status string) []alertAction {
 	return []alertAction{{alertTriggered, "Reopen"}}
 }
 
-// alertsPageSize is the inbox's page: the API's page numbers, 50 a page.
+// alertsPageSize is the inbox's page.
 const alertsPageSize = 50
 
-// alertsFilter is the inbox's filter, read from the query string.
+// alertsFilter is the inbox's filter, read from the query string. Older
+// pages are read by time, not by page number: Before is the creation time
+// of the last alert shown and After its id, so an older page is the API's
+// first page up to that time (time_to), which the database reads from its
+// index as quickly as the newest page, however deep the list goes.
 type alertsFilter struct {
 	Status, Agent, Source, Since string
-	Page                         int
+	Before, After                string
 }
 
-func (f alertsFilter) query(page int) string {
+func (f alertsFilter) query(before, after string) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"status": f.Status, "agent": f.Agent, "source": f.Source, "since": f.Since} {
+	for k, v := range map[string]string{"status": f.Status, "agent": f.Agent, "source": f.Source, "since": f.Since, "before": before, "after": after} {
 		if v != "" {
 			q.Set(k, v)
 		}
-	}
-	if page > 1 {
-		q.Set("page", strconv.Itoa(page))
 	}
 	if len(q) == 0 {
 		return ""
 	}
 	return "?" + q.Encode()
+}
+
+// alertsPageAfter reads the page of alerts older than (before, after): the
+// API's first page up to before, less the alerts at that very time that
+// the previous page showed (same time, id not below after: the list is
+// newest first, then by id descending).
+func alertsPageAfter(req *Request, cl *client.Client, o client.AlertListOptions, before time.Time, after string) ([]client.Alert, bool, error) {
+	o.TimeTo, o.Page, o.Limit = before, 1, alertsPageSize+10
+	p, err := cl.ListAlerts(req.Ctx(), o)
+	if err != nil {
+		return nil, false, err
+	}
+	items := p.Items
+	for len(items) > 0 {
+		t, err := time.Parse(time.RFC3339Nano, deref(items[0].CreatedAt))
+		if err != nil || t.Before(before) || items[0].ID < after {
+			break
+		}
+		items = items[1:]
+	}
+	more := p.HasNext || len(items) > alertsPageSize
+	return items[:min(len(items), alertsPageSize)], more, nil
 }
 
 type alertRow struct {
@@ -104,19 +126,18 @@ type alertRow struct {
 }
 
 type alertsInboxView struct {
-	Filter    alertsFilter
-	Statuses  []string
-	Windows   []struct{ Value, Label string }
-	Agents    []client.Agent
-	Rows      []alertRow
-	Total     int
-	Page      int
-	Pages     int
-	PrevQuery string // "" on the first page
-	NextQuery string // "" on the last page
-	Back      string // this page's path and query, where actions return
-	Problem   string
-	Notice    string
+	Filter      alertsFilter
+	Statuses    []string
+	Windows     []struct{ Value, Label string }
+	Agents      []client.Agent
+	Rows        []alertRow
+	Total       int    // how many match, on the first page
+	FirstPage   bool   // the newest alerts
+	NewestQuery string // the first page's query string, with the same filters
+	NextQuery   string // "" on the last page
+	Back        string // this page's path and query, where actions return
+	Problem     string
+	Notice      string
 }
 
 func (v alertsInboxView) flash() string { return v.Notice }
@@ -127,21 +148,36 @@ func (c *Console) alertsInbox(req *Request) error {
 		return err
 	}
 	q := req.URL.Query()
-	f := alertsFilter{Status: q.Get("status"), Agent: q.Get("agent"), Source: strings.TrimSpace(q.Get("source")), Since: q.Get("since")}
-	f.Page, _ = strconv.Atoi(q.Get("page"))
-	f.Page = max(f.Page, 1)
-	v := alertsInboxView{Filter: f, Statuses: alertStatuses, Windows: runWindows, Page: f.Page, Back: req.URL.RequestURI(),
-		Notice: noticeOf(q.Get("done"))}
+	f := alertsFilter{Status: q.Get("status"), Agent: q.Get("agent"), Source: strings.TrimSpace(q.Get("source")), Since: q.Get("since"),
+		Before: q.Get("before"), After: q.Get("after")}
+	v := alertsInboxView{Filter: f, Statuses: alertStatuses, Windows: runWindows, Back: req.URL.RequestURI(),
+		Notice: noticeOf(q.Get("done")), NewestQuery: f.query("", "")}
+	before, err := time.Parse(time.RFC3339Nano, f.Before)
+	if f.Before != "" && err != nil {
+		return req.Error(http.StatusBadRequest, "The page's time is not a time.")
+	}
+	v.FirstPage = f.Before == ""
 	agents, names, err := agentNames(req, cl)
 	if err != nil {
 		return err
 	}
 	v.Agents = agents
-	o := client.AlertListOptions{Status: f.Status, AgentID: f.Agent, SourceConnectionID: f.Source, Page: f.Page, Limit: alertsPageSize}
+	o := client.AlertListOptions{Status: f.Status, AgentID: f.Agent, SourceConnectionID: f.Source, Limit: alertsPageSize}
 	if d, err := time.ParseDuration(f.Since); err == nil && d > 0 {
 		o.TimeFrom = time.Now().Add(-d)
 	}
-	p, err := cl.ListAlerts(req.Ctx(), o)
+	var (
+		items []client.Alert
+		more  bool
+	)
+	if v.FirstPage {
+		var p *client.Page[client.Alert]
+		if p, err = cl.ListAlerts(req.Ctx(), o); err == nil {
+			items, more, v.Total = p.Items, p.HasNext, p.Total
+		}
+	} else {
+		items, more, err = alertsPageAfter(req, cl, o, before, f.After)
+	}
 	if err != nil {
 		if msg, ok := unprocessable(err); ok {
 			v.Problem = msg
@@ -149,22 +185,16 @@ func (c *Console) alertsInbox(req *Request) error {
 		}
 		return err
 	}
-	for _, a := range p.Items {
+	for _, a := range items {
 		r := alertRow{Alert: a}
 		if a.AgentID != nil {
 			r.AgentName = names[*a.AgentID]
 		}
 		v.Rows = append(v.Rows, r)
 	}
-	v.Total, v.Pages = p.Total, p.Pages
-	if p.HasPrev || f.Page > 1 {
-		v.PrevQuery = f.query(f.Page - 1)
-		if v.PrevQuery == "" {
-			v.PrevQuery = "?"
-		}
-	}
-	if p.HasNext {
-		v.NextQuery = f.query(f.Page + 1)
+	if more && len(items) > 0 {
+		last := items[len(items)-1]
+		v.NextQuery = f.query(deref(last.CreatedAt), last.ID)
 	}
 	return req.Page(http.StatusOK, "alerts_inbox.html", "Alerts", "alerts", v)
 }
