@@ -92,12 +92,12 @@ func capabilities(m client.Model) []string {
 		}
 	}
 	for _, media := range m.SupportedInputMedia {
-		if media != "text" {
+		if !strings.HasPrefix(media, "text") {
 			out = append(out, media+" in")
 		}
 	}
 	for _, media := range m.SupportedOutputMedia {
-		if media != "text" {
+		if !strings.HasPrefix(media, "text") {
 			out = append(out, media+" out")
 		}
 	}

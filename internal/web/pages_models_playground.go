@@ -129,6 +129,7 @@ type experimentView struct {
 	Totals     *client.ExperimentTotals
 	Final      bool
 	Progress   string
+	CSRF       string // the fragment's cancel form's token
 }
 
 func readExperiment(req *Request, cl *client.Client) (*experimentView, error) {
@@ -136,7 +137,7 @@ func readExperiment(req *Request, cl *client.Client) (*experimentView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &experimentView{Experiment: e, Final: client.ExperimentTerminal(e.Status)}
+	v := &experimentView{Experiment: e, Final: client.ExperimentTerminal(e.Status), CSRF: req.CSRF()}
 	if e.ProgressCurrent != nil && e.ProgressTotal != nil {
 		v.Progress = strconv.Itoa(*e.ProgressCurrent) + " of " + strconv.Itoa(*e.ProgressTotal)
 	}
