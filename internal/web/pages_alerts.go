@@ -110,7 +110,7 @@ func alertsPageAfter(req *Request, cl *client.Client, o client.AlertListOptions,
 	}
 	items := p.Items
 	for len(items) > 0 {
-		t, err := time.Parse(time.RFC3339Nano, deref(items[0].CreatedAt))
+		t, err := time.Parse(time.RFC3339Nano, ptrText(items[0].CreatedAt))
 		if err != nil || t.Before(before) || items[0].ID < after {
 			break
 		}
@@ -151,7 +151,7 @@ func (c *Console) alertsInbox(req *Request) error {
 	f := alertsFilter{Status: q.Get("status"), Agent: q.Get("agent"), Source: strings.TrimSpace(q.Get("source")), Since: q.Get("since"),
 		Before: q.Get("before"), After: q.Get("after")}
 	v := alertsInboxView{Filter: f, Statuses: alertStatuses, Windows: runWindows, Back: req.URL.RequestURI(),
-		Notice: noticeOf(q.Get("done")), NewestQuery: f.query("", "")}
+		Notice: actionNotice(q.Get("done")), NewestQuery: f.query("", "")}
 	before, err := time.Parse(time.RFC3339Nano, f.Before)
 	if f.Before != "" && err != nil {
 		return req.Error(http.StatusBadRequest, "The page's time is not a time.")
@@ -179,7 +179,7 @@ func (c *Console) alertsInbox(req *Request) error {
 		items, more, err = alertsPageAfter(req, cl, o, before, f.After)
 	}
 	if err != nil {
-		if msg, ok := unprocessable(err); ok {
+		if msg, ok := apiProblem422(err); ok {
 			v.Problem = msg
 			return req.Page(http.StatusUnprocessableEntity, "alerts_inbox.html", "Alerts", "alerts", v)
 		}
@@ -194,13 +194,13 @@ func (c *Console) alertsInbox(req *Request) error {
 	}
 	if more && len(items) > 0 {
 		last := items[len(items)-1]
-		v.NextQuery = f.query(deref(last.CreatedAt), last.ID)
+		v.NextQuery = f.query(ptrText(last.CreatedAt), last.ID)
 	}
 	return req.Page(http.StatusOK, "alerts_inbox.html", "Alerts", "alerts", v)
 }
 
 // unprocessable is a 422's message.
-func unprocessable(err error) (string, bool) {
+func apiProblem422(err error) (string, bool) {
 	var ae *client.APIError
 	if errors.As(err, &ae) && ae.StatusCode == http.StatusUnprocessableEntity {
 		return ae.Message, true
@@ -208,9 +208,9 @@ func unprocessable(err error) (string, bool) {
 	return "", false
 }
 
-// notices are the one-line confirmations an action's redirect names
+// actionNotices are the one-line confirmations an action's redirect names
 // (?done=…): fixed sentences, so a link cannot put words on the page.
-var notices = map[string]string{
+var actionNotices = map[string]string{
 	"acknowledged": "Acknowledged the alert.", "resolved": "Resolved the alert.", "dismissed": "Dismissed the alert.",
 	"triggered": "Reopened the alert.", "commented": "Added your comment.", "subscribed": "You are subscribed to this alert.",
 	"unsubscribed": "You are no longer subscribed to this alert.", "created": "Created the alert config.",
@@ -220,11 +220,11 @@ var notices = map[string]string{
 	"cancelled": "Cancelled the experiment.",
 }
 
-func noticeOf(key string) string { return notices[key] }
+func actionNotice(key string) string { return actionNotices[key] }
 
 // backTo is where an action returns: a path of the area the form names,
 // or fallback (never another site: only console paths are followed).
-func backTo(req *Request, area, fallback string) string {
+func actionBack(req *Request, area, fallback string) string {
 	b := req.PostForm.Get("back")
 	if strings.HasPrefix(b, Prefix+area) && !strings.HasPrefix(b, "//") && !strings.Contains(b, "\\") {
 		return b
@@ -233,7 +233,7 @@ func backTo(req *Request, area, fallback string) string {
 }
 
 // withDone adds ?done=key (or &done=key) to a path, replacing any earlier.
-func withDone(path, key string) string {
+func pathWithDone(path, key string) string {
 	u, err := url.Parse(path)
 	if err != nil {
 		return path
@@ -246,7 +246,7 @@ func withDone(path, key string) string {
 }
 
 // withProblem adds ?problem=… to a path.
-func withProblem(path, msg string) string {
+func pathWithProblem(path, msg string) string {
 	u, err := url.Parse(path)
 	if err != nil {
 		return path
@@ -278,7 +278,7 @@ func (c *Console) alertPage(req *Request) error {
 		return err
 	}
 	v := alertPageView{Detail: d, Actions: alertActions(d.Alert.Status), Problem: req.URL.Query().Get("problem"),
-		Notice: noticeOf(req.URL.Query().Get("done"))}
+		Notice: actionNotice(req.URL.Query().Get("done"))}
 	if d.Alert.AgentID != nil {
 		if a, err := cl.GetAgent(req.Ctx(), *d.Alert.AgentID); err == nil {
 			v.AgentName = a.Name
@@ -297,17 +297,17 @@ func (c *Console) alertSetStatus(req *Request) error {
 	}
 	id := req.PathValue("alert_id")
 	status := req.PostForm.Get("status")
-	back := backTo(req, "alerts", Prefix+"alerts/"+url.PathEscape(id))
+	back := actionBack(req, "alerts", Prefix+"alerts/"+url.PathEscape(id))
 	if _, err := cl.SetAlertStatus(req.Ctx(), id, status, strings.TrimSpace(req.PostForm.Get("note"))); err != nil {
-		if msg, ok := unprocessable(err); ok {
-			return req.Redirect(withProblem(back, msg))
+		if msg, ok := apiProblem422(err); ok {
+			return req.Redirect(pathWithProblem(back, msg))
 		}
 		if errors.Is(err, client.ErrConflict) {
-			return req.Redirect(withProblem(back, "The alert cannot move to "+status+" now: its config has another open alert, or it changed meanwhile."))
+			return req.Redirect(pathWithProblem(back, "The alert cannot move to "+status+" now: its config has another open alert, or it changed meanwhile."))
 		}
 		return err
 	}
-	return req.Redirect(withDone(back, status))
+	return req.Redirect(pathWithDone(back, status))
 }
 
 func (c *Console) alertComment(req *Request) error {
@@ -321,12 +321,12 @@ func (c *Console) alertComment(req *Request) error {
 	id := req.PathValue("alert_id")
 	back := Prefix + "alerts/" + url.PathEscape(id)
 	if _, err := cl.CommentOnAlert(req.Ctx(), id, req.PostForm.Get("body")); err != nil {
-		if msg, ok := unprocessable(err); ok {
-			return req.Redirect(withProblem(back, msg))
+		if msg, ok := apiProblem422(err); ok {
+			return req.Redirect(pathWithProblem(back, msg))
 		}
 		return err
 	}
-	return req.Redirect(withDone(back, "commented") + "#comments")
+	return req.Redirect(pathWithDone(back, "commented") + "#comments")
 }
 
 // alertSubscribe subscribes or unsubscribes the signed-in user, by the
@@ -347,5 +347,5 @@ func (c *Console) alertSubscribe(req *Request) error {
 	if err != nil {
 		return err
 	}
-	return req.Redirect(withDone(Prefix+"alerts/"+url.PathEscape(id), done))
+	return req.Redirect(pathWithDone(Prefix+"alerts/"+url.PathEscape(id), done))
 }

@@ -53,9 +53,9 @@ func (s configScope) pageQuery(n int) string {
 	if n > 1 {
 		q.Set("page", strconv.Itoa(n))
 	}
-	setNonEmpty(q, "agent", s.Agent)
-	setNonEmpty(q, "source", s.Source)
-	setNonEmpty(q, "scope", s.Scope)
+	setQueryIf(q, "agent", s.Agent)
+	setQueryIf(q, "source", s.Source)
+	setQueryIf(q, "scope", s.Scope)
 	if len(q) == 0 {
 		return ""
 	}
@@ -82,7 +82,7 @@ func (s configScope) Types() []string {
 	return out
 }
 
-func setNonEmpty(q url.Values, k, v string) {
+func setQueryIf(q url.Values, k, v string) {
 	if v != "" {
 		q.Set(k, v)
 	}
@@ -120,7 +120,7 @@ func (c *Console) alertConfigsPage(req *Request) error {
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	v := alertConfigsView{Scope: s, Page: max(page, 1), Form: configForm{Enabled: true, Cooldown: "60", Distribution: "owner"},
-		Notice: noticeOf(q.Get("done")), Problem: q.Get("problem")}
+		Notice: actionNotice(q.Get("done")), Problem: q.Get("problem")}
 	return c.renderAlertConfigs(req, v, http.StatusOK)
 }
 
@@ -138,7 +138,7 @@ func (c *Console) renderAlertConfigs(req *Request, v alertConfigsView, status in
 	p, err := cl.ListAlertConfigs(req.Ctx(), client.AlertConfigListOptions{AgentID: v.Scope.Agent, SourceConnectionID: v.Scope.Source,
 		Scope: v.Scope.Scope, Page: v.Page, Limit: 50})
 	if err != nil {
-		if msg, ok := unprocessable(err); ok {
+		if msg, ok := apiProblem422(err); ok {
 			v.Problem = msg
 			return req.Page(http.StatusUnprocessableEntity, "alerts_configs.html", "Alert configs", "alerts", v)
 		}
@@ -203,13 +203,13 @@ func (c *Console) alertConfigCreate(req *Request) error {
 		Threshold: threshold, CooldownMinutes: cooldown, DistributionType: f.Distribution, RecipientUserIDs: recipients}
 	cfg, err := cl.CreateAlertConfig(req.Ctx(), in)
 	if err != nil {
-		if msg, ok := unprocessable(err); ok {
+		if msg, ok := apiProblem422(err); ok {
 			v.Problem = msg
 			return c.renderAlertConfigs(req, v, http.StatusUnprocessableEntity)
 		}
 		return err
 	}
-	return req.Redirect(withDone(Prefix+"alerts/configs/"+url.PathEscape(cfg.ID), "created"))
+	return req.Redirect(pathWithDone(Prefix+"alerts/configs/"+url.PathEscape(cfg.ID), "created"))
 }
 
 type alertConfigView struct {
@@ -242,7 +242,7 @@ func formOf(cfg *client.AlertConfig) configForm {
 func (c *Console) alertConfigPage(req *Request) error {
 	q := req.URL.Query()
 	page, _ := strconv.Atoi(q.Get("page"))
-	v := alertConfigView{DeliveryPage: max(page, 1), Notice: noticeOf(q.Get("done")), Problem: q.Get("problem")}
+	v := alertConfigView{DeliveryPage: max(page, 1), Notice: actionNotice(q.Get("done")), Problem: q.Get("problem")}
 	return c.renderAlertConfig(req, v, http.StatusOK)
 }
 
@@ -317,13 +317,13 @@ func (c *Console) alertConfigSave(req *Request) error {
 	in := client.UpdateAlertConfigRequest{Enabled: &enabled, Threshold: threshold, CooldownMinutes: cooldown,
 		DistributionType: f.Distribution, RecipientUserIDs: recipients}
 	if _, err := cl.UpdateAlertConfig(req.Ctx(), id, in); err != nil {
-		if msg, ok := unprocessable(err); ok {
+		if msg, ok := apiProblem422(err); ok {
 			v.Problem = msg
 			return c.renderAlertConfig(req, v, http.StatusUnprocessableEntity)
 		}
 		return err
 	}
-	return req.Redirect(withDone(Prefix+"alerts/configs/"+url.PathEscape(id), "saved"))
+	return req.Redirect(pathWithDone(Prefix+"alerts/configs/"+url.PathEscape(id), "saved"))
 }
 
 func (c *Console) alertConfigDelete(req *Request) error {
@@ -348,7 +348,7 @@ func (c *Console) alertConfigDelete(req *Request) error {
 	case isSourceType(cfg.AlertType):
 		s.Scope = "source"
 	}
-	return req.Redirect(withDone(Prefix+"alerts/configs"+s.query(), "deleted"))
+	return req.Redirect(pathWithDone(Prefix+"alerts/configs"+s.query(), "deleted"))
 }
 
 func (c *Console) alertWebhookSave(req *Request) error {
@@ -363,12 +363,12 @@ func (c *Console) alertWebhookSave(req *Request) error {
 	back := Prefix + "alerts/configs/" + url.PathEscape(id)
 	_, err = cl.SetAlertWebhook(req.Ctx(), id, strings.TrimSpace(req.PostForm.Get("url")), strings.TrimSpace(req.PostForm.Get("secret_name")))
 	if err != nil {
-		if msg, ok := unprocessable(err); ok {
-			return req.Redirect(withProblem(back, msg) + "#webhook")
+		if msg, ok := apiProblem422(err); ok {
+			return req.Redirect(pathWithProblem(back, msg) + "#webhook")
 		}
 		return err
 	}
-	return req.Redirect(withDone(back, "webhook") + "#webhook")
+	return req.Redirect(pathWithDone(back, "webhook") + "#webhook")
 }
 
 func (c *Console) alertWebhookDelete(req *Request) error {
@@ -380,5 +380,5 @@ func (c *Console) alertWebhookDelete(req *Request) error {
 	if err := cl.DeleteAlertWebhook(req.Ctx(), id); err != nil {
 		return err
 	}
-	return req.Redirect(withDone(Prefix+"alerts/configs/"+url.PathEscape(id), "webhook-removed") + "#webhook")
+	return req.Redirect(pathWithDone(Prefix+"alerts/configs/"+url.PathEscape(id), "webhook-removed") + "#webhook")
 }

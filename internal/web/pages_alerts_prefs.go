@@ -38,7 +38,7 @@ func (c *Console) alertPreferencesPage(req *Request) error {
 	if err != nil {
 		return err
 	}
-	v := alertPreferencesView{Notice: noticeOf(req.URL.Query().Get("done")), Problem: req.URL.Query().Get("problem")}
+	v := alertPreferencesView{Notice: actionNotice(req.URL.Query().Get("done")), Problem: req.URL.Query().Get("problem")}
 	for _, p := range prefs {
 		if n := len(v.Organizations); n == 0 || v.Organizations[n-1].OrganizationID != p.OrganizationID {
 			v.Organizations = append(v.Organizations, orgPreferences{OrganizationID: p.OrganizationID})
@@ -60,10 +60,10 @@ func (c *Console) alertPreferenceSave(req *Request) error {
 	subscribed := req.PostForm.Get("subscribed") == "true"
 	back := Prefix + "alerts/preferences"
 	if _, err := cl.SetAlertPreference(req.Ctx(), req.PostForm.Get("organization_id"), req.PostForm.Get("alert_type"), subscribed); err != nil {
-		if msg, ok := unprocessable(err); ok {
-			return req.Redirect(withProblem(back, msg))
+		if msg, ok := apiProblem422(err); ok {
+			return req.Redirect(pathWithProblem(back, msg))
 		}
 		return err
 	}
-	return req.Redirect(withDone(back, "preference"))
+	return req.Redirect(pathWithDone(back, "preference"))
 }

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	registerArea((*Console).modelsRoutes)
-	funcs["price"] = price
+	funcs["creditsPer1k"] = creditsPer1k
 }
 
 func (c *Console) modelsRoutes() {
@@ -29,8 +29,8 @@ func (c *Console) modelsRoutes() {
 	c.playgroundRoutes()
 }
 
-// price shows a credit price per 1,000 tokens, or a dash when there is none.
-func price(v *float64) string {
+// creditsPer1k shows a credit price per 1,000 tokens, or a dash when there is none.
+func creditsPer1k(v *float64) string {
 	if v == nil {
 		return "—"
 	}
@@ -38,10 +38,10 @@ func price(v *float64) string {
 }
 
 // badge is a lifecycle or status mark beside a model's name.
-type badge struct{ Class, Label string }
+type modelBadge struct{ Class, Label string }
 
 // parseDate reads the catalog's dates: RFC 3339 or a plain day.
-func parseDate(s *string) (time.Time, bool) {
+func catalogDate(s *string) (time.Time, bool) {
 	if s == nil || *s == "" {
 		return time.Time{}, false
 	}
@@ -55,32 +55,32 @@ func parseDate(s *string) (time.Time, bool) {
 
 // lifecycle is a model's badges at now: deprecated, retiring on a day or
 // retired, new, and whether it is the account's default or last used.
-func lifecycle(m client.Model, accountDefault string, now time.Time) []badge {
-	var out []badge
-	if t, ok := parseDate(m.DeprecatedAt); ok && !t.After(now) {
-		out = append(out, badge{"badge-deprecated", "deprecated"})
+func modelBadges(m client.Model, accountDefault string, now time.Time) []modelBadge {
+	var out []modelBadge
+	if t, ok := catalogDate(m.DeprecatedAt); ok && !t.After(now) {
+		out = append(out, modelBadge{"badge-deprecated", "deprecated"})
 	}
-	if t, ok := parseDate(m.SunsetAt); ok {
+	if t, ok := catalogDate(m.SunsetAt); ok {
 		if t.After(now) {
-			out = append(out, badge{"badge-retiring", "retiring " + t.UTC().Format("2006-01-02")})
+			out = append(out, modelBadge{"badge-retiring", "retiring " + t.UTC().Format("2006-01-02")})
 		} else {
-			out = append(out, badge{"badge-retired", "retired " + t.UTC().Format("2006-01-02")})
+			out = append(out, modelBadge{"badge-retired", "retired " + t.UTC().Format("2006-01-02")})
 		}
 	}
 	if m.IsNew {
-		out = append(out, badge{"badge-new", "new"})
+		out = append(out, modelBadge{"badge-new", "new"})
 	}
 	if m.ID == accountDefault || m.ModelID == accountDefault {
-		out = append(out, badge{"badge-default", "account default"})
+		out = append(out, modelBadge{"badge-default", "account default"})
 	}
 	if m.LastUsed {
-		out = append(out, badge{"", "last used"})
+		out = append(out, modelBadge{"", "last used"})
 	}
 	return out
 }
 
 // capabilities names what a model supports, briefly.
-func capabilities(m client.Model) []string {
+func modelCapabilities(m client.Model) []string {
 	var out []string
 	for _, c := range []struct {
 		on   bool
@@ -106,7 +106,7 @@ func capabilities(m client.Model) []string {
 
 type modelRow struct {
 	client.Model
-	Badges       []badge
+	Badges       []modelBadge
 	Capabilities []string
 }
 
@@ -142,7 +142,7 @@ func (c *Console) modelsCatalog(req *Request) error {
 	}
 	q := req.URL.Query()
 	f := catalogFilter{Provider: q.Get("provider"), Input: q.Get("input"), Tools: q.Get("tools") != "", Thinking: q.Get("thinking") != ""}
-	v := modelsCatalogView{Filter: f, Notice: noticeOf(q.Get("done")), Problem: q.Get("problem")}
+	v := modelsCatalogView{Filter: f, Notice: actionNotice(q.Get("done")), Problem: q.Get("problem")}
 	all, err := cl.ListModels(req.Ctx(), client.ModelFilter{})
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (c *Console) modelsCatalog(req *Request) error {
 			mf.SupportsThinking = &yes
 		}
 		if groups, err = cl.ListModels(req.Ctx(), mf); err != nil {
-			if msg, ok := unprocessable(err); ok {
+			if msg, ok := apiProblem422(err); ok {
 				v.Problem, groups = msg, nil
 			} else {
 				return err
@@ -183,7 +183,7 @@ func (c *Console) modelsCatalog(req *Request) error {
 	for _, g := range groups {
 		rows := providerRows{Provider: g.Provider}
 		for _, m := range g.Models {
-			rows.Models = append(rows.Models, modelRow{Model: m, Badges: lifecycle(m, accountDefault, now), Capabilities: capabilities(m)})
+			rows.Models = append(rows.Models, modelRow{Model: m, Badges: modelBadges(m, accountDefault, now), Capabilities: modelCapabilities(m)})
 		}
 		v.Count += len(rows.Models)
 		v.Groups = append(v.Groups, rows)
@@ -208,17 +208,17 @@ func (c *Console) modelsSetDefault(req *Request) error {
 		model = ""
 	}
 	if _, err := cl.SetDefaultModel(req.Ctx(), model); err != nil {
-		if msg, ok := unprocessable(err); ok {
-			return req.Redirect(withProblem(Prefix+"models", msg) + "#default")
+		if msg, ok := apiProblem422(err); ok {
+			return req.Redirect(pathWithProblem(Prefix+"models", msg) + "#default")
 		}
 		return err
 	}
-	return req.Redirect(withDone(Prefix+"models", "default") + "#default")
+	return req.Redirect(pathWithDone(Prefix+"models", "default") + "#default")
 }
 
 type modelPageView struct {
 	Model           *client.Model
-	Badges          []badge
+	Badges          []modelBadge
 	Capabilities    []string
 	Usage           *client.ModelUsage
 	Recommendations *client.ModelRecommendations
@@ -239,7 +239,7 @@ func (c *Console) modelPage(req *Request) error {
 	if err != nil {
 		return err
 	}
-	v := modelPageView{Model: m, Badges: lifecycle(*m, deref(def.AccountModelID), time.Now()), Capabilities: capabilities(*m)}
+	v := modelPageView{Model: m, Badges: modelBadges(*m, ptrText(def.AccountModelID), time.Now()), Capabilities: modelCapabilities(*m)}
 	if v.Usage, err = cl.GetModelUsage(req.Ctx(), m.ID); err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func (c *Console) modelPage(req *Request) error {
 	return req.Page(http.StatusOK, "models_model.html", m.Name, "models", v)
 }
 
-func deref(s *string) string {
+func ptrText(s *string) string {
 	if s == nil {
 		return ""
 	}

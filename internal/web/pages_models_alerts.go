@@ -8,7 +8,7 @@ import (
 	"github.com/agentry/agentry/client"
 )
 
-// Model alerts: the in-app notices of the model lifecycle (a model in use
+// Model alerts: the in-app actionNotices of the model lifecycle (a model in use
 // deprecated or retiring, a newer one out, an agent upgraded or rolled
 // back), newest first by offset pages, each marked read or all at once.
 
@@ -60,7 +60,7 @@ func (c *Console) modelAlertsPage(req *Request) error {
 	}
 	q := req.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
-	v := modelAlertsView{UnreadOnly: q.Get("unread") != "", Offset: max(offset, 0), Back: req.URL.RequestURI(), Notice: noticeOf(q.Get("done"))}
+	v := modelAlertsView{UnreadOnly: q.Get("unread") != "", Offset: max(offset, 0), Back: req.URL.RequestURI(), Notice: actionNotice(q.Get("done"))}
 	p, err := cl.ListModelAlerts(req.Ctx(), client.ModelAlertListOptions{UnreadOnly: v.UnreadOnly, Offset: v.Offset, Limit: modelAlertsPageSize})
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (c *Console) modelAlertRead(req *Request) error {
 	if err := cl.MarkModelAlertRead(req.Ctx(), req.PathValue("alert_id")); err != nil {
 		return err
 	}
-	return req.Redirect(withDone(backTo(req, "models/alerts", Prefix+"models/alerts"), "read"))
+	return req.Redirect(pathWithDone(actionBack(req, "models/alerts", Prefix+"models/alerts"), "read"))
 }
 
 func (c *Console) modelAlertsReadAll(req *Request) error {
@@ -111,5 +111,5 @@ func (c *Console) modelAlertsReadAll(req *Request) error {
 	if err := cl.MarkAllModelAlertsRead(req.Ctx()); err != nil {
 		return err
 	}
-	return req.Redirect(withDone(Prefix+"models/alerts", "all-read"))
+	return req.Redirect(pathWithDone(Prefix+"models/alerts", "all-read"))
 }

@@ -101,7 +101,7 @@ func (c *Console) playgroundCreate(req *Request) error {
 	out, err := cl.CreateExperiment(req.Ctx(), in)
 	if err != nil {
 		var credits *client.InsufficientCreditsError
-		if msg, ok := unprocessable(err); ok {
+		if msg, ok := apiProblem422(err); ok {
 			return c.renderPlayground(req, playgroundView{Form: f, Problem: msg}, http.StatusUnprocessableEntity)
 		}
 		if errors.As(err, &credits) {
@@ -112,8 +112,8 @@ func (c *Console) playgroundCreate(req *Request) error {
 	return req.Redirect(Prefix + "models/playground/" + url.PathEscape(out.ExperimentID))
 }
 
-// resultView is one model's column.
-type resultView struct {
+// experimentResultView is one model's column.
+type experimentResultView struct {
 	client.ExperimentModelResult
 	Best  bool
 	Rank  int    // 1 for the best; 0 when not ranked
@@ -124,7 +124,7 @@ type resultView struct {
 // experimentView is what the results fragment shows.
 type experimentView struct {
 	Experiment *client.Experiment
-	Results    []resultView
+	Results    []experimentResultView
 	Ranking    *client.ExperimentRanking
 	Totals     *client.ExperimentTotals
 	Final      bool
@@ -160,7 +160,7 @@ func readExperiment(req *Request, cl *client.Client) (*experimentView, error) {
 		}
 	}
 	for _, m := range res.Models {
-		r := resultView{ExperimentModelResult: m, Rank: rank[m.ModelID], Best: best != "" && m.ModelID == best}
+		r := experimentResultView{ExperimentModelResult: m, Rank: rank[m.ModelID], Best: best != "" && m.ModelID == best}
 		if m.Evaluation != nil && m.Evaluation.Score != nil {
 			s := min(max(*m.Evaluation.Score, 0), 1)
 			r.Score, r.Bar = strconv.FormatFloat(*m.Evaluation.Score, 'f', 2, 64), int(s*100+0.5)
