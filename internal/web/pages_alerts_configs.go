@@ -174,10 +174,7 @@ func readConfigForm(req *Request) (configForm, map[string]any, *int, []string, s
 		}
 		cooldown = &n
 	}
-	var recipients []string
-	for _, r := range strings.FieldsFunc(f.Recipients, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' }) {
-		recipients = append(recipients, r)
-	}
+	recipients := strings.FieldsFunc(f.Recipients, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' })
 	return f, threshold, cooldown, recipients, ""
 }
 
