@@ -182,7 +182,7 @@ func TestSolutionsPages(t *testing.T) {
 		// A member, the least role, reads and plans as the API allows.
 		mb := newBrowser(t, srv)
 		mb.signInWithKey(srv.IssueKey(t, srv.AccountID, srv.UserID, store.RoleMember))
-		mb.get("/console/solutions/" + sol).mustContain(t, "<h1>Harbour</h1>")
+		mb.get("/console/solutions/"+sol).mustContain(t, "<h1>Harbour</h1>")
 		p = mb.post("/console/solutions/"+sol+"/plan", url.Values{"user_input": {"A source for the PDFs I will upload"}, "kind": {client.AssistantSource}})
 		wantStatus(t, p, http.StatusOK)
 		wantStatus(t, mb.post(formAction(t, p, acceptAction), nil), http.StatusOK)
