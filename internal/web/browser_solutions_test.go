@@ -66,13 +66,14 @@ func TestBrowserAcceptPlan(t *testing.T) {
 
 	// The header's search finds the solution and the documentation.
 	do(t, b, "search",
-		chromedp.SendKeys(css(`#top-search`), "manuals"),
+		chromedp.SendKeys(css(`#top-search`), "knowledge"),
 		chromedp.Submit(css(`#top-search`)),
 		chromedp.WaitVisible(css(`#account-results`)),
 	)
 	found := run(t, b, chromedp.Text(css(`#account-results`)))
-	if !strings.Contains(found, "Product manuals") {
-		t.Fatalf("search shows: %s", found)
+	doc := run(t, b, chromedp.Evaluate[string](`(document.querySelector("#docs-results a") || {}).href || ""`))
+	if !strings.Contains(found, "Knowledge: Uploaded documents") || !strings.Contains(doc, "/console/docs/") {
+		t.Fatalf("search shows %q and the documentation link %q", found, doc)
 	}
 	do(t, b, "screenshot the search", shoot(shots, "search.png"))
 }
