@@ -226,3 +226,69 @@ func TestSolutionsPlanWithModel(t *testing.T) {
 		p.mustContain(t, "<h1>Lighthouse</h1>", ">Lighthouse logs</a>")
 	})
 }
+
+var (
+	acceptSteps  = regexp.MustCompile(`action="(/console/agents/[^"]*/accept)"`)
+	declineSteps = regexp.MustCompile(`action="(/console/agents/[^"]*/decline)"`)
+)
+
+// TestAgentAssistantPage: describe an agent's workflow, see the proposed
+// steps, accept them (saved through PUT /agents/{id}/definition, the turn
+// marked accepted; the workflow page opens) or decline them (nothing
+// changes); another account's agent is a 404 at every step.
+func TestAgentAssistantPage(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		ctx := context.Background()
+		api := apiClient(t, srv, srv.Key)
+		agent := srv.StoreAgent(t, srv.AccountID, "Extractor", showDef, "dynamic_input")
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		base := "/console/agents/" + agent + "/assistant"
+		b.get(base).mustContain(t, "<h1>Extractor</h1>", `id="agent-planner"`)
+
+		p := b.post(base, url.Values{"user_input": {"Extract people, organisations and dates from the input as JSON"}})
+		wantStatus(t, p, http.StatusOK)
+		p.mustContain(t, `id="proposal"`, `id="accept-steps"`, "Extract people")
+		accept := formAction(t, p, acceptSteps)
+
+		other := srv.NewTenant(t, "other")
+		ob := newBrowser(t, srv)
+		ob.signInWithKey(other.Key)
+		wantStatus(t, ob.get(base), http.StatusNotFound)
+		wantStatus(t, ob.post(base, url.Values{"user_input": {"anything"}}), http.StatusNotFound)
+		wantStatus(t, ob.post(accept, url.Values{"definition": {showDef}}), http.StatusNotFound)
+
+		// Tampered or invalid workflows do not get saved.
+		wantStatus(t, b.post(accept, url.Values{"definition": {"{"}}), http.StatusBadRequest)
+		p = b.post(accept, url.Values{"definition": {`{"child_steps":[{"id":"x","step_type":"no_such_step"}]}`}})
+		wantStatus(t, p, http.StatusUnprocessableEntity)
+		p.mustContain(t, `class="problems"`)
+
+		// Accept: the form sends back what was proposed.
+		b.get(base)
+		p = b.post(base, url.Values{"user_input": {"Extract people, organisations and dates from the input as JSON"}})
+		accept = formAction(t, p, acceptSteps)
+		def := html.UnescapeString(regexp.MustCompile(`name="definition" value="([^"]*)"`).FindStringSubmatch(p.Body)[1])
+		p = b.post(accept, url.Values{"definition": {def}})
+		wantStatus(t, p, http.StatusOK)
+		if p.URL != "/console/agents/"+agent+"/workflow" {
+			t.Fatalf("accepting landed on %s", p.URL)
+		}
+		saved, err := api.GetAgentDefinition(ctx, agent)
+		if err != nil || strings.Contains(string(saved.Definition), `"greet"`) {
+			t.Fatalf("the workflow was not replaced: %s %v", saved.Definition, err)
+		}
+		b.get(base).mustContain(t, "turn-accepted")
+
+		// Decline: recorded, nothing changes.
+		p = b.post(base, url.Values{"user_input": {"Summarise the input in three sentences"}})
+		p = b.post(formAction(t, p, declineSteps), nil)
+		wantStatus(t, p, http.StatusOK)
+		p.mustContain(t, "Proposal declined", "turn-declined")
+		if again, _ := api.GetAgentDefinition(ctx, agent); string(again.Definition) != string(saved.Definition) {
+			t.Error("declining changed the workflow")
+		}
+		wantStatus(t, b.post(base, url.Values{"user_input": {" "}}), http.StatusUnprocessableEntity)
+	})
+}
