@@ -26,8 +26,8 @@ import (
 //
 // The tests run side by side, more of them than there are CPUs unless
 // -parallel says otherwise: each has databases and child processes of its
-// own, and spends most of its time waiting for them (a restart, River's
-// job rescuer, which looks for stuck jobs every 30 s).
+// own, and spends most of its time waiting for them (a restart, the job
+// rescuer).
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTRY_E2E_CHILD") == "1" {
 		os.Args = append([]string{"agentry"}, strings.Split(os.Getenv("AGENTRY_E2E_ARGS"), " ")...)
@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// rescueInterval is how often the tests' processes look for jobs left
+// running by a killed one (--job-rescue-interval).
+const rescueInterval = "200ms"
 
 type child struct {
 	cmd  *exec.Cmd
@@ -67,7 +71,12 @@ func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *chi
 	c := &child{addr: addr, logs: &strings.Builder{}}
 	c.cmd = exec.Command(os.Args[0])
 	c.cmd.Env = append(os.Environ(), "AGENTRY_E2E_CHILD=1", "AGENTRY_E2E_ARGS=serve",
-		"SERVICE_ADDR="+c.addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=warn", "SERVICE_SMTP_ADDR=off")
+		"SERVICE_ADDR="+c.addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=warn", "SERVICE_SMTP_ADDR=off",
+		// A job its killed process left running is retried once it has
+		// run for the test's SERVICE_JOB_RESCUE_AFTER, not up to 45 s
+		// later, when River's rescuer (every 30 s, on a leader elected up
+		// to 15 s after the kill) would get to it.
+		"SERVICE_JOB_RESCUE_INTERVAL="+rescueInterval)
 	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
 	if err := c.cmd.Start(); err != nil {
@@ -161,7 +170,7 @@ func TestJobsSurviveKill(t *testing.T) {
 
 		startServe(t, dbURL, dataDir, env...)
 		waitPing(t, db, queued.ID, 30*time.Second, func(p store.JobPing) bool { return p.FinishedAt != nil })
-		// River's rescuer looks for stuck jobs every 30s once a leader is elected.
+		// The rescue sweep retries it once it has run for 4 s.
 		p := waitPing(t, db, running.ID, 90*time.Second, func(p store.JobPing) bool { return p.FinishedAt != nil })
 		if p.Attempts < 2 {
 			t.Errorf("interrupted job finished in %d attempts; it should have been retried", p.Attempts)

@@ -55,7 +55,7 @@ func TestRerunResumesAfterKill(t *testing.T) {
 		defer close(block)
 
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
-		env := []string{"SERVICE_JOB_TIMEOUT=20s", "SERVICE_JOB_RESCUE_AFTER=25s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_ALLOW_PRIVATE_WEBHOOKS=true"}
+		env := []string{"SERVICE_JOB_TIMEOUT=10s", "SERVICE_JOB_RESCUE_AFTER=12s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_ALLOW_PRIVATE_WEBHOOKS=true"}
 		c := startServe(t, dbURL, dataDir, env...)
 		db, err := store.Open(ctx, dbURL, dataDir)
 		if err != nil {

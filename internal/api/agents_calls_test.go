@@ -14,6 +14,7 @@ import (
 // template, is refused at save; a template is accepted and rendered at run
 // time.
 func TestCallAgentTargetsAtSave(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		callee := createAgent(t, s, s.Key, map[string]any{"name": "callee"})

@@ -13,6 +13,7 @@ import (
 // (PUT definition; GET shows them too) warns about a model the catalog does not know
 // and a {{ never closed, both of which would only show at run time.
 func TestSavingReportsUnknownModelsAndUnclosedPlaceholders(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		a := createAgent(t, s, s.Key, map[string]any{"name": "a", "agent_template": "simple_qa"})

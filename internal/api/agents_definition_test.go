@@ -13,6 +13,7 @@ import (
 )
 
 func TestAgentDefinition(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		a := createAgent(t, s, s.Key, map[string]any{"name": "a", "agent_template": "simple_qa"})
@@ -89,6 +90,7 @@ func TestAgentDefinition(t *testing.T) {
 }
 
 func TestAgentAttachmentReferences(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		none := createAgent(t, s, s.Key, map[string]any{"name": "text only"})
@@ -113,6 +115,7 @@ func TestAgentAttachmentReferences(t *testing.T) {
 }
 
 func TestAgentExport(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		callee := createAgent(t, s, s.Key, map[string]any{"name": "Escalation desk", "description": "Opens tickets"})

@@ -14,6 +14,7 @@ import (
 // paths included, are the same whether PUT answers them or GET does (PUT
 // used to put them under "definition." and GET not).
 func TestDefinitionWarningsSameOnGetAndPut(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		a := createAgent(t, s, s.Key, map[string]any{"name": "warned"})

@@ -58,6 +58,7 @@ func fullExport(calleeID, memberID, strangerID string) map[string]any {
 // An import holds at most the criteria, policies and alert configs an
 // agent may have: the rest are skipped, each with a warning that says why.
 func TestAgentImportLimits(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		stranger := s.NewTenant(t, "stranger")
@@ -116,6 +117,7 @@ func categories(ws []json.RawMessage) []string {
 }
 
 func TestAgentImport(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
@@ -202,6 +204,7 @@ func TestAgentImport(t *testing.T) {
 }
 
 func TestAgentImportErrors(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		callee := createAgent(t, s, s.Key, map[string]any{"name": "callee"})
@@ -242,6 +245,7 @@ func TestAgentImportErrors(t *testing.T) {
 }
 
 func TestAgentUpdateWithDefinition(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		callee := createAgent(t, s, s.Key, map[string]any{"name": "callee"})
@@ -285,6 +289,7 @@ func TestAgentUpdateWithDefinition(t *testing.T) {
 // there with a remap, export again: the same definition, modulo the ids
 // remapped.
 func TestAgentRoundTrip(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		b := s.NewTenant(t, "B")

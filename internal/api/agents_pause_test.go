@@ -25,6 +25,7 @@ func callAgent(t *testing.T, s *testserver.Server, key, caller, callee string) {
 }
 
 func TestAgentPause(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()

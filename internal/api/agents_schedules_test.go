@@ -15,6 +15,7 @@ import (
 )
 
 func TestAgentSchedulesExtension(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 // uses step types this server lacks (knowledge, mail) as unavailable, per
 // trigger, and they become available once their steps are registered.
 func TestAgentTemplatesListing(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		list := func() map[string]api.AgentTemplateResponse {

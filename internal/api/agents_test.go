@@ -13,6 +13,7 @@ import (
 )
 
 func TestAgentCreate(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		a := createAgent(t, s, s.Key, map[string]any{"name": "  Support  ", "description": "Answers"})
@@ -74,6 +75,7 @@ func TestAgentCreate(t *testing.T) {
 }
 
 func TestAgentReadListDelete(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		other := s.NewTenant(t, "other")
@@ -127,6 +129,7 @@ func TestAgentReadListDelete(t *testing.T) {
 }
 
 func TestAgentUpdate(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		a := createAgent(t, s, s.Key, map[string]any{"name": "a", "agent_template": "simple_qa"})

@@ -47,6 +47,7 @@ import (
 )
 
 func TestAgentUploads(t *testing.T) {
+	t.Parallel()
 	// Extraction bombs: a 20 MB "[[[[…", and a PDF of a few hundred KB whose
 	// content inflates to 256 MiB. Each fails with the limit it passed.
 	nested := bytes.Repeat([]byte("["), 20<<20)
@@ -233,6 +234,7 @@ func (q *fakeQueue) Insert(_ context.Context, args river.JobArgs, _ *river.Inser
 // cut off as soon as it passes the limit and leaves no blob behind, while
 // one at the limit is accepted.
 func TestUploadLimitStreaming(t *testing.T) {
+	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
 	ctx := context.Background()
 	u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "up"})

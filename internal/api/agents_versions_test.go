@@ -39,6 +39,7 @@ func putDef(t *testing.T, s *testserver.Server, agent, expected string, d map[st
 }
 
 func TestAgentVersions(t *testing.T) {
+	t.Parallel()
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		a := createAgent(t, s, s.Key, map[string]any{"name": "versioned", "agent_template": "simple_qa"})

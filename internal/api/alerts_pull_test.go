@@ -21,6 +21,7 @@ import (
 // reported pulls to the alerts area before: these types could be
 // configured but were never raised.
 func TestSourcePullAlertsAreRaised(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		var broken atomic.Bool
 		broken.Store(true)

@@ -14,6 +14,7 @@ import (
 // as agent_id is — a non-UUID, a missing id and another account's source
 // are the same 422 naming the field (they used to be stored as given).
 func TestAlertConfigSourceMustBeTheAccounts(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		other := s.NewTenant(t, "other")

@@ -45,6 +45,7 @@ func wantCode(t *testing.T, r testserver.Response, code int) {
 // The lifecycle of an alert: status changes with history, comments,
 // subscriptions; and the validation of configs.
 func TestAlertLifecycleAndConfigs(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
@@ -231,6 +232,7 @@ func createAlertConfig(t *testing.T, s *testserver.Server, body map[string]any) 
 // shows overrides, or every type with include_defaults; an opted-out
 // admin is not among an owner_admins config's subscribers.
 func TestOrganizationAlertPreferences(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
@@ -340,6 +342,7 @@ func TestOrganizationAlertPreferences(t *testing.T) {
 // An agent's alert configs are bounded: the one past the limit is a 422
 // that names the field and says why.
 func TestAlertConfigLimit(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := s.StoreAgent(t, s.AccountID, "A", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, "dynamic_input")

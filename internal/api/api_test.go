@@ -26,6 +26,7 @@ type detailText struct {
 }
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for name, headers := range map[string][]string{
@@ -84,6 +85,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestRequestIDs(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		seen := map[string]bool{}
@@ -119,6 +121,7 @@ func TestRequestIDs(t *testing.T) {
 }
 
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		get := func(headers ...string) api.APIVersionResponse {
@@ -197,6 +200,7 @@ func TestVersions(t *testing.T) {
 }
 
 func TestUndeclaredQueryParameters(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		if r := s.Do(t, "GET", "/me?severity=high", s.Key, nil); r.Status != http.StatusOK {
@@ -258,6 +262,7 @@ func TestLimits(t *testing.T) {
 // TestErrorModel registers operations that fail in the ways handlers can,
 // and checks each answers its documented shape.
 func TestErrorModel(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		hapi := s.S.API.HumaAPI()
@@ -320,6 +325,7 @@ func TestErrorModel(t *testing.T) {
 }
 
 func TestProbesAndDocs(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for path, want := range map[string]string{"/healthz": `"ok"`, "/readyz": `"ready"`, "/metrics": "agentry_http_requests_total", "/openapi.json": `"/version"`, "/docs": "<html"} {
@@ -333,6 +339,7 @@ func TestProbesAndDocs(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	p := api.PageOf(2, 10, 25)
 	if p.Pages != 3 || !p.HasNext || !p.HasPrev {
 		t.Errorf("%+v", p)

@@ -3,6 +3,7 @@ package api
 import "testing"
 
 func TestClientAddress(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"203.0.113.7:51234":          "203.0.113.7",
 		"[2001:db8:1:2:3:4:5:6]:443": "2001:db8:1:2::/64",

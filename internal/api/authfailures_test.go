@@ -16,6 +16,7 @@ import (
 // Retry-After instead of 401; valid credentials from the same address keep
 // working throughout.
 func TestFailedAuthenticationIsLimitedPerAddress(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		const burst = 5
 		s := testserver.Start(t, d, func(c *server.Config) {
@@ -57,6 +58,7 @@ func TestFailedAuthenticationIsLimitedPerAddress(t *testing.T) {
 
 // TestFailedAuthenticationLimitOff: with the rate at 0 failures stay 401.
 func TestFailedAuthenticationLimitOff(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, store.SQLite)
 	for i := 0; i < 50; i++ {
 		if r := s.Do(t, http.MethodGet, "/me", "agk_guess", nil); r.Status != http.StatusUnauthorized {

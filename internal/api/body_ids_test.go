@@ -19,6 +19,7 @@ import (
 // database. The retrieval_example template with such a knowledge_base_id
 // used to answer 500.
 func TestIDsInBodiesAre422(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		other := s.NewTenant(t, "other")

@@ -11,6 +11,7 @@ import (
 // An API built without an area is a wiring error that New names at once,
 // rather than a server quietly missing that area's routes.
 func TestNewRequiresEveryArea(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		msg := fmt.Sprint(recover())
 		for _, name := range []string{"Accounts", "Agents", "Auth", "Blobs", "Catalog", "ModelAlerts", "Playground", "Ready", "Runs", "Secrets",

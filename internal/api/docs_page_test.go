@@ -17,6 +17,7 @@ import (
 // every script and style it names is served by the server, with the bytes
 // its integrity attribute promises.
 func TestDocsPageNeedsNoNetwork(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		r := s.Do(t, "GET", "/docs", "", nil)

@@ -55,6 +55,7 @@ func publish(t *testing.T, dnsSrv *mailtest.DNS, d api.EmailDomainResponse, skip
 }
 
 func TestEmailDomainsLifecycle(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s, sink, dnsSrv := mailServer(t, d)
 		boss := ownerWithEmail(t, s, "boss@acme.test")
@@ -240,6 +241,7 @@ func TestEmailDomainsLifecycle(t *testing.T) {
 // published by the service (TSIG-signed), verify at once, and are
 // withdrawn on removal with a note about the registrar's delegation.
 func TestDelegatedEmailDomain(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		secret := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
 		dnsSrv := mailtest.StartDNS(t, "agentry-key.", secret)
@@ -273,6 +275,7 @@ func TestDelegatedEmailDomain(t *testing.T) {
 // The background sweep (a River periodic job) verifies a domain once its
 // records appear, with nobody asking.
 func TestEmailDomainSweep(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s, _, dnsSrv := mailServer(t, d, func(c *server.Config) { c.DomainSweepInterval = time.Millisecond })
 		boss := ownerWithEmail(t, s, "boss@sweep.test")

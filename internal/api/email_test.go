@@ -121,6 +121,7 @@ const sendDef = `{"child_steps":[{"id":"mail","step_type":"send_email","to":"rea
 // verifies against the key in DNS, a 550 is recorded as a bounce, and the
 // one-click unsubscribe link opts the recipient out of the next run.
 func TestSendEmailStep(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s, sink, dnsSrv := mailServer(t, d)
 		agent := s.StoreAgent(t, s.AccountID, "Weekly reporter", sendDef, "dynamic_input")
@@ -232,6 +233,7 @@ func TestSendEmailStep(t *testing.T) {
 
 // Bad recipients and oversized fields fail the step with a clear error.
 func TestSendEmailStepRefusals(t *testing.T) {
+	t.Parallel()
 	s, _, _ := mailServer(t, store.SQLite)
 	many := make([]string, 60)
 	for i := range many {
@@ -286,6 +288,7 @@ func dmarcReport(t *testing.T, domain, reportID string) []byte {
 // A temporary refusal (451) is retried by the delivery job with backoff
 // until the relay takes the message.
 func TestSendEmailRetries(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s, sink, _ := mailServer(t, d)
 		sink.SetTempFailures(1)
@@ -307,6 +310,7 @@ func TestSendEmailRetries(t *testing.T) {
 // A send_email step that runs again (a crash after it queued, a resume)
 // finds its message and queues nothing twice.
 func TestSendEmailIsIdempotentPerStep(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s, sink, _ := mailServer(t, d)
 		m := sending.Mail{AccountID: s.AccountID, AgentID: "01a20000-0000-7000-8000-000000000009", RunID: store.NewID(), StepKey: "mail",

@@ -54,6 +54,7 @@ const extractionDef = `{"child_steps":[{"id":"extract","step_type":"prompt_call"
 const extractionSchema = `{"type":"object","required":["name","email"],"properties":{"name":{"type":"string"},"email":{"type":"string","pattern":"@"}}}`
 
 func TestEvalAndRetryJSONExtraction(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, opt := playgroundtest.Start(t)
 		s := testserver.Start(t, d, opt)
@@ -164,6 +165,7 @@ func TestEvalAndRetryJSONExtraction(t *testing.T) {
 }
 
 func TestEvaluationCriteriaCRUDAndDraft(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
@@ -288,6 +290,7 @@ func runError(r runs.RunResponse) string {
 // An agent's criteria are bounded: the one past the limit is a 422 that
 // says so, and nothing is added.
 func TestEvaluationCriteriaLimit(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
@@ -311,6 +314,7 @@ func TestEvaluationCriteriaLimit(t *testing.T) {
 // sample_and_flag judges sampled runs and flags failures without blocking;
 // evaluate_step judges inside the workflow.
 func TestSampleAndFlagAndEvaluateStep(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		def := `{"child_steps":[{"id":"greet","step_type":"text","text":"Hello {{input}}","child_steps":[

@@ -26,6 +26,7 @@ func createPolicy(t *testing.T, s *testserver.Server, key string, body map[strin
 // whose input holds an e-mail address; the run fails with the policy's
 // reason and no step runs.
 func TestPIIPolicyBlocksARun(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
@@ -96,6 +97,7 @@ func TestPIIPolicyBlocksARun(t *testing.T) {
 // while an output policy applies, and the blocked reply never reaches the
 // stream.
 func TestBlockedOutputIsNotStreamed(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"Repeat exactly: the lake is calm today",
@@ -135,6 +137,7 @@ func TestBlockedOutputIsNotStreamed(t *testing.T) {
 }
 
 func TestGovernanceAssistant(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
@@ -216,6 +219,7 @@ func TestGovernanceAssistant(t *testing.T) {
 }
 
 func TestGovernancePolicyValidation(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for _, cfg := range []map[string]any{
@@ -250,6 +254,7 @@ func TestGovernancePolicyValidation(t *testing.T) {
 // Account-wide policies are bounded: the one past the limit is a 422 that
 // says so. Another account's count is its own.
 func TestGovernancePolicyLimit(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for range store.MaxPoliciesPerScope {
@@ -272,6 +277,7 @@ func TestGovernancePolicyLimit(t *testing.T) {
 // policy and the input status, and neither its events nor the trace
 // search hold the data. A flag-only policy keeps the text.
 func TestBlockedRunKeepsNoCopy(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)

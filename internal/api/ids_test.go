@@ -15,6 +15,7 @@ import (
 // ["path", name] on every operation — a malformed run_id used to be a 404
 // while a malformed agent_id was a 422.
 func TestMalformedIDsAre422(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := createAgent(t, s, s.Key, map[string]any{"name": "ids"}).ID
@@ -49,6 +50,7 @@ func TestMalformedIDsAre422(t *testing.T) {
 // parameter named *_id declares the uuid format, except those whose values
 // are not UUIDs (catalog model ids, attachment keys).
 func TestEveryIDPathParameterIsAUUID(t *testing.T) {
+	t.Parallel()
 	notUUID := map[string]bool{"model_id": true, "attachment_id": true}
 	s := testserver.Start(t, store.SQLite)
 	for path, item := range s.S.API.OpenAPI().Paths {

@@ -36,6 +36,7 @@ func waitMigration(t *testing.T, s *testserver.Server, sid string) map[string]an
 // another size: searches answer throughout, and after the switch every
 // chunk and the source carry the new size; a cancelled one changes nothing.
 func TestEmbeddingMigrationAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, models := playgroundtest.Start(t)
 		s := testserver.Start(t, d, models)

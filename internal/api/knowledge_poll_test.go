@@ -52,6 +52,7 @@ func waitAllIndexed(t *testing.T, s *testserver.Server, sourceID string, n int) 
 // by the scheduler's polls and re-polled: the feed with conditional GET,
 // the site finding its changed page by content hash.
 func TestKnowledgePollsFeedsAndSites(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		var mu sync.Mutex
 		items := []string{"<item><guid>1</guid><title>Launch day</title><description>The rocket launched at dawn.</description></item>"}
@@ -168,6 +169,7 @@ func TestKnowledgePollsFeedsAndSites(t *testing.T) {
 // Without the operator's permission, a feed on loopback is refused by the
 // outbound guard, and the source shows why.
 func TestKnowledgePollRefusesPrivateAddresses(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, store.SQLite)
 	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("the guard let a loopback fetch through") }))
 	defer feed.Close()

@@ -49,6 +49,7 @@ func explainSearch(t *testing.T, s *testserver.Server, key, kb string, body map[
 // come in the order of their score, explain says how each was ranked, and
 // the search settings extension changes how a knowledge base searches.
 func TestKnowledgeSearchRanking(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		r := s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Library", "source_type": "custom_index"})
@@ -215,6 +216,7 @@ func TestKnowledgeSearchRanking(t *testing.T) {
 // and through the API by bench/retrieval: 1,460 uploads are too slow for
 // a unit test.)
 func TestKnowledgeSearchQuality(t *testing.T) {
+	t.Parallel()
 	c, err := evalset.Load("../knowledge/evalset/testdata", "")
 	if err != nil {
 		t.Fatal(err)

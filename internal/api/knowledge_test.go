@@ -103,6 +103,7 @@ const (
 // filter, a content replaced by a new version whose old passages leave the
 // index, and deletion.
 func TestKnowledgeAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		r := s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Notes", "source_type": "file_uploads"})
@@ -275,6 +276,7 @@ func TestKnowledgeAPI(t *testing.T) {
 // agent (content_change_notifier) runs once per indexed content version
 // and records its summary in the content's metadata.
 func TestKnowledgeTemplatesOffline(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		r := s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Docs", "source_type": "custom_index", "index_mode": "balanced"})

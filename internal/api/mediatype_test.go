@@ -16,6 +16,7 @@ import (
 // missing Content-Type is read as JSON, and media types match whatever
 // their case. Uploads refuse anything but multipart/form-data the same way.
 func TestNonJSONBodyIs415(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for _, ct := range []string{"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "application/xml", "text/json"} {

@@ -75,6 +75,7 @@ func runAgent(t *testing.T, s *testserver.Server, key, agentID, input string, me
 // with one customer's conversation_key answer from the earlier turns; a
 // second customer's runs never see the first's.
 func TestSupportAgentRemembersEachCustomer(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		bank := createBank(t, s, s.Key, map[string]any{"name": "Support conversations", "type": "conversation"})
@@ -125,6 +126,7 @@ func TestSupportAgentRemembersEachCustomer(t *testing.T) {
 // TestConcurrentWritesToOnePartitionLoseNothing runs many agent runs at
 // once against one conversation_key: every turn is stored.
 func TestConcurrentWritesToOnePartitionLoseNothing(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		bank := createBank(t, s, s.Key, map[string]any{"name": "Shared", "type": "conversation"})
@@ -184,6 +186,7 @@ func TestConcurrentWritesToOnePartitionLoseNothing(t *testing.T) {
 // them with search_memory (hybrid index, threshold, metadata filter,
 // group_key), and load_memory lists them.
 func TestGeneralBankSearchAndLoad(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		bank := createBank(t, s, s.Key, map[string]any{"name": "Facts", "type": "general"})
@@ -273,6 +276,7 @@ func TestGeneralBankSearchAndLoad(t *testing.T) {
 // on samples and on generated entries, with the offline model; the bank
 // is unchanged afterwards.
 func TestCompactionDryRunsWriteNothing(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		bank := createBank(t, s, s.Key, map[string]any{"name": "Chats", "type": "conversation", "max_turns": 2})
@@ -326,6 +330,7 @@ func TestCompactionDryRunsWriteNothing(t *testing.T) {
 // creates the bank; refining it (current_config with its id) and
 // accepting updates it; a turn of another user is not found.
 func TestMemoryAssistantAcceptCreatesThenUpdates(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		var p api.MemoryBankAiAssistantResponse

@@ -15,6 +15,7 @@ import (
 // paths, unauthenticated, must not add series to /metrics, and never put
 // what the client sent into a label.
 func TestMetricsLabelsAreBounded(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		junk := func(from, to int) {

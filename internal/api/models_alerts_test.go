@@ -61,6 +61,7 @@ func unread(t *testing.T, s *testserver.Server, key string) int {
 }
 
 func TestModelAlertsAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		_, withAcme := playgroundtest.Start(t, acmeModels())
 		s := testserver.Start(t, d, withAcme)

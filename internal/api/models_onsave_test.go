@@ -15,6 +15,7 @@ import (
 // TestSavingAgentChecksModels saves a workflow that uses a deprecated model
 // and expects the lifecycle alert at once, before any scheduled sweep.
 func TestSavingAgentChecksModels(t *testing.T) {
+	t.Parallel()
 	day := func(n int) string { return time.Now().UTC().AddDate(0, 0, n).Format(time.DateOnly) }
 	override := []byte(fmt.Sprintf(`models:
   - {id: acme_old, api_name: acme-old, name: Acme Old, provider: acme, family: acme, family_generation: 1, kind: chat,

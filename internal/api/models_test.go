@@ -51,6 +51,7 @@ func hasPrefix(list []string, prefix string) bool {
 }
 
 func TestModelCatalog(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 

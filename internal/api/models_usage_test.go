@@ -13,6 +13,7 @@ import (
 )
 
 func TestModelUsageExtension(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		var u api.ModelUsageResponse

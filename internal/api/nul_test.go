@@ -14,6 +14,7 @@ import (
 // which cannot store it, and come back as a 500. Every operation now
 // answers a 422 naming the field, on both databases alike.
 func TestNULTextIs422(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for _, c := range []struct {

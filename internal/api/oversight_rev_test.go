@@ -15,6 +15,7 @@ import (
 // criteria, its settings, its own and its account's policies) must reach
 // the very next run, after runs that warmed the cache.
 func TestOversightChangesReachTheNextRun(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := storeAgentWith(t, s, s.AccountID, chainDef,

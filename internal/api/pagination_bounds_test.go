@@ -16,6 +16,7 @@ import (
 // 422 naming the parameter (page 9223372036854775807 used to wrap around
 // to the first page); the last page allowed is simply empty.
 func TestPageAndOffsetBounds(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := createAgent(t, s, s.Key, map[string]any{"name": "paged"})
@@ -50,6 +51,7 @@ func TestPageAndOffsetBounds(t *testing.T) {
 // TestEveryPageParameterIsBounded guards new list operations: every page
 // and offset query parameter declares the shared maximum.
 func TestEveryPageParameterIsBounded(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, store.SQLite)
 	for path, item := range s.S.API.OpenAPI().Paths {
 		for method, op := range map[string]*huma.Operation{"GET": item.Get, "POST": item.Post, "PUT": item.Put, "PATCH": item.Patch, "DELETE": item.Delete} {

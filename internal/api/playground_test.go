@@ -253,6 +253,7 @@ func TestPlaygroundCancel(t *testing.T) {
 }
 
 func TestPlaygroundRequests(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, withFakes := playgroundtest.Start(t)
 		s := testserver.Start(t, d, withFakes)

@@ -50,6 +50,7 @@ func waitEnded(t *testing.T, s *testserver.Server, runID string) store.Run {
 // runs over HTTP; owners and admins decide any, members only those whose
 // step names them; the decision resumes the run and is kept with its comment.
 func TestRunReviews(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		assigneeKey, assigneeID := member(t, s, "assignee", store.RoleMember)

@@ -47,6 +47,7 @@ func startAndWaitIn(t *testing.T, s *testserver.Server, accountID, key, agent, i
 // first, filters by agent, status, trigger and time, walks pages by cursor
 // without gaps or repeats, and shows nothing of another account.
 func TestAccountRuns(t *testing.T) {
+	t.Parallel()
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
@@ -179,6 +180,7 @@ func TestAccountRuns(t *testing.T) {
 // with the failure rate, duration percentiles, credits and hourly buckets,
 // of the caller's account only.
 func TestRunsSummary(t *testing.T) {
+	t.Parallel()
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()

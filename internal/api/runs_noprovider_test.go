@@ -17,6 +17,7 @@ import (
 // an account whose balance could not cover the call — it used to report
 // that the account ran out of credits.
 func TestRunStepWithoutProviderSaysSo(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d) // no provider keys: only the offline model is served
 		const model = "openai_gpt_4o"

@@ -59,6 +59,7 @@ func sixSteps(base, fourth string) map[string]any {
 }
 
 func TestRerunFromStep(t *testing.T) {
+	t.Parallel()
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
 		h := newHitCounter(t)
@@ -152,6 +153,7 @@ func stepIDs(r runs.RunResponse) []string {
 // TestRerunCancelled cancels a rerun while its step waits on a webhook:
 // it ends once, failed with "Run cancelled", with one done event.
 func TestRerunCancelled(t *testing.T) {
+	t.Parallel()
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
 		var waiting sync.Once

@@ -46,6 +46,7 @@ const chainDef = `{"child_steps":[{"id":"greet","step_type":"text","text":"Hello
 	{"id":"show","step_type":"display_result","template":"{{input}}!"}]}]}`
 
 func TestRunLifecycle(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
@@ -113,6 +114,7 @@ func TestRunLifecycle(t *testing.T) {
 }
 
 func TestRunRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
@@ -212,6 +214,7 @@ func postStream(t *testing.T, s *testserver.Server, path, key, body string, head
 }
 
 func TestRunStreamAndResume(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"Summarise: Rivers flow to the sea. Rain fills the rivers again. Clouds carry the rain inland.",
@@ -275,6 +278,7 @@ func TestRunStreamAndResume(t *testing.T) {
 }
 
 func TestRunAttachmentDownload(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()

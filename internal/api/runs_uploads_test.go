@@ -17,6 +17,7 @@ import (
 // run read the file's extracted text; a batch that misses a selector the
 // agent names is refused with the requirement.
 func TestRunWithUploads(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"read","step_type":"text","text":"{{attachments[\"report.pdf\"]}} / {{input}}"}]}`)

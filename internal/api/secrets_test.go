@@ -20,6 +20,7 @@ import (
 )
 
 func TestSecretsAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		const value = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

@@ -65,6 +65,7 @@ type acceptResponse struct {
 // it and e-mails a summary; accepting creates them in a new solution, the
 // feed is indexed and the agent runs to completion — all offline.
 func TestWorkedExampleRSSSummary(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
 		feed := feedServer(t)

@@ -30,6 +30,7 @@ func planJSON(t *testing.T, v any) fakellm.Reply {
 // corrected one is proposed. A model that never gets it right is given
 // up on after two repairs, and nothing is proposed.
 func TestPlanningWithModelRepairsInvalidPlans(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, withFakes := playgroundtest.Start(t)
 		s := testserver.Start(t, d, withFakes, func(c *server.Config) { c.AssistantModel = "openai_gpt_4_1" })
@@ -119,6 +120,7 @@ func TestPlanningWithModelRepairsInvalidPlans(t *testing.T) {
 // generate-steps with a model: an invalid workflow is repaired with the
 // validator's errors of PUT /agents/{id}/definition.
 func TestGenerateStepsWithModelRepairs(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, withFakes := playgroundtest.Start(t)
 		s := testserver.Start(t, d, withFakes, func(c *server.Config) { c.AssistantModel = "openai_gpt_4_1" })
@@ -160,6 +162,7 @@ func TestGenerateStepsWithModelRepairs(t *testing.T) {
 // status event, one event per action, the note, and done with the whole
 // response, whose conversation can then be accepted.
 func TestSolutionPlanStreams(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		body, _ := json.Marshal(map[string]any{"user_input": "Answer questions from the policies I upload"})

@@ -91,6 +91,7 @@ func siteServer(t *testing.T, hooks *atomic.Int64) *httptest.Server {
 // Thirty-odd requests: each plan validates, accepting creates everything,
 // and the agent runs to completion offline.
 func TestPlanRequestsRunOffline(t *testing.T) {
+	t.Parallel()
 	if len(planRequests) < 30 {
 		t.Fatalf("the table holds %d requests; keep at least 30", len(planRequests))
 	}

@@ -24,6 +24,7 @@ func mustID(t *testing.T, r testserver.Response) string {
 // Links: linking twice and unlinking what is not linked are silent;
 // deleting a solution removes its links, never the resources.
 func TestSolutionLinks(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		src := mustID(t, s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Docs", "source_type": "custom_index"}))
@@ -90,6 +91,7 @@ func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }
 // Deletions need confirm_deletions; declining changes nothing; a decided
 // plan is neither accepted nor declined again; the history shows it all.
 func TestPlanDeletionsAndDecline(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		src := mustID(t, s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "Old docs", "source_type": "custom_index"}))
@@ -140,6 +142,7 @@ func TestPlanDeletionsAndDecline(t *testing.T) {
 // step-config proposes a configuration; the history pages oldest first;
 // marking records the answer only.
 func TestAgentAssistantOffline(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := mustID(t, s.Do(t, "POST", "/agents", s.Key, map[string]any{"name": "Helper", "trigger_type": "schedule"}))
@@ -212,6 +215,7 @@ func TestAgentAssistantOffline(t *testing.T) {
 // Account search: UUIDs match exactly; keywords rank name-prefix, then
 // name-substring, then description; the type filter and limit apply.
 func TestAccountSearch(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		mustID(t, s.Do(t, "POST", "/agents", s.Key, map[string]any{"name": "Weekly harbour digest"}))
@@ -265,6 +269,7 @@ func TestAccountSearch(t *testing.T) {
 
 // Feedback: stored, and negative feedback with a concerning comment flagged.
 func TestAssistantFeedback(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		for _, c := range []struct {

@@ -15,6 +15,7 @@ import (
 // =HYPERLINK(…), reaches the downloaded CSV with a leading quote, so a
 // spreadsheet shows it as text instead of evaluating it.
 func TestCSVExportNeutralisesFormulas(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		src := mustID(t, s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": "feed", "source_type": "custom_index"}))

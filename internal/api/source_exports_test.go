@@ -88,6 +88,7 @@ func waitExport(t *testing.T, s *testserver.Server, key, path string) map[string
 }
 
 func TestSourceExportsAPI(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		srcID, middle := seedSource(t, s, s.AccountID, 6)

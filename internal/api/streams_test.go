@@ -75,6 +75,7 @@ func waitOpen(t *testing.T, s *testserver.Server, credential, account string, wa
 // across its keys, another account is unaffected, and a slot comes back
 // when a stream ends — including streams refused after they took one.
 func TestStreamCaps(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.MaxStreamsPerKey, c.MaxStreamsPerAccount = 3, 5 })
 		agent := makeAgent(t, s, s.AccountID, parkedDef)
@@ -152,6 +153,7 @@ func TestStreamCaps(t *testing.T) {
 // while draining is told the same at once. A resume from the named event
 // loses nothing.
 func TestStreamsDrainWithReconnect(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, parkedDef)

@@ -17,6 +17,7 @@ import (
 // list envelope, 422 on an undeclared query parameter, 422 on a malformed
 // date. Without the setting the header is not read.
 func TestVersionUnderAnotherHeaderName(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.VersionHeaders = "x-custom-version, X-Second-Version" })
 		opt := "X-Custom-Version: 2026-07-27"

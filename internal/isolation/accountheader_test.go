@@ -17,6 +17,7 @@ import (
 // way to switch accounts, so for a key the header must never answer 403 nor
 // act elsewhere. (Every isolation case also runs with A's id in the header.)
 func TestAPIKeyIgnoresAccountHeader(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
 		a, b := ts.NewTenant(t, "A"), ts.NewTenant(t, "B")

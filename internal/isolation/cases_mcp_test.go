@@ -59,6 +59,7 @@ func (h mcpHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 // agents as tools, and every tool naming one of A's resources fails as the
 // API's 404 does.
 func TestMCPSurfaceIsolation(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
 		c := &Ctx{Server: ts, A: ts.NewTenant(t, "a"), B: ts.NewTenant(t, "b")}

@@ -40,6 +40,7 @@ func fails(t *testing.T, e Expectation, r testserver.Response) bool {
 
 // TestExpectationsCatch proves each expectation rejects the leaks it exists for.
 func TestExpectationsCatch(t *testing.T) {
+	t.Parallel()
 	resp := func(status int, body string) testserver.Response {
 		return testserver.Response{Status: status, Header: http.Header{}, Body: []byte(body)}
 	}
@@ -70,6 +71,7 @@ func TestExpectationsCatch(t *testing.T) {
 }
 
 func TestUncovered(t *testing.T) {
+	t.Parallel()
 	ops := []conformance.ServerOp{{Key: "GET /me"}, {Key: "GET /agents"}}
 	got := uncovered(ops, []Case{{Op: "GET /me"}})
 	if len(got) != 1 || got[0] != "GET /agents" {

@@ -12,6 +12,7 @@ import (
 // TestIsolation runs every case in every variant on each database, and fails
 // for any implemented operation without a case.
 func TestIsolation(t *testing.T) {
+	t.Parallel()
 	// Every case has tenants of its own (Run): the cases run side by side,
 	// on one server per database, the databases side by side too.
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {

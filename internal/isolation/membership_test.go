@@ -18,6 +18,7 @@ import (
 // database, as another replica or `agentry admin` would, and must reach a
 // replica that holds the key in its cache within the revocation bound.
 func TestKeysFollowMembership(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		one := testserver.Start(t, d)
 		two := testserver.Start(t, d, func(c *server.Config) { c.DatabaseURL = one.S.Config.DatabaseURL })

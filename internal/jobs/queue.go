@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
@@ -45,6 +46,14 @@ type Config struct {
 	// may sit in running (its process died) before it is retried.
 	JobTimeout  time.Duration
 	RescueAfter time.Duration
+	// RescueInterval, when below River's fixed 30 s (RiverRescueInterval),
+	// has every worker process also look for such jobs this often
+	// (rescue.go). Zero: River's rescuer alone.
+	RescueInterval time.Duration
+	// OwnTimeoutKinds are the job kinds whose workers set their own
+	// timeout or backoff; the sweep of RescueInterval leaves them to
+	// River's rescuer, which knows them.
+	OwnTimeoutKinds []string
 	// PollInterval is how often idle workers look for new jobs on SQLite,
 	// which has no LISTEN/NOTIFY.
 	PollInterval time.Duration
@@ -73,6 +82,11 @@ type Queue struct {
 	cancelGrace   time.Duration
 	interrupted   *interruptions
 	depth         *depthCollector
+	// sweep, when set, runs from Start to Stop every sweepEvery.
+	sweep      *rescueSweep
+	sweepEvery time.Duration
+	sweepStop  context.CancelFunc
+	sweepDone  chan struct{}
 }
 
 // Open migrates River's tables and builds a client on db.
@@ -123,16 +137,16 @@ func Open(ctx context.Context, db *store.DB, workers *river.Workers, cfg Config)
 			return nil, err
 		}
 		defer unlock()
-		q, err := openSQLite(ctx, db.W, rc, cfg.Work)
-		return q.with(db, cfg, stops), err
+		q, exec, err := openSQLite(ctx, db.W, rc, cfg.Work)
+		return q.with(db, cfg, stops, exec), err
 	case store.Postgres:
-		q, err := openPostgres(ctx, db.URL, rc, cfg.Work)
-		return q.with(db, cfg, stops), err
+		q, exec, err := openPostgres(ctx, db.URL, rc, cfg.Work)
+		return q.with(db, cfg, stops, exec), err
 	}
 	return nil, fmt.Errorf("jobs: unsupported dialect %q", db.Dialect)
 }
 
-func (q *Queue) with(db *store.DB, cfg Config, stops *interruptions) *Queue {
+func (q *Queue) with(db *store.DB, cfg Config, stops *interruptions, exec riverdriver.Executor) *Queue {
 	if q == nil {
 		return nil
 	}
@@ -140,23 +154,31 @@ func (q *Queue) with(db *store.DB, cfg Config, stops *interruptions) *Queue {
 	if q.cancelGrace <= 0 {
 		q.cancelGrace = 10 * time.Second
 	}
+	if cfg.Work && cfg.RescueInterval > 0 && cfg.RescueInterval < RiverRescueInterval {
+		rescueAfter := cfg.RescueAfter
+		if rescueAfter <= 0 { // River's default: the job timeout and an hour
+			rescueAfter = max(cfg.JobTimeout, 0) + time.Hour
+		}
+		q.sweep = &rescueSweep{exec: exec, rescueAfter: rescueAfter, ownTimeout: cfg.OwnTimeoutKinds}
+		q.sweepEvery = cfg.RescueInterval
+	}
 	return q
 }
 
-func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*Queue, error) {
+func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*Queue, riverdriver.Executor, error) {
 	base := riversqlite.New(db)
 	m, err := rivermigrate.New(base, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return nil, fmt.Errorf("migrate job queue: %w", err)
+		return nil, nil, fmt.Errorf("migrate job queue: %w", err)
 	}
 	rc.PollOnly = true
 	drv := newSQLiteDriver(base)
 	c, err := river.NewClient[*sql.Tx](drv, rc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	insertTx := func(ctx context.Context, tx *sql.Tx, _ *sql.Conn, args river.JobArgs, opts *river.InsertOpts) (func(), error) {
 		res, err := c.InsertTx(ctx, tx, args, opts)
@@ -165,7 +187,7 @@ func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*
 		}
 		return func() { drv.pilot.wake(res) }, nil
 	}
-	return &Queue{insert: c.Insert, insertTx: insertTx, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: func() {}, work: work}, nil
+	return &Queue{insert: c.Insert, insertTx: insertTx, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: func() {}, work: work}, base.GetExecutor(), nil
 }
 
 // fetchCooldown is the least time between two fetches of a queue.
@@ -174,25 +196,25 @@ const fetchCooldown = 5 * time.Millisecond
 // riverMigrationLock serialises River's migrations across replicas starting at once.
 const riverMigrationLock = 7_361_902_114
 
-func openPostgres(ctx context.Context, url string, rc *river.Config, work bool) (*Queue, error) {
+func openPostgres(ctx context.Context, url string, rc *river.Config, work bool) (*Queue, riverdriver.Executor, error) {
 	pool, err := pgxpool.New(ctx, url)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	drv := riverpgxv5.New(pool)
 	m, err := rivermigrate.New(drv, nil)
 	if err != nil {
 		pool.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := migratePostgres(ctx, pool, m); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := river.NewClient(drv, rc)
 	if err != nil {
 		pool.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	// The store's transaction runs on a database/sql connection of the
 	// pgx driver: River inserts on that connection, within it. The insert
@@ -212,7 +234,7 @@ func openPostgres(ctx context.Context, url string, rc *river.Config, work bool) 
 		}
 		return func() {}, nil
 	}
-	return &Queue{insert: c.Insert, insertTx: insertTx, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: pool.Close, work: work}, nil
+	return &Queue{insert: c.Insert, insertTx: insertTx, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: pool.Close, work: work}, drv.GetExecutor(), nil
 }
 
 // Insert enqueues a job.
@@ -237,7 +259,18 @@ func (q *Queue) Start(ctx context.Context) error {
 	if !q.work {
 		return nil
 	}
-	return q.start(ctx)
+	if err := q.start(ctx); err != nil {
+		return err
+	}
+	if q.sweep != nil && q.sweepStop == nil {
+		sctx, stop := context.WithCancel(ctx)
+		q.sweepStop, q.sweepDone = stop, make(chan struct{})
+		go func() {
+			defer close(q.sweepDone)
+			q.sweep.run(sctx, q.sweepEvery)
+		}()
+	}
+	return nil
 }
 
 // Stop stops taking new jobs and lets running ones finish until ctx ends.
@@ -250,6 +283,10 @@ func (q *Queue) Stop(ctx context.Context) error {
 	defer q.close()
 	if !q.work {
 		return nil
+	}
+	if q.sweepStop != nil { // before the jobs stop: it must not rescue an interrupted one
+		q.sweepStop()
+		<-q.sweepDone
 	}
 	err := q.stop(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/protect"
@@ -47,7 +48,11 @@ type Config struct {
 	MaxBodyBytes    int64
 	JobTimeout      time.Duration
 	JobRescueAfter  time.Duration
-	MaxWorkers      int
+	// JobRescueInterval is how often jobs left running by a dead process
+	// are looked for: River's rescuer on the leader every 30 s, and below
+	// that every worker process this often too (jobs.Config.RescueInterval).
+	JobRescueInterval time.Duration
+	MaxWorkers        int
 	// BackgroundWorkers run the background queue (polls, crawls,
 	// ingestion, exports, migrations, compaction), apart from MaxWorkers;
 	// AccountJobShare is the percent of each queue's workers one
@@ -223,6 +228,7 @@ func Defaults() Config {
 		MaxBodyBytes:      10 << 20,
 		JobTimeout:        10 * time.Minute,
 		JobRescueAfter:    15 * time.Minute,
+		JobRescueInterval: jobs.RiverRescueInterval,
 		MaxWorkers:        16,
 		BackgroundWorkers: 4,
 		AccountJobShare:   75,
@@ -302,6 +308,9 @@ func (c *Config) Validate() error {
 	}
 	if c.JobTimeout > 0 && c.JobRescueAfter > 0 && c.JobRescueAfter <= c.JobTimeout {
 		return fmt.Errorf("job rescue-after (%v) must exceed the job timeout (%v)", c.JobRescueAfter, c.JobTimeout)
+	}
+	if c.JobRescueInterval <= 0 || c.JobRescueInterval > jobs.RiverRescueInterval {
+		return fmt.Errorf("job rescue interval %v: must be above 0 and at most %v (River's rescuer looks every %v)", c.JobRescueInterval, jobs.RiverRescueInterval, jobs.RiverRescueInterval)
 	}
 	if c.UploadRetention <= 0 {
 		return fmt.Errorf("upload retention must be positive")

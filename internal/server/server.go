@@ -304,6 +304,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		BackgroundWorkers: cfg.BackgroundWorkers, AccountSharePercent: cfg.AccountJobShare,
 		JobTimeout: cfg.JobTimeout, RescueAfter: cfg.JobRescueAfter, Telemetry: s.Telemetry,
+		RescueInterval: cfg.JobRescueInterval,
+		// Kinds whose workers set their own Timeout or NextRetry: the
+		// short rescue interval's sweep leaves them to River's rescuer.
+		OwnTimeoutKinds: []string{alerts.DeliverArgs{}.Kind(), memory.SweepArgs{}.Kind()},
 		Periodic: slices.Concat(runs.PeriodicJobs(), agents.PeriodicJobs(s.Agents),
 			modelalerts.PeriodicJobs(),
 			knowledgePolls,                       // knowledge

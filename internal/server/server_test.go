@@ -70,6 +70,8 @@ func TestConfigValidation(t *testing.T) {
 		"cache ttl":    func(c *server.Config) { c.AuthCacheTTL = 0 },
 		"slow revoke":  func(c *server.Config) { c.AuthCacheTTL = 10e9 },
 		"rescue":       func(c *server.Config) { c.JobRescueAfter = c.JobTimeout },
+		"rescue none":  func(c *server.Config) { c.JobRescueInterval = 0 },
+		"rescue slow":  func(c *server.Config) { c.JobRescueInterval = time.Minute },
 		"credits":      func(c *server.Config) { c.DefaultCredits = -1 },
 		"stream cap":   func(c *server.Config) { c.MaxStreamsPerKey = -1 },
 		"job stop":     func(c *server.Config) { c.JobShutdownTimeout = -time.Second },

@@ -88,6 +88,7 @@ var Settings = []Section{
 		{Name: "account-job-share", Help: "percent of each queue's workers one account's jobs may hold at once in a process; the next job of an account at its share waits for another account's; 0 or 100: no cap", Field: func(c *Config) any { return &c.AccountJobShare }},
 		{Name: "job-timeout", Help: "longest one job attempt may run", Field: func(c *Config) any { return &c.JobTimeout }},
 		{Name: "job-rescue-after", Help: "retry a job left running by a dead process after this long", Field: func(c *Config) any { return &c.JobRescueAfter }},
+		{Name: "job-rescue-interval", Help: "how often jobs left running by a dead process are looked for: the elected leader looks every 30 s; shorter, every worker process looks this often too (tests of restarts shorten it)", Field: func(c *Config) any { return &c.JobRescueInterval }},
 		{Name: "shutdown-timeout", Help: "how long in-flight HTTP requests may finish on SIGTERM", Field: func(c *Config) any { return &c.ShutdownTimeout }},
 		{Name: "job-shutdown-timeout", Help: "how long running jobs may finish on SIGTERM before they are cancelled and left for the next start to resume", Field: func(c *Config) any { return &c.JobShutdownTimeout }},
 		{Name: "upload-retention", Help: "how long run input uploads are kept", Field: func(c *Config) any { return &c.UploadRetention }},

@@ -21,6 +21,7 @@ func newAgent(accountID, name string, calls ...string) store.NewAgent {
 }
 
 func TestAgentsStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -188,6 +189,7 @@ func TestAgentsStore(t *testing.T) {
 }
 
 func TestUploadsStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

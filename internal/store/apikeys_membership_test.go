@@ -12,6 +12,7 @@ import (
 // user's role in the key's account as it is now, so the authenticator can
 // make a key follow its user's membership.
 func TestAPIKeyCarriesCurrentMembership(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -60,6 +61,7 @@ func TestAPIKeyCarriesCurrentMembership(t *testing.T) {
 }
 
 func TestWeakerRole(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ a, b, want string }{
 		{store.RoleOwner, store.RoleAdmin, store.RoleAdmin},
 		{store.RoleAdmin, store.RoleOwner, store.RoleAdmin},

@@ -21,6 +21,7 @@ func newAccount(t *testing.T, db *store.DB) string {
 }
 
 func TestExperiments(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

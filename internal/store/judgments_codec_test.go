@@ -11,6 +11,7 @@ import (
 // names its dictionary in what it writes, and refuses, rather than
 // expands without bound, a value that is not what it wrote.
 func TestJudgmentsCodec(t *testing.T) {
+	t.Parallel()
 	sqlite := &DB{Dialect: SQLite}
 	for _, js := range []string{`[]`, judgmentsDict1, `[{"id":"x","details":{"explanation":"` + strings.Repeat("é", 5000) + `"}}]`} {
 		packed := sqlite.PackJudgments([]byte(js))

@@ -21,6 +21,7 @@ var typicalJudgment = json.RawMessage(`{"checks":[{"check":"not_contains","passe
 // ahead of the write, packed by FinishStep when they come unpacked, and
 // written as plain JSON by an earlier version.
 func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

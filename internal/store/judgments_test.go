@@ -17,6 +17,7 @@ import (
 // step of the rows that hold them, once each, and never under a criterion
 // that is gone or another account's.
 func TestMaterializeJudgments(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -117,6 +118,7 @@ func TestMaterializeJudgments(t *testing.T) {
 // them: a run that settles again in between (it journaled more) keeps its
 // mark, and the next pass copies what it added.
 func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Open(t, store.SQLite)
 	accountID, criterionID, r := judgedRun(t, db)

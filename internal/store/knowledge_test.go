@@ -13,6 +13,7 @@ import (
 // The knowledge tables on both dialects: sources, contents and their
 // versions, the atomic chunk swap, and the passages the lexical index reads.
 func TestKnowledgeStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -108,6 +109,7 @@ func TestKnowledgeStore(t *testing.T) {
 // A chunk's seq is never reused, even after the newest chunks are deleted:
 // the in-process vector index follows the table by seq.
 func TestChunkSeqsNeverReused(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

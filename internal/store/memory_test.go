@@ -14,6 +14,7 @@ import (
 // lookup account search uses, history order with summaries, the atomic
 // replace and its conflict, assistant turns per user.
 func TestMemoryStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestModelAlertsStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

@@ -13,6 +13,7 @@ import (
 // An agent holds at most MaxCriteriaPerAgent criteria, also when creates
 // race for the last place; other agents are not affected.
 func TestCriteriaPerAgentLimit(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -67,6 +68,7 @@ func TestCriteriaPerAgentLimit(t *testing.T) {
 // Governance policies and alert configurations are bounded per scope: the
 // account's own, and each agent's.
 func TestPerScopeLimits(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

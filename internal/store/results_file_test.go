@@ -65,6 +65,7 @@ func (f resultsFixture) count(t *testing.T, criterion string) int {
 // recorded under a criterion that is gone or another account's; on
 // SQLite, where the results are in a file of their own, as on PostgreSQL.
 func TestCriterionResultsFollowTheCriterion(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -103,6 +104,7 @@ func TestCriterionResultsFollowTheCriterion(t *testing.T) {
 // SQLite keeps evaluation results in agentry.results.db beside agentry.db,
 // and a database from before that file moves its results into it on start.
 func TestResultsFileTakesOverTheDatabasesResults(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := store.Open(ctx, "sqlite:"+filepath.Join(dir, "agentry.db"), "")
@@ -173,6 +175,7 @@ func TestResultsFileTakesOverTheDatabasesResults(t *testing.T) {
 // different files) is finished by FinishCriteriaDeletions; a recorded
 // deletion of a criterion that still exists deletes nothing.
 func TestFinishCriteriaDeletions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Open(t, store.SQLite)
 	f := newResultsFixture(t, db, "F")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRunsStore(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

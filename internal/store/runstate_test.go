@@ -15,6 +15,7 @@ import (
 // status expected before; a terminal status is never left; a worker and a
 // cancel racing for a run nobody holds end with exactly one winner.
 func TestRunStateMachine(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -106,6 +107,7 @@ func TestRunStateMachine(t *testing.T) {
 // TestReviewSweepsSkipBadRows: a review row that cannot be read is
 // reported, and the others are still listed.
 func TestReviewSweepsSkipBadRows(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)

@@ -14,6 +14,7 @@ import (
 // in it, the database, its results file and the readers that attach it,
 // not files cut short where a URI would end its path.
 func TestSQLiteFileNamesAreTakenLiterally(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "C# 100%25 done?yes")
@@ -55,6 +56,7 @@ func TestSQLiteFileNamesAreTakenLiterally(t *testing.T) {
 // What sqlite:PATH cannot be is refused with a reason, before any file is
 // made.
 func TestSQLiteURLsThatCannotWork(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for url, want := range map[string]string{
 		"sqlite::memory:":                          "in-memory",

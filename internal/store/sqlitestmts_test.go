@@ -11,6 +11,7 @@ import (
 // afresh, also for a query run again while its first rows are open, for
 // statements evicted while in use, and for failing statements.
 func TestSQLiteStatementCache(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := openSQLite(ctx, filepath.Join(t.TempDir(), "cache.db"))
 	if err != nil {

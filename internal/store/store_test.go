@@ -13,6 +13,7 @@ import (
 )
 
 func TestIdentity(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -90,6 +91,7 @@ func TestIdentity(t *testing.T) {
 }
 
 func TestSubjectMapping(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -127,6 +129,7 @@ func TestSubjectMapping(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -180,6 +183,7 @@ func TestAPIKeys(t *testing.T) {
 // TestConcurrentDebits hammers one balance from many goroutines: exactly as
 // many debits succeed as the balance covers, and the ledger adds up.
 func TestConcurrentDebits(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
@@ -231,6 +235,7 @@ func TestConcurrentDebits(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
