@@ -63,7 +63,9 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return fmt.Sprint(e.Loc...) + ": " + e.Msg }
 
-func fieldError(msg string, loc ...any) error { return &FieldError{Loc: append([]any{"body"}, loc...), Msg: msg} }
+func fieldError(msg string, loc ...any) error {
+	return &FieldError{Loc: append([]any{"body"}, loc...), Msg: msg}
+}
 
 // ErrFinished: a regression that has ended cannot be cancelled (409).
 var ErrFinished = errors.New("the regression has already ended")

@@ -240,7 +240,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Alerts = alerts.New(db, nil, s.Secrets, eng.Webhooks.Client())
 	s.Runs.Finished = s.Alerts.RunFinished
 	s.ModelAlerts.Raiser = s.Alerts
-	s.Alerts.Mailer = alertMailer{s.Mail}           // alerts → mail
+	s.Alerts.Mailer = alertMailer{s.Mail}               // alerts → mail
 	s.Evals.Alerts = oversightAlerts(s.Alerts, db)      // oversight → alerts
 	s.Governance.Alerts = oversightAlerts(s.Alerts, db) // oversight → alerts
 	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
@@ -359,7 +359,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			MCPExpose: &mcpexpose.Service{DB: db}, // agents as MCP tools
+			MCPExpose:   &mcpexpose.Service{DB: db}, // agents as MCP tools
 			Regressions: s.Regressions,
 			Secrets:     s.Secrets, Alerts: s.Alerts, Solutions: s.Solutions, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
