@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -137,6 +138,32 @@ func TestRegressionCredits(t *testing.T) {
 		}
 		if done := waitRegression(t, s, agent, reg.RegressionID); done.Report.Unchanged != 2 {
 			t.Errorf("report %+v", done.Report)
+		}
+	})
+}
+
+// TestRegressionSendsNoMail replays a run whose send_email step mailed: the
+// replay completes with the same output, and queues no mail.
+func TestRegressionSendsNoMail(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s, sink, _ := mailServer(t, d)
+		agent := s.StoreAgent(t, s.AccountID, "Weekly reporter", sendDef, "dynamic_input")
+		ids := recordRuns(t, s, agent, 1)
+		sink.Wait(t, 1)
+		if _, _, err := s.DB.MailMessageForStep(t.Context(), s.AccountID, ids[0], "mail"); err != nil {
+			t.Fatalf("the recorded run queued no mail: %v", err)
+		}
+		r := s.Do(t, "POST", "/agents/"+agent+"/regressions", s.Key, map[string]any{"run_ids": ids})
+		wantStatus(t, r, http.StatusAccepted)
+		var reg api.RegressionResponse
+		r.JSON(t, &reg)
+		done := waitRegression(t, s, agent, reg.RegressionID)
+		if done.Report.Unchanged != 1 || done.Runs[0].ReplayRunID == nil {
+			t.Fatalf("report: %+v", done)
+		}
+		_, _, err := s.DB.MailMessageForStep(t.Context(), s.AccountID, *done.Runs[0].ReplayRunID, "mail")
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("the replay queued mail (%v)", err)
 		}
 	})
 }
