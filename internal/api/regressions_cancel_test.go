@@ -167,3 +167,42 @@ func TestRegressionSendsNoMail(t *testing.T) {
 		}
 	})
 }
+
+// TestRegressionRaisesNoAlert replays a failed run of an agent with a
+// run_failed alert: the original raised one; the replay, failing the
+// same way, raises none.
+func TestRegressionRaisesNoAlert(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
+		h := newHitCounter(t)
+		agent := makeAgent(t, s, s.AccountID, fmt.Sprintf(`{"child_steps":[{"id":"hook","step_type":"webhook_call","url":%q}]}`, h.srv.URL+"/fail"))
+		wantStatus(t, s.Do(t, "POST", "/alerts/configs", s.Key, map[string]any{"alert_type": "run_failed", "agent_id": agent, "cooldown_minutes": 0}), http.StatusCreated)
+		var l struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		alerts := func() int {
+			s.Do(t, "GET", "/alerts", s.Key, nil).JSON(t, &l)
+			return len(l.Data)
+		}
+		ids := recordRuns(t, s, agent, 1)
+		waitUntil(t, func() bool { return alerts() == 1 })
+		// Resolved, so that another failure would open a new alert.
+		wantStatus(t, s.Do(t, "POST", "/alerts/"+l.Data[0].ID+"/status", s.Key, map[string]any{"status": "resolved"}), http.StatusOK)
+		r := s.Do(t, "POST", "/agents/"+agent+"/regressions", s.Key, map[string]any{"run_ids": ids})
+		wantStatus(t, r, http.StatusAccepted)
+		var reg api.RegressionResponse
+		r.JSON(t, &reg)
+		done := waitRegression(t, s, agent, reg.RegressionID)
+		if done.Runs[0].ReplayStatus == nil || *done.Runs[0].ReplayStatus != "failed" || h.count("/fail") != 2 {
+			t.Fatalf("replay: %+v", done.Runs[0])
+		}
+		// The original's alert came within a second of its end; give the
+		// replay's (which must not come) twice that.
+		time.Sleep(2 * time.Second)
+		if n := alerts(); n != 1 {
+			t.Errorf("%d alerts, want only the original run's", n)
+		}
+	})
+}
