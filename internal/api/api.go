@@ -31,6 +31,7 @@ import (
 	"github.com/agentry/agentry/internal/models/defaults"
 	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/playground"
+	"github.com/agentry/agentry/internal/regressions"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/solutions"
@@ -81,6 +82,9 @@ type Deps struct {
 	Blobs *blob.Store
 	// Agents is the agents area. Required.
 	Agents *agents.Service
+	// Regressions replays recorded runs on a workflow version
+	// (regressions.go). Optional: without it those operations are not served.
+	Regressions *regressions.Service
 	// Models area (models*.go, playground.go): the catalog, lifecycle
 	// alerts and the playground. Required.
 	Catalog     *catalog.Catalog
@@ -407,6 +411,13 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("get_agent_version", http.MethodGet, "/agents/{agent_id}/versions/{change_id}", "Get a workflow version", "agents"), getVersionDoc)), s.getAgentVersion)
 	register(s, extension(withDesc(op("diff_agent_version", http.MethodGet, "/agents/{agent_id}/versions/{change_id}/diff", "Compare two workflow versions", "agents"), diffVersionDoc)), s.diffAgentVersion)
 	register(s, extension(withDesc(op("restore_agent_version", http.MethodPost, "/agents/{agent_id}/versions/{change_id}/restore", "Restore a workflow version", "agents"), restoreVersionDoc)), s.restoreAgentVersion)
+	// Regression runs, an extension (regressions.go).
+	if s.deps.Regressions != nil {
+		register(s, withStatus(extension(withDesc(op("create_agent_regression", http.MethodPost, "/agents/{agent_id}/regressions", "Start a regression run", "agents"), createRegressionDoc)), http.StatusAccepted), s.createRegression)
+		register(s, extension(withDesc(op("list_agent_regressions", http.MethodGet, "/agents/{agent_id}/regressions", "List an agent's regression runs", "agents"), listRegressionsDoc)), s.listRegressions)
+		register(s, extension(withDesc(op("get_agent_regression", http.MethodGet, "/agents/{agent_id}/regressions/{regression_id}", "Get a regression run and its report", "agents"), getRegressionDoc)), s.getRegression)
+		register(s, extension(withDesc(op("cancel_agent_regression", http.MethodPost, "/agents/{agent_id}/regressions/{regression_id}/cancel", "Cancel a regression run", "agents"), cancelRegressionDoc)), s.cancelRegression)
+	}
 	register(s, op("disable_agent", http.MethodPost, "/agents/{agent_id}/disable", "Pause (disable) an agent", "agents"), s.disableAgent)
 	register(s, op("enable_agent", http.MethodPost, "/agents/{agent_id}/enable", "Resume (enable) a paused agent", "agents"), s.enableAgent)
 	register(s, op("get_agent_callers", http.MethodGet, "/agents/{agent_id}/callers", "List agents that call this agent", "agents"), s.getAgentCallers)

@@ -34,7 +34,7 @@ to a file and import it into another account. See docs/agents.md.`,
 	cmd.AddCommand(a.agentsList(), a.agentsGet(), a.agentsCreate(), a.agentsUpdate(), a.agentsDelete(), def,
 		a.agentsExport(), a.agentsImport(), a.agentsPreviewImport(), a.agentsPause("disable"), a.agentsPause("enable"),
 		a.agentsCallers(), a.agentsAttachmentReferences(), a.agentsUploadInput(), a.agentsUploadStatus(),
-		a.agentsSchedules(), a.agentsTemplates(), a.agentsVersions())
+		a.agentsSchedules(), a.agentsTemplates(), a.agentsVersions(), a.agentsRegress(), a.agentsRegressions())
 	return cmd
 }
 

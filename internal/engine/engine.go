@@ -136,6 +136,9 @@ type Run struct {
 	// StepInputs replace the input of the steps they name (by step key):
 	// a rerun's changed input for the step it runs again from.
 	StepInputs map[string]string
+	// Regression marks the replay of a regression run: steps with effects
+	// on the world that it must not have (send_email) leave them out.
+	Regression bool
 }
 
 // StepRecord is one attempt of one step, as journaled.

@@ -252,6 +252,9 @@ func (s *Service) alert(ctx context.Context, r store.EvaluationResult, explanati
 	if r.EvaluationMode != ModeRetry && r.EvaluationMode != ModeSample {
 		return
 	}
+	if reg, err := s.DB.RunRegressionID(ctx, r.AgentRunID); err != nil || reg != "" {
+		return // a regression's replay raises no alert nor rollback signal
+	}
 	typ := ""
 	switch {
 	case r.Status == "failed":

@@ -198,7 +198,9 @@ func (s *Service) createQueuedWith(ctx context.Context, run store.Run, with func
 	}
 	s.Bus.Wake(run.ID)
 	wake()
-	telemetry.RunCreated(run.TriggerType)
+	if run.RegressionID == "" { // a regression's replay is no production run
+		telemetry.RunCreated(run.TriggerType)
+	}
 	return run, nil
 }
 
@@ -440,7 +442,8 @@ func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res st
 	}
 	s.Bus.Wake(r.ID)
 	s.observeEnd(ctx, r, res)
-	if s.Finished != nil && store.RunTerminal(res.Status) {
+	// A regression's replay raises no alert (docs/regressions.md).
+	if s.Finished != nil && store.RunTerminal(res.Status) && r.RegressionID == "" {
 		s.Finished(r, res)
 	}
 	return true, nil

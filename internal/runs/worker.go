@@ -123,7 +123,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	}
 	er := &engine.Run{ID: r.ID, AccountID: r.AccountID, AgentID: r.AgentID, Input: input, Metadata: r.Metadata,
 		Attachments: atts, Trigger: a.Trigger, Priority: r.Priority, CallChain: r.CallChain,
-		OversightRev: strconv.FormatInt(a.OversightRev, 10)}
+		OversightRev: strconv.FormatInt(a.OversightRev, 10), Regression: r.RegressionID != ""}
 	if r.RerunInput != nil {
 		er.StepInputs = map[string]string{r.RerunFromStep: *r.RerunInput}
 	}

@@ -49,6 +49,7 @@ import (
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/playground"
+	"github.com/agentry/agentry/internal/regressions"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/solutions"
@@ -109,6 +110,8 @@ type Server struct {
 	Alerts *alerts.Service
 	// Solutions is the solutions area: solutions, the assistants, search.
 	Solutions *solutions.Service
+	// Regressions replays recorded runs on a workflow version (an extension).
+	Regressions *regressions.Service
 
 	// Telemetry is the server's traces (off unless OTEL_* asks), put in
 	// every request's, job's and background loop's context.
@@ -237,9 +240,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Alerts = alerts.New(db, nil, s.Secrets, eng.Webhooks.Client())
 	s.Runs.Finished = s.Alerts.RunFinished
 	s.ModelAlerts.Raiser = s.Alerts
-	s.Alerts.Mailer = alertMailer{s.Mail}           // alerts → mail
-	s.Evals.Alerts = oversightAlerts(s.Alerts)      // oversight → alerts
-	s.Governance.Alerts = oversightAlerts(s.Alerts) // oversight → alerts
+	s.Alerts.Mailer = alertMailer{s.Mail}               // alerts → mail
+	s.Evals.Alerts = oversightAlerts(s.Alerts, db)      // oversight → alerts
+	s.Governance.Alerts = oversightAlerts(s.Alerts, db) // oversight → alerts
 	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
 	s.Runs.Uploads = runs.AgentsArea{S: s.Agents}
 
@@ -283,7 +286,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Solutions = &solutions.Service{DB: db, Agents: s.Agents, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat),
 		AssistantModel: cfg.AssistantModel}
 
+	s.Regressions = &regressions.Service{DB: db, Runs: s.Runs, Evals: s.Evals}
+
 	workers := river.NewWorkers()
+	regressions.AddWorkers(workers, s.Regressions) // regression runs
 	exports.AddWorkers(workers, s.SourceExports)
 	river.AddWorker(workers, &jobs.PingWorker{DB: db})
 	agents.AddWorkers(workers, s.Agents)
@@ -328,6 +334,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.MailInbound.Queue = s.Queue // mail area
 	s.Mail.SetQueue(s.Queue)
 	s.Alerts.Queue = s.Queue // alerts area
+	s.Regressions.Queue = s.Queue
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -357,8 +364,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			MCPExpose: &mcpexpose.Service{DB: db}, // agents as MCP tools
-			Secrets:   s.Secrets, Alerts: s.Alerts, Solutions: s.Solutions, Ready: func(ctx context.Context) error {
+			MCPExpose:   &mcpexpose.Service{DB: db}, // agents as MCP tools
+			Regressions: s.Regressions,
+			Secrets:     s.Secrets, Alerts: s.Alerts, Solutions: s.Solutions, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
 					return fmt.Errorf("database: %w", err)
 				}

@@ -11,15 +11,23 @@ import (
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/oversight"
+	"github.com/agentry/agentry/internal/store"
 )
 
 // The areas talk to each other through small interfaces of their own, so
 // none imports another's service; these adapters join them.
 
 // oversightAlerts passes evaluation and governance signals to the alerts
-// area (the two Signal types have the same fields).
-func oversightAlerts(a *alerts.Service) oversight.Alerter {
+// area (the two Signal types have the same fields), except those of a
+// regression's replay.
+func oversightAlerts(a *alerts.Service, db *store.DB) oversight.Alerter {
 	return oversight.AlerterFunc(func(ctx context.Context, ev oversight.Signal) error {
+		// A regression's replay raises no alert (docs/regressions.md).
+		if ev.RunID != "" {
+			if reg, err := db.RunRegressionID(ctx, ev.RunID); err != nil || reg != "" {
+				return err
+			}
+		}
 		return a.Raise(ctx, alerts.Signal(ev))
 	})
 }

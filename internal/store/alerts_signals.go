@@ -16,7 +16,7 @@ import (
 // serves it).
 func (db *DB) RecentTerminalRuns(ctx context.Context, accountID, agentID string, n int) ([]string, error) {
 	rows, err := db.R.QueryContext(ctx, `SELECT status FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
-		ORDER BY id DESC LIMIT $5`, accountID, agentID, RunCompleted, RunFailed, n)
+		AND regression_id IS NULL ORDER BY id DESC LIMIT $5`, accountID, agentID, RunCompleted, RunFailed, n)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (db *DB) RunWindowOf(ctx context.Context, accountID, agentID string, since 
 	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*),
 		COALESCE(SUM(CASE WHEN status IN ($4, $5) THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = $5 THEN 1 ELSE 0 END), 0)
-		FROM runs WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND id >= $3`,
+		FROM runs WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND id >= $3 AND regression_id IS NULL`,
 		accountID, agentID, idFloor(since), RunCompleted, RunFailed).Scan(&w.Created, &w.Ended, &w.Failed)
 	return w, err
 }
@@ -67,7 +67,7 @@ type RunBrief struct {
 func (db *DB) RunsEndedBetween(ctx context.Context, accountID, agentID string, from, to time.Time, limit int) ([]RunBrief, error) {
 	rows, err := db.R.QueryContext(ctx, `SELECT id, agent_id, status, COALESCE(error, ''), started_at, ended_at FROM runs
 		WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND ended_at > $3 AND ended_at <= $4 AND status IN ($5, $6)
-		ORDER BY ended_at, id LIMIT $7`, accountID, agentID, from.UTC(), to.UTC(), RunCompleted, RunFailed, limit)
+		AND regression_id IS NULL ORDER BY ended_at, id LIMIT $7`, accountID, agentID, from.UTC(), to.UTC(), RunCompleted, RunFailed, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ func (db *DB) ModelSignalsSince(ctx context.Context, accountID, agentID string, 
 		return nil, err
 	}
 	rows, err = db.R.QueryContext(ctx, `SELECT ended_at FROM runs WHERE account_id = $1 AND agent_id = $2 AND status = $3
-		AND cancel_requested = FALSE AND ended_at IS NOT NULL AND ended_at >= $4`, accountID, agentID, RunFailed, since.UTC())
+		AND cancel_requested = FALSE AND ended_at IS NOT NULL AND ended_at >= $4 AND regression_id IS NULL`, accountID, agentID, RunFailed, since.UTC())
 	if err := scan(rows, err, SignalRunFailed); err != nil {
 		return nil, err
 	}

@@ -59,9 +59,12 @@ type Run struct {
 	ChangeID string
 	// A rerun names the run it came from, the step it runs again from,
 	// and the input it gives that step instead of the recorded one.
-	RerunOfRunID       string
-	RerunFromStep      string
-	RerunInput         *string
+	RerunOfRunID  string
+	RerunFromStep string
+	RerunInput    *string
+	// RegressionID marks a replay of a regression run (regressions.go):
+	// left out of alerts, production metrics and run lists.
+	RegressionID       string
 	CreatedAt          time.Time
 	StartedAt, EndedAt *time.Time
 	UpdatedAt          time.Time
@@ -94,12 +97,12 @@ func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
 	// one, read in the same statement.
 	_, err := ex.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
 		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context,
-		change_id, rerun_of_run_id, rerun_from_step, rerun_input)
+		change_id, rerun_of_run_id, rerun_from_step, rerun_input, regression_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14,
-		COALESCE($15, (SELECT change_id FROM agents WHERE id = $3)), $16, $17, $18)`,
+		COALESCE($15, (SELECT change_id FROM agents WHERE id = $3)), $16, $17, $18, $19)`,
 		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
 		nullable(r.ReplayOfRunID), nullable(r.ParentRunID), string(chain), r.CreatedAt, nullable(r.TraceContext),
-		nullable(r.ChangeID), nullable(r.RerunOfRunID), nullable(r.RerunFromStep), r.RerunInput)
+		nullable(r.ChangeID), nullable(r.RerunOfRunID), nullable(r.RerunFromStep), r.RerunInput, nullable(r.RegressionID))
 	return r, err
 }
 
@@ -121,7 +124,7 @@ const runColumns = `id, account_id, agent_id, status, priority, trigger_type, in
 	input_upload_ids, COALESCE(replay_of_run_id, ''), COALESCE(parent_run_id, ''), call_chain, credits, error_count,
 	COALESCE(error, ''), hitl_wait_ms, wait_ms, cancel_requested, created_at, started_at, ended_at, updated_at,
 	COALESCE(trace_context, ''), COALESCE(governance_input_status, ''), COALESCE(change_id, ''), COALESCE(rerun_of_run_id, ''), COALESCE(rerun_from_step, ''),
-	rerun_input`
+	rerun_input, COALESCE(regression_id, '')`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var (
@@ -135,7 +138,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	err := row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.Status, &r.Priority, &r.TriggerType, &input, &out, &outC, &md, &ups,
 		&r.ReplayOfRunID, &r.ParentRunID, &chain, &micro, &r.ErrorCount, &r.Error, &r.HITLWaitMS, &r.WaitMS, &r.CancelRequested,
 		&r.CreatedAt, &started, &ended, &r.UpdatedAt, &r.TraceContext, &r.GovernanceInputStatus,
-		&r.ChangeID, &r.RerunOfRunID, &r.RerunFromStep, &rerunInput)
+		&r.ChangeID, &r.RerunOfRunID, &r.RerunFromStep, &rerunInput, &r.RegressionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, ErrNotFound
 	}
@@ -187,7 +190,7 @@ func (db *DB) RunForWorker(ctx context.Context, runID string) (Run, error) {
 
 // RunsOfAgent lists an agent's runs, newest first, optionally by status.
 func (db *DB) RunsOfAgent(ctx context.Context, accountID, agentID, status string, limit, offset int) ([]Run, int, error) {
-	where := `account_id = $1 AND agent_id = $2 AND ($3 = '' OR status = $3)`
+	where := `account_id = $1 AND agent_id = $2 AND ($3 = '' OR status = $3) AND regression_id IS NULL`
 	var total int
 	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE `+where, accountID, agentID, status).Scan(&total); err != nil {
 		return nil, 0, err

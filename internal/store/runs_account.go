@@ -52,7 +52,9 @@ func TimeIDBound(t time.Time) string {
 // after args.
 func (f RunFilter) where(accountID string) (string, []any) {
 	args := []any{accountID}
-	cond := `account_id = $1`
+	// Replays of regression runs are no production runs: left out of
+	// lists and summaries (their regression's report names them).
+	cond := `account_id = $1 AND regression_id IS NULL`
 	add := func(col, op string, v any) {
 		args = append(args, v)
 		cond += ` AND ` + col + ` ` + op + ` $` + itoa(len(args))
