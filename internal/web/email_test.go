@@ -237,7 +237,7 @@ func TestEmailDomainsPages(t *testing.T) {
 		if strings.Contains(p.Body, "hx-trigger") && strings.Contains(p.Body, "every") {
 			t.Fatalf("a verified domain still polls:\n%s", p.Body)
 		}
-		b.get(dom + "/status").mustContain(t, "verified")
+		b.get(dom+"/status").mustContain(t, "verified")
 
 		// The test e-mail reaches the owner; then primary.
 		p = b.get(dom)

@@ -96,10 +96,10 @@ func (c *Console) domainUseShared(req *Request) error {
 }
 
 type domainView struct {
-	Domain    client.EmailDomain
-	DMARC     *client.DMARCSummary
-	Poll      int
-	Notice    string
+	Domain client.EmailDomain
+	DMARC  *client.DMARCSummary
+	Poll   int
+	Notice string
 }
 
 func (v domainView) flash() string { return v.Notice }
