@@ -71,4 +71,6 @@ func TestBrowserAPIKey(t *testing.T) {
 }
 
 // jsString quotes s for a JavaScript expression.
-func jsString(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
