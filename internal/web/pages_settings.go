@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/agentry/agentry/client"
 )
@@ -84,37 +83,15 @@ func (c *Console) renderSettings(req *Request, status int, v settingsView) error
 	ctx := req.Ctx()
 	v.Roles = []string{"member", "admin", "owner"}
 	v.Self = req.Session.UserID
-	// The reads are independent: they run side by side.
-	var (
-		keys     *client.Page[client.APIKey]
-		members  *client.Page[client.Member]
-		secrets  *client.Page[client.Secret]
-		agents   *client.Page[client.Agent]
-		wg       sync.WaitGroup
-		errs     [6]error
-		parallel = []func() error{
-			func() (err error) { keys, err = cl.ListAPIKeys(ctx, 1, 200); return },
-			func() (err error) { members, err = cl.ListMembers(ctx, 1, 200); return },
-			func() (err error) { secrets, err = cl.ListSecrets(ctx, client.SecretListOptions{Limit: 200}); return },
-			func() (err error) { v.Credits, err = cl.GetCredits(ctx, settingsLedgerRows, usageDays); return },
-			func() (err error) { v.Version, err = cl.GetVersion(ctx); return },
-			func() (err error) {
-				if v.Tools, _, err = cl.ListAgentMCPTools(ctx, 1, 100); err != nil {
-					return err
-				}
-				agents, err = cl.ListAgents(ctx, client.AgentListOptions{Limit: 100})
-				return err
-			},
-		}
-	)
-	for i, f := range parallel {
-		wg.Go(func() { errs[i] = f() })
-	}
-	wg.Wait()
-	if err := firstError(errs[:]); err != nil {
+	keys, err := cl.ListAPIKeys(ctx, 1, 200)
+	if err != nil {
 		return err
 	}
 	v.Keys, v.KeysTotal = keys.Items, keys.Total
+	members, err := cl.ListMembers(ctx, 1, 200)
+	if err != nil {
+		return err
+	}
 	v.Members = members.Items
 	for _, m := range v.Members {
 		if m.UserID == req.Session.UserID {
@@ -123,8 +100,25 @@ func (c *Console) renderSettings(req *Request, status int, v settingsView) error
 	}
 	v.Admin = v.MyRole == "owner" || v.MyRole == "admin"
 	v.Owner = v.MyRole == "owner"
+	secrets, err := cl.ListSecrets(ctx, client.SecretListOptions{Limit: 200})
+	if err != nil {
+		return err
+	}
 	v.Secrets = secrets.Items
+	if v.Credits, err = cl.GetCredits(ctx, settingsLedgerRows, usageDays); err != nil {
+		return err
+	}
 	v.Chart = drawUsage(v.Credits)
+	if v.Version, err = cl.GetVersion(ctx); err != nil {
+		return err
+	}
+	if v.Tools, _, err = cl.ListAgentMCPTools(ctx, 1, 100); err != nil {
+		return err
+	}
+	agents, err := cl.ListAgents(ctx, client.AgentListOptions{Limit: 100})
+	if err != nil {
+		return err
+	}
 	v.Agents, v.ToolNames = agents.Items, map[string]string{}
 	for _, a := range v.Agents {
 		v.ToolNames[a.ID] = a.Name
@@ -134,17 +128,6 @@ func (c *Console) renderSettings(req *Request, status int, v settingsView) error
 
 // settingsCreateKey issues a key and shows its secret on this response
 // only: it is neither stored by the console, nor put in a cookie or a URL.
-// firstError is the first non-nil error, so that an API error keeps its
-// status on the page (a joined error would hide it).
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (c *Console) settingsCreateKey(req *Request) error {
 	cl, err := req.API()
 	if err != nil {
