@@ -71,9 +71,6 @@ var emailNotices = map[string]string{
 	"cancelled": "The queued e-mail runs were cancelled.",
 }
 
-// autoBlockModes are the modes PUT /agents/blocked-email-senders/mode takes.
-var autoBlockModes = []string{"disabled", "input", "input_and_output"}
-
 func (c *Console) emailPage(req *Request) error {
 	cl, err := req.API()
 	if err != nil {

@@ -172,10 +172,7 @@ func (c *Console) settingsSetSecret(req *Request) error {
 	if err != nil {
 		return err
 	}
-	var hosts []string
-	for _, h := range strings.FieldsFunc(req.PostFormValue("hosts"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' }) {
-		hosts = append(hosts, h)
-	}
+	hosts := strings.FieldsFunc(req.PostFormValue("hosts"), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' })
 	name := strings.TrimSpace(req.PostFormValue("name"))
 	value := req.PostFormValue("value")
 	if name == "" {
