@@ -261,6 +261,14 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("get_run_details", http.MethodGet, "/runs/{run_id}", "Get a run's details", "agents"), runDetailsDoc)), s.runDetails)
 	register(s, op("download_run_attachment", http.MethodGet, "/v2/agent-runs/{run_id}/attachments/{attachment_id}", "Download an agent-run attachment", "agent_run_attachments"), s.downloadAttachment)
 
+	// The account's API keys, members and credits, extensions (account_settings.go).
+	register(s, extension(withDesc(op("list_api_keys", http.MethodGet, "/account/api-keys", "List the account's API keys", "account"), listAPIKeysDoc)), s.listAPIKeys)
+	register(s, extension(withStatus(withDesc(op("create_api_key", http.MethodPost, "/account/api-keys", "Issue an API key (its secret shown once)", "account"), createAPIKeyDoc), http.StatusCreated)), s.createAPIKey)
+	register(s, extension(withDesc(op("revoke_api_key", http.MethodDelete, "/account/api-keys/{key_id}", "Revoke an API key", "account"), revokeAPIKeyDoc)), s.revokeAPIKey)
+	register(s, extension(withDesc(op("list_account_members", http.MethodGet, "/account/members", "List the account's members", "account"), listMembersDoc)), s.listMembers)
+	register(s, extension(withDesc(op("set_account_member_role", http.MethodPut, "/account/members/{user_id}", "Change a member's role", "account"), setMemberRoleDoc)), s.setMemberRole)
+	register(s, extension(withDesc(op("get_account_credits", http.MethodGet, "/account/credits", "Get the account's credits, ledger and daily spending", "account"), getCreditsDoc)), s.getCredits)
+
 	// Account secrets, an extension (secrets.go).
 	register(s, extension(withDesc(op("list_secrets", http.MethodGet, "/secrets", "List account secrets", "secrets"), listSecretsDoc)), s.listSecrets)
 	register(s, admin(extension(withDesc(op("put_secret", http.MethodPut, "/secrets/{name}", "Create or replace an account secret", "secrets"), putSecretDoc)), "store secrets"), s.putSecret)

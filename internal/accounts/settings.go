@@ -1,0 +1,153 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/store"
+)
+
+// The account's settings as its own people see them: API keys, members
+// and roles, credits. Who may do what is decided here, from the
+// principal, so that every client (the console too) meets the same rules:
+// owners and admins see and revoke every key of the account and change
+// roles; a member sees and revokes only their own keys; only an owner
+// makes or unmakes owners; the last owner stays one.
+
+// Errors the API maps to statuses.
+var (
+	ErrForbidden = errors.New("forbidden")  // 403
+	ErrLastOwner = errors.New("last owner") // 409
+	ErrRole      = errors.New("bad role")   // 422
+)
+
+// Keys lists the account's keys the principal may see, newest first.
+func (s *Service) Keys(ctx context.Context, p auth.Principal) ([]store.APIKey, error) {
+	all, err := s.db.APIKeys(ctx, p.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	if p.CanAdminister() {
+		return all, nil
+	}
+	var mine []store.APIKey
+	for _, k := range all {
+		if p.UserID != "" && k.UserID == p.UserID {
+			mine = append(mine, k)
+		}
+	}
+	return mine, nil
+}
+
+// CreateKey issues a key of the principal's user (none for an account
+// key) in the account, with a role no stronger than the principal's. It
+// answers the secret, which is never stored or answered again.
+func (s *Service) CreateKey(ctx context.Context, p auth.Principal, name, role string) (store.APIKey, string, error) {
+	if role == "" {
+		role = store.RoleMember
+	}
+	if !store.ValidRole(role) {
+		return store.APIKey{}, "", ErrRole
+	}
+	if store.RoleStrength(role) > store.RoleStrength(p.Role) {
+		return store.APIKey{}, "", ErrForbidden
+	}
+	secret, prefix, hash := auth.NewKey()
+	k, err := s.db.CreateAPIKey(ctx, store.APIKey{AccountID: p.AccountID, UserID: p.UserID, Name: name, Prefix: prefix, Role: role}, hash)
+	return k, secret, err
+}
+
+// RevokeKey revokes a key of the account: any for owners and admins, a
+// member's own only (another's is a 404 to them, as it is invisible).
+func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (store.APIKey, error) {
+	k, err := s.db.APIKeyInAccount(ctx, p.AccountID, id)
+	if err != nil {
+		return store.APIKey{}, err
+	}
+	if !p.CanAdminister() && (p.UserID == "" || k.UserID != p.UserID) {
+		return store.APIKey{}, store.ErrNotFound
+	}
+	if err := s.db.RevokeAPIKey(ctx, k.ID); err != nil {
+		return store.APIKey{}, err
+	}
+	return s.db.APIKeyInAccount(ctx, p.AccountID, id)
+}
+
+// Members lists the account's members.
+func (s *Service) Members(ctx context.Context, accountID string) ([]store.Member, error) {
+	return s.db.AccountMembers(ctx, accountID)
+}
+
+// SetMemberRole changes a member's role: owners and admins only; making
+// or unmaking an owner needs an owner; the last owner stays one.
+func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, role string) (store.Member, error) {
+	if !store.ValidRole(role) {
+		return store.Member{}, ErrRole
+	}
+	members, err := s.db.AccountMembers(ctx, p.AccountID)
+	if err != nil {
+		return store.Member{}, err
+	}
+	var target *store.Member
+	owners := 0
+	for i := range members {
+		if members[i].Role == store.RoleOwner {
+			owners++
+		}
+		if members[i].UserID == userID {
+			target = &members[i]
+		}
+	}
+	if target == nil {
+		return store.Member{}, store.ErrNotFound
+	}
+	if !p.CanAdminister() || ((role == store.RoleOwner || target.Role == store.RoleOwner) && p.Role != store.RoleOwner) {
+		return store.Member{}, ErrForbidden
+	}
+	if target.Role == store.RoleOwner && role != store.RoleOwner && owners == 1 {
+		return store.Member{}, ErrLastOwner
+	}
+	if err := s.db.AddMember(ctx, p.AccountID, userID, role); err != nil {
+		return store.Member{}, err
+	}
+	target.Role = role
+	return *target, nil
+}
+
+// Credits is the account's balance, its latest ledger entries and the
+// credits it spent per UTC day (oldest first, days without spending as 0).
+type Credits struct {
+	Balance float64
+	Ledger  []store.LedgerEntry
+	Days    []DaySpent
+}
+
+// DaySpent is one day of spending.
+type DaySpent struct {
+	Day     string // 2006-01-02
+	Credits float64
+}
+
+// Credits answers the balance, up to ledgerLimit entries and days of spending.
+func (s *Service) Credits(ctx context.Context, accountID string, ledgerLimit, days int, now time.Time) (Credits, error) {
+	var out Credits
+	var err error
+	if out.Balance, err = s.db.Balance(ctx, accountID); err != nil {
+		return out, err
+	}
+	if out.Ledger, err = s.db.Ledger(ctx, accountID, ledgerLimit); err != nil {
+		return out, err
+	}
+	first := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))
+	spent, err := s.db.DailyCreditsSpent(ctx, accountID, first)
+	if err != nil {
+		return out, err
+	}
+	for d := range days {
+		day := first.AddDate(0, 0, d).Format(time.DateOnly)
+		out.Days = append(out.Days, DaySpent{Day: day, Credits: spent[day]})
+	}
+	return out, nil
+}
