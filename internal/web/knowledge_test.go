@@ -151,7 +151,7 @@ func TestKnowledgeSourcesAndContents(t *testing.T) {
 		if strings.Contains(p.Body, "hx-trigger") {
 			t.Fatal("an indexed content's status still polls")
 		}
-		b.get("/console/knowledge/contents/" + bad.ContentID).mustContain(t, "failed", `class="error-text reason"`)
+		b.get("/console/knowledge/contents/"+bad.ContentID).mustContain(t, "failed", `class="error-text reason"`)
 		// Replace with text: a new version, the id stays.
 		p = b.post("/console/knowledge/contents/"+a.ContentID+"/replace", url.Values{"text": {"Lighthouses guide ships at night."}})
 		p.mustContain(t, "New version uploaded")
@@ -432,9 +432,9 @@ func TestKnowledgeIsolationAndRoles(t *testing.T) {
 			"/sources/" + id + "/polling": {"polling": {"never"}}, "/sources/" + id + "/text": {"text": {"x"}},
 			"/sources/" + id + "/delete": nil, "/sources/" + id + "/exports": {"format": {"csv"}},
 			"/sources/" + id + "/exports/" + exports.Data[0].ID + "/cancel": nil,
-			"/sources/" + id + "/migration":                                  {"model": {"agentry_offline_embed"}, "dimensions": {"256"}},
-			"/sources/" + id + "/migration/cancel":                           nil,
-			"/contents/" + up.ContentID + "/replace":                         {"text": {"owned"}}, "/contents/" + up.ContentID + "/delete": nil,
+			"/sources/" + id + "/migration":                                 {"model": {"agentry_offline_embed"}, "dimensions": {"256"}},
+			"/sources/" + id + "/migration/cancel":                          nil,
+			"/contents/" + up.ContentID + "/replace":                        {"text": {"owned"}}, "/contents/" + up.ContentID + "/delete": nil,
 			"/bases/" + kb + "/test": {"q": {"vault"}}, "/bases/" + kb + "/settings": {"mode": {"vector"}}, "/bases/" + kb + "/delete": nil,
 		} {
 			if p := b.post("/console/knowledge"+path, form); p.Status != http.StatusNotFound || strings.Contains(p.Body, "vault") {
@@ -446,7 +446,7 @@ func TestKnowledgeIsolationAndRoles(t *testing.T) {
 				t.Errorf("upload to %s as another account: %d", path, status)
 			}
 		}
-		owner.get("/console/knowledge/contents/" + up.ContentID).mustContain(t, "The vault code is 0000.")
+		owner.get("/console/knowledge/contents/"+up.ContentID).mustContain(t, "The vault code is 0000.")
 		if owner.get("/console/knowledge/bases/"+kb).Status != http.StatusOK {
 			t.Fatal("the owner's knowledge base changed")
 		}

@@ -205,4 +205,3 @@ func (c *Console) sourceDelete(req *Request) error {
 	}
 	return req.Redirect(kPrefix)
 }
-
