@@ -122,7 +122,9 @@ func BenchmarkKnowledgePages(b *testing.B) {
 			_, up := br.streamUpload("/console/knowledge/sources/"+sourceID+"/upload", "pilotage.md", "text/markdown", long.String())
 			deadline := time.Now().Add(2 * time.Minute)
 			for {
-				var c struct{ ContentStatus string `json:"content_status"` }
+				var c struct {
+					ContentStatus string `json:"content_status"`
+				}
 				srv.Do(b, "GET", "/contents/"+up.ContentID, srv.Key, nil).JSON(b, &c)
 				if c.ContentStatus == "indexed" {
 					break
