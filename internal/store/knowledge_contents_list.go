@@ -14,14 +14,16 @@ func (db *DB) SourceContents(ctx context.Context, accountID, sourceID, status st
 	if _, err := db.Source(ctx, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
-	where := `c.account_id = $1 AND c.source_id = $2`
-	args := []any{accountID, sourceID}
+	// The source is the account's (checked above), so are its contents:
+	// filtering by source alone lets the count read the index only.
+	where := `c.source_id = $1`
+	args := []any{sourceID}
 	switch status {
 	case "":
 	case ContentsPending:
 		where += ` AND c.status NOT IN ('` + ContentIndexed + `', '` + ContentFailed + `')`
 	default:
-		where += ` AND c.status = $3`
+		where += ` AND c.status = $2`
 		args = append(args, status)
 	}
 	var total int
@@ -30,13 +32,13 @@ func (db *DB) SourceContents(ctx context.Context, accountID, sourceID, status st
 	}
 	n := len(args)
 	args = append(args, limit, offset)
-	// The page's ids are chosen first, sorting only (created_at, id): a
-	// deep page of a large source then skips narrow rows, not whole ones
-	// with their metadata (437 ms for page 150 of 10,000 on SQLite before,
-	// on a loaded machine).
+	// The page's ids are chosen first, in the order of the index
+	// (source_id, created_at), which needs no sort: a deep page of a large
+	// source skips index entries, not whole rows with their metadata.
+	// (Contents created in the same instant keep the index's order.)
 	rows, err := db.R.QueryContext(ctx, `SELECT `+contentColumns+` FROM contents c JOIN sources s ON s.id = c.source_id
-		WHERE c.id IN (SELECT c.id FROM contents c WHERE `+where+` ORDER BY c.created_at DESC, c.id DESC LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2)+`)
-		ORDER BY c.created_at DESC, c.id DESC`, args...)
+		WHERE c.id IN (SELECT c.id FROM contents c WHERE `+where+` ORDER BY c.created_at DESC LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2)+`)
+		ORDER BY c.created_at DESC`, args...)
 	if err != nil {
 		return nil, 0, err
 	}
