@@ -319,6 +319,7 @@ func (s *Server) routes() {
 	register(s, withStatus(op("delete_source", http.MethodDelete, "/sources/{source_connection_id}", "Delete Source", "sources"), http.StatusNoContent), s.deleteSource)
 	register(s, op("upload_inline_text_to_source", http.MethodPost, "/sources/{source_connection_id}", "Upload inline text to a content source", "sources"), s.uploadSourceText)
 	register(s, op("upload_file_to_source", http.MethodPost, "/sources/{source_connection_id}/upload", "Upload a file to a content source", "sources"), s.uploadSourceFile)
+	register(s, extension(withDesc(op("list_source_contents", http.MethodGet, "/sources/{source_connection_id}/contents", "List a source's contents", "sources"), listSourceContentsDoc)), s.listSourceContents)
 	s.multipartDoc("/sources/{source_connection_id}/upload", http.MethodPost)
 	register(s, op("get_content_detail", http.MethodGet, "/contents/{source_connection_content_version}", "Get content details", "contents"), s.getContent)
 	register(s, withStatus(op("delete_content", http.MethodDelete, "/contents/{source_connection_content_version}", "Delete content", "contents"), http.StatusNoContent), s.deleteContent)

@@ -262,7 +262,7 @@ func sourcesCommand(a *App) *cobra.Command {
 	}
 	up.Flags().StringVar(&upMeta, "metadata", "", "metadata for every file, a JSON object")
 	up.Flags().StringVar(&upTitle, "title", "", "title (for a single file)")
-	cmd.AddCommand(create, list, get, update, del, addText, up, migrationCommand(a))
+	cmd.AddCommand(create, list, get, update, del, addText, up, migrationCommand(a), sourceContentsCommand(a))
 	return cmd
 }
 
