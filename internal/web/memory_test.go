@@ -40,7 +40,9 @@ func TestMemoryPages(t *testing.T) {
 		srv := start(t, d)
 		ctx := context.Background()
 		api := apiClient(t, srv, srv.Key)
-		turns := 10
+		// Under the threshold until the dry run is checked, so no sweep
+		// compacts it meanwhile; lowered before compacting for real.
+		turns := 20
 		bank, err := api.CreateMemoryBank(ctx, client.CreateMemoryBankRequest{Name: "Support conversations", Type: "conversation", MaxTurns: &turns})
 		if err != nil {
 			t.Fatal(err)
@@ -64,6 +66,10 @@ func TestMemoryPages(t *testing.T) {
 		p.mustContain(t, "Dry run", "Summary of", "newer entries are kept", "Compact now")
 		if st, _ := api.MemoryBankStats(ctx, bank.ID, client.MemoryBankStatsOptions{}); st["summary_entries"] != float64(0) {
 			t.Fatalf("the dry run wrote: %v", st)
+		}
+		ten := 10
+		if _, err := api.UpdateMemoryBank(ctx, bank.ID, client.UpdateMemoryBankRequest{MaxTurns: &ten}); err != nil {
+			t.Fatal(err)
 		}
 		p = b.post("/console/memory/"+bank.ID+"/compact", nil)
 		p.mustContain(t, "Compaction queued")
