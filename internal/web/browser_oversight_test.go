@@ -44,7 +44,7 @@ func TestBrowserOversight(t *testing.T) {
 		chromedp.WaitVisible(css(`a[href="/console/memory/`+bank.ID+`"]`)),
 		shoot(shots, "memory.png"),
 		chromedp.Click(css(`a[href="/console/memory/`+bank.ID+`"]`)),
-		chromedp.WaitVisible(css(`#compaction`)),
+		chromedp.WaitVisible(css(`#bank-stats .stats`)),
 	)
 	if n := run(t, b, chromedp.Evaluate[int](`document.querySelectorAll('form[action*="/compact"]').length`)); n != 0 {
 		t.Fatal("the real compaction is offered before the dry run")
@@ -87,7 +87,7 @@ func TestBrowserOversight(t *testing.T) {
 	}
 	do(t, b, "the bank after compaction",
 		chromedp.Navigate(srv.URL+"/console/memory/"+bank.ID),
-		chromedp.WaitVisible(css(`#compaction`)),
+		chromedp.WaitVisible(css(`#bank-stats .stats`)),
 		shoot(shots, "memory-bank.png"),
 	)
 

@@ -56,7 +56,8 @@ func TestMemoryPages(t *testing.T) {
 			t.Fatal("the type filter shows a conversation bank")
 		}
 		p := b.get("/console/memory/" + bank.ID)
-		p.mustContain(t, "Support conversations", "total entries", "cust-ada", "14 entries", "Dry run", "Delete every entry")
+		p.mustContain(t, "Support conversations", `hx-get="/console/memory/`+bank.ID+`/stats"`, "Dry run", "Delete every entry")
+		b.get("/console/memory/"+bank.ID+"/stats").mustContain(t, "total entries", "cust-ada", "14 entries")
 		if strings.Contains(p.Body, "Compact now") {
 			t.Fatal("the real compaction is offered before a dry run")
 		}
@@ -121,8 +122,10 @@ func TestMemoryPages(t *testing.T) {
 		other := srv.NewTenant(t, "Other")
 		ob := newBrowser(t, srv)
 		ob.signInWithKey(other.Key)
-		if p := ob.get("/console/memory/" + bank.ID); p.Status != http.StatusNotFound {
-			t.Fatalf("another account's bank: %d", p.Status)
+		for _, path := range []string{"", "/stats"} {
+			if p := ob.get("/console/memory/" + bank.ID + path); p.Status != http.StatusNotFound {
+				t.Fatalf("another account's bank%s: %d", path, p.Status)
+			}
 		}
 		for _, action := range []string{"dry-run", "compact", "reset"} {
 			if p := ob.post("/console/memory/"+bank.ID+"/"+action, nil); p.Status != http.StatusNotFound {

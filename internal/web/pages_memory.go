@@ -23,6 +23,7 @@ func (c *Console) memoryRoutes() {
 	c.page("POST "+Prefix+"memory/assistant", c.memoryAsk)
 	c.page("POST "+Prefix+"memory/assistant/{id}/{decision}", c.memoryDecide)
 	c.page("GET "+Prefix+"memory/{id}", c.memoryBankPage)
+	c.page("GET "+Prefix+"memory/{id}/stats", c.memoryBankStats)
 	c.page("POST "+Prefix+"memory/{id}/dry-run", c.memoryDryRun)
 	c.page("POST "+Prefix+"memory/{id}/compact", c.memoryCompact)
 	c.page("POST "+Prefix+"memory/{id}/reset", c.memoryReset)
@@ -154,10 +155,6 @@ type keyCount struct {
 type memoryBankView struct {
 	Bank       *client.MemoryBank
 	Agents     []client.MemoryBankAgent
-	Stats      map[string]any
-	Numbers    []configLine // the stats' counts
-	TopKeys    []keyCount
-	KeyLabel   string
 	DryRun     *client.CompactionTest
 	DryPrompt  string
 	Thresholds bool // compaction can run: at least one threshold is set
@@ -181,19 +178,44 @@ func (c *Console) loadMemoryBank(req *Request, v *memoryBankView) error {
 	if v.Agents, err = cl.MemoryBankAgents(req.Ctx(), id); err != nil {
 		return err
 	}
-	if v.Stats, err = cl.MemoryBankStats(req.Ctx(), id, client.MemoryBankStatsOptions{}); err != nil {
+	return nil
+}
+
+// memoryStatsView is the stats panel of a bank's page.
+type memoryStatsView struct {
+	Numbers  []configLine // the stats' counts
+	TopKeys  []keyCount
+	KeyLabel string
+}
+
+// memoryBankStats is the stats panel, loaded by the bank's page after it
+// renders: the API adds up every entry of the period (up to 100,000),
+// which at that size takes longer than the rest of the page.
+func (c *Console) memoryBankStats(req *Request) error {
+	cl, err := req.API()
+	if err != nil {
 		return err
 	}
+	id := req.PathValue("id")
+	bank, err := cl.GetMemoryBank(req.Ctx(), id)
+	if err != nil {
+		return err
+	}
+	stats, err := cl.MemoryBankStats(req.Ctx(), id, client.MemoryBankStatsOptions{})
+	if err != nil {
+		return err
+	}
+	var v memoryStatsView
 	for _, k := range []string{"total_entries", "total_tokens", "summary_entries", "distinct_keys"} {
-		if n, ok := v.Stats[k]; ok {
+		if n, ok := stats[k]; ok {
 			v.Numbers = append(v.Numbers, configLine{strings.ReplaceAll(k, "_", " "), fmt.Sprint(n)})
 		}
 	}
-	v.KeyLabel, v.TopKeys = "conversation keys", topKeys(v.Stats["top_conversation_keys"])
-	if b.Type == "general" {
-		v.KeyLabel, v.TopKeys = "group keys", topKeys(v.Stats["top_group_keys"])
+	v.KeyLabel, v.TopKeys = "conversation keys", topKeys(stats["top_conversation_keys"])
+	if bank.Type == "general" {
+		v.KeyLabel, v.TopKeys = "group keys", topKeys(stats["top_group_keys"])
 	}
-	return nil
+	return req.Fragment(http.StatusOK, "memory_bank.html", "stats", v)
 }
 
 // topKeys reads a stats top-ten list ([{key, count}] or {key: count}).
