@@ -384,6 +384,7 @@ func (s *Server) routes() {
 	register(s, extension(withDesc(op("get_governance_policy", http.MethodGet, "/governance/policies/{policy_id}", "Get a governance policy", "governance"), governancePoliciesDoc)), s.getGovernancePolicy)
 	register(s, admin(extension(withDesc(op("update_governance_policy", http.MethodPatch, "/governance/policies/{policy_id}", "Change a governance policy", "governance"), governancePoliciesDoc)), "use governance"), s.updateGovernancePolicy)
 	register(s, admin(extension(withStatus(withDesc(op("delete_governance_policy", http.MethodDelete, "/governance/policies/{policy_id}", "Delete a governance policy", "governance"), governancePoliciesDoc), http.StatusNoContent)), "use governance"), s.deleteGovernancePolicy)
+	register(s, extension(withDesc(op("list_governance_violations", http.MethodGet, "/governance/violations", "List recorded governance flags and blocks", "governance"), governanceViolationsDoc)), s.listGovernanceViolations)
 	register(s, extension(withDesc(op("check_governance", http.MethodPost, "/governance/check", "Check text against governance policies", "governance"), governanceCheckDoc)), s.checkGovernance)
 	// Alerts (alerts.go); a config's webhook and delivery log are extensions.
 	register(s, op("list_alerts", http.MethodGet, "/alerts", "List alerts", "alerts"), s.listAlerts)

@@ -102,7 +102,7 @@ owner or admin role. See docs/governance.md.`}
 			func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
 				return nil, c.DeclineGovernancePlan(cmd.Context(), args[0])
 			}),
-		policies, check,
+		policies, check, a.governanceViolationsCommand(),
 	)
 	return cmd
 }
