@@ -18,10 +18,15 @@ import (
 
 // Errors the API maps to statuses.
 var (
-	ErrForbidden = errors.New("forbidden")  // 403
-	ErrLastOwner = errors.New("last owner") // 409
-	ErrRole      = errors.New("bad role")   // 422
+	ErrForbidden   = errors.New("forbidden")     // 403
+	ErrLastOwner   = errors.New("last owner")    // 409
+	ErrRole        = errors.New("bad role")      // 422
+	ErrTooManyKeys = errors.New("too many keys") // 409
 )
+
+// MaxKeysPerAccount bounds the API keys an account may hold that are not
+// revoked: a credential must not be able to fill the database with keys.
+const MaxKeysPerAccount = 1000
 
 // Keys lists the account's keys the principal may see, newest first.
 func (s *Service) Keys(ctx context.Context, p auth.Principal) ([]store.APIKey, error) {
@@ -53,6 +58,19 @@ func (s *Service) CreateKey(ctx context.Context, p auth.Principal, name, role st
 	}
 	if store.RoleStrength(role) > store.RoleStrength(p.Role) {
 		return store.APIKey{}, "", ErrForbidden
+	}
+	all, err := s.db.APIKeys(ctx, p.AccountID)
+	if err != nil {
+		return store.APIKey{}, "", err
+	}
+	live := 0
+	for _, k := range all {
+		if k.RevokedAt == nil {
+			live++
+		}
+	}
+	if live >= MaxKeysPerAccount {
+		return store.APIKey{}, "", ErrTooManyKeys
 	}
 	secret, prefix, hash := auth.NewKey()
 	k, err := s.db.CreateAPIKey(ctx, store.APIKey{AccountID: p.AccountID, UserID: p.UserID, Name: name, Prefix: prefix, Role: role}, hash)

@@ -65,6 +65,8 @@ func accountSettingsError(err error) error {
 		return Fail(http.StatusForbidden, "Your role in the account does not allow this")
 	case errors.Is(err, accounts.ErrLastOwner):
 		return Fail(http.StatusConflict, "The account's last owner cannot be demoted; make another member an owner first")
+	case errors.Is(err, accounts.ErrTooManyKeys):
+		return Fail(http.StatusConflict, "The account holds %d API keys, the most it may; revoke one first", accounts.MaxKeysPerAccount)
 	case errors.Is(err, accounts.ErrRole):
 		return Invalid([]any{"body", "role"}, "Role must be owner, admin or member", "value_error")
 	}

@@ -266,7 +266,7 @@ func (s *Server) routes() {
 	register(s, extension(withStatus(withDesc(op("create_api_key", http.MethodPost, "/account/api-keys", "Issue an API key (its secret shown once)", "account"), createAPIKeyDoc), http.StatusCreated)), s.createAPIKey)
 	register(s, extension(withDesc(op("revoke_api_key", http.MethodDelete, "/account/api-keys/{key_id}", "Revoke an API key", "account"), revokeAPIKeyDoc)), s.revokeAPIKey)
 	register(s, extension(withDesc(op("list_account_members", http.MethodGet, "/account/members", "List the account's members", "account"), listMembersDoc)), s.listMembers)
-	register(s, extension(withDesc(op("set_account_member_role", http.MethodPut, "/account/members/{user_id}", "Change a member's role", "account"), setMemberRoleDoc)), s.setMemberRole)
+	register(s, admin(extension(withDesc(op("set_account_member_role", http.MethodPut, "/account/members/{user_id}", "Change a member's role", "account"), setMemberRoleDoc)), "change members' roles"), s.setMemberRole)
 	register(s, extension(withDesc(op("get_account_credits", http.MethodGet, "/account/credits", "Get the account's credits, ledger and daily spending", "account"), getCreditsDoc)), s.getCredits)
 
 	// Account secrets, an extension (secrets.go).

@@ -234,9 +234,3 @@ func (c *Console) decline(req *Request, solutionID string) error {
 	return req.Redirect(Prefix + "solutions?done=declined")
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
