@@ -113,7 +113,7 @@ func BenchmarkSolutionPage(b *testing.B) {
 // the plan against the account's resources).
 func BenchmarkSolutionPlanPage(b *testing.B) {
 	benchSolutions(b, func(b *testing.B, br *browser, busy string, _ int) time.Duration {
-		return timedPost(b, br, "/console/solutions/"+busy+"/plan",
+		return timedFormPost(b, br, "/console/solutions/"+busy+"/plan",
 			url.Values{"user_input": {"Answer customer questions from the product manuals I upload"}}, "accept-plan")
 	})
 }
@@ -128,9 +128,9 @@ func BenchmarkSearchPage(b *testing.B) {
 	})
 }
 
-// timedPost submits a form and returns how long it took; the answer must
+// timedFormPost submits a form and returns how long it took; the answer must
 // be a 200 with want in it.
-func timedPost(b *testing.B, br *browser, path string, form url.Values, want string) time.Duration {
+func timedFormPost(b *testing.B, br *browser, path string, form url.Values, want string) time.Duration {
 	b.Helper()
 	form.Set("csrf", br.csrf)
 	req, err := http.NewRequest(http.MethodPost, br.srv.URL+path, strings.NewReader(form.Encode()))
