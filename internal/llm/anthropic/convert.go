@@ -1,12 +1,11 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/agentry/agentry/internal/llm"
 )
@@ -17,8 +16,9 @@ import (
 // extraction of the object from the reply.
 const jsonObjectInstruction = "Respond with a single JSON object and nothing else: no prose, no code fences."
 
-func buildParams(req llm.ChatRequest) (sdk.MessageNewParams, error) {
-	params := sdk.MessageNewParams{Model: sdk.Model(req.Model), MaxTokens: DefaultMaxTokens}
+// buildParams translates a request into the Messages API's body.
+func buildParams(req llm.ChatRequest) (messageRequest, error) {
+	params := messageRequest{Model: req.Model, MaxTokens: DefaultMaxTokens, Messages: []turn{}}
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
 	}
@@ -33,38 +33,40 @@ func buildParams(req llm.ChatRequest) (sdk.MessageNewParams, error) {
 			if err != nil {
 				return params, err
 			}
-			params.Messages = appendTurn(params.Messages, sdk.MessageParamRoleUser, blocks)
+			params.Messages = appendTurn(params.Messages, roleUser, blocks)
 		case llm.RoleTool:
 			// Tool results are user turns; consecutive ones merge into a
 			// single turn, which the API requires after parallel calls.
-			params.Messages = appendTurn(params.Messages, sdk.MessageParamRoleUser,
-				[]sdk.ContentBlockParamUnion{sdk.NewToolResultBlock(m.ToolCallID, m.Text(), m.IsError)})
+			params.Messages = appendTurn(params.Messages, roleUser, []any{toolResultBlock{Type: "tool_result",
+				ToolUseID: m.ToolCallID, Content: []textBlock{newText(m.Text())}, IsError: m.IsError}})
 		case llm.RoleAssistant:
-			var blocks []sdk.ContentBlockParamUnion
+			var blocks []any
 			// Thinking comes first, as the model wrote it: with extended
 			// thinking on, the API checks the signed blocks of the turn
 			// that asked for tools when their results come back.
 			for _, th := range m.Thinking {
 				if th.Redacted != "" {
-					blocks = append(blocks, sdk.NewRedactedThinkingBlock(th.Redacted))
+					blocks = append(blocks, redactedThinkingBlock{Type: "redacted_thinking", Data: th.Redacted})
 				} else if th.Signature != "" {
-					blocks = append(blocks, sdk.NewThinkingBlock(th.Signature, th.Text))
+					blocks = append(blocks, thinkingBlock{Type: "thinking", Thinking: th.Text, Signature: th.Signature})
 				}
 			}
 			if t := m.Text(); t != "" {
-				blocks = append(blocks, sdk.NewTextBlock(t))
+				blocks = append(blocks, newText(t))
 			}
 			for _, tc := range m.ToolCalls {
-				var input any = map[string]any{}
+				input := json.RawMessage("{}")
 				if len(tc.Arguments) > 0 {
-					if err := json.Unmarshal(tc.Arguments, &input); err != nil {
+					var buf bytes.Buffer
+					if err := json.Compact(&buf, tc.Arguments); err != nil {
 						return params, fmt.Errorf("tool call %s: arguments are not JSON: %w", tc.ID, err)
 					}
+					input = buf.Bytes()
 				}
-				blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, input, tc.Name))
+				blocks = append(blocks, toolUseBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 			}
 			if len(blocks) > 0 {
-				params.Messages = appendTurn(params.Messages, sdk.MessageParamRoleAssistant, blocks)
+				params.Messages = appendTurn(params.Messages, roleAssistant, blocks)
 			}
 		default:
 			return params, fmt.Errorf("unknown message role %q", m.Role)
@@ -78,57 +80,30 @@ func buildParams(req llm.ChatRequest) (sdk.MessageNewParams, error) {
 		if err := json.Unmarshal(req.ResponseFormat.Schema, &schema); err != nil {
 			return params, fmt.Errorf("response schema is not a JSON object: %w", err)
 		}
-		params.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
+		params.OutputConfig = &outputConfig{Format: outputFormat{Type: "json_schema", Schema: schema}}
 	}
 	if len(system) > 0 {
-		params.System = []sdk.TextBlockParam{{Text: strings.Join(system, "\n\n")}}
+		params.System = []textBlock{newText(strings.Join(system, "\n\n"))}
 	}
 	for _, t := range req.Tools {
-		tp := sdk.ToolParam{Name: t.Name, InputSchema: sdk.ToolInputSchemaParam{}}
-		if t.Description != "" {
-			tp.Description = sdk.String(t.Description)
+		td := toolDef{Name: t.Name, Description: t.Description}
+		var err error
+		if td.InputSchema, err = inputSchema(t.Parameters); err != nil {
+			return params, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 		}
-		if len(t.Parameters) > 0 {
-			var schema map[string]any
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-				return params, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
-			}
-			tp.InputSchema.Properties = schema["properties"]
-			if req, ok := schema["required"].([]any); ok {
-				for _, r := range req {
-					if s, ok := r.(string); ok {
-						tp.InputSchema.Required = append(tp.InputSchema.Required, s)
-					}
-				}
-			}
-			extra := map[string]any{}
-			for k, v := range schema {
-				if k != "type" && k != "properties" && k != "required" {
-					extra[k] = v
-				}
-			}
-			if len(extra) > 0 {
-				tp.InputSchema.ExtraFields = extra
-			}
-		}
-		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: &tp})
+		params.Tools = append(params.Tools, td)
 	}
 	if len(req.Tools) > 0 {
 		switch req.ToolChoice.Mode {
 		case llm.ToolChoiceNone:
-			params.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &sdk.ToolChoiceNoneParam{}}
+			params.ToolChoice = &toolChoice{Type: "none"}
 		case llm.ToolChoiceRequired:
-			params.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
+			params.ToolChoice = &toolChoice{Type: "any"}
 		case llm.ToolChoiceTool:
-			params.ToolChoice = sdk.ToolChoiceUnionParam{OfTool: &sdk.ToolChoiceToolParam{Name: req.ToolChoice.Name}}
+			params.ToolChoice = &toolChoice{Type: "tool", Name: req.ToolChoice.Name}
 		}
 	}
-	if req.Temperature != nil {
-		params.Temperature = sdk.Float(*req.Temperature)
-	}
-	if req.TopP != nil {
-		params.TopP = sdk.Float(*req.TopP)
-	}
+	params.Temperature, params.TopP = req.Temperature, req.TopP
 	if len(req.Stop) > 0 {
 		params.StopSequences = req.Stop
 	}
@@ -149,41 +124,80 @@ func buildParams(req llm.ChatRequest) (sdk.MessageNewParams, error) {
 		if int64(budget) >= params.MaxTokens {
 			params.MaxTokens = int64(budget) + DefaultMaxTokens
 		}
-		params.Thinking = sdk.ThinkingConfigParamOfEnabled(int64(budget))
+		params.Thinking = &thinkingConfig{Type: "enabled", BudgetTokens: int64(budget)}
 	}
 	return params, nil
 }
 
+// inputSchema is a tool's JSON Schema as the API takes it: always of
+// type object, with properties and required kept only when present (and
+// required only its strings), and every other keyword as it was.
+func inputSchema(parameters json.RawMessage) (map[string]any, error) {
+	out := map[string]any{"type": "object"}
+	if len(parameters) == 0 {
+		return out, nil
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(parameters, &schema); err != nil {
+		return nil, err
+	}
+	for k, v := range schema {
+		switch k {
+		case "type":
+		case "properties":
+			if v != nil {
+				out[k] = v
+			}
+		case "required":
+			var names []string
+			list, _ := v.([]any)
+			for _, r := range list {
+				if s, ok := r.(string); ok {
+					names = append(names, s)
+				}
+			}
+			if len(names) > 0 {
+				out[k] = names
+			}
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
 // appendTurn adds blocks as a turn, merging with the previous turn when it
 // has the same role (the API expects alternating roles).
-func appendTurn(msgs []sdk.MessageParam, role sdk.MessageParamRole, blocks []sdk.ContentBlockParamUnion) []sdk.MessageParam {
+func appendTurn(msgs []turn, role string, blocks []any) []turn {
 	if n := len(msgs); n > 0 && msgs[n-1].Role == role {
 		msgs[n-1].Content = append(msgs[n-1].Content, blocks...)
 		return msgs
 	}
-	return append(msgs, sdk.MessageParam{Role: role, Content: blocks})
+	return append(msgs, turn{Role: role, Content: blocks})
 }
 
-func userBlocks(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
-	var blocks []sdk.ContentBlockParamUnion
+func userBlocks(m llm.Message) ([]any, error) {
+	var blocks []any
 	for _, p := range m.Parts {
 		switch p.Type {
 		case llm.PartText:
 			if p.Text != "" {
-				blocks = append(blocks, sdk.NewTextBlock(p.Text))
+				blocks = append(blocks, newText(p.Text))
 			}
 		case llm.PartImage:
 			if p.URL != "" {
-				blocks = append(blocks, sdk.NewImageBlock(sdk.URLImageSourceParam{URL: p.URL}))
+				blocks = append(blocks, mediaBlock{Type: "image", Source: mediaSource{Type: "url", URL: p.URL}})
 				continue
 			}
-			blocks = append(blocks, sdk.NewImageBlockBase64(p.MIMEType, base64.StdEncoding.EncodeToString(p.Data)))
+			blocks = append(blocks, mediaBlock{Type: "image", Source: mediaSource{Type: "base64", MediaType: p.MIMEType,
+				Data: base64.StdEncoding.EncodeToString(p.Data)}})
 		case llm.PartDocument:
 			switch {
 			case p.MIMEType == "application/pdf" && len(p.Data) > 0:
-				blocks = append(blocks, sdk.NewDocumentBlock(sdk.Base64PDFSourceParam{Data: base64.StdEncoding.EncodeToString(p.Data)}))
+				blocks = append(blocks, mediaBlock{Type: "document", Source: mediaSource{Type: "base64", MediaType: "application/pdf",
+					Data: base64.StdEncoding.EncodeToString(p.Data)}})
 			case p.MIMEType == "application/pdf" && p.URL != "":
-				blocks = append(blocks, sdk.NewDocumentBlock(sdk.URLPDFSourceParam{URL: p.URL}))
+				blocks = append(blocks, mediaBlock{Type: "document", Source: mediaSource{Type: "url", URL: p.URL}})
 			default:
 				text := p.Text
 				if text == "" && strings.HasPrefix(p.MIMEType, "text/") {
@@ -192,12 +206,12 @@ func userBlocks(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
 				if text == "" {
 					return nil, fmt.Errorf("%w: document %q (%s) has no text and is not a PDF", llm.ErrUnsupported, p.Name, p.MIMEType)
 				}
-				blocks = append(blocks, sdk.NewDocumentBlock(sdk.PlainTextSourceParam{Data: text}))
+				blocks = append(blocks, mediaBlock{Type: "document", Source: mediaSource{Type: "text", MediaType: "text/plain", Data: text}})
 			}
 		}
 	}
 	if len(blocks) == 0 {
-		blocks = append(blocks, sdk.NewTextBlock(" ")) // the API rejects empty content
+		blocks = append(blocks, newText(" ")) // the API rejects empty content
 	}
 	return blocks, nil
 }
@@ -221,8 +235,8 @@ func usageOf(input, output, cacheRead, cacheWrite int64) llm.Usage {
 		CachedInputTokens: int(cacheRead), CacheWriteTokens: int(cacheWrite)}
 }
 
-func fromMessage(m *sdk.Message, format llm.FormatType) *llm.ChatResponse {
-	resp := &llm.ChatResponse{Model: string(m.Model), UpstreamModel: string(m.Model), FinishReason: stopReason(string(m.StopReason)),
+func fromMessage(m *message, format llm.FormatType) *llm.ChatResponse {
+	resp := &llm.ChatResponse{Model: m.Model, UpstreamModel: m.Model, FinishReason: stopReason(m.StopReason),
 		Usage: usageOf(m.Usage.InputTokens, m.Usage.OutputTokens, m.Usage.CacheReadInputTokens, m.Usage.CacheCreationInputTokens)}
 	resp.Message.Role = llm.RoleAssistant
 	var text, thinking strings.Builder

@@ -1,20 +1,15 @@
-// Package anthropic is the llm.Provider for Anthropic's Messages API,
-// built on the official SDK. The SDK's retries are switched off in favour
-// of llm.RetryPolicy, and its environment defaults are ignored: the key
-// and base URL come from Config (which llmconfig fills from the providers
-// file or ANTHROPIC_API_KEY), so configuration has one source.
+// Package anthropic is the llm.Provider for Anthropic's Messages API. It
+// speaks the wire format itself (wire.go, call.go) and leaves retries to
+// llm.RetryPolicy, so every provider retries the same way. It reads no
+// environment: the key and base URL come from Config (which llmconfig
+// fills from the providers file or ANTHROPIC_API_KEY), so configuration
+// has one source.
 package anthropic
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"strings"
 	"time"
-
-	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/agentry/agentry/internal/llm"
 )
@@ -43,7 +38,8 @@ type Config struct {
 // Provider talks to the Anthropic Messages API.
 type Provider struct {
 	cfg    Config
-	client sdk.Client
+	http   *http.Client
+	limits limits
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -62,19 +58,11 @@ func New(cfg Config) *Provider {
 	if cfg.Retry.MaxAttempts == 0 {
 		cfg.Retry = llm.DefaultRetryPolicy
 	}
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(0),
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
 	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &Provider{cfg: cfg, client: sdk.NewClient(opts...)}
+	return &Provider{cfg: cfg, http: hc, limits: defaultLimits}
 }
 
 // Chat implements llm.Provider.
@@ -87,9 +75,13 @@ func (p *Provider) Chat(ctx context.Context, req llm.ChatRequest) (*llm.ChatResp
 	defer cancel()
 	var resp *llm.ChatResponse
 	err = p.cfg.Retry.Do(ctx, func(ctx context.Context) error {
-		msg, err := p.client.Messages.New(ctx, params)
+		r, err := p.post(ctx, params)
 		if err != nil {
-			return p.convertError(err)
+			return err
+		}
+		msg, err := p.decodeMessage(r)
+		if err != nil {
+			return err
 		}
 		resp = fromMessage(msg, req.ResponseFormat.Type)
 		return nil
@@ -106,19 +98,18 @@ func (p *Provider) Stream(ctx context.Context, req llm.ChatRequest, fn llm.Strea
 	if err != nil {
 		return nil, err
 	}
+	params.Stream = true
 	ctx, cancel := llm.WithTimeout(ctx, req.Timeout, p.cfg.Timeout)
 	defer cancel()
 	return p.cfg.Retry.DoStream(ctx, fn, func(ctx context.Context, emit llm.StreamFunc) (*llm.ChatResponse, error) {
-		stream := p.client.Messages.NewStreaming(ctx, params)
-		defer stream.Close()
-		acc := newAccumulator()
-		for stream.Next() {
-			if err := acc.add(stream.Current(), emit); err != nil {
-				return nil, err
-			}
+		r, err := p.post(ctx, params)
+		if err != nil {
+			return nil, err
 		}
-		if err := stream.Err(); err != nil {
-			return nil, p.convertError(err)
+		defer r.Body.Close()
+		acc := newAccumulator()
+		if err := p.events(r.Body, func(ev streamEvent) error { return acc.add(ev, emit) }); err != nil {
+			return nil, err
 		}
 		return acc.finish(emit, req.ResponseFormat.Type)
 	})
@@ -127,30 +118,4 @@ func (p *Provider) Stream(ctx context.Context, req llm.ChatRequest, fn llm.Strea
 // Embed implements llm.Provider: Anthropic has no embeddings endpoint.
 func (p *Provider) Embed(context.Context, llm.EmbedRequest) (*llm.EmbedResponse, error) {
 	return nil, llm.ErrUnsupported
-}
-
-// convertError maps SDK errors to llm.APIError.
-func (p *Provider) convertError(err error) error {
-	var apiErr *sdk.Error
-	if !errors.As(err, &apiErr) {
-		return err
-	}
-	e := &llm.APIError{Provider: p.cfg.Name, StatusCode: apiErr.StatusCode, Type: string(apiErr.Type())}
-	var body struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal([]byte(apiErr.RawJSON()), &body) == nil && body.Error.Message != "" {
-		e.Message = body.Error.Message
-	} else {
-		e.Message = strings.TrimSpace(apiErr.RawJSON())
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(apiErr.StatusCode)
-	}
-	if apiErr.Response != nil {
-		e.RetryAfter = llm.ParseRetryAfter(apiErr.Response.Header, time.Now())
-	}
-	return e
 }

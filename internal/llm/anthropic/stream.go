@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go"
-
 	"github.com/agentry/agentry/internal/llm"
 )
 
@@ -40,10 +38,10 @@ func newAccumulator() *accumulator {
 	return a
 }
 
-func (a *accumulator) add(ev sdk.MessageStreamEventUnion, emit llm.StreamFunc) error {
+func (a *accumulator) add(ev streamEvent, emit llm.StreamFunc) error {
 	switch ev.Type {
 	case "message_start":
-		a.resp.Model, a.resp.UpstreamModel = string(ev.Message.Model), string(ev.Message.Model)
+		a.resp.Model, a.resp.UpstreamModel = ev.Message.Model, ev.Message.Model
 		u := ev.Message.Usage
 		a.usage.input, a.usage.output = u.InputTokens, u.OutputTokens
 		a.usage.cacheRead, a.usage.cacheWrite = u.CacheReadInputTokens, u.CacheCreationInputTokens
@@ -84,7 +82,7 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, emit llm.StreamFunc) e
 		}
 	case "message_delta":
 		if ev.Delta.StopReason != "" {
-			a.resp.FinishReason = stopReason(string(ev.Delta.StopReason))
+			a.resp.FinishReason = stopReason(ev.Delta.StopReason)
 		}
 		// message_delta usage is cumulative.
 		if ev.Usage.OutputTokens > 0 {
