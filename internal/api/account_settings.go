@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -85,7 +86,7 @@ func (s *Server) listAPIKeys(ctx context.Context, in *listAPIKeysInput) (*apiKey
 	if err != nil {
 		return nil, err
 	}
-	from := min((in.Page-1)*in.Limit, len(keys))
+	from := min(paging.Offset(in.Page, in.Limit), len(keys))
 	to := min(from+in.Limit, len(keys))
 	items := make([]APIKeyResponse, 0, to-from)
 	for _, k := range keys[from:to] {
@@ -152,7 +153,7 @@ func (s *Server) listMembers(ctx context.Context, in *listAPIKeysInput) (*member
 	if err != nil {
 		return nil, err
 	}
-	from := min((in.Page-1)*in.Limit, len(all))
+	from := min(paging.Offset(in.Page, in.Limit), len(all))
 	to := min(from+in.Limit, len(all))
 	items := make([]MemberResponse, 0, to-from)
 	for _, m := range all[from:to] {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -177,7 +178,7 @@ func (s *Service) List(ctx context.Context, accountID, agentID string, page, lim
 		}
 		return nil, 0, err
 	}
-	regs, total, err := s.DB.Regressions(ctx, accountID, agentID, limit, (page-1)*limit)
+	regs, total, err := s.DB.Regressions(ctx, accountID, agentID, limit, paging.Offset(page, limit))
 	if err != nil {
 		return nil, 0, err
 	}
