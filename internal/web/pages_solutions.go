@@ -52,19 +52,19 @@ func resourceURL(entityType, id string) string {
 	case "solution":
 		return Prefix + "solutions" + e
 	case "knowledge_base":
-		return Prefix + "knowledge" + e
+		return Prefix + "knowledge/bases" + e
 	case "source_connection":
 		return Prefix + "knowledge/sources" + e
 	case "content":
-		return Prefix + "knowledge/content" + e
+		return Prefix + "knowledge/contents" + e
 	case "memory_bank":
 		return Prefix + "memory" + e
 	case "evaluation_criteria":
-		return Prefix + "evaluations" + e
+		return Prefix + "evaluations" // criteria are shown on their agent's page
 	case "alert":
 		return Prefix + "alerts" + e
 	case "governance_policy":
-		return Prefix + "governance" + e
+		return Prefix + "governance" // policies are listed on the one page
 	case "api_key":
 		return Prefix + "settings"
 	}
