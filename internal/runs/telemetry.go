@@ -30,7 +30,8 @@ func inRunTrace(ctx context.Context, r store.Run) context.Context {
 // runTelemetry names r for its span, log lines and metrics.
 func runTelemetry(r store.Run, agentName string) telemetry.Run {
 	return telemetry.Run{ID: r.ID, AgentID: r.AgentID, AgentName: agentName, AccountID: r.AccountID, Trigger: r.TriggerType,
-		Trace: telemetry.RunTrace(r.TraceContext), CreatedAt: r.CreatedAt, ChangeID: r.ChangeID, RerunOf: r.RerunOfRunID}
+		Trace: telemetry.RunTrace(r.TraceContext), CreatedAt: r.CreatedAt, ChangeID: r.ChangeID, RerunOf: r.RerunOfRunID,
+		RegressionID: r.RegressionID}
 }
 
 // observeEnd reports an execution's end (or a run settled without one):

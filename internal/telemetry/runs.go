@@ -22,6 +22,10 @@ type Run struct {
 	// ChangeID is the workflow version the run executes; RerunOf the run
 	// it was rerun from ("" for none).
 	ChangeID, RerunOf string
+	// RegressionID names the regression a replay belongs to: such a run
+	// is no production run, so it is kept out of the run and step metrics
+	// (its span and log lines stay, marked with it).
+	RegressionID string
 }
 
 // RunStats counts what one execution of a run did: the steps it ran and
@@ -107,10 +111,15 @@ func RunEnded(ctx context.Context, r Run, out RunOutcome) {
 	if r.CreatedAt.IsZero() {
 		dur = exec
 	}
-	runsFinished.WithLabelValues(out.Status).Inc()
-	runDuration.WithLabelValues(out.Status).Observe(dur.Seconds())
+	if r.RegressionID == "" {
+		runsFinished.WithLabelValues(out.Status).Inc()
+		runDuration.WithLabelValues(out.Status).Observe(dur.Seconds())
+	}
 	attrs := []any{"status", out.Status, "trigger", r.Trigger, "duration_ms", dur.Milliseconds(), "steps", steps,
 		"input_tokens", in, "output_tokens", outTok, "credits", out.Credits}
+	if r.RegressionID != "" {
+		attrs = append(attrs, "regression_id", r.RegressionID)
+	}
 	if out.Error != "" {
 		attrs = append(attrs, "error", clip(out.Error, maxLogError))
 	}
@@ -155,6 +164,9 @@ func emitRunSpan(ctx context.Context, r Run, out RunOutcome, end time.Time) {
 	))
 	if r.RerunOf != "" {
 		span.SetAttributes(attribute.String("agentry.run.rerun_of", r.RerunOf))
+	}
+	if r.RegressionID != "" {
+		span.SetAttributes(attribute.String("agentry.run.regression_id", r.RegressionID))
 	}
 	if out.Status == "failed" {
 		span.SetStatus(codes.Error, clip(out.Error, maxLogError))

@@ -74,7 +74,9 @@ func StartStep(ctx context.Context, id, key, typ string, attempt int) (context.C
 // overseer (a policy, an evaluation) stopped the output: the line then
 // names no error text, which could describe what was blocked.
 func (s *Step) End(ctx context.Context, status string, outputBytes int, err error, blocked bool) {
-	stepDuration.WithLabelValues(s.typ, status).Observe(time.Since(s.start).Seconds())
+	if r, ok := RunOf(ctx); !ok || r.RegressionID == "" { // a regression's replay is no production run
+		stepDuration.WithLabelValues(s.typ, status).Observe(time.Since(s.start).Seconds())
+	}
 	if s.span.IsRecording() {
 		s.span.SetAttributes(attribute.String("agentry.step.status", status), attribute.Int("agentry.step.output_bytes", outputBytes))
 		if blocked {

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -193,5 +195,34 @@ func TestClip(t *testing.T) {
 	}
 	if got := clip("short", 10); got != "short" {
 		t.Errorf("%q", got)
+	}
+}
+
+// A regression's replay is no production run: its end and its steps are
+// kept out of the run and step metrics, which a production run's count.
+func TestRegressionReplaysStayOutOfTheMetrics(t *testing.T) {
+	finished := func() float64 { return testutil.ToFloat64(runsFinished.WithLabelValues("completed")) }
+	stepSamples := func() uint64 {
+		m := &dto.Metric{}
+		if err := stepDuration.WithLabelValues("regression_probe", "completed").(prometheus.Histogram).Write(m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetHistogram().GetSampleCount()
+	}
+	for _, c := range []struct {
+		regression string
+		want       float64
+	}{{"01234567-89ab-7def-8123-456789abcdef", 0}, {"", 1}} {
+		beforeRuns, beforeSteps := finished(), stepSamples()
+		ctx, _ := StartRunExecution(context.Background(), Run{ID: "r", AgentID: "a", AccountID: "x", RegressionID: c.regression, CreatedAt: time.Now()}, 1)
+		sctx, step := StartStep(ctx, "s", "s", "regression_probe", 1)
+		step.End(sctx, "completed", 0, nil, false)
+		RunEnded(ctx, Run{ID: "r", AgentID: "a", AccountID: "x", RegressionID: c.regression, CreatedAt: time.Now()}, RunOutcome{Status: "completed"})
+		if got := finished() - beforeRuns; got != c.want {
+			t.Errorf("regression %q: runs finished counted %v, want %v", c.regression, got, c.want)
+		}
+		if got := stepSamples() - beforeSteps; float64(got) != c.want {
+			t.Errorf("regression %q: steps counted %v, want %v", c.regression, got, c.want)
+		}
 	}
 }
