@@ -156,9 +156,9 @@ func TestBrowserSigninCreateAndValidate(t *testing.T) {
 	// reloaded, only its rows.
 	do(t, ctx, "search the list",
 		chromedp.Navigate(srv.URL+"/console/agents"),
-		chromedp.WaitVisible(css(`input[name=q]`)),
+		chromedp.WaitVisible(css(`main input[name=q]`)),
 		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
-		chromedp.SendKeys(css(`input[name=q]`), "zzz"),
+		chromedp.SendKeys(css(`main input[name=q]`), "zzz"),
 		chromedp.WaitVisible(css(`#agent-rows p.card`)),
 	)
 	if still := run(t, ctx, chromedp.Evaluate[bool](`window.__sameDocument === true && location.search.includes("q=zzz")`)); !still {

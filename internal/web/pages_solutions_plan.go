@@ -233,4 +233,3 @@ func (c *Console) decline(req *Request, solutionID string) error {
 	}
 	return req.Redirect(Prefix + "solutions?done=declined")
 }
-
