@@ -129,8 +129,9 @@ func TestRegressionPages(t *testing.T) {
 		}
 		p.mustContain(t, "<code>change_id</code>")
 
-		// Started from the form: the browser lands on its report.
-		p = b.post(base, url.Values{"mode": {"last"}, "last_runs": {"3"}})
+		// Started from the form with its default (more than the 3 recorded
+		// runs): the browser lands on its report.
+		p = b.post(base, url.Values{"mode": {"last"}, "last_runs": {"20"}})
 		rid := strings.TrimPrefix(p.URL, base+"/")
 		if p.Status != http.StatusOK || rid == p.URL || strings.Contains(rid, "/") {
 			t.Fatalf("start went to %s (%d): %s", p.URL, p.Status, p.Body)
@@ -207,6 +208,9 @@ func TestRegressionCancelPage(t *testing.T) {
 			t.Fatalf("start went to %s (%d): %s", p.URL, p.Status, p.Body)
 		}
 		p.mustContain(t, `hx-trigger="every 2s"`, `hx-get="`+base+"/"+rid+`/live"`, `action="`+base+"/"+rid+`/cancel"`, "of 2 runs judged")
+
+		// The polled block alone carries its Cancel form, token included.
+		b.get(base+"/"+rid+"/live").mustContain(t, `hx-trigger="every 2s"`, `/cancel"`, `name="csrf" value="`)
 
 		p = b.post(base+"/"+rid+"/cancel", nil)
 		if p.Status != http.StatusOK || !strings.HasSuffix(p.URL, "/"+rid) {
