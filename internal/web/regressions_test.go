@@ -21,7 +21,7 @@ import (
 // regressionHook is a loopback webhook: /v1 answers "answer-<input>"; /v2
 // the same except for inputs ending in 0 ("wrong-<input>"); /hang answers
 // only once released (or the caller gives up).
-func regressionHook(t *testing.T) (*httptest.Server, chan struct{}) {
+func regressionHook(t testing.TB) (*httptest.Server, chan struct{}) {
 	release := make(chan struct{})
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -52,7 +52,7 @@ func hookDef(url string) json.RawMessage {
 
 // recordedAgent is an agent with runs recorded on /v1 (inputs given),
 // then a new version calling path.
-func recordedAgent(t *testing.T, srv *testserver.Server, api *client.Client, base, path string, inputs ...string) (string, []string) {
+func recordedAgent(t testing.TB, srv *testserver.Server, api *client.Client, base, path string, inputs ...string) (string, []string) {
 	t.Helper()
 	ctx := context.Background()
 	agent := srv.StoreAgent(t, srv.AccountID, "Answers", string(hookDef(base+"/v1")), "dynamic_input")
@@ -75,7 +75,7 @@ func recordedAgent(t *testing.T, srv *testserver.Server, api *client.Client, bas
 }
 
 // waitRegressionEnd polls a regression until it has ended.
-func waitRegressionEnd(t *testing.T, api *client.Client, agent, id string) *client.Regression {
+func waitRegressionEnd(t testing.TB, api *client.Client, agent, id string) *client.Regression {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
