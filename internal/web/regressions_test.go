@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,9 +21,11 @@ import (
 
 // regressionHook is a loopback webhook: /v1 answers "answer-<input>"; /v2
 // the same except for inputs ending in 0 ("wrong-<input>"); /hang answers
-// only once released (or the caller gives up).
-func regressionHook(t testing.TB) (*httptest.Server, chan struct{}) {
+// "late-<input>" only once released (or the caller gives up).
+func regressionHook(t testing.TB) (*httptest.Server, func()) {
 	release := make(chan struct{})
+	var once sync.Once
+	releaseAll := func() { once.Do(func() { close(release) }) }
 	h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		in := string(b)
@@ -32,6 +35,8 @@ func regressionHook(t testing.TB) (*httptest.Server, chan struct{}) {
 			case <-release:
 			case <-r.Context().Done():
 			}
+			w.Write([]byte("late-" + in))
+			return
 		case r.URL.Path == "/v2" && strings.HasSuffix(in, "0"):
 			w.Write([]byte("wrong-" + in))
 			return
@@ -39,8 +44,8 @@ func regressionHook(t testing.TB) (*httptest.Server, chan struct{}) {
 		w.Write([]byte("answer-" + in))
 	}))
 	t.Cleanup(h.Close)
-	t.Cleanup(func() { close(release) })
-	return h, release
+	t.Cleanup(releaseAll)
+	return h, releaseAll
 }
 
 func hookDef(url string) json.RawMessage {
