@@ -113,7 +113,7 @@ func (s *Server) createAPIKey(ctx context.Context, in *createAPIKeyInput) (*crea
 }
 
 type apiKeyIDPath struct {
-	KeyID string `path:"key_id" doc:"The key's id."`
+	KeyID string `path:"key_id" format:"uuid" doc:"The key's id."`
 }
 
 type apiKeyOutput struct{ Body APIKeyResponse }
@@ -163,7 +163,7 @@ func (s *Server) listMembers(ctx context.Context, in *listAPIKeysInput) (*member
 }
 
 type setMemberRoleInput struct {
-	UserID string `path:"user_id" doc:"The member's user id."`
+	UserID string `path:"user_id" format:"uuid" doc:"The member's user id."`
 	Body   struct {
 		Role string `json:"role" doc:"owner, admin or member."`
 	}

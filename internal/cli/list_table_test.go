@@ -65,6 +65,7 @@ func TestEveryListCommandPrintsATable(t *testing.T) {
 		args := map[string][]string{
 			"agents schedules list":   {agent},
 			"agents versions list":    {agent},
+			"agents regressions list": {agent},
 			"evals criteria list":     {agent},
 			"evals results list":      {crit},
 			"exports list":            {source},
