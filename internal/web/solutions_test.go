@@ -121,7 +121,7 @@ func TestSolutionsPages(t *testing.T) {
 		if err != nil || len(got.Agents) != 2 || len(got.KnowledgeBases) != 1 || len(got.SourceConnections) != 1 {
 			t.Fatalf("after accepting: %+v %v", got, err)
 		}
-		p.mustContain(t, `href="/console/knowledge/`+got.KnowledgeBases[0].ID+`"`, `href="/console/knowledge/sources/`+got.SourceConnections[0].ID+`"`,
+		p.mustContain(t, `href="/console/knowledge/bases/`+got.KnowledgeBases[0].ID+`"`, `href="/console/knowledge/sources/`+got.SourceConnections[0].ID+`"`,
 			"from "+got.SourceConnections[0].Name, "accepted")
 		// A plan is accepted once.
 		wantStatus(t, b.post(accept, nil), http.StatusConflict)
