@@ -172,7 +172,30 @@ func TestAgentSchedules(t *testing.T) {
 		if len(list) != 1 {
 			t.Fatalf("schedules: %+v", list)
 		}
-		p = b.post("/console/agents/"+id+"/schedules/"+list[0].ID+"/delete", nil)
+		// Changed in place: a new expression, the schedule switched off.
+		sched := "/console/agents/" + id + "/schedules/" + list[0].ID
+		p = b.post(sched, url.Values{"cron_expression": {"every hour"}, "timezone": {"Europe/Paris"}, "enabled": {"true"}})
+		if p.Status < 400 || p.Status >= 500 || !strings.Contains(p.Body, `class="problems"`) {
+			t.Fatalf("bad cron on update: %d\n%s", p.Status, p.Body)
+		}
+		p = b.post(sched, url.Values{"cron_expression": {"30 7 * * *"}, "timezone": {"UTC"}, "input": {"the morning brief"}})
+		p.mustContain(t, "Schedule saved.", "30 7 * * *")
+		var got []struct {
+			CronExpression string  `json:"cron_expression"`
+			Timezone       string  `json:"timezone"`
+			Input          *string `json:"input"`
+			Enabled        bool    `json:"enabled"`
+		}
+		srv.Do(t, "GET", "/agents/"+id+"/schedules", srv.Key, nil).JSON(t, &got)
+		if len(got) != 1 || got[0].CronExpression != "30 7 * * *" || got[0].Timezone != "UTC" || got[0].Enabled ||
+			got[0].Input == nil || *got[0].Input != "the morning brief" {
+			t.Fatalf("after update: %+v", got)
+		}
+		// A schedule the agent does not have is the error page's 404.
+		if p = b.post("/console/agents/"+id+"/schedules/00000000-0000-4000-8000-000000000000", url.Values{"cron_expression": {"0 9 * * *"}}); p.Status != 404 {
+			t.Fatalf("unknown schedule: %d", p.Status)
+		}
+		p = b.post(sched+"/delete", nil)
 		p.mustContain(t, "Schedule removed.", "No schedule yet")
 	})
 }

@@ -25,6 +25,7 @@ func (c *Console) agentsRoutes() {
 	c.page("GET "+Prefix+"agents/{id}/export", c.agentExport)
 	c.page("POST "+Prefix+"agents/{id}/run", c.agentRun)
 	c.page("POST "+Prefix+"agents/{id}/schedules", c.scheduleAdd)
+	c.page("POST "+Prefix+"agents/{id}/schedules/{schedule}", c.scheduleUpdate)
 	c.page("POST "+Prefix+"agents/{id}/schedules/{schedule}/delete", c.scheduleDelete)
 }
 
@@ -203,6 +204,8 @@ func (c *Console) agentPage(req *Request) error {
 		v.Notice = "Schedule added."
 	case "unscheduled":
 		v.Notice = "Schedule removed."
+	case "rescheduled":
+		v.Notice = "Schedule saved."
 	case "enabled":
 		v.Notice = "The agent is enabled: its triggers start runs again."
 	case "disabled":
@@ -371,24 +374,52 @@ func (c *Console) scheduleAdd(req *Request) error {
 	if input := req.PostFormValue("input"); input != "" {
 		in.Input = &input
 	}
-	_, err = cl.CreateSchedule(req.Ctx(), id, in)
-	if err != nil {
-		var ae *client.APIError
-		if !errors.As(err, &ae) || ae.StatusCode == http.StatusNotFound || ae.StatusCode >= 500 {
-			return err
-		}
-		probs, ok := apiProblems(err, nil)
-		if !ok {
-			probs = []problem{{Severity: "error", Message: ae.Message}}
-		}
-		v, lerr := c.loadAgent(req)
-		if lerr != nil {
-			return lerr
-		}
-		v.Problems = probs
-		return req.Page(ae.StatusCode, "agents_agent.html", v.Agent.Name, "agents", v)
+	if _, err = cl.CreateSchedule(req.Ctx(), id, in); err != nil {
+		return c.scheduleRefused(req, err)
 	}
 	return req.Redirect(Prefix + "agents/" + id + "?done=scheduled#trigger")
+}
+
+// scheduleUpdate changes a schedule in place (cron, time zone, input and
+// whether it is enabled). An emptied input field removes the input, as the
+// API's update does for an empty string.
+func (c *Console) scheduleUpdate(req *Request) error {
+	cl, err := req.API()
+	if err != nil {
+		return err
+	}
+	id := req.PathValue("id")
+	cron := strings.TrimSpace(req.PostFormValue("cron_expression"))
+	input := req.PostFormValue("input")
+	enabled := req.PostFormValue("enabled") == "true"
+	in := client.UpdateScheduleRequest{CronExpression: &cron, Input: &input, Enabled: &enabled}
+	if tz := strings.TrimSpace(req.PostFormValue("timezone")); tz != "" {
+		in.Timezone = &tz
+	}
+	if _, err = cl.UpdateSchedule(req.Ctx(), id, req.PathValue("schedule"), in); err != nil {
+		return c.scheduleRefused(req, err)
+	}
+	return req.Redirect(Prefix + "agents/" + id + "?done=rescheduled#trigger")
+}
+
+// scheduleRefused shows the API's reasons for refusing a schedule on the
+// agent's page; a missing agent or schedule and server errors go to the
+// error page.
+func (c *Console) scheduleRefused(req *Request, err error) error {
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.StatusCode == http.StatusNotFound || ae.StatusCode >= 500 {
+		return err
+	}
+	probs, ok := apiProblems(err, nil)
+	if !ok {
+		probs = []problem{{Severity: "error", Message: ae.Message}}
+	}
+	v, lerr := c.loadAgent(req)
+	if lerr != nil {
+		return lerr
+	}
+	v.Problems = probs
+	return req.Page(ae.StatusCode, "agents_agent.html", v.Agent.Name, "agents", v)
 }
 
 func (c *Console) scheduleDelete(req *Request) error {
