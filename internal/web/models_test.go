@@ -237,6 +237,26 @@ func TestPlaygroundPages(t *testing.T) {
 		}
 		b.get("/console/models/openai_gpt_4o_mini").mustContain(t, fmt.Sprintf(`<span class="big">%d</span> calls, the last`, u.Calls))
 
+		// The advanced mode: a malformed template is the API's 422, shown
+		// with the form kept; a good one is sent as written and shown.
+		p = b.post("/console/models/playground", url.Values{"prompt": {"Capital?"}, "model_ids": {"agentry_offline"},
+			"evaluation_mode": {"manual"}, "json_template": {`{"messages": "not a list"}`}})
+		if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "json_template") || !strings.Contains(p.Body, "not a list") {
+			t.Fatalf("bad template: %d\n%s", p.Status, p.Body)
+		}
+		tmpl := `{"messages": [{"role": "user", "content": "Question: {{prompt}}"}], "max_tokens": 50}`
+		p = b.post("/console/models/playground", url.Values{"prompt": {"Capital?"}, "model_ids": {"agentry_offline"},
+			"evaluation_mode": {"manual"}, "json_template": {tmpl}})
+		if p.Status != http.StatusOK || !strings.HasPrefix(p.URL, "/console/models/playground/") {
+			t.Fatalf("create with a template: %d at %s\n%s", p.Status, p.URL, p.Body)
+		}
+		tid := strings.TrimPrefix(p.URL, "/console/models/playground/")
+		te, err := api.WaitExperiment(ctx, tid, 50*time.Millisecond, 30*time.Second)
+		if err != nil || te.JSONTemplate == nil || *te.JSONTemplate != tmpl {
+			t.Fatalf("experiment with a template: %+v %v", te, err)
+		}
+		b.get("/console/models/playground/"+tid).mustContain(t, "JSON template (advanced mode)", "Question: {{prompt}}")
+
 		other := srv.NewTenant(t, "mallory")
 		ob := newBrowser(t, srv)
 		ob.signInWithKey(other.Key)

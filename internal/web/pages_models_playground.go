@@ -27,7 +27,9 @@ func (c *Console) playgroundRoutes() {
 // playgroundForm is the form's content, kept on a refusal.
 type playgroundForm struct {
 	Prompt, SystemPrompt, Mode, Complexity, Evaluator, Reference string
-	ModelIDs                                                     []string
+	// JSONTemplate is the advanced mode's payload, sent as written.
+	JSONTemplate string
+	ModelIDs     []string
 }
 
 // Picked reports whether the form selected a model.
@@ -89,9 +91,10 @@ func (c *Console) playgroundCreate(req *Request) error {
 	f := playgroundForm{Prompt: req.PostForm.Get("prompt"), SystemPrompt: req.PostForm.Get("system_prompt"),
 		Mode: req.PostForm.Get("evaluation_mode"), Complexity: req.PostForm.Get("evaluation_complexity"),
 		Evaluator: strings.TrimSpace(req.PostForm.Get("evaluator_model_id")), Reference: req.PostForm.Get("reference"),
-		ModelIDs: req.PostForm["model_ids"]}
+		JSONTemplate: strings.TrimSpace(req.PostForm.Get("json_template")), ModelIDs: req.PostForm["model_ids"]}
 	in := client.PlaygroundCreateRequest{Prompt: f.Prompt, SystemPrompt: f.SystemPrompt, ModelIDs: f.ModelIDs,
-		EvaluationMode: f.Mode, EvaluationComplexity: f.Complexity, EvaluatorModelID: f.Evaluator}
+		EvaluationMode: f.Mode, EvaluationComplexity: f.Complexity, EvaluatorModelID: f.Evaluator,
+		JSONTemplate: f.JSONTemplate}
 	if strings.TrimSpace(f.Reference) != "" {
 		in.SelectedStepOutput, in.IncludeStepOutputInEvaluation = f.Reference, true
 	}
