@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -52,6 +53,12 @@ type agentAssistantView struct {
 	History    []client.AssistantTurn
 	Problems   []problem
 	Notice     string
+
+	// One step with the assistant (pages_solutions_step.go).
+	StepChoices  []stepChoice
+	StepID       string
+	StepInput    string
+	StepProposal *stepProposal
 }
 
 func (v agentAssistantView) flash() string { return v.Notice }
@@ -75,7 +82,11 @@ func (c *Console) loadAgentAssistant(req *Request) (agentAssistantView, error) {
 	for i := len(h.Turns) - 1; i >= 0; i-- {
 		turns = append(turns, h.Turns[i])
 	}
-	return agentAssistantView{Agent: a, History: turns}, nil
+	d, err := cl.GetAgentDefinition(req.Ctx(), id)
+	if err != nil {
+		return agentAssistantView{}, err
+	}
+	return agentAssistantView{Agent: a, History: turns, StepChoices: stepChoices(d.Definition)}, nil
 }
 
 func (c *Console) agentAssistantPage(req *Request) error {
@@ -141,11 +152,28 @@ func (c *Console) agentAssistantAccept(req *Request) error {
 	if !json.Valid([]byte(def)) {
 		return req.Error(http.StatusBadRequest, "The proposed workflow did not come back whole. Ask the assistant again.")
 	}
-	cur, err := cl.GetAgentDefinition(req.Ctx(), id)
-	if err != nil {
-		return err
+	// A one-step proposal names the change id it was made against, so an
+	// edit made since is a conflict rather than overwritten; a whole
+	// workflow replaces whatever is there.
+	changeID := req.PostFormValue("change_id")
+	if changeID == "" {
+		cur, err := cl.GetAgentDefinition(req.Ctx(), id)
+		if err != nil {
+			return err
+		}
+		changeID = cur.ChangeID
 	}
-	if _, err := cl.UpdateAgentDefinition(req.Ctx(), id, cur.ChangeID, json.RawMessage(def)); err != nil {
+	if _, err := cl.UpdateAgentDefinition(req.Ctx(), id, changeID, json.RawMessage(def)); err != nil {
+		if errors.Is(err, client.ErrConflict) {
+			var ae *client.APIError
+			errors.As(err, &ae)
+			v, lerr := c.loadAgentAssistant(req)
+			if lerr != nil {
+				return lerr
+			}
+			v.Problems = []problem{{Severity: "error", Message: ae.Message}}
+			return req.Page(http.StatusConflict, "solutions_agent.html", v.Agent.Name+" · assistant", "agents", v)
+		}
 		if probs, ok := apiProblems(err, nil); ok {
 			v, lerr := c.loadAgentAssistant(req)
 			if lerr != nil {

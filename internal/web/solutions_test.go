@@ -292,3 +292,82 @@ func TestAgentAssistantPage(t *testing.T) {
 		wantStatus(t, b.post(base, url.Values{"user_input": {" "}}), http.StatusUnprocessableEntity)
 	})
 }
+
+// stepDef has a model step with a display after it, to configure one step.
+const stepDef = `{"child_steps":[{"id":"answer","name":"Answer","step_type":"prompt_call","prompt_template":"{{input}}",
+	"child_steps":[{"id":"show","step_type":"display_result","template":"{{input}}"}]}]}`
+
+// stepForm is the one-step proposal's accept form: its action and what it
+// sends back.
+var stepForm = regexp.MustCompile(`action="(/console/agents/[^"]*/accept)" id="accept-step">(?s:.*?)name="definition" value="([^"]*)">\s*<input type="hidden" name="change_id" value="([^"]*)">`)
+
+func TestAgentAssistantOneStep(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		ctx := context.Background()
+		api := apiClient(t, srv, srv.Key)
+		agent := srv.StoreAgent(t, srv.AccountID, "Translator", stepDef, "dynamic_input")
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		base := "/console/agents/" + agent + "/assistant"
+		b.get(base).mustContain(t, `id="step-planner"`, `<option value="answer">Answer · answer (prompt_call)</option>`,
+			`<option value="show">show (display_result)</option>`)
+
+		propose := func() (action, def, changeID string) {
+			t.Helper()
+			p := b.post(base+"/step", url.Values{"step_id": {"answer"}, "step_input": {"Answer in French"}})
+			wantStatus(t, p, http.StatusOK)
+			p.mustContain(t, `id="step-proposal"`, "Answer in French")
+			m := stepForm.FindStringSubmatch(p.Body)
+			if m == nil {
+				t.Fatalf("no accept form:\n%s", p.Body)
+			}
+			return m[1], html.UnescapeString(m[2]), m[3]
+		}
+
+		// Accept: the step gets the proposed prompt, the rest of the tree
+		// stays as it was.
+		action, def, changeID := propose()
+		p := b.post(action, url.Values{"definition": {def}, "change_id": {changeID}})
+		wantStatus(t, p, http.StatusOK)
+		saved, err := api.GetAgentDefinition(ctx, agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tree struct {
+			ChildSteps []struct {
+				ID             string `json:"id"`
+				PromptTemplate string `json:"prompt_template"`
+				ChildSteps     []struct {
+					ID string `json:"id"`
+				} `json:"child_steps"`
+			} `json:"child_steps"`
+		}
+		if err := json.Unmarshal(saved.Definition, &tree); err != nil || len(tree.ChildSteps) != 1 ||
+			!strings.HasPrefix(tree.ChildSteps[0].PromptTemplate, "Answer in French") ||
+			len(tree.ChildSteps[0].ChildSteps) != 1 || tree.ChildSteps[0].ChildSteps[0].ID != "show" {
+			t.Fatalf("saved: %s %v", saved.Definition, err)
+		}
+
+		// A proposal made before another edit does not overwrite it.
+		action, def, changeID = propose()
+		if _, err := api.UpdateAgentDefinition(ctx, agent, saved.ChangeID, json.RawMessage(stepDef)); err != nil {
+			t.Fatal(err)
+		}
+		p = b.post(action, url.Values{"definition": {def}, "change_id": {changeID}})
+		wantStatus(t, p, http.StatusConflict)
+		p.mustContain(t, `class="problems"`)
+		if again, _ := api.GetAgentDefinition(ctx, agent); strings.Contains(string(again.Definition), "French") {
+			t.Fatalf("the stale proposal was saved: %s", again.Definition)
+		}
+
+		// A step the workflow does not have, and a blank request.
+		wantStatus(t, b.post(base+"/step", url.Values{"step_id": {"nope"}, "step_input": {"x"}}), http.StatusUnprocessableEntity)
+		wantStatus(t, b.post(base+"/step", url.Values{"step_id": {"answer"}, "step_input": {" "}}), http.StatusUnprocessableEntity)
+
+		other := srv.NewTenant(t, "other")
+		ob := newBrowser(t, srv)
+		ob.signInWithKey(other.Key)
+		wantStatus(t, ob.post(base+"/step", url.Values{"step_id": {"answer"}, "step_input": {"Answer in French"}}), http.StatusNotFound)
+	})
+}
