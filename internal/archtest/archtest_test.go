@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -402,5 +403,80 @@ func TestRolesOnlyInTheRouteTable(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// stringLiterals calls fn with every string literal of a file.
+func stringLiterals(g goFile, fn func(lit *ast.BasicLit, s string)) {
+	ast.Inspect(g.file, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			if s, err := strconv.Unquote(lit.Value); err == nil {
+				fn(lit, s)
+			}
+		}
+		return true
+	})
+}
+
+// Schema changes live in the migrations (internal/store/migrations), which
+// migrate.go applies. The exceptions, each for a reason:
+//   - internal/store/migrate.go runs the migrations (and moves SQLite's
+//     results table into its own file);
+//   - internal/store/storetest installs pgvector for the test databases;
+//   - internal/knowledge/pgvector.go: the vector table needs the vector
+//     type, which exists only once the extension is installed (possibly
+//     after the migrations ran), and an HNSW index needs fixed dimensions,
+//     so there is one partial index per vector size the sources use, known
+//     only at run time.
+func TestDDLOnlyInMigrations(t *testing.T) {
+	allowed := map[string]bool{
+		"internal/store/migrate.go":            true,
+		"internal/store/storetest/template.go": true,
+		"internal/knowledge/pgvector.go":       true,
+	}
+	ddl := regexp.MustCompile(`(?i)\b(CREATE|ALTER|DROP)\s+(TABLE|INDEX|UNIQUE\s+INDEX|EXTENSION|VIRTUAL\s+TABLE|VIEW|TRIGGER)\b`)
+	for _, dir := range []string{"internal", "cmd"} {
+		for _, g := range sources(t, dir, true, false) {
+			if allowed[g.path] {
+				continue
+			}
+			stringLiterals(g, func(lit *ast.BasicLit, s string) {
+				if ddl.MatchString(s) {
+					t.Errorf("%s: DDL outside the migrations: %q", g.fset.Position(lit.Pos()), ddl.FindString(s))
+				}
+			})
+		}
+	}
+}
+
+// An area that keeps its own persistence (its repository beside its
+// service, issue 31's vertical slices) is the only code that names its
+// tables: other areas reach its data through its service, and the store
+// keeps only what is shared. Tests may name any table (to seed or tamper).
+// An area joins this list when its SQL moves out of internal/store.
+var tablesOwnedByArea = map[string][]string{
+	"internal/secrets": {"account_secrets"},
+}
+
+func TestAreasOwnTheirTables(t *testing.T) {
+	for area, tables := range tablesOwnedByArea {
+		pats := make([]*regexp.Regexp, len(tables))
+		for i, tb := range tables {
+			pats[i] = regexp.MustCompile(`\b` + regexp.QuoteMeta(tb) + `\b`)
+		}
+		for _, dir := range []string{"internal", "cmd"} {
+			for _, g := range sources(t, dir, true, false) {
+				if strings.HasPrefix(g.path, area+"/") {
+					continue
+				}
+				stringLiterals(g, func(lit *ast.BasicLit, s string) {
+					for i, p := range pats {
+						if p.MatchString(s) {
+							t.Errorf("%s: names %s, which only %s reads and writes", g.fset.Position(lit.Pos()), tables[i], area)
+						}
+					}
+				})
+			}
+		}
 	}
 }

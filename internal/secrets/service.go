@@ -24,7 +24,7 @@ const (
 var (
 	ErrInvalidName   = errors.New("secret names are " + NamePatternDoc)                      // 422
 	ErrInvalidValue  = fmt.Errorf("a secret value is 1 to %d bytes of UTF-8", MaxValueBytes) // 422
-	ErrTooMany       = store.ErrTooManySecrets                                               // 409
+	ErrTooMany       = errors.New("too many secrets")                                        // 409
 	ErrMissingSecret = errors.New("no such account secret")                                  // a step's failure
 	// ErrInvalidHosts is a hosts list that is not a list of host patterns.
 	ErrInvalidHosts = errors.New("invalid hosts") // 422 at hosts
@@ -46,38 +46,40 @@ type Service struct {
 	Box *Box
 }
 
+func (s *Service) repo() repo { return repo{s.DB} }
+
 // Put creates or replaces accountID's secret name. value nil keeps the
 // stored value (a change of hosts only); hosts nil keep the stored hosts.
 // A new secret needs both. created reports a new name.
-func (s *Service) Put(ctx context.Context, accountID, name string, value *string, hosts []string) (store.SecretInfo, bool, error) {
+func (s *Service) Put(ctx context.Context, accountID, name string, value *string, hosts []string) (Info, bool, error) {
 	if !definition.ValidSecretName(name) {
-		return store.SecretInfo{}, false, ErrInvalidName
+		return Info{}, false, ErrInvalidName
 	}
 	if value != nil && (*value == "" || len(*value) > MaxValueBytes || !utf8.ValidString(*value)) {
-		return store.SecretInfo{}, false, ErrInvalidValue
+		return Info{}, false, ErrInvalidValue
 	}
 	if hosts != nil {
 		var err error
 		if hosts, err = CanonicalHosts(hosts); err != nil {
-			return store.SecretInfo{}, false, err
+			return Info{}, false, err
 		}
 	}
-	sealed := store.SealedSecret{SecretInfo: store.SecretInfo{Name: name}}
+	sealed := Sealed{Info: Info{Name: name}}
 	if value != nil {
 		ct, err := s.Box.Seal(accountID, name, []byte(*value))
 		if err != nil {
-			return store.SecretInfo{}, false, err
+			return Info{}, false, err
 		}
 		sealed.Ciphertext, sealed.KeyID = ct, s.Box.KeyID()
 	} else if hosts == nil {
-		return store.SecretInfo{}, false, ErrValueRequired
+		return Info{}, false, ErrValueRequired
 	}
-	info, created, err := s.DB.PutSecret(ctx, accountID, sealed, hosts, MaxPerAccount)
+	info, created, err := s.repo().put(ctx, accountID, sealed, hosts, MaxPerAccount)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return store.SecretInfo{}, false, ErrValueRequired
-	case errors.Is(err, store.ErrSecretNeedsHosts):
-		return store.SecretInfo{}, false, ErrHostsRequired
+		return Info{}, false, ErrValueRequired
+	case errors.Is(err, errNeedsHosts):
+		return Info{}, false, ErrHostsRequired
 	}
 	return info, created, err
 }
@@ -105,8 +107,8 @@ func CanonicalHosts(hosts []string) ([]string, error) {
 }
 
 // List returns accountID's secret names and times, never values.
-func (s *Service) List(ctx context.Context, accountID string) ([]store.SecretInfo, error) {
-	return s.DB.Secrets(ctx, accountID)
+func (s *Service) List(ctx context.Context, accountID string) ([]Info, error) {
+	return s.repo().list(ctx, accountID)
 }
 
 // Delete removes accountID's secret name (store.ErrNotFound when absent).
@@ -114,7 +116,7 @@ func (s *Service) Delete(ctx context.Context, accountID, name string) error {
 	if !definition.ValidSecretName(name) {
 		return store.ErrNotFound
 	}
-	return s.DB.DeleteSecret(ctx, accountID, name)
+	return s.repo().remove(ctx, accountID, name)
 }
 
 // Reveal opens accountID's secret name for a step about to use it, with
@@ -125,7 +127,7 @@ func (s *Service) Reveal(ctx context.Context, accountID, name string) (Secret, e
 	if !definition.ValidSecretName(name) {
 		return Secret{}, fmt.Errorf("%w: %q is not a secret name (%s)", ErrMissingSecret, name, NamePatternDoc)
 	}
-	sealed, err := s.DB.SealedSecret(ctx, accountID, name)
+	sealed, err := s.repo().sealed(ctx, accountID, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return Secret{}, fmt.Errorf("%w: the account has no secret %q; store it with PUT /secrets/%s or `agentry secrets set %s`",
 			ErrMissingSecret, name, name, name)

@@ -49,12 +49,12 @@ func TestService(t *testing.T) {
 			t.Fatalf("reveal: %+v %v", got.Hosts, err)
 		}
 		// Encrypted at rest.
-		sealed, err := db.SealedSecret(ctx, a, "S3_SECRET")
+		sealed, err := s.SealedForTest(ctx, a, "S3_SECRET")
 		if err != nil || strings.Contains(sealed.Ciphertext, value) || sealed.KeyID != s.Box.KeyID() {
 			t.Fatalf("stored: %+v %v", sealed, err)
 		}
 		// A row copied into another account does not open there.
-		if _, _, err := db.PutSecret(ctx, b, sealed, hosts, 10); err != nil {
+		if err := s.PutSealedForTest(ctx, b, sealed, hosts); err != nil {
 			t.Fatal(err)
 		}
 		if v, err := s.Reveal(ctx, b, "S3_SECRET"); err == nil || strings.Contains(err.Error(), value) {

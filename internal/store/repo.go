@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// What an area's repository needs from the store when it keeps its SQL
+// beside its service (internal/secrets/repo.go is the first): the pools
+// (DB.W, DB.R), transactions (DB.Tx), the clock (Now), the shared errors,
+// and the helpers below, so an area's query reads one row or a list
+// without a hand-written rows.Next loop.
+
+// Querier is what a query runs on: a pool or a transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Scanner is a row to scan: *sql.Row or *sql.Rows.
+type Scanner interface{ Scan(dest ...any) error }
+
+// All runs a query and scans every row with scan, in order. It answers an
+// empty (not nil) slice when no row matches, so a list encodes as [].
+func All[T any](ctx context.Context, q Querier, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// One runs a query for one row and scans it with scan; ErrNotFound when
+// there is none.
+func One[T any](ctx context.Context, q Querier, scan func(Scanner) (T, error), query string, args ...any) (T, error) {
+	v, err := scan(q.QueryRowContext(ctx, query, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		var zero T
+		return zero, ErrNotFound
+	}
+	return v, err
+}
+
+// Affected runs a statement and answers ErrNotFound when it changed no row.
+func Affected(ctx context.Context, q Querier, query string, args ...any) error {
+	n, err := rowsAffected(q.ExecContext(ctx, query, args...))
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// LockAccount locks an account's row for the rest of tx, so counts taken
+// under it (of an account's secrets, keys, …) cannot be passed by a
+// concurrent writer; ErrNotFound for an unknown account.
+func LockAccount(ctx context.Context, tx *sql.Tx, accountID string) error {
+	return lockAccountRow(ctx, tx, accountID)
+}
