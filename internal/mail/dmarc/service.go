@@ -104,20 +104,20 @@ func (s *Service) store(ctx context.Context, domain string, rep *Report) error {
 			target = d
 		}
 	}
-	sr := store.DMARCReport{AccountID: target.AccountID, DomainID: target.ID, OrgName: rep.OrgName, ReportID: rep.ReportID,
+	sr := storedReport{AccountID: target.AccountID, DomainID: target.ID, OrgName: rep.OrgName, ReportID: rep.ReportID,
 		Begins: rep.Begin, Ends: rep.End}
 	for _, r := range rep.Records {
-		sr.Records = append(sr.Records, store.DMARCRecord{SourceIP: r.SourceIP, Disposition: r.Disposition, HeaderFrom: r.HeaderFrom,
+		sr.Records = append(sr.Records, storedRecord{SourceIP: r.SourceIP, Disposition: r.Disposition, HeaderFrom: r.HeaderFrom,
 			Count: r.Count, DKIMPass: r.DKIMPass, SPFPass: r.SPFPass})
 	}
-	_, err = s.DB.AddDMARCReport(ctx, sr)
+	_, err = repo{s.DB}.add(ctx, sr)
 	return err
 }
 
 // Summary is the API's view of a domain's reports.
 type Summary struct {
 	WindowDays int
-	store.DMARCSummary
+	Totals
 }
 
 // Bounds of the summary's parameters: the window is clamped to them.
@@ -132,6 +132,6 @@ const (
 func (s *Service) Summarize(ctx context.Context, accountID, domainID string, days, top int) (Summary, error) {
 	days = min(max(days, 1), MaxWindowDays)
 	top = min(max(top, 1), MaxTopSources)
-	sum, err := s.DB.DMARCSummary(ctx, accountID, domainID, time.Now().AddDate(0, 0, -days), top)
-	return Summary{WindowDays: days, DMARCSummary: sum}, err
+	sum, err := repo{s.DB}.totals(ctx, accountID, domainID, time.Now().AddDate(0, 0, -days), top)
+	return Summary{WindowDays: days, Totals: sum}, err
 }

@@ -1,34 +1,43 @@
-package store
+package dmarc
+
+// The DMARC area keeps its own persistence (issue 31's vertical slices):
+// the tables dmarc_reports and dmarc_records are read and written only
+// here; the store lends its pools, transactions and clock.
 
 import (
 	"context"
 	"database/sql"
 	"sort"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
-// DMARCReport is one aggregate report received for a domain.
-type DMARCReport struct {
+// storedReport is one aggregate report received for a domain.
+type storedReport struct {
 	AccountID, DomainID, OrgName, ReportID string
 	Begins, Ends                           time.Time
-	Records                                []DMARCRecord
+	Records                                []storedRecord
 }
 
-// DMARCRecord is one row of a report: messages from one source IP.
-type DMARCRecord struct {
+// storedRecord is one row of a report: messages from one source IP.
+type storedRecord struct {
 	SourceIP, Disposition, HeaderFrom string
 	Count                             int64
 	DKIMPass, SPFPass                 bool
 }
 
-// AddDMARCReport stores a report with its rows. The same report received
-// again (same reporter and report id) is kept once: added is false.
-func (db *DB) AddDMARCReport(ctx context.Context, r DMARCReport) (added bool, err error) {
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		id := NewID()
+// repo is the area's SQL.
+type repo struct{ db *store.DB }
+
+// add stores a report with its rows. The same report received again (same
+// reporter and report id) is kept once: added is false.
+func (r repo) add(ctx context.Context, rep storedReport) (added bool, err error) {
+	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
+		id := store.NewID()
 		res, err := tx.ExecContext(ctx, `INSERT INTO dmarc_reports (id, account_id, domain_id, org_name, report_id, begins_at, ends_at, received_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (domain_id, org_name, report_id) DO NOTHING`,
-			id, r.AccountID, r.DomainID, r.OrgName, r.ReportID, r.Begins.UTC(), r.Ends.UTC(), Now())
+			id, rep.AccountID, rep.DomainID, rep.OrgName, rep.ReportID, rep.Begins.UTC(), rep.Ends.UTC(), store.Now())
 		if err != nil {
 			return err
 		}
@@ -36,7 +45,7 @@ func (db *DB) AddDMARCReport(ctx context.Context, r DMARCReport) (added bool, er
 			return nil
 		}
 		added = true
-		for i, rec := range r.Records {
+		for i, rec := range rep.Records {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO dmarc_records (report_id, seq, source_ip, count, disposition, dkim_pass, spf_pass, header_from)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, i, rec.SourceIP, rec.Count, rec.Disposition, rec.DKIMPass, rec.SPFPass, rec.HeaderFrom); err != nil {
 				return err
@@ -47,29 +56,29 @@ func (db *DB) AddDMARCReport(ctx context.Context, r DMARCReport) (added bool, er
 	return added, err
 }
 
-// DMARCFailingSource is a source whose messages failed DMARC.
-type DMARCFailingSource struct {
+// FailingSource is a source whose messages failed DMARC.
+type FailingSource struct {
 	SourceIP, HeaderFrom string
 	Failed               int64
 }
 
-// DMARCSummary sums a domain's reports whose period ended after since.
-type DMARCSummary struct {
+// Totals sums a domain's reports whose period ended after since.
+type Totals struct {
 	Reports, Total, Passed int64
 	Dispositions           map[string]int64
-	TopFailing             []DMARCFailingSource
+	TopFailing             []FailingSource
 }
 
-// DMARCSummary sums one of an account's domain's reports since a time,
-// with up to top failing sources (most failed messages first).
-func (db *DB) DMARCSummary(ctx context.Context, accountID, domainID string, since time.Time, top int) (DMARCSummary, error) {
-	s := DMARCSummary{Dispositions: map[string]int64{}}
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM dmarc_reports WHERE account_id = $1 AND domain_id = $2 AND ends_at >= $3`,
+// totals sums one of an account's domain's reports since a time, with up
+// to top failing sources (most failed messages first).
+func (r repo) totals(ctx context.Context, accountID, domainID string, since time.Time, top int) (Totals, error) {
+	s := Totals{Dispositions: map[string]int64{}}
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM dmarc_reports WHERE account_id = $1 AND domain_id = $2 AND ends_at >= $3`,
 		accountID, domainID, since).Scan(&s.Reports); err != nil {
 		return s, err
 	}
 	// A message passes DMARC when aligned DKIM or SPF passed.
-	rows, err := db.R.QueryContext(ctx, `SELECT rec.source_ip, rec.header_from, rec.disposition, rec.dkim_pass OR rec.spf_pass, SUM(rec.count)
+	rows, err := r.db.R.QueryContext(ctx, `SELECT rec.source_ip, rec.header_from, rec.disposition, rec.dkim_pass OR rec.spf_pass, SUM(rec.count)
 		FROM dmarc_records rec JOIN dmarc_reports rep ON rep.id = rec.report_id
 		WHERE rep.account_id = $1 AND rep.domain_id = $2 AND rep.ends_at >= $3
 		GROUP BY rec.source_ip, rec.header_from, rec.disposition, rec.dkim_pass OR rec.spf_pass`, accountID, domainID, since)
@@ -97,7 +106,7 @@ func (db *DB) DMARCSummary(ctx context.Context, accountID, domainID string, sinc
 		return s, err
 	}
 	for k, n := range failing {
-		s.TopFailing = append(s.TopFailing, DMARCFailingSource{SourceIP: k[0], HeaderFrom: k[1], Failed: n})
+		s.TopFailing = append(s.TopFailing, FailingSource{SourceIP: k[0], HeaderFrom: k[1], Failed: n})
 	}
 	sort.Slice(s.TopFailing, func(i, j int) bool {
 		a, b := s.TopFailing[i], s.TopFailing[j]
