@@ -457,6 +457,7 @@ func TestDDLOnlyInMigrations(t *testing.T) {
 var tablesOwnedByArea = map[string][]string{
 	"internal/secrets":    {"account_secrets"},
 	"internal/mail/dmarc": {"dmarc_reports", "dmarc_records"},
+	"internal/mcpexpose":  {"agent_mcp_tools"},
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {

@@ -20,6 +20,8 @@ import (
 // Service is the exposure settings of agents.
 type Service struct{ DB *store.DB }
 
+func (s *Service) repo() repo { return repo{s.DB} }
+
 // Setting is how one agent is exposed.
 type Setting struct {
 	AgentID     string
@@ -52,7 +54,7 @@ const MaxDescription = 1024
 
 // Get answers an agent's setting (not enabled when never exposed).
 func (s *Service) Get(ctx context.Context, accountID, agentID string) (Setting, error) {
-	t, err := s.DB.AgentMCPTool(ctx, accountID, agentID)
+	t, err := s.repo().get(ctx, accountID, agentID)
 	if errors.Is(err, store.ErrNotFound) {
 		ok, err := s.DB.AgentExists(ctx, accountID, agentID)
 		if err != nil {
@@ -78,7 +80,7 @@ func (s *Service) Put(ctx context.Context, accountID, agentID string, enabled bo
 		return Setting{}, err
 	}
 	if !enabled {
-		if err := s.DB.DeleteAgentMCPTool(ctx, accountID, agentID); err != nil {
+		if err := s.repo().remove(ctx, accountID, agentID); err != nil {
 			return Setting{}, err
 		}
 		return Setting{AgentID: agentID}, nil
@@ -103,7 +105,7 @@ func (s *Service) Put(ctx context.Context, accountID, agentID string, enabled bo
 		}
 		desc = description
 	}
-	if err := s.DB.PutAgentMCPTool(ctx, accountID, agentID, n, desc); err != nil {
+	if err := s.repo().put(ctx, accountID, agentID, n, desc); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return Setting{}, ErrNameTaken
 		}
@@ -114,7 +116,7 @@ func (s *Service) Put(ctx context.Context, accountID, agentID string, enabled bo
 
 // List answers a page of the account's exposed agents that are not paused.
 func (s *Service) List(ctx context.Context, accountID string, page, limit int) ([]Setting, int, error) {
-	list, total, err := s.DB.AgentMCPTools(ctx, accountID, paging.Offset(page, limit), limit)
+	list, total, err := s.repo().list(ctx, accountID, paging.Offset(page, limit), limit)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -125,7 +127,7 @@ func (s *Service) List(ctx context.Context, accountID string, page, limit int) (
 	return out, total, nil
 }
 
-func setting(t store.AgentMCPTool) Setting {
+func setting(t exposedAgent) Setting {
 	desc := "Runs the agent " + t.AgentName + " and returns its run, with the output."
 	if t.AgentDescription != nil && *t.AgentDescription != "" {
 		desc = *t.AgentDescription

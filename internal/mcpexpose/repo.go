@@ -1,4 +1,8 @@
-package store
+package mcpexpose
+
+// The MCP-exposure area keeps its own persistence (issue 31's vertical
+// slices): the table agent_mcp_tools is read and written only here (it
+// joins the agents it names for their names and state).
 
 import (
 	"context"
@@ -6,10 +10,12 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
-// AgentMCPTool is an agent an account exposes as a tool of its MCP server.
-type AgentMCPTool struct {
+// exposedAgent is an agent an account exposes as a tool of its MCP server.
+type exposedAgent struct {
 	AgentID     string
 	AccountID   string
 	ToolName    string
@@ -23,19 +29,22 @@ type AgentMCPTool struct {
 	TriggerType      string
 }
 
-// PutAgentMCPTool exposes a live agent of the account as a tool, or renames
-// it. A name another agent of the account holds is ErrConflict; an agent
-// that is not the account's is ErrNotFound.
-func (db *DB) PutAgentMCPTool(ctx context.Context, accountID, agentID, toolName string, description *string) error {
-	now := Now()
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+// repo is the area's SQL.
+type repo struct{ db *store.DB }
+
+// put exposes a live agent of the account as a tool, or renames it. A name
+// another agent of the account holds is store.ErrConflict; an agent that is
+// not the account's is store.ErrNotFound.
+func (r repo) put(ctx context.Context, accountID, agentID, toolName string, description *string) error {
+	now := store.Now()
+	return r.db.Tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
 			agentID, accountID).Scan(&n); err != nil {
 			return err
 		}
 		if n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_mcp_tools a JOIN agents g ON g.id = a.agent_id
 			WHERE a.account_id = $1 AND a.tool_name = $2 AND a.agent_id <> $3 AND g.deleted_at IS NULL`,
@@ -43,7 +52,7 @@ func (db *DB) PutAgentMCPTool(ctx context.Context, accountID, agentID, toolName 
 			return err
 		}
 		if n > 0 {
-			return ErrConflict
+			return store.ErrConflict
 		}
 		// A deleted agent's row may hold the name still: it gives way.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM agent_mcp_tools WHERE account_id = $1 AND tool_name = $2 AND agent_id <> $3`,
@@ -55,15 +64,15 @@ func (db *DB) PutAgentMCPTool(ctx context.Context, accountID, agentID, toolName 
 			ON CONFLICT (agent_id) DO UPDATE SET tool_name = excluded.tool_name, description = excluded.description, updated_at = excluded.updated_at`,
 			agentID, accountID, toolName, description, now)
 		if err != nil && strings.Contains(strings.ToLower(err.Error()), "unique") {
-			return ErrConflict // a concurrent write took the name
+			return store.ErrConflict // a concurrent write took the name
 		}
 		return err
 	})
 }
 
-// DeleteAgentMCPTool stops exposing an agent (nothing when it was not).
-func (db *DB) DeleteAgentMCPTool(ctx context.Context, accountID, agentID string) error {
-	_, err := db.W.ExecContext(ctx, `DELETE FROM agent_mcp_tools WHERE agent_id = $1 AND account_id = $2`, agentID, accountID)
+// remove stops exposing an agent (nothing when it was not).
+func (r repo) remove(ctx context.Context, accountID, agentID string) error {
+	_, err := r.db.W.ExecContext(ctx, `DELETE FROM agent_mcp_tools WHERE agent_id = $1 AND account_id = $2`, agentID, accountID)
 	return err
 }
 
@@ -72,12 +81,12 @@ const agentMCPToolSelect = `SELECT t.agent_id, t.account_id, t.tool_name, t.desc
 	FROM agent_mcp_tools t JOIN agents g ON g.id = t.agent_id AND g.account_id = t.account_id
 	LEFT JOIN agent_triggers tr ON tr.agent_id = g.id`
 
-func scanAgentMCPTool(row interface{ Scan(...any) error }) (AgentMCPTool, error) {
-	var t AgentMCPTool
+func scanExposed(row store.Scanner) (exposedAgent, error) {
+	var t exposedAgent
 	var desc, agentDesc sql.NullString
 	err := row.Scan(&t.AgentID, &t.AccountID, &t.ToolName, &desc, &t.CreatedAt, &t.UpdatedAt, &t.AgentName, &agentDesc, &t.TriggerType)
 	if errors.Is(err, sql.ErrNoRows) {
-		return t, ErrNotFound
+		return t, store.ErrNotFound
 	}
 	if desc.Valid {
 		t.Description = &desc.String
@@ -89,34 +98,22 @@ func scanAgentMCPTool(row interface{ Scan(...any) error }) (AgentMCPTool, error)
 	return t, err
 }
 
-// AgentMCPTool returns how a live agent of the account is exposed, or
-// ErrNotFound when it is not.
-func (db *DB) AgentMCPTool(ctx context.Context, accountID, agentID string) (AgentMCPTool, error) {
-	return scanAgentMCPTool(db.R.QueryRowContext(ctx, agentMCPToolSelect+
+// get returns how a live agent of the account is exposed, or
+// store.ErrNotFound when it is not.
+func (r repo) get(ctx context.Context, accountID, agentID string) (exposedAgent, error) {
+	return scanExposed(r.db.R.QueryRowContext(ctx, agentMCPToolSelect+
 		` WHERE t.agent_id = $1 AND t.account_id = $2 AND g.deleted_at IS NULL`, agentID, accountID))
 }
 
-// AgentMCPTools lists a page of the account's exposed agents that are live
-// and not paused, by tool name, and how many there are.
-func (db *DB) AgentMCPTools(ctx context.Context, accountID string, offset, limit int) ([]AgentMCPTool, int, error) {
+// list lists a page of the account's exposed agents that are live and not
+// paused, by tool name, and how many there are.
+func (r repo) list(ctx context.Context, accountID string, offset, limit int) ([]exposedAgent, int, error) {
 	const where = ` WHERE t.account_id = $1 AND g.deleted_at IS NULL AND g.disabled_at IS NULL`
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_mcp_tools t JOIN agents g ON g.id = t.agent_id AND g.account_id = t.account_id`+where,
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agent_mcp_tools t JOIN agents g ON g.id = t.agent_id AND g.account_id = t.account_id`+where,
 		accountID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, agentMCPToolSelect+where+` ORDER BY t.tool_name LIMIT $2 OFFSET $3`, accountID, limit, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []AgentMCPTool{}
-	for rows.Next() {
-		t, err := scanAgentMCPTool(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, t)
-	}
-	return out, total, rows.Err()
+	out, err := store.All(ctx, r.db.R, scanExposed, agentMCPToolSelect+where+` ORDER BY t.tool_name LIMIT $2 OFFSET $3`, accountID, limit, offset)
+	return out, total, err
 }
