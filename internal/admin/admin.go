@@ -352,7 +352,11 @@ func keysCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List API keys (never their secrets)",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			ks, err := db.APIKeys(ctx, account)
+			list := db.AllAPIKeys
+			if account != "" {
+				list = func(ctx context.Context) ([]store.APIKey, error) { return db.APIKeys(ctx, account) }
+			}
+			ks, err := list(ctx)
 			if err != nil {
 				return err
 			}

@@ -94,10 +94,24 @@ func (db *DB) APIKeyByHash(ctx context.Context, hash string) (APIKey, error) {
 	return k, err
 }
 
-// APIKeys lists an account's keys, newest first; every account when accountID is "".
+// APIKeys lists an account's keys, newest first. An empty account id is
+// ErrNotFound rather than every account's keys: listing them all is the
+// operator's AllAPIKeys, so no request path can reach it by accident.
 func (db *DB) APIKeys(ctx context.Context, accountID string) ([]APIKey, error) {
-	q := `SELECT ` + keyColumns + ` FROM api_keys WHERE account_id = $1 OR $1 = '' ORDER BY id DESC`
-	rows, err := db.R.QueryContext(ctx, q, accountID)
+	if accountID == "" {
+		return nil, ErrNotFound
+	}
+	return db.apiKeys(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = $1 ORDER BY id DESC`, accountID)
+}
+
+// AllAPIKeys lists every account's keys, newest first: for the operator's
+// agentry admin keys list, never for a request.
+func (db *DB) AllAPIKeys(ctx context.Context) ([]APIKey, error) {
+	return db.apiKeys(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY id DESC`)
+}
+
+func (db *DB) apiKeys(ctx context.Context, q string, args ...any) ([]APIKey, error) {
+	rows, err := db.R.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -170,6 +170,18 @@ func TestAPIKeys(t *testing.T) {
 		if err := db.RevokeAPIKey(ctx, store.NewID()); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoke missing: %v", err)
 		}
+		// An empty account id lists nothing (not every account's keys); the
+		// operator's list is AllAPIKeys.
+		if none, err := db.APIKeys(ctx, ""); !errors.Is(err, store.ErrNotFound) || len(none) != 0 {
+			t.Fatalf("keys of no account: %d %v", len(none), err)
+		}
+		_, b, _ := db.CreateUser(ctx, store.NewUser{Name: "L"})
+		if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: b.ID, Name: "other", Prefix: "y", Role: store.RoleMember}, "hash-3"); err != nil {
+			t.Fatal(err)
+		}
+		if all, err := db.AllAPIKeys(ctx); err != nil || len(all) != 2 {
+			t.Fatalf("all keys: %d %v", len(all), err)
+		}
 		keys, _ := db.APIKeys(ctx, a.ID)
 		if len(keys) != 1 {
 			t.Fatalf("%d keys", len(keys))
