@@ -28,6 +28,11 @@ var (
 // revoked: a credential must not be able to fill the database with keys.
 const MaxKeysPerAccount = 1000
 
+// MaxRevokedKeysKept bounds the revoked keys an account's list keeps (the
+// most recently revoked): older ones are deleted when a key is created, so
+// creating and revoking in a loop cannot grow the table either.
+const MaxRevokedKeysKept = 1000
+
 // Keys lists the account's keys the principal may see, newest first.
 func (s *Service) Keys(ctx context.Context, p auth.Principal) ([]store.APIKey, error) {
 	all, err := s.db.APIKeys(ctx, p.AccountID)
@@ -71,6 +76,11 @@ func (s *Service) CreateKey(ctx context.Context, p auth.Principal, name, role st
 	}
 	if live >= MaxKeysPerAccount {
 		return store.APIKey{}, "", ErrTooManyKeys
+	}
+	if len(all)-live > MaxRevokedKeysKept {
+		if err := s.db.PruneRevokedAPIKeys(ctx, p.AccountID, MaxRevokedKeysKept); err != nil {
+			return store.APIKey{}, "", err
+		}
 	}
 	secret, prefix, hash := auth.NewKey()
 	k, err := s.db.CreateAPIKey(ctx, store.APIKey{AccountID: p.AccountID, UserID: p.UserID, Name: name, Prefix: prefix, Role: role}, hash)

@@ -127,6 +127,16 @@ func (db *DB) apiKeys(ctx context.Context, q string, args ...any) ([]APIKey, err
 	return out, rows.Err()
 }
 
+// PruneRevokedAPIKeys deletes an account's revoked keys past the newest
+// keep of them (by when they were revoked), so creating and revoking keys
+// in a loop cannot grow the table without end. A revoked key authenticates
+// nothing, and no other table refers to one.
+func (db *DB) PruneRevokedAPIKeys(ctx context.Context, accountID string, keep int) error {
+	_, err := db.W.ExecContext(ctx, `DELETE FROM api_keys WHERE account_id = $1 AND revoked_at IS NOT NULL AND id NOT IN (
+		SELECT id FROM api_keys WHERE account_id = $1 AND revoked_at IS NOT NULL ORDER BY revoked_at DESC, id DESC LIMIT $2)`, accountID, keep)
+	return err
+}
+
 // RevokeAPIKey marks a key revoked. Revoking twice keeps the first time.
 func (db *DB) RevokeAPIKey(ctx context.Context, id string) error {
 	res, err := db.W.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, Now(), id)

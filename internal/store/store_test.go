@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -181,6 +182,25 @@ func TestAPIKeys(t *testing.T) {
 		}
 		if all, err := db.AllAPIKeys(ctx); err != nil || len(all) != 2 {
 			t.Fatalf("all keys: %d %v", len(all), err)
+		}
+		// Pruning keeps the newest revoked keys and every live one.
+		for i := range 3 {
+			rk, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: b.ID, Name: "r", Prefix: "r", Role: store.RoleMember}, fmt.Sprintf("hash-r%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.RevokeAPIKey(ctx, rk.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.PruneRevokedAPIKeys(ctx, b.ID, 1); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := db.APIKeys(ctx, b.ID); len(left) != 2 || left[0].RevokedAt == nil || left[1].RevokedAt != nil {
+			t.Fatalf("after pruning: %+v", left)
+		}
+		if still, _ := db.APIKeys(ctx, a.ID); len(still) != 1 {
+			t.Fatalf("pruning another account removed %d keys", 1-len(still))
 		}
 		keys, _ := db.APIKeys(ctx, a.ID)
 		if len(keys) != 1 {
