@@ -29,8 +29,10 @@ type Index interface {
 	// Forget drops removed chunks after their transaction committed.
 	Forget(sourceID string, removed []int64)
 	// Search returns the best k chunks of the account's sources for q,
-	// cosine similarity, best first.
-	Search(ctx context.Context, accountID string, sourceIDs []string, dims int, q []float32, k int) ([]VectorHit, error)
+	// cosine similarity, best first: only chunks embedded by model, so
+	// during a switch to another model of the same size the query never
+	// meets the other generation's vectors.
+	Search(ctx context.Context, accountID string, sourceIDs []string, model string, dims int, q []float32, k int) ([]VectorHit, error)
 }
 
 // VectorHit is a chunk found by the vector side.
@@ -418,7 +420,9 @@ func (m *memIndex) Switch(sourceID string, p *prebuilt, commit func() error) err
 	return err
 }
 
-func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, dims int, q []float32, k int) ([]VectorHit, error) {
+// Search ignores model: a source's graph holds only the generation the
+// source names (sync loads that one, and a switch rebuilds it aside).
+func (m *memIndex) Search(ctx context.Context, _ string, sourceIDs []string, _ string, dims int, q []float32, k int) ([]VectorHit, error) {
 	defer m.evict()
 	var out []VectorHit
 	for _, id := range sourceIDs {

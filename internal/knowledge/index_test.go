@@ -73,12 +73,31 @@ func TestVectorIndexes(t *testing.T) {
 		}
 		want := chunks[1].Seq
 		for name, ix := range indexes {
-			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, 64, emb.Embed("borrowing in rust"), 2)
+			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, OfflineEmbeddingModel, 64, emb.Embed("borrowing in rust"), 2)
 			if err != nil || len(hits) == 0 || hits[0].Seq != want || hits[0].Score <= 0 {
 				t.Fatalf("%s: %+v %v", name, hits, err)
 			}
-			if hits, _ := ix.Search(ctx, "other", []string{"not-a-source"}, 64, emb.Embed("rust"), 2); len(hits) != 0 {
+			if hits, _ := ix.Search(ctx, "other", []string{"not-a-source"}, OfflineEmbeddingModel, 64, emb.Embed("rust"), 2); len(hits) != 0 {
 				t.Fatalf("%s: another source matched: %+v", name, hits)
+			}
+		}
+		// A chunk of another model of the same size (a switch's other
+		// generation) is never a hit for this model's query.
+		if pg, ok := indexes["pgvector"]; ok {
+			if _, err := db.W.ExecContext(ctx, `UPDATE kb_chunks SET model = 'next_model' WHERE seq = $1`, want); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := pg.Search(ctx, acct.ID, []string{src.ID}, OfflineEmbeddingModel, 64, emb.Embed("borrowing in rust"), 3)
+			if err != nil || len(hits) != 2 {
+				t.Fatalf("pgvector across models: %+v %v", hits, err)
+			}
+			for _, h := range hits {
+				if h.Seq == want {
+					t.Fatalf("pgvector answered another model's chunk: %+v", hits)
+				}
+			}
+			if hits, _ := pg.Search(ctx, acct.ID, []string{src.ID}, "next_model", 64, emb.Embed("borrowing in rust"), 3); len(hits) != 1 || hits[0].Seq != want {
+				t.Fatalf("pgvector for the other model: %+v", hits)
 			}
 		}
 		_, seqs, err := db.DeleteContent(ctx, acct.ID, c.ID, false)
@@ -87,7 +106,7 @@ func TestVectorIndexes(t *testing.T) {
 		}
 		for name, ix := range indexes {
 			ix.Forget(src.ID, seqs)
-			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, 64, emb.Embed("borrowing in rust"), 2)
+			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, OfflineEmbeddingModel, 64, emb.Embed("borrowing in rust"), 2)
 			if err != nil || len(hits) != 0 {
 				t.Fatalf("%s after delete: %+v %v", name, hits, err)
 			}
@@ -132,7 +151,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 			return c, chunks
 		}
 		top := func(ix *memIndex, q string) int64 {
-			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, 64, emb.Embed(q), 1)
+			hits, err := ix.Search(ctx, acct.ID, []string{src.ID}, OfflineEmbeddingModel, 64, emb.Embed(q), 1)
 			if err != nil || len(hits) == 0 {
 				t.Fatalf("search %q: %v %v", q, hits, err)
 			}
@@ -185,7 +204,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 // vectorQuery searches sources through m and returns the hits.
 func vectorQuery(t *testing.T, m *memIndex, sourceIDs []string, q string) []VectorHit {
 	t.Helper()
-	hits, err := m.Search(context.Background(), "", sourceIDs, 64, offline.NewEmbedder(64).Embed(q), 10)
+	hits, err := m.Search(context.Background(), "", sourceIDs, OfflineEmbeddingModel, 64, offline.NewEmbedder(64).Embed(q), 10)
 	if err != nil {
 		t.Fatal(err)
 	}

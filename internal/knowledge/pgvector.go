@@ -184,12 +184,12 @@ func (ix *pgIndex) InTx(ctx context.Context, tx *sql.Tx, added []store.Chunk) er
 
 func (ix *pgIndex) Forget(string, []int64) {} // the foreign key removed them with their chunks
 
-func (ix *pgIndex) Search(ctx context.Context, accountID string, sourceIDs []string, dims int, q []float32, k int) ([]VectorHit, error) {
+func (ix *pgIndex) Search(ctx context.Context, accountID string, sourceIDs []string, model string, dims int, q []float32, k int) ([]VectorHit, error) {
 	if len(sourceIDs) == 0 || k <= 0 {
 		return nil, nil
 	}
 	s := pq(ix.schema)
-	args := []any{pgvector.NewVector(q), accountID, dims}
+	args := []any{pgvector.NewVector(q), accountID, dims, model}
 	in := make([]string, len(sourceIDs))
 	for i, id := range sourceIDs {
 		args = append(args, id)
@@ -197,8 +197,13 @@ func (ix *pgIndex) Search(ctx context.Context, accountID string, sourceIDs []str
 	}
 	cast := fmt.Sprintf("embedding::%s.vector(%d)", s, dims)
 	qv := fmt.Sprintf("$1::%s.vector(%d)", s, dims)
-	query := fmt.Sprintf(`SELECT seq, 1 - (%s OPERATOR(%s.<=>) %s) FROM kb_chunk_vectors
-		WHERE dims = $3 AND account_id = $2 AND source_id IN (%s) ORDER BY %s OPERATOR(%s.<=>) %s LIMIT %d`,
+	// The vector table does not know the model; its chunk does. The check
+	// is a primary-key lookup per candidate, after the index scan (which
+	// the iterative scan continues past the candidates it drops).
+	query := fmt.Sprintf(`SELECT seq, 1 - (%s OPERATOR(%s.<=>) %s) FROM kb_chunk_vectors v
+		WHERE dims = $3 AND account_id = $2 AND source_id IN (%s)
+		AND EXISTS (SELECT 1 FROM kb_chunks c WHERE c.seq = v.seq AND c.model = $4)
+		ORDER BY %s OPERATOR(%s.<=>) %s LIMIT %d`,
 		cast, s, qv, strings.Join(in, ","), cast, s, qv, k)
 	var out []VectorHit
 	err := ix.db.Tx(ctx, func(tx *sql.Tx) error {

@@ -257,7 +257,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 			if allowed != nil {
 				k = depth * 4 // over-fetch: the filter drops some
 			}
-			hits, err := s.index.Search(ctx, accountID, ids, len(qv), qv, k)
+			hits, err := s.index.Search(ctx, accountID, ids, srcs[ids[0]].EmbeddingModel, len(qv), qv, k)
 			if err != nil {
 				return res, err
 			}
