@@ -19,21 +19,23 @@ type DayResultCounts struct {
 // reads it instead of pages of results).
 func (db *DB) DailyResultCounts(ctx context.Context, accountID, agentID string, from time.Time) ([]DayResultCounts, error) {
 	// SQLite keeps times as text, "2006-01-02 15:04:05…" in UTC (they
-	// are written UTC); PostgreSQL as timestamps.
-	day := `substr(evaluated_at, 1, 10)`
+	// are written UTC); PostgreSQL as timestamps, whose UTC date is cheap
+	// to group by and formatted once per day, not once per result.
+	day, label := `substr(evaluated_at, 1, 10)`, `r.day`
 	if db.Dialect == Postgres {
-		day = `to_char(evaluated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
+		day, label = `(evaluated_at AT TIME ZONE 'UTC')::date`, `to_char(r.day, 'YYYY-MM-DD')`
 	}
 	from = from.UTC().Truncate(24 * time.Hour)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+day+` AS day, COUNT(*),
-		COALESCE(SUM(CASE WHEN status = 'passed' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = 'skipped' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN flagged THEN 1 ELSE 0 END), 0)
-		FROM evaluation_results WHERE account_id = $1 AND agent_id = $2 AND evaluated_at >= $3
-		GROUP BY day ORDER BY day`, accountID, agentID, from)
+	rows, err := db.R.QueryContext(ctx, `SELECT `+label+`, COUNT(*),
+		COALESCE(SUM(CASE WHEN r.status = 'passed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'error' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'skipped' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.status = 'pending' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN r.flagged THEN 1 ELSE 0 END), 0)
+		FROM (SELECT `+day+` AS day, status, flagged FROM evaluation_results
+			WHERE account_id = $1 AND agent_id = $2 AND evaluated_at >= $3) r
+		GROUP BY r.day ORDER BY r.day`, accountID, agentID, from)
 	if err != nil {
 		return nil, err
 	}
