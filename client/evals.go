@@ -240,6 +240,40 @@ func (c *Client) GetNonManualEvaluationSummary(ctx context.Context, agentID stri
 	return &out, c.Do(ctx, http.MethodGet, "/agents/evaluation-results/non-manual-summary", nil, &out, append([]CallOption{WithQuery(q)}, opts...)...)
 }
 
+// EvaluationDay is one UTC day of an agent's results (an extension).
+type EvaluationDay struct {
+	Date     string   `json:"date"`
+	Total    int      `json:"total"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	Error    int      `json:"error"`
+	Skipped  int      `json:"skipped"`
+	Pending  int      `json:"pending"`
+	Flagged  int      `json:"flagged"`
+	PassRate *float64 `json:"pass_rate"` // passed / (total - skipped - pending); nil when none was judged
+}
+
+// EvaluationDaily is an agent's results per day, oldest first, days
+// without results left out.
+type EvaluationDaily struct {
+	AgentID string          `json:"agent_id"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Days    []EvaluationDay `json:"days"`
+}
+
+// GetEvaluationDaily adds up an agent's results per UTC day over the last
+// days days (30 when zero), today included: the pass rate over time in one
+// call (an extension).
+func (c *Client) GetEvaluationDaily(ctx context.Context, agentID string, days int, opts ...CallOption) (*EvaluationDaily, error) {
+	q := url.Values{}
+	if days > 0 {
+		q.Set("days", strconv.Itoa(days))
+	}
+	var out EvaluationDaily
+	return &out, c.Do(ctx, http.MethodGet, pathf("/agents/%s/evaluation-results/daily", agentID), nil, &out, append([]CallOption{WithQuery(q)}, opts...)...)
+}
+
 // TestDraftEvaluation judges a draft without recording it or charging credits.
 func (c *Client) TestDraftEvaluation(ctx context.Context, agentID string, d DraftEvaluation, opts ...CallOption) (*DraftVerdict, error) {
 	var out DraftVerdict

@@ -373,6 +373,8 @@ func (s *Server) routes() {
 	register(s, op("list_agent_evaluation_results", http.MethodGet, "/agents/{agent_id}/evaluation-results", "List Agent Evaluation Results", "agent-evaluations"), s.listAgentEvaluationResults)
 	register(s, op("list_evaluation_runs", http.MethodGet, "/agents/{agent_id}/evaluation-runs", "List Evaluation Runs", "agent-evaluations"), s.listEvaluationRuns)
 	register(s, op("list_run_evaluation_results", http.MethodGet, "/agents/{agent_id}/runs/{run_id}/evaluation-results", "List Run Evaluation Results", "agent-evaluations"), s.listRunEvaluationResults)
+	// An agent's results per day, an extension (evals_daily.go).
+	register(s, extension(withDesc(op("get_agent_evaluation_daily", http.MethodGet, "/agents/{agent_id}/evaluation-results/daily", "Daily pass rates of an agent's evaluation results", "agent-evaluations"), evaluationDailyDoc)), s.getEvaluationDaily)
 
 	// Governance (governance.go): the assistant, and policies and checks (extensions).
 	register(s, admin(op("governance_ai_generate", http.MethodPost, "/governance/ai-assistant", "Generate a governance plan", "governance"), "use governance"), s.governanceAssistant)

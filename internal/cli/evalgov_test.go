@@ -44,6 +44,12 @@ func TestEvalsAndGovernanceCommands(t *testing.T) {
 		if len(nm.ByMode) != 2 {
 			t.Errorf("non-manual: %+v", nm)
 		}
+		var daily client.EvaluationDaily
+		run(t, append(g, "evals", "results", "daily", agent, "--days", "14")...).ok(t, &daily)
+		if daily.AgentID != agent || daily.Days == nil {
+			t.Errorf("daily: %+v", daily)
+		}
+		run(t, append(g, "evals", "results", "daily", agent, "--days", "400")...).exits(t, 5, "query.days")
 		run(t, append(g, "evals", "criteria", "create", agent, "--step", "t", "--expect", "not json")...).exits(t, 2, "--expect")
 		run(t, append(g, "evals", "criteria", "delete", crit.ID)...).ok(t, nil)
 

@@ -184,6 +184,14 @@ and an LLM judge with a rubric (evaluation prompt). See docs/evaluations.md.`}
 			})),
 	)
 
+	var dailyDays int
+	daily := a.evalgovCall("daily AGENT_ID", "An agent's results per UTC day, with the pass rate", "  agentry evals results daily $AGENT --days 14", 1,
+		func(cmd *cobra.Command, c *client.Client, args []string) (any, error) {
+			return c.GetEvaluationDaily(cmd.Context(), args[0], dailyDays)
+		})
+	daily.Flags().IntVar(&dailyDays, "days", 30, "days back, today included (at most 365)")
+	results.AddCommand(daily)
+
 	var agentID string
 	var days int
 	nonManual := a.evalgovCall("non-manual-summary", "Pass and failure rates of eval_and_retry and sample_and_flag", "", 0,

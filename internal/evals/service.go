@@ -362,6 +362,16 @@ func (s *Service) NonManualSummary(ctx context.Context, accountID, agentID strin
 	return s.DB.NonManualCounts(ctx, accountID, agentID, from, to)
 }
 
+// DailyResults adds up an agent's results per UTC day of the last days
+// days (today the last of them).
+func (s *Service) DailyResults(ctx context.Context, accountID, agentID string, days int, now time.Time) ([]store.DayResultCounts, error) {
+	if err := s.agentExists(ctx, accountID, agentID); err != nil {
+		return nil, err
+	}
+	s.beforeRead(ctx)
+	return s.DB.DailyResultCounts(ctx, accountID, agentID, now.UTC().AddDate(0, 0, 1-days))
+}
+
 // CompatibleRuns lists runs with a completed attempt of the criterion's step.
 func (s *Service) CompatibleRuns(ctx context.Context, accountID, criteriaID string, startedAfter *time.Time, page, limit int) ([]store.CompatibleRun, int, error) {
 	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID)

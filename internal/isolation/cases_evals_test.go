@@ -64,6 +64,8 @@ func init() {
 			Expect: NotFound(), Control: Status(http.StatusOK, NonEmptyList("data"))},
 		Case{Op: "GET /agents/{agent_id}/evaluation-runs", Name: "B does not list A's evaluation runs", Setup: evalOfA,
 			Expect: NotFound(), Control: Status(http.StatusOK, NonEmptyList("data"))},
+		Case{Op: "GET /agents/{agent_id}/evaluation-results/daily", Name: "B does not read A's agent's daily pass rates", Setup: evalOfA,
+			Expect: NotFound(), Control: Status(http.StatusOK, NonEmptyList("days"))},
 		Case{Op: "GET /agents/{agent_id}/runs/{run_id}/evaluation-results", Name: "B does not list A's run's results", Setup: evalOfA,
 			Expect: NotFound(), Control: Status(http.StatusOK, NonEmptyList(""))},
 	)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -179,24 +180,40 @@ func subscribe(ctx context.Context, tx *sql.Tx, alertID, userID string, now time
 	return err
 }
 
-// alertColumns reads an alert; viewer is the placeholder of the reading user.
-func alertColumns(viewer string) string {
-	return `a.id, a.account_id, COALESCE(a.alert_config_id, ''), a.alert_type, a.title, COALESCE(a.description, ''), a.status,
+// alertBaseColumns are an alert's own columns, without the counts.
+const alertBaseColumns = `a.id, a.account_id, COALESCE(a.alert_config_id, ''), a.alert_type, a.title, COALESCE(a.description, ''), a.status,
 	COALESCE(a.agent_id, ''), COALESCE(a.agent_run_id, ''), COALESCE(a.source_connection_id, ''), COALESCE(a.source_connection_pull_id, ''),
-	a.details, a.created_at, a.updated_at,
+	a.details, a.created_at, a.updated_at`
+
+// alertColumns reads an alert with its counts; viewer is the placeholder
+// of the reading user.
+func alertColumns(viewer string) string {
+	return alertBaseColumns + `,
 	(SELECT COUNT(*) FROM alert_comments c WHERE c.alert_id = a.id),
 	(SELECT COUNT(*) FROM alert_subscribers s WHERE s.alert_id = a.id),
 	(SELECT COUNT(*) FROM alert_subscribers s WHERE s.alert_id = a.id AND s.user_id = ` + viewer + `)`
 }
 
 func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
+	var mine int
+	a, err := scanAlertInto(row, &mine)
+	a.IsSubscribed = mine > 0
+	return a, err
+}
+
+// scanAlertInto reads alertBaseColumns and then counts, if any (the
+// comments, the subscribers and the reader's own subscriptions).
+func scanAlertInto(row interface{ Scan(...any) error }, mine *int) (Alert, error) {
 	var (
 		a       Alert
 		details string
-		mine    int
 	)
-	err := row.Scan(&a.ID, &a.AccountID, &a.ConfigID, &a.Type, &a.Title, &a.Description, &a.Status, &a.AgentID, &a.RunID,
-		&a.SourceConnectionID, &a.SourcePullID, &details, &a.CreatedAt, &a.UpdatedAt, &a.CommentCount, &a.SubscriberCount, &mine)
+	dest := []any{&a.ID, &a.AccountID, &a.ConfigID, &a.Type, &a.Title, &a.Description, &a.Status, &a.AgentID, &a.RunID,
+		&a.SourceConnectionID, &a.SourcePullID, &details, &a.CreatedAt, &a.UpdatedAt}
+	if mine != nil {
+		dest = append(dest, &a.CommentCount, &a.SubscriberCount, mine)
+	}
+	err := row.Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, ErrNotFound
 	}
@@ -205,7 +222,6 @@ func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
 	}
 	a.Details = map[string]any{}
 	_ = json.Unmarshal([]byte(details), &a.Details)
-	a.IsSubscribed = mine > 0
 	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
 	return a, nil
 }
@@ -218,38 +234,103 @@ type AlertFilter struct {
 
 // Alerts returns a page of an account's alerts, newest first, and how many
 // match; viewerUserID decides IsSubscribed.
+//
+// Only the filters given are in the query, so that without them the count
+// reads the index (account_id, created_at, id) alone, and the page walks
+// that index backwards and stops at its limit. The page's comment and
+// subscriber counts are read for all its alerts at once, after it.
 func (db *DB) Alerts(ctx context.Context, accountID, viewerUserID string, f AlertFilter, offset, limit int) ([]Alert, int, error) {
-	where := ` FROM alerts a WHERE a.account_id = $1 AND ($2 = '' OR a.status = $2) AND ($3 = '' OR a.agent_id = $3)
-		AND ($4 = '' OR a.source_connection_id = $4)`
-	args := []any{accountID, f.Status, f.AgentID, f.SourceConnectionID}
-	if f.From != nil {
-		args = append(args, f.From.UTC())
-		where += ` AND a.created_at >= $` + itoa(len(args))
-	}
-	if f.To != nil {
-		args = append(args, f.To.UTC())
-		where += ` AND a.created_at <= $` + itoa(len(args))
-	}
+	count, page, args := alertsQueries(accountID, f)
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
+	if err := db.R.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	n := len(args)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+alertColumns("$"+itoa(n+1))+where+` ORDER BY a.created_at DESC, a.id DESC LIMIT $`+itoa(n+2)+
-		` OFFSET $`+itoa(n+3), append(args, viewerUserID, limit, offset)...)
+	rows, err := db.R.QueryContext(ctx, page, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
 	out := []Alert{}
 	for rows.Next() {
-		a, err := scanAlert(rows)
+		a, err := scanAlertInto(rows, nil)
 		if err != nil {
 			return nil, 0, err
 		}
 		out = append(out, a)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	return out, total, db.alertCounts(ctx, out, viewerUserID)
+}
+
+// alertsQueries returns the inbox's count query and page query (whose last
+// two placeholders, after args, are the limit and the offset).
+func alertsQueries(accountID string, f AlertFilter) (count, page string, args []any) {
+	where := ` FROM alerts a WHERE a.account_id = $1`
+	args = []any{accountID}
+	and := func(cond string, v any) {
+		args = append(args, v)
+		where += ` AND ` + cond + ` $` + itoa(len(args))
+	}
+	if f.Status != "" {
+		and(`a.status =`, f.Status)
+	}
+	if f.AgentID != "" {
+		and(`a.agent_id =`, f.AgentID)
+	}
+	if f.SourceConnectionID != "" {
+		and(`a.source_connection_id =`, f.SourceConnectionID)
+	}
+	if f.From != nil {
+		and(`a.created_at >=`, f.From.UTC())
+	}
+	if f.To != nil {
+		and(`a.created_at <=`, f.To.UTC())
+	}
+	n := len(args)
+	return `SELECT COUNT(*)` + where, `SELECT ` + alertBaseColumns + where + ` ORDER BY a.created_at DESC, a.id DESC LIMIT $` + itoa(n+1) +
+		` OFFSET $` + itoa(n+2), args
+}
+
+// alertCounts fills in the comment and subscriber counts and IsSubscribed
+// of a page of alerts in one query.
+func (db *DB) alertCounts(ctx context.Context, page []Alert, viewerUserID string) error {
+	if len(page) == 0 {
+		return nil
+	}
+	at := make(map[string]int, len(page))
+	args := []any{viewerUserID}
+	in := make([]string, len(page))
+	for i, a := range page {
+		at[a.ID] = i
+		args = append(args, a.ID)
+		in[i] = "$" + itoa(len(args))
+	}
+	ids := strings.Join(in, ", ")
+	rows, err := db.R.QueryContext(ctx, `SELECT alert_id, COUNT(*), 0, 0 FROM alert_comments WHERE alert_id IN (`+ids+`) GROUP BY alert_id
+		UNION ALL
+		SELECT alert_id, 0, COUNT(*), SUM(CASE WHEN user_id = $1 THEN 1 ELSE 0 END) FROM alert_subscribers WHERE alert_id IN (`+ids+`) GROUP BY alert_id`,
+		args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id                   string
+			comments, subs, mine int
+		)
+		if err := rows.Scan(&id, &comments, &subs, &mine); err != nil {
+			return err
+		}
+		a := &page[at[id]]
+		a.CommentCount += comments
+		a.SubscriberCount += subs
+		a.IsSubscribed = a.IsSubscribed || mine > 0
+	}
+	return rows.Err()
 }
 
 // Alert returns one of an account's alerts.

@@ -7,3 +7,13 @@ func (db *DB) SetAfterJudgmentsRead(f func()) { db.afterJudgmentsRead = f }
 // SetAfterResultsWritten makes f run between writing materialized results
 // and clearing the runs' marks (SQLite).
 func (db *DB) SetAfterResultsWritten(f func()) { db.afterResultsWritten = f }
+
+// AlertsQueries exposes the inbox's queries, for their plans.
+func AlertsQueries(accountID string, f AlertFilter) (count, page string, args []any) {
+	return alertsQueries(accountID, f)
+}
+
+// SourceContentsQueries exposes the contents list's queries, for their plans.
+func SourceContentsQueries(d Dialect, sourceID, status string) (count, page string, args []any) {
+	return sourceContentsQueries(d, sourceID, status)
+}

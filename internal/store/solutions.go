@@ -272,12 +272,16 @@ func (db *DB) SolutionLinks(ctx context.Context, accountID, solutionID string) (
 	if err := rows.Err(); err != nil {
 		return nil, nil, nil, err
 	}
+	kbIDs := make([]string, len(kbs))
 	for i := range kbs {
-		ids, err := db.kbSources(ctx, kbs[i].ID)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		kbs[i].SourceIDs = append([]string{}, ids...)
+		kbIDs[i] = kbs[i].ID
+	}
+	kbSources, err := db.kbSourcesOf(ctx, kbIDs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i := range kbs {
+		kbs[i].SourceIDs = kbSources[kbs[i].ID]
 	}
 	srcs := []LinkedSource{}
 	rows, err = db.R.QueryContext(ctx, `SELECT r.id, r.name FROM solution_sources l

@@ -103,6 +103,7 @@ func BenchmarkAlertsPages(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			settle(b, srv.DB)
 			br := newBrowser(b, srv)
 			br.signInWithKey(srv.Key)
 			benchPages(b, br, []struct{ name, path, want string }{

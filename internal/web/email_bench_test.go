@@ -57,6 +57,7 @@ func BenchmarkEmailPages(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			settle(b, srv.DB)
 			br := newBrowser(b, srv)
 			br.signInWithKey(owner.Key)
 			pages := [][2]string{{"/console/email", "rejections"}, {"/console/email/agents/" + inbox, "trigger-settings"},
@@ -104,6 +105,7 @@ func BenchmarkSettingsPage(b *testing.B) {
 				}
 			}
 			seedLedger(b, srv.DB, srv.AccountID, 2000, 30*24*time.Hour)
+			settle(b, srv.DB)
 			br := newBrowser(b, srv)
 			br.signInWithKey(srv.Key)
 			var durations []time.Duration

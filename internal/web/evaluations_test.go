@@ -52,7 +52,7 @@ func TestEvaluationsPages(t *testing.T) {
 		b.get("/console/evaluations").mustContain(t, "Evaluations", "automatic judgments", "/console/evaluations/"+agent, "Greeter")
 		p := b.get("/console/evaluations/" + agent)
 		p.mustContain(t, "Step <code>greet</code>", "says goodbye", `{&#34;contains&#34;:[&#34;goodbye&#34;]}`, "passed 1", "failed 1",
-			`<svg class="chart"`, "1 of 2 passed (50%)", "From the newest 2 results",
+			`<svg class="chart"`, "1 of 2 passed (50%)", "The last 30 days: 2 judged results",
 			"The output never says goodbye.", "missing goodbye", "/console/runs/"+runs[1], "Try a draft")
 		if strings.Contains(p.Body, "/console/runs/"+runs[0]) {
 			t.Fatal("a passed result is listed as a failure")

@@ -138,6 +138,7 @@ func BenchmarkKnowledgePages(b *testing.B) {
 			p = br.post("/console/knowledge/bases", url.Values{"name": {"Mariners"}, "source_id": {sourceID}})
 			kb := p.URL[strings.LastIndex(p.URL, "/")+1:]
 			br.get("/console/knowledge/bases/" + kb)
+			settle(b, srv.DB)
 
 			pages := []struct{ name, path, want string }{
 				{"Knowledge", "/console/knowledge", "Notices to mariners"},

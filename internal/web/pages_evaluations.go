@@ -30,9 +30,9 @@ func (c *Console) evaluationsRoutes() {
 }
 
 const (
-	// chartResults bounds how many of the newest results the pass-rate
-	// chart reads (pages of 100), so the page costs the same at any size.
-	chartResults = 500
+	// chartDays is the pass-rate chart's window: the API adds the days
+	// up, so the page costs the same however many results there are.
+	chartDays = 30
 	// failuresPerPage is the failures listed per page.
 	failuresPerPage = 20
 )
@@ -91,8 +91,8 @@ type evaluationsAgentView struct {
 	Steps        []stepCriteria
 	CriteriaN    int
 	Chart        template.HTML
-	ChartN       int  // results the chart read
-	ChartCapped  bool // there are more than it read
+	ChartN       int // judged results the chart draws
+	ChartDays    int // its window
 	Failures     []failureRow
 	FailureTotal int
 	FailurePager pager
@@ -132,21 +132,15 @@ func (c *Console) loadEvaluationsAgent(req *Request, v *evaluationsAgentView) er
 	}
 	slices.SortFunc(v.Steps, func(a, b stepCriteria) int { return strings.Compare(a.StepID, b.StepID) })
 
-	// The chart: the newest results, by day.
-	var results []client.EvaluationResult
-	for page := 1; len(results) < chartResults; page++ {
-		p, err := cl.ListAgentEvaluationResults(req.Ctx(), id, client.EvaluationResultFilter{Page: page, Limit: 100})
-		if err != nil {
-			return err
-		}
-		results = append(results, p.Items...)
-		if len(p.Items) < 100 || (p.Total >= 0 && len(results) >= p.Total) {
-			break
-		}
-		v.ChartCapped = len(results) >= chartResults
+	// The chart: the last chartDays days, added up by the API.
+	daily, err := cl.GetEvaluationDaily(req.Ctx(), id, chartDays)
+	if err != nil {
+		return err
 	}
-	v.ChartN = len(results)
-	v.Chart = passRateChart(results)
+	for _, d := range daily.Days {
+		v.ChartN += d.Total - d.Skipped - d.Pending
+	}
+	v.Chart, v.ChartDays = passRateChart(daily.Days), chartDays
 
 	page := pageParam(req, "page")
 	fails, err := cl.ListAgentEvaluationResults(req.Ctx(), id, client.EvaluationResultFilter{Status: "failed", Page: page, Limit: failuresPerPage})
@@ -243,31 +237,21 @@ func (c *Console) evaluationsDraft(req *Request) error {
 // passRateChart draws the results' pass rate per day (a line over bars of
 // the day's count) in SVG: only numbers and fixed words go into it, and
 // its look comes from the stylesheet, as the CSP requires.
-func passRateChart(results []client.EvaluationResult) template.HTML {
+func passRateChart(daily []client.EvaluationDay) template.HTML {
 	type day struct{ total, passed int }
 	days := map[string]*day{}
 	var keys []string
-	for _, r := range results {
-		t, err := time.Parse(time.RFC3339Nano, r.EvaluatedAt)
+	for _, r := range daily {
+		t, err := time.Parse(time.DateOnly, r.Date)
 		if err != nil {
-			if t, err = time.Parse(time.RFC3339Nano, r.CreatedAt); err != nil {
-				continue
-			}
-		}
-		k := t.UTC().Format("2006-01-02")
-		d, ok := days[k]
-		if !ok {
-			d = &day{}
-			days[k] = d
-			keys = append(keys, k)
-		}
-		if r.Status == "skipped" || r.Status == "pending" {
 			continue
 		}
-		d.total++
-		if r.Status == "passed" {
-			d.passed++
+		k := t.Format(time.DateOnly) // only a date goes into the SVG
+		if _, ok := days[k]; !ok {
+			keys = append(keys, k)
 		}
+		// Judged results only: skipped and pending ones have no verdict.
+		days[k] = &day{total: r.Total - r.Skipped - r.Pending, passed: r.Passed}
 	}
 	if len(keys) == 0 {
 		return ""

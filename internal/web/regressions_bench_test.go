@@ -36,6 +36,7 @@ func BenchmarkRegressionReportPage(b *testing.B) {
 			if done := waitRegressionEnd(b, api, agent, reg.RegressionID); done.Report.Changed != 10 {
 				b.Fatalf("report: %+v", done.Report)
 			}
+			settle(b, srv.DB)
 			br := newBrowser(b, srv)
 			br.signInWithKey(srv.Key)
 			base := "/console/agents/" + agent + "/regressions"

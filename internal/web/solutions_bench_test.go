@@ -26,7 +26,7 @@ import (
 // and has 500 assistant turns.
 
 // seedSolutions fills the account and returns the busy solution's id.
-func seedSolutions(b *testing.B, srv *testserver.Server) string {
+func seedSolutions(b testing.TB, srv *testserver.Server) string {
 	b.Helper()
 	ctx := context.Background()
 	api := apiClient(b, srv, srv.Key)
@@ -79,6 +79,7 @@ func benchSolutions(b *testing.B, each func(b *testing.B, br *browser, busy stri
 		b.Run(string(d), func(b *testing.B) {
 			srv := start(b, d)
 			busy := seedSolutions(b, srv)
+			settle(b, srv.DB)
 			br := newBrowser(b, srv)
 			br.signInWithKey(srv.Key)
 			br.get("/console/solutions") // the CSRF token, for the POSTs
