@@ -20,6 +20,9 @@ import (
 // Service is the exposure settings of agents.
 type Service struct{ DB *store.DB }
 
+// New builds the service.
+func New(db *store.DB) *Service { return &Service{DB: db} }
+
 // Setting is how one agent is exposed.
 type Setting struct {
 	AgentID     string

@@ -46,6 +46,9 @@ type Service struct {
 	Box *Box
 }
 
+// New builds the service; box seals and opens the values.
+func New(db *store.DB, box *Box) *Service { return &Service{DB: db, Box: box} }
+
 // Put creates or replaces accountID's secret name. value nil keeps the
 // stored value (a change of hosts only); hosts nil keep the stored hosts.
 // A new secret needs both. created reports a new name.

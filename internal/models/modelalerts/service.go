@@ -38,9 +38,10 @@ type Raiser interface {
 	Raise(ctx context.Context, ev alerts.Signal) error
 }
 
-// New builds the service over the process's catalog.
-func New(db *store.DB, cat *catalog.Catalog) *Service {
-	return &Service{DB: db, Catalog: cat, Now: func() time.Time { return time.Now().UTC() }}
+// New builds the service over the process's catalog; raiser is the alerts
+// area (nil: lifecycle alerts raise no alert configs).
+func New(db *store.DB, cat *catalog.Catalog, raiser Raiser) *Service {
+	return &Service{DB: db, Catalog: cat, Raiser: raiser, Now: func() time.Time { return time.Now().UTC() }}
 }
 
 func (s *Service) now() time.Time {
