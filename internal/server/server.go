@@ -235,7 +235,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// Models area: lifecycle alerts raise the alerts area's configs.
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
-	s.ModelAlerts = modelalerts.New(db, cat, s.Alerts)
+	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
 		Queue:            lateQueue{s},
 		S3AllowedBuckets: cfg.S3AllowedBuckets,

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/sending"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/oversight"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
@@ -38,6 +39,15 @@ func oversightAlerts(a *alerts.Service, db *store.DB) oversight.Alerter {
 		}
 		return a.Raise(ctx, alerts.Signal(ev))
 	})
+}
+
+// modelAlerts passes the models area's new lifecycle alerts to the
+// alerts area's configs of their type.
+type modelAlerts struct{ a *alerts.Service }
+
+func (m modelAlerts) Raise(ctx context.Context, ev modelalerts.Signal) error {
+	return m.a.Raise(ctx, alerts.Signal{AccountID: ev.AccountID, Type: ev.Type, AgentID: ev.AgentID, Message: ev.Message,
+		Details: ev.Details})
 }
 
 // mailGovernance lets inbound mail ask the account's governance policies
