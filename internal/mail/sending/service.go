@@ -1,4 +1,4 @@
-// Package outbound owns outgoing mail: messages built with go-message and
+// Package sending owns outgoing mail: messages built with go-message and
 // DKIM-signed with the sending domain's key, queued durably (one copy per
 // recipient, each with its own one-click unsubscribe link) and handed to
 // the configured relay or straight to the recipient's mail exchangers by
