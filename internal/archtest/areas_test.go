@@ -100,3 +100,40 @@ func TestAreaPackagesAreListed(t *testing.T) {
 		t.Errorf("internal/%s declares a Service but is not in areaPackages", p)
 	}
 }
+
+// TestServicesAreBuiltWhole keeps the server's assembly to one style: each
+// service gets every dependency from its constructor. Nothing in
+// internal/server assigns a field of a service it holds (s.Runs.Queue = …)
+// or calls a Set… method on one (s.Knowledge.SetQueue(…)); a dependency
+// that cannot exist yet is bound late the one way late.go describes.
+func TestServicesAreBuiltWhole(t *testing.T) {
+	onService := func(e ast.Expr) bool { // s.<Field>.<…>
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		inner, ok := sel.X.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		id, ok := inner.X.(*ast.Ident)
+		return ok && id.Name == "s"
+	}
+	for _, g := range sources(t, "internal/server", false, false) {
+		ast.Inspect(g.file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if onService(l) {
+						t.Errorf("%s: assigns a field of a service after construction", g.fset.Position(l.Pos()))
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && onService(sel) && strings.HasPrefix(sel.Sel.Name, "Set") {
+					t.Errorf("%s: completes a service with %s after construction", g.fset.Position(n.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+}
