@@ -103,8 +103,8 @@ type Server struct {
 	Mail         *sending.Service
 	EmailDomains *domains.Service
 	DMARC        *dmarc.Service
-	// Evals and Governance oversee runs (evaluations, policies). Alerts
-	// of theirs go to their Alerts field, wired by the alerts area.
+	// Evals and Governance oversee runs (evaluations, policies). Their
+	// alerts go to the alerts area through oversightAlerts (wiring.go).
 	Evals      *evals.Service
 	Governance *governance.Service
 	// Alerts is the alerts area: configs, detection, delivery.
@@ -232,10 +232,10 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	eng.Overseers = append(eng.Overseers, governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
 	s.DefaultModels = defaults.New(db, router, cat)
 
-	// Models area: lifecycle alerts raise the alerts area's configs.
+	// Models area: lifecycle alerts, which raise the alerts area's configs.
+	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
-	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
 		Queue:            lateQueue{s},
 		S3AllowedBuckets: cfg.S3AllowedBuckets,
