@@ -17,11 +17,11 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
-// Service is the exposure settings of agents.
-type Service struct{ DB *store.DB }
-
 // New builds the service.
 func New(db *store.DB) *Service { return &Service{DB: db} }
+
+// Service is the exposure settings of agents.
+type Service struct{ DB *store.DB }
 
 // Setting is how one agent is exposed.
 type Setting struct {

@@ -40,14 +40,14 @@ type Secret struct {
 	Hosts       []string
 }
 
+// New builds the service; box seals and opens the values.
+func New(db *store.DB, box *Box) *Service { return &Service{DB: db, Box: box} }
+
 // Service stores and resolves the secrets of accounts.
 type Service struct {
 	DB  *store.DB
 	Box *Box
 }
-
-// New builds the service; box seals and opens the values.
-func New(db *store.DB, box *Box) *Service { return &Service{DB: db, Box: box} }
 
 // Put creates or replaces accountID's secret name. value nil keeps the
 // stored value (a change of hosts only); hosts nil keep the stored hosts.
