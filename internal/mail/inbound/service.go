@@ -108,8 +108,8 @@ type Deps struct {
 	Blobs   *blob.Store
 	Protect *protect.Service
 	Config  Config
-	// Directory, Reports, Governance and Bounces come from other areas
-	// through the server's adapters; nil-safe.
+	// Directory, Reports, Governance and Bounces come from other areas,
+	// wired by the server; nil-safe.
 	Directory  DomainDirectory
 	Reports    ReportSink
 	Governance Governance
