@@ -21,7 +21,7 @@ func TestAssistantFeedbackForOperators(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		svc := &solutions.Service{DB: db}
+		svc := solutions.New(db, nil, nil, "")
 		for _, c := range []string{"It leaked a password", "Too slow"} {
 			comment := c
 			if _, err := svc.Feedback(context.Background(), solutions.FeedbackInput{AccountID: u["personal_account_id"], Feature: "solution",

@@ -7,6 +7,7 @@
 // The workflow format itself belongs to the definition package; this
 // package applies it to an account's data: it resolves references against
 // the account, stores what an import brings, and builds exports from what
-// is stored. Handlers in internal/api call the Service; the runs area calls
-// Runnable before dispatching a run.
+// is stored. Handlers in internal/api call the Service; the runs area reads
+// agents (with their paused state) and uploads through the server's
+// adapter (internal/server/wiring.go), so it does not import this package.
 package agents

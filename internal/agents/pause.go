@@ -37,10 +37,10 @@ func (s *Service) Callers(ctx context.Context, accountID, agentID string) ([]Cal
 	return toCallers(callers), nil
 }
 
-// Runnable is the check the runs area makes before dispatching a run of an
-// agent, from any trigger: nil when the agent may run, store.ErrNotFound
+// Runnable says whether an agent may run: nil when it may, store.ErrNotFound
 // when the account has no such agent, and a *DisabledError (errors.Is
-// ErrAgentDisabled) when it is paused.
+// ErrAgentDisabled) when it is paused. (Runs read the paused state with the
+// agent itself, runs.Agent.Disabled, and refuse with runs.ErrDisabled.)
 func (s *Service) Runnable(ctx context.Context, accountID, agentID string) error {
 	a, err := s.db.Agent(ctx, accountID, agentID)
 	if err != nil {

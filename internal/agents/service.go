@@ -20,8 +20,11 @@ const (
 	DefaultMaxUploadBytes  = 200 << 20
 )
 
-// Config tunes the service.
+// Config tunes the service and names the queue it uses.
 type Config struct {
+	// Queue takes upload extraction jobs; nil (with nil blobs): uploads
+	// are unavailable.
+	Queue Enqueuer
 	// SoftwareVersion is written into exports.
 	SoftwareVersion string
 	// UploadRetention is how long an input upload is kept
@@ -62,8 +65,7 @@ type Service struct {
 }
 
 // New builds the service. Blobs and the queue may be nil in processes that
-// do not take uploads (tests of other areas); SetQueue provides the queue
-// once it is open, since its workers are registered before.
+// do not take uploads (tests of other areas).
 func New(db *store.DB, blobs *blob.Store, cfg Config) *Service {
 	if cfg.UploadRetention <= 0 {
 		cfg.UploadRetention = DefaultUploadRetention
@@ -71,7 +73,7 @@ func New(db *store.DB, blobs *blob.Store, cfg Config) *Service {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
-	return &Service{db: db, blobs: blobs, cfg: cfg, now: store.Now, parsed: newParsedCache()}
+	return &Service{db: db, blobs: blobs, queue: cfg.Queue, cfg: cfg, now: store.Now, parsed: newParsedCache()}
 }
 
 // saved tells OnSaved of a save that succeeded.
@@ -80,9 +82,6 @@ func (s *Service) saved(ctx context.Context, a store.Agent, err error) {
 		s.cfg.OnSaved(ctx, a.AccountID, a.ID)
 	}
 }
-
-// SetQueue gives the service the job queue it enqueues extraction on.
-func (s *Service) SetQueue(q Enqueuer) { s.queue = q }
 
 // MaxUploadBytes is the largest file an upload accepts.
 func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }

@@ -38,9 +38,8 @@ func uploadService(t *testing.T, d store.Dialect) (*Service, *blob.Store, *recor
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { blobs.Close() })
-	s := New(db, blobs, Config{UploadRetention: time.Hour})
 	q := &recordQueue{}
-	s.SetQueue(q)
+	s := New(db, blobs, Config{UploadRetention: time.Hour, Queue: q})
 	tmpl := "summarizer"
 	res, err := s.Create(ctx, CreateInput{AccountID: acct.ID, Name: "a", Template: &tmpl})
 	if err != nil {

@@ -59,9 +59,10 @@ type Service struct {
 	overflow atomic.Int64
 }
 
-// New builds the service.
-func New(db *store.DB, q Queue, secrets Secrets, httpClient *http.Client) *Service {
-	return &Service{DB: db, Queue: q, Secrets: secrets, HTTP: httpClient, finished: make(chan finishedRun, finishedBuffer)}
+// New builds the service; mailer sends alert e-mail (nil: e-mail
+// deliveries are recorded as skipped).
+func New(db *store.DB, q Queue, secrets Secrets, httpClient *http.Client, mailer Mailer) *Service {
+	return &Service{DB: db, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, finished: make(chan finishedRun, finishedBuffer)}
 }
 
 func (s *Service) now() time.Time {

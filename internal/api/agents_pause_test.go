@@ -84,7 +84,7 @@ func TestAgentPause(t *testing.T) {
 			t.Fatalf("pause time moved: %s / %s", *twice.DisabledAt, *paused.DisabledAt)
 		}
 
-		// The predicate the runs area calls.
+		// The paused state as the agents area reports it.
 		err := s.S.Agents.Runnable(ctx, s.AccountID, callee.ID)
 		var de *agents.DisabledError
 		if !errors.Is(err, agents.ErrAgentDisabled) || !errors.As(err, &de) || de.Reason != "manual" {

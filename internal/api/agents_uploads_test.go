@@ -251,9 +251,8 @@ func TestUploadLimitStreaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blobs.Close()
-	svc := agents.New(db, blobs, agents.Config{MaxUploadBytes: 4096})
 	q := &fakeQueue{}
-	svc.SetQueue(q)
+	svc := agents.New(db, blobs, agents.Config{MaxUploadBytes: 4096, Queue: q})
 	tmpl := "simple_qa"
 	res, err := svc.Create(ctx, agents.CreateInput{AccountID: acct.ID, Name: "a", Template: &tmpl})
 	if err != nil {
@@ -270,14 +269,14 @@ func TestUploadLimitStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
-		Runs: &runs.Service{DB: db, Engine: engine.New(), Catalog: cat}, Catalog: cat, ModelAlerts: modelalerts.New(db, cat),
-		Playground: &playground.Service{DB: db, Catalog: cat}, Secrets: &secrets.Service{DB: db}, Knowledge: kn, Ready: db.Ping,
-		Evals: &evals.Service{DB: db, Catalog: cat}, Governance: &governance.Service{DB: db, Catalog: cat},
-		Alerts: alerts.New(db, nil, nil, nil), SourceExports: exports.New(db, blobs),
-		MailInbound: &inbound.Service{DB: db, Blobs: blobs}, MailProtect: &protect.Service{DB: db},
-		MCPExpose: &mcpexpose.Service{DB: db},
-		Solutions: &solutions.Service{DB: db, Agents: svc}}))
+	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
+		Runs: runs.New(runs.Deps{DB: db, Engine: engine.New(), Catalog: cat}), Catalog: cat, ModelAlerts: modelalerts.New(db, cat, nil),
+		Playground: playground.New(db, nil, nil, cat, nil), Secrets: secrets.New(db, nil), Knowledge: kn, Ready: db.Ping,
+		Evals: evals.New(evals.Deps{DB: db, Catalog: cat}), Governance: governance.New(governance.Deps{DB: db, Catalog: cat}),
+		Alerts: alerts.New(db, nil, nil, nil, nil), SourceExports: exports.New(db, blobs, nil),
+		MailInbound: inbound.New(inbound.Deps{DB: db, Blobs: blobs}), MailProtect: protect.New(protect.Deps{DB: db}),
+		MCPExpose: mcpexpose.New(db),
+		Solutions: solutions.New(db, svc, nil, "")}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"
 

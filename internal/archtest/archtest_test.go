@@ -214,6 +214,13 @@ func TestOneRouteTable(t *testing.T) {
 func TestAdminDoesNotBuildARunsService(t *testing.T) {
 	for _, g := range sources(t, "internal/admin", false, false) {
 		ast.Inspect(g.file, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "New" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "runs" {
+						t.Errorf("%s: builds a runs service (runs.New)", g.fset.Position(call.Pos()))
+					}
+				}
+			}
 			lit, ok := n.(*ast.CompositeLit)
 			if !ok {
 				return true

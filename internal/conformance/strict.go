@@ -7,7 +7,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// Undeclared lists the object fields of value (a decoded JSON document)
+// UndeclaredExcept lists the object fields of value (a decoded JSON document)
 // that schema does not declare, as JSON paths ("$.organizations[0].extra").
 //
 // JSON Schema lets objects carry any extra field unless additionalProperties
@@ -17,13 +17,10 @@ import (
 // object schema that lists properties and says nothing about
 // additionalProperties is treated as closed. Schemas with no properties, or
 // with additionalProperties given, stay open (maps, free-form JSON).
-func Undeclared(schema *openapi3.Schema, value any) []string {
-	return UndeclaredExcept(schema, value, nil)
-}
-
-// UndeclaredExcept is Undeclared letting through the fields named in
-// extensions: the response fields our own document marks as extensions
-// (ExtensionFields), which the reference cannot know.
+//
+// The fields named in extensions are let through: the response fields our
+// own document marks as extensions (ExtensionFields), which the reference
+// cannot know.
 func UndeclaredExcept(schema *openapi3.Schema, value any, extensions map[string]bool) []string {
 	var out []string
 	undeclared(schema, value, "$", extensions, &out)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 )
 
 // String returns $name, or def when unset.
@@ -31,28 +30,3 @@ func Float(name string, def float64) (float64, error) {
 	return f, nil
 }
 
-// Int returns $name parsed, or def when unset.
-func Int(name string, def int) (int, error) {
-	v, ok := os.LookupEnv(name)
-	if !ok || v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q: not a whole number", name, v)
-	}
-	return n, nil
-}
-
-// Duration returns $name parsed (Go duration syntax, e.g. 30s), or def.
-func Duration(name string, def time.Duration) (time.Duration, error) {
-	v, ok := os.LookupEnv(name)
-	if !ok || v == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q: not a duration such as 30s or 5m", name, v)
-	}
-	return d, nil
-}

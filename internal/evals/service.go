@@ -26,8 +26,8 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
-// Service is the evaluations area.
-type Service struct {
+// Deps is what the evaluations service is built from (New).
+type Deps struct {
 	DB *store.DB
 	// Model judges recorded evaluations, metered to the account
 	// (evaluation credits); Router judges drafts, unmetered.
@@ -36,6 +36,11 @@ type Service struct {
 	Catalog *catalog.Catalog
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
+}
+
+// Service is the evaluations area.
+type Service struct {
+	Deps
 
 	// materializing lets one pass copy journaled judgments at a time in
 	// this process (materialize.go): readers that arrive during a pass
@@ -43,6 +48,9 @@ type Service struct {
 	materializing sync.Mutex
 	watching      revcache.Cache[*agentOversight] // what Watch loaded, by agent revision (overseer.go)
 }
+
+// New builds the service from its dependencies.
+func New(d Deps) *Service { return &Service{Deps: d} }
 
 // Evaluation modes.
 const (

@@ -25,8 +25,8 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
-// Service is the governance area.
-type Service struct {
+// Deps is what the governance service is built from (New).
+type Deps struct {
 	DB *store.DB
 	// Model judges plain-language rules, metered to the account.
 	Model   llm.Provider
@@ -38,6 +38,11 @@ type Service struct {
 	// the run it stopped (the mail area's auto-block acts on it for runs
 	// started by an e-mail). It runs on the run's path: it must be quick.
 	OutputBlocked func(ctx context.Context, accountID string, runMetadata map[string]any, v Verdict)
+}
+
+// Service is the governance area.
+type Service struct {
+	Deps
 
 	compiled  sync.Map     // policy id → compiledEntry
 	nCompiled atomic.Int64 // entries in compiled, bounded by maxCompiled
@@ -45,6 +50,9 @@ type Service struct {
 	// revision (see revcache): runs of an unchanged agent read none.
 	watching revcache.Cache[[]*Policy]
 }
+
+// New builds the service from its dependencies.
+func New(d Deps) *Service { return &Service{Deps: d} }
 
 // maxCompiled bounds the compiled policies kept; past it they are all
 // dropped and compiled again as runs need them.

@@ -69,6 +69,15 @@ type Config struct {
 	Telemetry *telemetry.T
 }
 
+// Enqueuer is what the areas' services need of the queue: inserting a job
+// on its own or within a store transaction. *Queue implements it; the
+// server hands services an Enqueuer because they are built before the
+// queue, which is opened with their workers (internal/server/late.go).
+type Enqueuer interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobRow, error)
+	InsertTx(ctx context.Context, tx *sql.Tx, conn *sql.Conn, args river.JobArgs, opts *river.InsertOpts) (wake func(), err error)
+}
+
 // Queue enqueues jobs and, when configured to work, runs them.
 type Queue struct {
 	insert        func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)

@@ -5,9 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/jobs"
-	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -136,13 +134,4 @@ func PeriodicJobs(pollEvery time.Duration) []*river.PeriodicJob {
 			return PollTickArgs{}, nil
 		}, &river.PeriodicJobOpts{RunOnStart: true}),
 	}
-}
-
-// RunsFirer fires new_content agents through runs.Service.Fire.
-type RunsFirer struct{ R *runs.Service }
-
-// FireNewContent starts every enabled new_content agent of the account.
-func (f RunsFirer) FireNewContent(ctx context.Context, accountID, input string, metadata map[string]any) error {
-	_, err := f.R.Fire(ctx, accountID, string(definition.TriggerNewContent), "", input, metadata)
-	return err
 }

@@ -40,13 +40,18 @@ func (e *InvalidError) Unwrap() error { return ErrInvalid }
 
 func invalid(field, msg string) error { return &InvalidError{Field: field, Msg: msg} }
 
-// Firer starts the agents a trigger fires; runs.Service implements it.
+// Firer starts the agents a trigger fires: the runs area, through the
+// server's adapter (knowledge does not import runs).
 type Firer interface {
 	FireNewContent(ctx context.Context, accountID string, input string, metadata map[string]any) error
 }
 
-// Config tunes the area.
+// Config tunes the area and names the services it uses.
 type Config struct {
+	// Queue takes the area's jobs (indexing, polls, new_content fires).
+	Queue jobs.Enqueuer
+	// Firer starts new_content agents (nil: none are started).
+	Firer Firer
 	// MaxUploadBytes bounds one uploaded file (200 MiB by default).
 	MaxUploadBytes int64
 	// AllowPrivateFetch lets feeds and crawls reach private, loopback and
@@ -97,7 +102,7 @@ const DefaultMaxUploadBytes = 200 << 20
 type Service struct {
 	db      *store.DB
 	blobs   *blob.Store
-	queue   *jobs.Queue
+	queue   jobs.Enqueuer
 	models  llm.Provider // metered: charges embedding and rerank calls
 	catalog *catalog.Catalog
 	index   Index
@@ -110,7 +115,7 @@ type Service struct {
 	now       func() time.Time
 }
 
-// New builds the service; SetQueue and SetFirer complete it.
+// New builds the service.
 func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provider, cat *catalog.Catalog, cfg Config) (*Service, error) {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
@@ -119,15 +124,9 @@ func New(ctx context.Context, db *store.DB, blobs *blob.Store, models llm.Provid
 	if err != nil {
 		return nil, err
 	}
-	return &Service{db: db, blobs: blobs, models: models, catalog: cat, index: ix, lex: newLexIndex(db, cfg.FullTextIndexBytes), cfg: cfg,
-		embedders: map[int]*offline.Embedder{}, now: time.Now}, nil
+	return &Service{db: db, blobs: blobs, queue: cfg.Queue, firer: cfg.Firer, models: models, catalog: cat, index: ix,
+		lex: newLexIndex(db, cfg.FullTextIndexBytes), cfg: cfg, embedders: map[int]*offline.Embedder{}, now: time.Now}, nil
 }
-
-// SetQueue gives the service the job queue (built after the workers).
-func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
-
-// SetFirer gives the service what starts new_content agents.
-func (s *Service) SetFirer(f Firer) { s.firer = f }
 
 // FlushIndex writes the in-process vector index's pending snapshots (at
 // shutdown, after the workers stopped).

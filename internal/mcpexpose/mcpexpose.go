@@ -17,6 +17,9 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
+// New builds the service.
+func New(db *store.DB) *Service { return &Service{DB: db} }
+
 // Service is the exposure settings of agents.
 type Service struct{ DB *store.DB }
 

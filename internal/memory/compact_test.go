@@ -185,7 +185,7 @@ func TestConcurrentCompactionsWriteOneSummary(t *testing.T) {
 			}
 		}
 		// Two services over one database, as two replicas would be.
-		other := memory.New(s.DB, s.S.Knowledge, offline.New(), func() string { return "offline" })
+		other := memory.New(s.DB, s.S.Knowledge, offline.New(), func() string { return "offline" }, nil)
 		var wg sync.WaitGroup
 		for i := range 6 {
 			wg.Add(1)

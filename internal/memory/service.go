@@ -63,20 +63,18 @@ type Service struct {
 	// chatModel names the model compaction and dry runs call (the
 	// router's default chat model: the offline model with no provider).
 	chatModel func() string
-	queue     *jobs.Queue
+	queue     jobs.Enqueuer
 
 	// partitionLocks serialise compactions of one partition in this
 	// process; across processes the replace transaction's check does.
 	partitionLocks sync.Map
 }
 
-// New returns the memory area's service. model is the metered router.
-func New(db *store.DB, kn *knowledge.Service, model llm.Provider, chatModel func() string) *Service {
-	return &Service{db: db, knowledge: kn, model: model, chatModel: chatModel}
+// New returns the memory area's service. model is the metered router; q
+// takes compact-now jobs.
+func New(db *store.DB, kn *knowledge.Service, model llm.Provider, chatModel func() string, q jobs.Enqueuer) *Service {
+	return &Service{db: db, knowledge: kn, model: model, chatModel: chatModel, queue: q}
 }
-
-// SetQueue hands the service the job queue (compact-now jobs).
-func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
 
 // Limits of what a tenant stores.
 const (

@@ -128,7 +128,7 @@ func service(t *testing.T, d store.Dialect, fake *fakellm.Server) (*Service, *qu
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Service{DB: db, Queue: q, Router: r, Catalog: cat, Meter: billing.Meter{DB: db}}, q, a.ID
+	return New(db, q, r, cat, billing.Meter{DB: db}), q, a.ID
 }
 
 func TestCreateChecksAndResume(t *testing.T) {

@@ -49,6 +49,12 @@ type Service struct {
 	running sync.Map // experiment id → context.CancelCauseFunc of its run here
 }
 
+// New builds the service: q takes experiment jobs, router answers them
+// (unmetered) and meter charges them.
+func New(db *store.DB, q Enqueuer, router *routing.Router, cat *catalog.Catalog, meter llm.Meter) *Service {
+	return &Service{DB: db, Queue: q, Router: router, Catalog: cat, Meter: meter}
+}
+
 // Problem is one thing wrong with a request, located like a 422 item.
 type Problem struct {
 	Loc  []any

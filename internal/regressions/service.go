@@ -37,7 +37,7 @@ const (
 // Service runs regressions.
 type Service struct {
 	DB    *store.DB
-	Queue *jobs.Queue
+	Queue jobs.Enqueuer
 	Runs  *runs.Service
 	Evals *evals.Service
 	// InFlight bounds the replays of one regression running at once
@@ -45,6 +45,12 @@ type Service struct {
 	// looks at its replays (250 ms when 0).
 	InFlight int
 	Tick     time.Duration
+}
+
+// New builds the service: q takes regression jobs, whose replays are runs
+// judged by evals.
+func New(db *store.DB, q jobs.Enqueuer, r *runs.Service, evals *evals.Service) *Service {
+	return &Service{DB: db, Queue: q, Runs: r, Evals: evals}
 }
 
 // Request asks for a regression: the version to replay on ("" for the

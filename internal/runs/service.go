@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
@@ -60,15 +59,15 @@ var (
 	ErrBadInput        = errors.New("invalid run input")                                   // 400
 	ErrTerminal        = errors.New("the run has already finished")                        // 409
 	// ErrUnknownVersion: the change_id a run asks for is no version of
-	// its agent (422 naming the field).
-	ErrUnknownVersion = agents.ErrUnknownVersion
+	// its agent (422 naming the field); Agents.ForRunAt returns it.
+	ErrUnknownVersion = fmt.Errorf("version %w", store.ErrNotFound)
 )
 
-// Service runs agents.
-type Service struct {
+// Deps is what the runs service is built from (New).
+type Deps struct {
 	DB      *store.DB
 	Bus     *events.Bus
-	Queue   *jobs.Queue
+	Queue   jobs.Enqueuer
 	Engine  *engine.Engine
 	Agents  Agents
 	Uploads Uploads
@@ -80,21 +79,29 @@ type Service struct {
 	// get when they name none (the account's own default, else the
 	// server's); unset, the router's default answers.
 	DefaultModel func(ctx context.Context, accountID string) string
-
-	// beforePark, when set (tests only), is called as a run is about to
-	// park on an undecided review: the window a decision can race into.
-	beforePark atomic.Pointer[func(runID, stepKey string)]
 	// Secrets opens the account secrets steps sign with (secrets.go).
 	Secrets Secrets
 	// Finished, when set, is told of every run that reached a terminal
 	// status, after it committed (the alerts area's hook). It must not
 	// block: it runs on the run's own path.
 	Finished func(run store.Run, res store.RunResult)
+}
+
+// Service runs agents.
+type Service struct {
+	Deps
+
+	// beforePark, when set (tests only), is called as a run is about to
+	// park on an undecided review: the window a decision can race into.
+	beforePark atomic.Pointer[func(runID, stepKey string)]
 	// beforeEnqueue, when set (tests only), is called within the
 	// transaction recording a run, before its job is inserted; an error
 	// fails the transaction there.
 	beforeEnqueue atomic.Pointer[func(runID string) error]
 }
+
+// New builds the service from its dependencies.
+func New(d Deps) *Service { return &Service{Deps: d} }
 
 // StartRequest is a run request.
 type StartRequest struct {

@@ -40,6 +40,9 @@ type Secret struct {
 	Hosts       []string
 }
 
+// New builds the service; box seals and opens the values.
+func New(db *store.DB, box *Box) *Service { return &Service{DB: db, Box: box} }
+
 // Service stores and resolves the secrets of accounts.
 type Service struct {
 	DB  *store.DB

@@ -18,7 +18,7 @@ func newService(t *testing.T, db *store.DB, fill byte) *secrets.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &secrets.Service{DB: db, Box: b}
+	return secrets.New(db, b)
 }
 
 func account(t *testing.T, db *store.DB) string {

@@ -1,6 +1,10 @@
 // Package server assembles a running Agentry process from its configuration:
-// database, migrations, first-start bootstrap, blob store, job queue,
-// authentication and the HTTP API, with graceful shutdown.
+// database, migrations, first-start bootstrap, blob store, the areas'
+// services (each built by its constructor, in the order of their
+// dependencies), the adapters between areas (wiring.go; none imports
+// another to adapt it), the job queue with every area's workers, what must
+// bind late (late.go), authentication, the HTTP API and the console, with
+// graceful shutdown. `agentry admin` gets the same services from Operator.
 package server
 
 import (

@@ -6,20 +6,19 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
-	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
 
-// newMailInbound assembles inbound mail from the configuration. The
-// domain directory and report sink are the outbound side's (wired by
-// wireMailInbound once it is built); governance stays nil (nil-safe)
-// until that area is wired here.
-func newMailInbound(cfg Config, db *store.DB, r *runs.Service, blobs *blob.Store) (*inbound.Service, *protect.Service, error) {
+// newMailInbound assembles inbound mail from the configuration, over the
+// outbound side (built first): accounts' verified domains route mail to
+// their agents, DMARC report addresses go to the report parser, late
+// bounces of agents' mail to sending; governance's policies judge
+// messages in the auto-block mode, and the breaker raises alerts.
+func (s *Server) newMailInbound(cfg Config) (*inbound.Service, *protect.Service, error) {
 	mc := inbound.Config{Domain: cfg.MailDomain, MaxMessageBytes: cfg.SMTPMaxMessageBytes, MaxRecipients: cfg.SMTPMaxRecipients,
 		PerIPPerMinute: cfg.SMTPPerIPPerMinute, PerAccountPerMinute: cfg.SMTPPerAccountPerMinute, RunsPerHour: cfg.EmailRunsPerHour,
 		Resolver: resolver.New(cfg.DNSResolver), Retention: inbound.Defaults().Retention}
@@ -30,23 +29,14 @@ func newMailInbound(cfg Config, db *store.DB, r *runs.Service, blobs *blob.Store
 		}
 		mc.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	p := &protect.Service{DB: db, Runs: r, QueueCeiling: cfg.InboundQueueCeiling}
-	return &inbound.Service{DB: db, Runs: r, Blobs: blobs, Protect: p, Config: mc}, p, nil
-}
-
-// wireMailInbound connects inbound mail to the outbound side: accounts'
-// verified domains route mail to their agents, and DMARC report
-// addresses go to the report parser.
-func (s *Server) wireMailInbound() {
-	if s.EmailDomains != nil {
-		s.MailInbound.Directory = domainDirectory{Service: s.EmailDomains, db: s.DB}
-	}
-	if s.DMARC != nil {
-		s.MailInbound.Reports = s.DMARC
-	}
-	if s.Mail != nil {
-		s.MailInbound.Bounces = s.Mail // late bounces of agents' mail
-	}
+	p := protect.New(protect.Deps{DB: s.DB, Runs: s.Runs, QueueCeiling: cfg.InboundQueueCeiling,
+		OnBreaker: breakerAlerts(s.Alerts)}) // breaker → alerts
+	in := inbound.New(inbound.Deps{DB: s.DB, Runs: s.Runs, Queue: lateQueue{s}, Blobs: s.Blobs, Protect: p, Config: mc,
+		Directory:  domainDirectory{Service: s.EmailDomains, db: s.DB},
+		Reports:    s.DMARC,
+		Governance: mailGovernance{s.Governance}, // auto-block mode
+		Bounces:    s.Mail})                      // late bounces of agents' mail
+	return in, p, nil
 }
 
 // domainDirectory is the email domains service as inbound's directory,

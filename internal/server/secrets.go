@@ -30,5 +30,5 @@ func openSecrets(cfg Config, db *store.DB) (*secrets.Service, error) {
 		slog.Info("created the account secrets key; back it up with the database", "key_file",
 			filepath.Join(cfg.DataDir, secrets.KeyFileName), "key_id", box.KeyID())
 	}
-	return &secrets.Service{DB: db, Box: box}, nil
+	return secrets.New(db, box), nil
 }

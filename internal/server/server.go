@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts"
@@ -102,8 +103,8 @@ type Server struct {
 	Mail         *sending.Service
 	EmailDomains *domains.Service
 	DMARC        *dmarc.Service
-	// Evals and Governance oversee runs (evaluations, policies). Alerts
-	// of theirs go to their Alerts field, wired by the alerts area.
+	// Evals and Governance oversee runs (evaluations, policies). Their
+	// alerts go to the alerts area through oversightAlerts (wiring.go).
 	Evals      *evals.Service
 	Governance *governance.Service
 	// Alerts is the alerts area: configs, detection, delivery.
@@ -118,7 +119,9 @@ type Server struct {
 	Telemetry *telemetry.T
 
 	listener net.Listener
-	handler  http.Handler
+	// listenURL is the address Listen bound (publicURL).
+	listenURL atomic.Pointer[string]
+	handler   http.Handler
 }
 
 // New opens and migrates the database, bootstraps an empty one (printing the
@@ -208,25 +211,33 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	mcptools.New(eng.Webhooks.Client()).Register(eng.Tools) // MCP servers' tools in prompt_call
 	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
 	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
+	// Services are built in the order of their direct dependencies, each
+	// by its constructor; the queue, opened last with every area's
+	// workers, and the few other loops are bound late (late.go).
 	if err := s.assembleMailOut(ctx, cfg, eng); err != nil {
 		return nil, err
 	}
+	// Alerts area: finished runs feed its detectors; webhooks go through
+	// the outbound guard, e-mail through the mail area (alerts → mail).
+	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.Webhooks.Client(), alertMailer{s.Mail})
 	// Evaluations and governance: the engine's overseers (governance
 	// first, so a blocked output is never judged) and evaluate_step.
 	// Judgments and plain-language policy rules are metered model calls.
-	s.Evals = &evals.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
-	s.Governance = &governance.Service{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat}
+	s.Evals = evals.New(evals.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
+		Alerts: oversightAlerts(s.Alerts, db)}) // oversight → alerts
+	s.Governance = governance.New(governance.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
+		Alerts:        oversightAlerts(s.Alerts, db), // oversight → alerts
+		OutputBlocked: lateOutputBlocks(s)})          // output auto-block (mail area)
 	s.Evals.RegisterSteps(eng.Registry)
 	eng.Overseers = append(eng.Overseers, governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
-	s.DefaultModels = &defaults.Service{DB: db, Router: router, Catalog: cat}
-	s.Runs = &runs.Service{DB: db, Bus: s.Bus, Engine: eng,
-		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets,
-		DefaultModel: s.DefaultModels.For}
+	s.DefaultModels = defaults.New(db, router, cat)
 
+	// Models area: lifecycle alerts, which raise the alerts area's configs.
+	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
-	s.ModelAlerts = modelalerts.New(db, cat)
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,
+		Queue:            lateQueue{s},
 		S3AllowedBuckets: cfg.S3AllowedBuckets,
 		KnownModel:       func(id string) bool { _, ok := cat.Get(id); return ok },
 		// A saved workflow's models are checked for deprecation at once.
@@ -235,25 +246,22 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 				slog.Warn("model lifecycle check on save", "agent", agentID, "err", err)
 			}
 		}})
-	// Alerts area: finished runs feed its detectors; new model lifecycle
-	// alerts raise its configs; webhooks go through the outbound guard.
-	s.Alerts = alerts.New(db, nil, s.Secrets, eng.Webhooks.Client())
-	s.Runs.Finished = s.Alerts.RunFinished
-	s.ModelAlerts.Raiser = s.Alerts
-	s.Alerts.Mailer = alertMailer{s.Mail}               // alerts → mail
-	s.Evals.Alerts = oversightAlerts(s.Alerts, db)      // oversight → alerts
-	s.Governance.Alerts = oversightAlerts(s.Alerts, db) // oversight → alerts
-	s.Runs.Agents = runs.AgentsArea{S: s.Agents}
-	s.Runs.Uploads = runs.AgentsArea{S: s.Agents}
+	s.Runs = runs.New(runs.Deps{DB: db, Bus: s.Bus, Queue: lateQueue{s}, Engine: eng,
+		Agents: agentsForRuns{s.Agents}, Uploads: agentsForRuns{s.Agents}, // runs → agents
+		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets,
+		DefaultModel: s.DefaultModels.For,
+		Finished:     s.Alerts.RunFinished}) // runs → alerts
 
-	// Models area: lifecycle alerts and auto-upgrades, and the playground,
-	// which calls the router metered like runs do.
-	s.Playground = &playground.Service{DB: db, Router: router, Catalog: cat, Meter: billing.Meter{DB: db}}
+	// Models area: the playground, which calls the router metered like
+	// runs do.
+	s.Playground = playground.New(db, lateQueue{s}, router, cat, billing.Meter{DB: db})
 
-	s.SourceExports = exports.New(db, s.Blobs)
+	s.SourceExports = exports.New(db, s.Blobs, lateQueue{s})
 	// Knowledge area: sources, contents, the indexing pipeline and search
 	// index, knowledge bases, the retrieval-side steps and new_content.
 	s.Knowledge, err = knowledge.New(ctx, db, s.Blobs, billing.NewMetered(router, billing.Meter{DB: db}, cat), cat, knowledge.Config{
+		Queue:              lateQueue{s},
+		Firer:              newContentFirer{s.Runs}, // knowledge → runs
 		AllowPrivateFetch:  cfg.AllowPrivateWebhooks,
 		AgentsUsingKB:      db.KnowledgeBaseReferenced,
 		Rerankers:          configuredRerankers(cfg),
@@ -265,28 +273,22 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if err != nil {
 		return nil, err
 	}
-	s.Knowledge.SetFirer(knowledge.RunsFirer{R: s.Runs})
 	knowledge.RegisterSteps(eng, s.Knowledge)
 	// Memory area: banks over knowledge sources, the memory steps, and
 	// compaction through the metered router's default chat model.
 	s.Memory = memory.New(db, s.Knowledge, billing.NewMetered(router, billing.Meter{DB: db}, cat),
-		func() string { return router.DefaultModel(catalog.KindChat) })
+		func() string { return router.DefaultModel(catalog.KindChat) }, lateQueue{s})
 	memory.RegisterSteps(eng.Registry, s.Memory)
 	// Mail area, inbound: the SMTP listener's service and the protections.
-	if s.MailInbound, s.MailProtect, err = newMailInbound(cfg, db, s.Runs, s.Blobs); err != nil {
+	if s.MailInbound, s.MailProtect, err = s.newMailInbound(cfg); err != nil {
 		return nil, err
 	}
-	s.wireMailInbound()
-	s.MailInbound.Governance = mailGovernance{s.Governance}      // auto-block mode
-	s.MailProtect.OnBreaker = breakerAlerts(s.Alerts)            // breaker → alerts
-	s.Governance.OutputBlocked = mailOutputBlocks(s.MailInbound) // output auto-block
 
 	// Solutions area: the assistants plan with the built-in planner, or
 	// with the configured model (metered like every model call).
-	s.Solutions = &solutions.Service{DB: db, Agents: s.Agents, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat),
-		AssistantModel: cfg.AssistantModel}
+	s.Solutions = solutions.New(db, s.Agents, billing.NewMetered(router, billing.Meter{DB: db}, cat), cfg.AssistantModel)
 
-	s.Regressions = &regressions.Service{DB: db, Runs: s.Runs, Evals: s.Evals}
+	s.Regressions = regressions.New(db, lateQueue{s}, s.Runs, s.Evals)
 
 	workers := river.NewWorkers()
 	regressions.AddWorkers(workers, s.Regressions) // regression runs
@@ -306,6 +308,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	domains.AddWorkers(workers, s.EmailDomains)
 	alerts.AddWorkers(workers, s.Alerts) // alerts area
 	knowledgePolls := knowledge.PeriodicJobs(cfg.SourcePollInterval)
+	// The services above enqueue through lateQueue, which reads s.Queue.
 	s.Queue, err = jobs.Open(ctx, db, workers, jobs.Config{
 		Work: cfg.Role != RoleAPI && !operator, MaxWorkers: cfg.MaxWorkers,
 		BackgroundWorkers: cfg.BackgroundWorkers, AccountSharePercent: cfg.AccountJobShare,
@@ -325,16 +328,6 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if err != nil {
 		return nil, err
 	}
-	s.Runs.Queue = s.Queue
-	s.Agents.SetQueue(s.Queue)
-	s.Playground.Queue = s.Queue // models area
-	s.SourceExports.SetQueue(s.Queue)
-	s.Knowledge.SetQueue(s.Queue)
-	s.Memory.SetQueue(s.Queue)    // memory area
-	s.MailInbound.Queue = s.Queue // mail area
-	s.Mail.SetQueue(s.Queue)
-	s.Alerts.Queue = s.Queue // alerts area
-	s.Regressions.Queue = s.Queue
 	var verifier *auth.OIDC
 	if cfg.OIDCIssuer != "" {
 		if verifier, err = auth.NewOIDC(cfg.OIDCIssuer, cfg.OIDCAudience); err != nil {
@@ -364,7 +357,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			MCPExpose:   &mcpexpose.Service{DB: db}, // agents as MCP tools
+			MCPExpose:   mcpexpose.New(db), // agents as MCP tools
 			Regressions: s.Regressions,
 			Secrets:     s.Secrets, Alerts: s.Alerts, Solutions: s.Solutions, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {
@@ -413,7 +406,7 @@ func (s *Server) assembleMailOut(ctx context.Context, cfg Config, eng *engine.En
 	if err != nil {
 		return err
 	}
-	s.EmailDomains = domains.New(s.DB, s.Secrets.Box, res, domains.Config{SharedDomain: cfg.MailDomain, SharedKey: sharedKey,
+	s.EmailDomains = domains.New(s.DB, s.Secrets.Box, res, lateMail{s}, domains.Config{SharedDomain: cfg.MailDomain, SharedKey: sharedKey,
 		MXHost: cfg.MailMXHost, SPF: cfg.MailSPF, DNSUpdate: upd, SweepInterval: cfg.DomainSweepInterval})
 	helo := cfg.MailMXHost
 	if helo == "" {
@@ -425,10 +418,9 @@ func (s *Server) assembleMailOut(ctx context.Context, cfg Config, eng *engine.En
 			return err
 		}
 	}
-	if s.Mail, err = sending.New(ctx, s.DB, s.EmailDomains, transport, sending.Config{PublicURL: cfg.PublicURL}); err != nil {
+	if s.Mail, err = sending.New(ctx, s.DB, s.EmailDomains, transport, sending.Config{Queue: lateQueue{s}, PublicURL: s.publicURL}); err != nil {
 		return err
 	}
-	s.EmailDomains.SetMail(s.Mail)
 	sending.RegisterStep(eng.Registry, s.Mail)
 	s.DMARC = dmarc.New(s.DB)
 	return nil
@@ -453,9 +445,8 @@ func (s *Server) Listen() (net.Addr, error) {
 			return nil, err
 		}
 	}
-	if s.Config.PublicURL == "" && s.Mail != nil {
-		s.Mail.SetPublicURL("http://" + l.Addr().String())
-	}
+	u := "http://" + l.Addr().String()
+	s.listenURL.Store(&u) // the public URL when --public-url is not set
 	return l.Addr(), nil
 }
 

@@ -2,20 +2,29 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/mail"
 
+	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/sending"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/oversight"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
 
 // The areas talk to each other through small interfaces of their own, so
-// none imports another's service; these adapters join them.
+// none imports another's service to adapt it; these adapters join them
+// (internal/archtest's TestAreasDoNotAdapt keeps it so). Those that must
+// bind late are in late.go.
 
 // oversightAlerts passes evaluation and governance signals to the alerts
 // area (the two Signal types have the same fields), except those of a
@@ -32,6 +41,15 @@ func oversightAlerts(a *alerts.Service, db *store.DB) oversight.Alerter {
 	})
 }
 
+// modelAlerts passes the models area's new lifecycle alerts to the
+// alerts area's configs of their type.
+type modelAlerts struct{ a *alerts.Service }
+
+func (m modelAlerts) Raise(ctx context.Context, ev modelalerts.Signal) error {
+	return m.a.Raise(ctx, alerts.Signal{AccountID: ev.AccountID, Type: ev.Type, AgentID: ev.AgentID, Message: ev.Message,
+		Details: ev.Details})
+}
+
 // mailGovernance lets inbound mail ask the account's governance policies
 // about a message (the auto-block mode acts on a block).
 type mailGovernance struct{ g *governance.Service }
@@ -42,18 +60,6 @@ func (m mailGovernance) Check(ctx context.Context, accountID, agentID, stage, te
 		return inbound.Verdict{}, err
 	}
 	return inbound.Verdict{Action: v.Action, Rule: v.Rule, Reason: v.Reason}, nil
-}
-
-// mailOutputBlocks is the output half of the mail area's auto-block mode:
-// a governance block on a step's output in a run an e-mail started may
-// block the message's sender. A failure is logged; the run is blocked
-// either way.
-func mailOutputBlocks(in *inbound.Service) func(ctx context.Context, accountID string, md map[string]any, v governance.Verdict) {
-	return func(ctx context.Context, accountID string, md map[string]any, v governance.Verdict) {
-		if err := in.OutputBlocked(ctx, accountID, md, v.Rule); err != nil {
-			slog.WarnContext(ctx, "auto-block on output", "account_id", accountID, "err", err)
-		}
-	}
 }
 
 // alertMailer sends alert e-mail through the mail area's outbound side:
@@ -107,4 +113,69 @@ func pullAlerts(a *alerts.Service) func(ctx context.Context, accountID, sourceID
 			slog.Warn("source pull alert", "source", sourceID, "err", rerr)
 		}
 	}
+}
+
+// agentsForRuns reads agents and their uploads for runs (runs.Agents and
+// runs.Uploads) through the agents area, which owns how a stored workflow
+// is parsed and owns uploads.
+type agentsForRuns struct{ a *agents.Service }
+
+func (a agentsForRuns) ForRun(ctx context.Context, accountID, agentID string) (runs.Agent, error) {
+	return a.ForRunAt(ctx, accountID, agentID, "")
+}
+
+// ForRunAt loads an agent with one version of its workflow (the current
+// one for ""); runs.ErrUnknownVersion when it has no such version.
+func (a agentsForRuns) ForRunAt(ctx context.Context, accountID, agentID, changeID string) (runs.Agent, error) {
+	row, d, err := a.a.RunDefinitionAt(ctx, accountID, agentID, changeID)
+	if errors.Is(err, agents.ErrUnknownVersion) {
+		return runs.Agent{}, runs.ErrUnknownVersion
+	}
+	if err != nil {
+		return runs.Agent{}, err
+	}
+	return runs.Agent{ID: row.ID, Name: row.Name, Definition: d, Trigger: definition.TriggerType(row.TriggerType),
+		Disabled: row.Disabled(), Contract: d.AttachmentContract(), OversightRev: row.OversightRev, ChangeID: row.ChangeID}, nil
+}
+
+// maxAttachmentText bounds the extracted text a run reads per upload.
+const maxAttachmentText = 8 << 20
+
+// Attachments resolves input uploads to attachments with their text. They
+// come in the order given; every one must be an upload of this agent that
+// finished processing.
+func (a agentsForRuns) Attachments(ctx context.Context, accountID, agentID string, ids []string) ([]engine.Attachment, error) {
+	out := make([]engine.Attachment, 0, len(ids))
+	for _, id := range ids {
+		up, err := a.a.Upload(ctx, accountID, agentID, id)
+		if err != nil {
+			return nil, &runs.InputError{Problems: []string{fmt.Sprintf("input upload %s was not found for this agent", id)}}
+		}
+		switch up.Status {
+		case store.UploadProcessing:
+			return nil, &runs.InputError{Problems: []string{fmt.Sprintf("input upload %s is still being processed; poll its status and try again", id)}}
+		case store.UploadFailed:
+			return nil, &runs.InputError{Problems: []string{fmt.Sprintf("input upload %s failed: %s", id, up.Error)}}
+		}
+		rd, err := a.a.OpenUploadText(ctx, up)
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(rd, maxAttachmentText))
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, engine.Attachment{ID: up.ID, Name: up.Filename, ContentType: up.ContentType, Text: string(b)})
+	}
+	return out, nil
+}
+
+// newContentFirer starts an account's new_content agents for the
+// knowledge area (knowledge.Firer) through runs.
+type newContentFirer struct{ r *runs.Service }
+
+func (f newContentFirer) FireNewContent(ctx context.Context, accountID, input string, metadata map[string]any) error {
+	_, err := f.r.Fire(ctx, accountID, string(definition.TriggerNewContent), "", input, metadata)
+	return err
 }

@@ -26,6 +26,11 @@ type Service struct {
 	AssistantModel string
 }
 
+// New builds the service; model and assistantModel as in Service.
+func New(db *store.DB, agents *agents.Service, model llm.Provider, assistantModel string) *Service {
+	return &Service{DB: db, Agents: agents, Model: model, AssistantModel: assistantModel}
+}
+
 // InvalidError is a refused field: a 422 at Loc.
 type InvalidError struct {
 	Loc  []any

@@ -7,8 +7,10 @@
 // databases offer differently, not for SQL: jobs (River's driver for each),
 // events (LISTEN/NOTIFY on PostgreSQL, delivery in process on SQLite),
 // knowledge (pgvector when PostgreSQL has it, else the in-process vector
-// index) and server (a secrets key file is worth a warning on PostgreSQL,
-// where replicas on other hosts cannot share it).
+// index; and its full-text index re-reads recent sequence numbers on
+// PostgreSQL, whose transactions may commit them out of order) and server
+// (a secrets key file is worth a warning on PostgreSQL, where replicas on
+// other hosts cannot share it).
 package store
 
 import (

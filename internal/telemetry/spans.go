@@ -154,9 +154,6 @@ func (o *Op) Set(kv ...attribute.KeyValue) {
 	}
 }
 
-// Recording reports whether the span records (worth annotating).
-func (o *Op) Recording() bool { return o.span.IsRecording() }
-
 // Content adds text attributes only when message content is captured.
 func (o *Op) Content(key, text string) {
 	if o.span.IsRecording() && captureContent(o.ctx) {

@@ -61,18 +61,15 @@ type Requester struct{ UserID, UserName string }
 type Service struct {
 	db        *store.DB
 	blobs     *blob.Store
-	queue     *jobs.Queue
+	queue     jobs.Enqueuer
 	Retention time.Duration
 	now       func() time.Time
 }
 
-// New builds the service; SetQueue completes it.
-func New(db *store.DB, blobs *blob.Store) *Service {
-	return &Service{db: db, blobs: blobs, Retention: DefaultRetention, now: time.Now}
+// New builds the service; q takes its export jobs.
+func New(db *store.DB, blobs *blob.Store, q jobs.Enqueuer) *Service {
+	return &Service{db: db, blobs: blobs, queue: q, Retention: DefaultRetention, now: time.Now}
 }
-
-// SetQueue gives the service the job queue (built after the workers).
-func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
 
 // AddWorkers registers the export job.
 func AddWorkers(w *river.Workers, s *Service) { river.AddWorker(w, &exportWorker{s: s}) }

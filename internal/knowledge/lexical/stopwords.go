@@ -26,5 +26,3 @@ var stopwords = func() map[string]bool {
 	return m
 }()
 
-// IsStopword reports whether a lower-cased word is one a query drops.
-func IsStopword(w string) bool { return stopwords[w] }

@@ -205,17 +205,6 @@ func attachmentKind(contentType, filename string) string {
 	return ""
 }
 
-// ParseAttachment parses one attachment: XML, gzip'd XML or a zip holding one XML file.
-func ParseAttachment(contentType, filename string, body []byte, lim Limits) (*Report, error) {
-	ctx := context.Background()
-	if lim.MaxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lim.MaxTime)
-		defer cancel()
-	}
-	return parseAttachment(ctx, contentType, filename, body, lim)
-}
-
 func parseAttachment(ctx context.Context, contentType, filename string, body []byte, lim Limits) (*Report, error) {
 	switch attachmentKind(contentType, filename) {
 	case "gzip":

@@ -65,14 +65,21 @@ type Service struct {
 	box      *secrets.Box
 	resolver *net.Resolver
 	cfg      Config
-	mail     *sending.Service
+	mail     Mailer
 	keys     sync.Map // domain id + key id → crypto.Signer
 	// generate makes DKIM keys (tests may swap in a faster source).
 	generate func() (crypto.Signer, error)
 }
 
-// New builds the service. SetMail must follow before test e-mails are sent.
-func New(db *store.DB, box *secrets.Box, res *net.Resolver, cfg Config) *Service {
+// Mailer sends the domains' test e-mails: the outbound side
+// (*sending.Service), which itself signs with these domains, so the
+// server hands this service a late-bound one (internal/server/late.go).
+type Mailer interface {
+	Send(ctx context.Context, m sending.Mail) (sending.Report, error)
+}
+
+// New builds the service; mail sends test e-mails.
+func New(db *store.DB, box *secrets.Box, res *net.Resolver, mail Mailer, cfg Config) *Service {
 	if cfg.MXHost == "" {
 		cfg.MXHost = cfg.SharedDomain
 	}
@@ -82,12 +89,9 @@ func New(db *store.DB, box *secrets.Box, res *net.Resolver, cfg Config) *Service
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = 15 * time.Minute
 	}
-	return &Service{db: db, box: box, resolver: res, cfg: cfg,
+	return &Service{db: db, box: box, resolver: res, mail: mail, cfg: cfg,
 		generate: func() (crypto.Signer, error) { return dkimkey.Generate() }}
 }
-
-// SetMail gives the service the outbound mail service (test e-mails).
-func (s *Service) SetMail(m *sending.Service) { s.mail = m }
 
 // SharedDomain is the shared sending domain.
 func (s *Service) SharedDomain() string { return s.cfg.SharedDomain }

@@ -100,22 +100,31 @@ func Defaults() Config {
 		PerAccountPerMinute: 1200, RunsPerHour: 1000, Retention: 30 * 24 * time.Hour}
 }
 
-// Service is the inbound mail area.
-type Service struct {
+// Deps is what the inbound mail service is built from (New).
+type Deps struct {
 	DB      *store.DB
 	Runs    *runs.Service
-	Queue   *jobs.Queue
+	Queue   jobs.Enqueuer
 	Blobs   *blob.Store
 	Protect *protect.Service
 	Config  Config
-	// Directory, Reports and Governance come from other areas; nil-safe.
+	// Directory, Reports, Governance and Bounces come from other areas,
+	// wired by the server; nil-safe.
 	Directory  DomainDirectory
 	Reports    ReportSink
 	Governance Governance
 	Bounces    Bounces
+}
+
+// Service is the inbound mail area.
+type Service struct {
+	Deps
 
 	enq enqueuer // group commits of accepted messages (smtp.go)
 }
+
+// New builds the service from its dependencies.
+func New(d Deps) *Service { return &Service{Deps: d} }
 
 // Domain is the shared domain, lower case.
 func (s *Service) Domain() string {

@@ -32,7 +32,13 @@ var (
 const DefaultQueueCeiling = 500
 
 // Service is the inbound protection area.
-type Service struct {
+type Service struct{ Deps }
+
+// New builds the service from its dependencies.
+func New(d Deps) *Service { return &Service{Deps: d} }
+
+// Deps is what the protection service is built from (New).
+type Deps struct {
 	DB   *store.DB
 	Runs *runs.Service
 	// QueueCeiling arms the breaker when an account's parked email runs

@@ -50,11 +50,10 @@ func BenchmarkSendEmailStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			s, err := sending.New(ctx, db, fixedIdentity{sending.Identity{Domain: "agent.test", Selector: dkimkey.Selector, Signer: key}},
-				nil, sending.Config{PublicURL: "https://agentry.example"})
+				nil, sending.Config{Queue: q, PublicURL: func() string { return "https://agentry.example" }})
 			if err != nil {
 				b.Fatal(err)
 			}
-			s.SetQueue(q)
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {

@@ -1,4 +1,4 @@
-// Package outbound owns outgoing mail: messages built with go-message and
+// Package sending owns outgoing mail: messages built with go-message and
 // DKIM-signed with the sending domain's key, queued durably (one copy per
 // recipient, each with its own one-click unsubscribe link) and handed to
 // the configured relay or straight to the recipient's mail exchangers by
@@ -24,10 +24,14 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// Config tunes outbound mail.
+// Config tunes outbound mail and names the queue it delivers through.
 type Config struct {
-	// PublicURL is where recipients reach this server (unsubscribe links).
-	PublicURL string
+	// Queue takes the delivery jobs.
+	Queue jobs.Enqueuer
+	// PublicURL says where recipients reach this server (unsubscribe
+	// links). A function: the server may learn its address only once it
+	// listens, after the service is built.
+	PublicURL func() string
 	// Bounds on what one send may carry.
 	MaxRecipients   int // to + cc + bcc (default 50)
 	MaxSubjectBytes int // default 998, the longest line RFC 5322 allows
@@ -66,29 +70,29 @@ type Identities interface {
 // Service sends mail and keeps opt-outs.
 type Service struct {
 	db        *store.DB
-	queue     *jobs.Queue
+	queue     jobs.Enqueuer
 	ids       Identities
 	transport Transport
 	cfg       Config
 	tokens    *tokens
 }
 
-// New builds the service; SetQueue must follow before anything is sent.
+// New builds the service.
 func New(ctx context.Context, db *store.DB, ids Identities, t Transport, cfg Config) (*Service, error) {
 	cfg.defaults()
 	tk, err := loadTokens(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{db: db, ids: ids, transport: t, cfg: cfg, tokens: tk}, nil
+	return &Service{db: db, queue: cfg.Queue, ids: ids, transport: t, cfg: cfg, tokens: tk}, nil
 }
 
-// SetPublicURL sets the base of unsubscribe links once the server knows
-// its address (before it serves).
-func (s *Service) SetPublicURL(u string) { s.cfg.PublicURL = u }
-
-// SetQueue gives the service the job queue (built after the workers).
-func (s *Service) SetQueue(q *jobs.Queue) { s.queue = q }
+func (s *Service) publicURL() string {
+	if s.cfg.PublicURL == nil {
+		return ""
+	}
+	return s.cfg.PublicURL()
+}
 
 // ErrInvalid is a send refused for its content (bad address, too many
 // recipients, subject or body too long).
@@ -353,7 +357,7 @@ func (s *Service) resumed(ctx context.Context, m Mail) (Report, error) {
 
 // UnsubscribeURL is the one-click link for a recipient.
 func (s *Service) UnsubscribeURL(u Unsubscribe) string {
-	return strings.TrimRight(s.cfg.PublicURL, "/") + "/email/unsubscribe?token=" + url.QueryEscape(s.tokens.make(u))
+	return strings.TrimRight(s.publicURL(), "/") + "/email/unsubscribe?token=" + url.QueryEscape(s.tokens.make(u))
 }
 
 // CheckUnsubscribe reads a token without acting on it (the confirmation page).

@@ -28,6 +28,11 @@ type Service struct {
 	Catalog *catalog.Catalog
 }
 
+// New builds the service over the process's router and catalog.
+func New(db *store.DB, router Router, cat *catalog.Catalog) *Service {
+	return &Service{DB: db, Router: router, Catalog: cat}
+}
+
 // Where a default comes from.
 const (
 	SourceAccount = "account"

@@ -56,7 +56,7 @@ func setup(t *testing.T, d store.Dialect) *fixture {
 	db := storetest.Open(t, d)
 	f := &fixture{db: db, base: time.Now().UTC()}
 	f.now = f.base
-	f.svc = modelalerts.New(db, acmeCatalog(t, f.base))
+	f.svc = modelalerts.New(db, acmeCatalog(t, f.base), nil)
 	f.svc.Now = func() time.Time { return f.now }
 	return f
 }

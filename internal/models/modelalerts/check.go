@@ -6,7 +6,6 @@ import (
 	"log/slog"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
-	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -66,7 +65,7 @@ func (s *Service) raise(ctx context.Context, a store.Agent, typ lifecycle.AlertT
 	if s.Raiser == nil {
 		return
 	}
-	if err := s.Raiser.Raise(ctx, alerts.Signal{AccountID: a.AccountID, Type: string(typ), AgentID: a.ID, Message: msg,
+	if err := s.Raiser.Raise(ctx, Signal{AccountID: a.AccountID, Type: string(typ), AgentID: a.ID, Message: msg,
 		Details: details}); err != nil {
 		slog.WarnContext(ctx, "raise model lifecycle alert", "agent_id", a.ID, "type", typ, "err", err)
 	}

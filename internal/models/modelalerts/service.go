@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
@@ -33,14 +32,25 @@ type Service struct {
 	Raiser Raiser
 }
 
-// Raiser raises alerts from alert configs (internal/alerts.Service).
+// Raiser raises alerts from alert configs: the alerts area, through the
+// server's adapter.
 type Raiser interface {
-	Raise(ctx context.Context, ev alerts.Signal) error
+	Raise(ctx context.Context, ev Signal) error
 }
 
-// New builds the service over the process's catalog.
-func New(db *store.DB, cat *catalog.Catalog) *Service {
-	return &Service{DB: db, Catalog: cat, Now: func() time.Time { return time.Now().UTC() }}
+// Signal is a new lifecycle alert of an agent, for the alert configs of
+// its type.
+type Signal struct {
+	AccountID, AgentID string
+	Type               string
+	Message            string
+	Details            map[string]any
+}
+
+// New builds the service over the process's catalog; raiser is the alerts
+// area (nil: lifecycle alerts raise no alert configs).
+func New(db *store.DB, cat *catalog.Catalog, raiser Raiser) *Service {
+	return &Service{DB: db, Catalog: cat, Raiser: raiser, Now: func() time.Time { return time.Now().UTC() }}
 }
 
 func (s *Service) now() time.Time {
