@@ -2,9 +2,8 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -56,16 +55,6 @@ func migrationResponse(m store.EmbeddingMigration) EmbeddingMigrationResponse {
 		CompletedAt: optTimestamp(m.CompletedAt), CreatedAt: timestamp(m.CreatedAt), UpdatedAt: timestamp(m.UpdatedAt)}
 }
 
-func migrationError(err error) error {
-	switch {
-	case errors.Is(err, store.ErrMigrationActive):
-		return Fail(http.StatusConflict, "An embedding migration is already active for this source")
-	case errors.Is(err, knowledge.ErrNotActive):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	}
-	return knowledgeError(err, "Source")
-}
-
 type migrationSourceInput struct {
 	SourceID string `path:"source_connection_id" format:"uuid" doc:"The source."`
 }
@@ -85,7 +74,7 @@ func (s *Server) startEmbeddingMigration(ctx context.Context, in *startMigration
 		TargetModel: b.TargetEmbeddingModel, TargetDims: b.TargetDimensions, NotificationRecipients: b.NotificationRecipients,
 		RechunkRequested: b.ChunkSize != nil || b.ChunkOverlap != nil || b.ChunkLanguage != nil || b.ChunkSeparators != nil || b.ChunkRegexSeparators != nil})
 	if err != nil {
-		return nil, migrationError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	return &migrationOutput{Body: migrationResponse(m)}, nil
 }
@@ -95,7 +84,7 @@ func (s *Server) getEmbeddingMigration(ctx context.Context, in *migrationSourceI
 	p := principal(ctx)
 	m, err := s.deps.Knowledge.LatestMigration(ctx, p.AccountID, in.SourceID)
 	if err != nil {
-		return nil, migrationError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	if m == nil {
 		return &latestMigrationOutput{}, nil // JSON null: no migration was ever started
@@ -107,7 +96,7 @@ func (s *Server) getEmbeddingMigration(ctx context.Context, in *migrationSourceI
 func (s *Server) cancelEmbeddingMigration(ctx context.Context, in *migrationSourceInput) (*migrationOutput, error) {
 	m, err := s.deps.Knowledge.CancelMigration(ctx, principal(ctx).AccountID, in.SourceID)
 	if err != nil {
-		return nil, migrationError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	return &migrationOutput{Body: migrationResponse(m)}, nil
 }

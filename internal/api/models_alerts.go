@@ -2,9 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
@@ -95,10 +95,7 @@ type alertIDPath struct {
 
 func (s *Server) markModelAlertRead(ctx context.Context, in *alertIDPath) (*struct{}, error) {
 	err := s.modelAlerts().MarkRead(ctx, principal(ctx).AccountID, in.AlertID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("Alert")
-	}
-	return nil, err
+	return nil, fault.Name(err, "Alert")
 }
 
 func (s *Server) markAllModelAlertsRead(ctx context.Context, _ *struct{}) (*struct{}, error) {

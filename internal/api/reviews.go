@@ -2,10 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -99,21 +98,10 @@ func (s *Server) decideReview(ctx context.Context, in *decideReviewInput) (*revi
 		d.Edited = *b.EditedContent
 	}
 	rv, err := s.deps.Runs.DecideAs(ctx, p.AccountID, reviewer(ctx), in.RunID, b.StepKey, d)
-	switch {
-	case err == nil:
-		return &reviewOutput{Body: reviewResponse(rv)}, nil
-	case errors.Is(err, runs.ErrStepKeyNeeded):
-		return nil, Invalid([]any{"body", "step_key"}, err.Error(), "value_error")
-	case errors.Is(err, runs.ErrEditNotAllowed):
-		return nil, Invalid([]any{"body", "edited_content"}, err.Error(), "value_error")
-	case errors.Is(err, runs.ErrNotReviewer):
-		return nil, Fail(http.StatusForbidden, "%s", err.Error())
-	case errors.Is(err, runs.ErrReviewDecided), errors.Is(err, runs.ErrReviewRunFinished):
-		return nil, Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return nil, NotFound("Review")
+	if err != nil {
+		return nil, fault.Name(err, "Review")
 	}
-	return nil, err
+	return &reviewOutput{Body: reviewResponse(rv)}, nil
 }
 
 func reviewResponse(rv store.Review) RunReviewResponse {

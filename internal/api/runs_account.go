@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -184,7 +185,7 @@ func (s *Server) runsSummary(ctx context.Context, in *runsSummaryInput) (*runsSu
 func (s *Server) runDetails(ctx context.Context, in *runIDInput) (*runDetailsOutput, error) {
 	d, err := s.deps.Runs.RunDetails(ctx, principal(ctx).AccountID, in.RunID)
 	if err != nil {
-		return nil, runError(err)
+		return nil, fault.Name(err, "Resource")
 	}
 	r := d.Run
 	item := runListItem(store.RunListItem{ID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
