@@ -29,7 +29,18 @@
 // &fault.Conflict{Err: errors.New("the run has already finished")} —
 // reads as the text of the error the area returned, so the area may wrap
 // its sentinel with detail (fmt.Errorf("%w: …", ErrX)) and the client
-// reads all of it. Errors that are none of these are the server's fault: the API answers
+// reads all of it.
+//
+// An area's own error type (agents.InvalidError, runs.FieldError…) joins
+// the vocabulary with an As method that reads it as one of these kinds, so
+// the area's callers keep matching its type. When an error's chain holds
+// several faults the outermost decides (Outermost), so wrapping a fault in
+// another changes the answer on purpose. The store's not-found names no
+// resource: Name gives it one ("Agent"), where the caller knows which;
+// Referenced makes the not-found of an id the body names a 422 at that
+// field.
+//
+// Errors that are none of these are the server's fault: the API answers
 // them with a 500 naming the request id, and logs them.
 package fault
 
