@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The account's settings, extensions: its API keys (a new key's secret
@@ -47,7 +47,7 @@ type CreatedAPIKeyResponse struct {
 // APIKeyListResponse is the keys' {data, pagination} envelope.
 type APIKeyListResponse = Envelope[APIKeyResponse]
 
-func apiKeyResponse(k store.APIKey) APIKeyResponse {
+func apiKeyResponse(k accounts.APIKey) APIKeyResponse {
 	r := APIKeyResponse{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Role: k.Role, CreatedAt: k.CreatedAt.UTC().Format(time.RFC3339),
 		LastUsedAt: timePtr(k.LastUsedAt), RevokedAt: timePtr(k.RevokedAt)}
 	if k.UserID != "" {
@@ -117,7 +117,7 @@ type MemberResponse struct {
 	CreatedAt string  `json:"created_at" doc:"When the user joined the account."`
 }
 
-func memberResponse(m store.Member) MemberResponse {
+func memberResponse(m accounts.Member) MemberResponse {
 	r := MemberResponse{UserID: m.UserID, Name: m.Name, Role: m.Role, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339)}
 	if m.Email != "" {
 		r.Email = &m.Email

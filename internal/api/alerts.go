@@ -8,7 +8,6 @@ import (
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Alerts: configurations, alerts and their threads, organization delivery
@@ -202,7 +201,7 @@ func tsPtr(t time.Time) *string {
 	return &s
 }
 
-func alertConfigResponse(c store.AlertConfig) AlertConfigResponse {
+func alertConfigResponse(c alerts.AlertConfig) AlertConfigResponse {
 	r := AlertConfigResponse{ID: c.ID, AgentID: ptr(c.AgentID), SourceConnectionID: ptr(c.SourceConnectionID), AccountID: c.AccountID,
 		AlertType: c.AlertType, Enabled: c.Enabled, CooldownMinutes: c.CooldownMinutes, DistributionType: c.DistributionType,
 		RecipientUserIDs: c.RecipientUserIDs, CreatedAt: tsPtr(c.CreatedAt), UpdatedAt: tsPtr(c.UpdatedAt)}
@@ -218,7 +217,7 @@ func alertConfigResponse(c store.AlertConfig) AlertConfigResponse {
 	return r
 }
 
-func alertResponse(a store.Alert) AlertResponse {
+func alertResponse(a alerts.Alert) AlertResponse {
 	return AlertResponse{ID: a.ID, AccountID: a.AccountID, AlertConfigID: ptr(a.ConfigID), AlertType: a.Type, Title: a.Title,
 		Description: ptr(a.Description), Status: a.Status, AgentID: ptr(a.AgentID), AgentRunID: ptr(a.RunID),
 		SourceConnectionID: ptr(a.SourceConnectionID), SourceConnectionPullID: ptr(a.SourcePullID), Details: a.Details,
@@ -474,7 +473,7 @@ func (s *Server) updateOrgAlertPreference(ctx context.Context, in *updateOrgPref
 	return &orgPreferenceOutput{Body: OrganizationAlertPreferenceResponse(p)}, nil
 }
 
-func alertWebhookResponse(c store.AlertConfig) AlertWebhookResponse {
+func alertWebhookResponse(c alerts.AlertConfig) AlertWebhookResponse {
 	return AlertWebhookResponse{AlertConfigID: c.ID, URL: ptr(c.WebhookURL), SecretName: ptr(c.WebhookSecretName),
 		UpdatedAt: modelsTimestamp(c.UpdatedAt)}
 }

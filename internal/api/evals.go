@@ -9,7 +9,6 @@ import (
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -273,7 +272,7 @@ type (
 
 func evalgovTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func criteriaResponse(c store.EvaluationCriterion, counts map[string]int) EvaluationCriteriaResponse {
+func criteriaResponse(c evals.EvaluationCriterion, counts map[string]int) EvaluationCriteriaResponse {
 	out := EvaluationCriteriaResponse{ID: c.ID, AgentID: c.AgentID, AccountID: c.AccountID, Description: c.Description,
 		EvaluationMode: c.EvaluationMode, Enabled: c.Enabled, ExpectationConfig: c.ExpectationConfig, MaxRetries: c.MaxRetries,
 		RetryOnFailure: c.RetryOnFailure, EvaluationPrompt: c.EvaluationPrompt, PassThreshold: c.PassThreshold,
@@ -293,7 +292,7 @@ func criteriaResponse(c store.EvaluationCriterion, counts map[string]int) Evalua
 	return out
 }
 
-func resultResponse(r store.EvaluationResult) EvaluationResultResponse {
+func resultResponse(r evals.EvaluationResult) EvaluationResultResponse {
 	out := EvaluationResultResponse{ID: r.ID, CriteriaID: r.CriteriaID, AgentRunID: r.AgentRunID, Status: r.Status, Score: r.Score,
 		Details: r.Details, RetryTriggered: r.RetryTriggered, RetryCount: r.RetryCount, Flagged: r.Flagged,
 		EvaluatedAt: evalgovTime(r.EvaluatedAt), CreatedAt: evalgovTime(r.CreatedAt)}
@@ -306,7 +305,7 @@ func resultResponse(r store.EvaluationResult) EvaluationResultResponse {
 	return out
 }
 
-func resultWithCriteria(r store.EvaluationResult) EvaluationResultWithCriteriaResponse {
+func resultWithCriteria(r evals.EvaluationResult) EvaluationResultWithCriteriaResponse {
 	out := EvaluationResultWithCriteriaResponse{EvaluationResultResponse: resultResponse(r), CriteriaDescription: r.CriteriaDescription}
 	if r.StepID != "" {
 		out.StepID = &r.StepID
@@ -412,8 +411,8 @@ func evalgovTimeParam(v, loc string) (*time.Time, error) {
 	return nil, Invalid([]any{"query", loc}, "must be an RFC 3339 date-time or YYYY-MM-DD", "value_error.datetime")
 }
 
-func (q ResultFilterParams) filter(accountID string) (store.ResultFilter, error) {
-	f := store.ResultFilter{AccountID: accountID, Status: q.Status}
+func (q ResultFilterParams) filter(accountID string) (evals.ResultFilter, error) {
+	f := evals.ResultFilter{AccountID: accountID, Status: q.Status}
 	if q.Status != "" && !slices.Contains(evals.Statuses, q.Status) {
 		return f, Invalid([]any{"query", "status"}, "status must be one of pending, passed, failed, skipped, error", "value_error")
 	}
@@ -635,7 +634,7 @@ func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput
 }
 
 func (s *Server) listRunEvaluationResults(ctx context.Context, in *runResultsInput) (*evalgovListOutput, error) {
-	f := store.ResultFilter{AccountID: principal(ctx).AccountID, AgentID: in.AgentID, RunID: in.RunID, Limit: -1}
+	f := evals.ResultFilter{AccountID: principal(ctx).AccountID, AgentID: in.AgentID, RunID: in.RunID, Limit: -1}
 	if version.Strict(Version(ctx)) {
 		f.Offset, f.Limit = paging.Offset(in.Page, in.Limit), in.Limit
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/governance"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Governance: the assistant's four operations, and the extension CRUD of
@@ -201,7 +200,7 @@ func (s *Server) declineGovernancePlan(ctx context.Context, in *conversationInpu
 	return &evalgovNoContent{}, nil
 }
 
-func policyResponse(p store.GovernancePolicy) GovernancePolicyResponse {
+func policyResponse(p governance.GovernancePolicy) GovernancePolicyResponse {
 	out := GovernancePolicyResponse{ID: p.ID, AccountID: p.AccountID, Name: p.Name, Description: p.Description, PolicyType: p.PolicyType,
 		Enabled: p.Enabled, Config: p.Config, KnowledgeBaseIDs: p.KnowledgeBaseIDs, CreatedAt: evalgovTime(p.CreatedAt), UpdatedAt: evalgovTime(p.UpdatedAt)}
 	if p.AgentID != "" {

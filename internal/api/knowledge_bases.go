@@ -6,7 +6,6 @@ import (
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // SourceConnectionSummary is a source within a knowledge base.
@@ -33,7 +32,7 @@ type KnowledgeBaseResponse struct {
 	UpdatedAt             string                    `json:"updated_at"`
 }
 
-func (s *Server) kbResponse(ctx context.Context, k store.KnowledgeBase) KnowledgeBaseResponse {
+func (s *Server) kbResponse(ctx context.Context, k knowledge.KnowledgeBase) KnowledgeBaseResponse {
 	r := KnowledgeBaseResponse{ID: k.ID, Name: k.Name, Description: k.Description, DefaultTopN: k.DefaultTopN, DefaultTopK: k.DefaultTopK,
 		DefaultScoreThreshold: k.DefaultScoreThreshold, RerankerModel: k.RerankerModel, Readonly: k.Readonly,
 		Sources: []SourceConnectionSummary{}, CreatedAt: modelsTimestamp(k.CreatedAt), UpdatedAt: modelsTimestamp(k.UpdatedAt)}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Embedding migrations (routes in api.go): re-embed a custom_index source
@@ -46,7 +45,7 @@ type EmbeddingMigrationResponse struct {
 	UpdatedAt              string   `json:"updated_at"`
 }
 
-func migrationResponse(m store.EmbeddingMigration) EmbeddingMigrationResponse {
+func migrationResponse(m knowledge.EmbeddingMigration) EmbeddingMigrationResponse {
 	return EmbeddingMigrationResponse{ID: m.ID, SourceConnectionID: m.SourceID,
 		SourceIDOld: m.OldModel + "@" + itoaAPI(m.OldDims), SourceIDNew: m.TargetModel + "@" + itoaAPI(m.TargetDims),
 		TargetEmbeddingModel: m.TargetModel, TargetDimensions: m.TargetDims, Status: m.Status, Phase: m.Phase,

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -65,7 +64,7 @@ func timePtr(t *time.Time) *string {
 	return &s
 }
 
-func sourceResponse(s store.Source) SourceResponse {
+func sourceResponse(s knowledge.Source) SourceResponse {
 	r := SourceResponse{ID: s.ID, AccountID: s.AccountID, Name: s.Name, URL: s.URL, SourceType: s.SourceType,
 		Polling: s.Polling, PollingAction: s.PollingAction, PollingMaxItems: s.PollingMaxItems, ContentFilter: s.ContentFilter,
 		Retention: s.Retention, PulledAt: timePtr(s.PulledAt), NextPollAt: timePtr(s.NextPollAt),

@@ -9,8 +9,8 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/mail/inbound"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -151,7 +151,7 @@ type SetAutoBlockModeRequest struct {
 	Mode string `json:"mode" doc:"disabled, input, or input_and_output."`
 }
 
-func blockedResponse(b store.BlockedSender) BlockedEmailSenderResponse {
+func blockedResponse(b protect.BlockedSender) BlockedEmailSenderResponse {
 	r := BlockedEmailSenderResponse{ID: b.ID, CreatedAt: b.CreatedAt.Format(time.RFC3339), SenderEmail: b.SenderEmail, MatchType: b.MatchType, Source: b.Source}
 	if b.Note != "" {
 		r.Note = &b.Note

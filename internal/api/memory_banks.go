@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/memory"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // MemoryBankResponse is a memory bank.
@@ -30,7 +29,7 @@ type MemoryBankResponse struct {
 	UpdatedAt          string  `json:"updated_at"`
 }
 
-func memoryBankResponse(b store.MemoryBank) MemoryBankResponse {
+func memoryBankResponse(b memory.MemoryBank) MemoryBankResponse {
 	return MemoryBankResponse{ID: b.ID, Name: b.Name, Description: b.Description, Type: b.Type, Mode: b.Mode, EmbeddingModel: b.EmbeddingModel,
 		Dimensions: b.Dimensions, ChunkSize: b.ChunkSize, ChunkOverlap: b.ChunkOverlap, RetentionDays: b.RetentionDays, MaxTurns: b.MaxTurns,
 		MaxSizeTokens: b.MaxSizeTokens, MaxAgeDays: b.MaxAgeDays, CompactionPrompt: b.CompactionPrompt, SourceConnectionID: b.SourceID,

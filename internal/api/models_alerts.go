@@ -7,7 +7,6 @@ import (
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Model lifecycle alerts of the caller's account.
@@ -37,7 +36,7 @@ type UnreadCountResponse struct {
 	Count int `json:"count"`
 }
 
-func modelAlertResponse(a store.ModelAlert) ModelAlertResponse {
+func modelAlertResponse(a modelalerts.ModelAlert) ModelAlertResponse {
 	r := ModelAlertResponse{ID: a.ID, AccountID: a.AccountID, PromptModelID: a.ModelID, ModelName: a.ModelName,
 		AlertType: a.Type, Message: a.Message, CreatedAt: modelsTimestamp(a.CreatedAt)}
 	if a.AgentID != "" {

@@ -8,7 +8,6 @@ import (
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/playground"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The model playground: one prompt against several models, run as a job.
@@ -76,12 +75,12 @@ type CancelExperimentResponse struct {
 	Status string `json:"status"`
 }
 
-func experimentSummary(e store.Experiment) ExperimentSummaryResponse {
+func experimentSummary(e playground.Experiment) ExperimentSummaryResponse {
 	return ExperimentSummaryResponse{ID: e.ID, Status: e.Status, CreatedAt: modelsTimestamp(e.CreatedAt),
 		SelectedModelIDs: orNoModels(e.ModelIDs), EvaluationMode: e.EvaluationMode, EvaluationComplexity: e.EvaluationComplexity}
 }
 
-func experimentDetail(e store.Experiment) ExperimentDetailResponse {
+func experimentDetail(e playground.Experiment) ExperimentDetailResponse {
 	r := ExperimentDetailResponse{ID: e.ID, Status: e.Status, CreatedAt: modelsTimestamp(e.CreatedAt),
 		SelectedModelIDs: orNoModels(e.ModelIDs), EvaluationMode: e.EvaluationMode, EvaluationComplexity: e.EvaluationComplexity,
 		Prompt: e.Prompt, SystemPrompt: e.SystemPrompt, IncludeStepOutputInEvaluation: e.IncludeStepOutput,

@@ -7,7 +7,6 @@ import (
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/regressions"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Regression runs, an extension (docs/regressions.md): recorded runs of an
@@ -168,7 +167,7 @@ func regressionResponse(r regressions.Report) RegressionResponse {
 		v := RegressionRunResponse{SourceRunID: it.SourceRunID, Status: it.Status, Similarity: it.Similarity,
 			SourceStatus: it.SourceStatus, SourcePassed: it.SourcePassed, ReplayPassed: it.ReplayPassed,
 			SourceOutput: it.SourceOutput, ReplayOutput: it.ReplayOutput, SourceVerdicts: orEmpty(it.SourceVerdicts),
-			ReplayVerdicts: orEmpty(it.ReplayVerdicts), CreditsSpent: store.FromMicro(store.ToMicro(it.ReplayCredits + it.JudgeCredits))}
+			ReplayVerdicts: orEmpty(it.ReplayVerdicts), CreditsSpent: regressions.Credits(it.ReplayCredits + it.JudgeCredits)}
 		if it.ReplayRunID != "" {
 			id, st := it.ReplayRunID, it.ReplayStatus
 			v.ReplayRunID, v.ReplayStatus = &id, &st

@@ -6,7 +6,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Human review of runs parked on human_in_the_loop steps: an extension
@@ -90,7 +89,7 @@ func (s *Server) listPendingReviews(ctx context.Context, in *listReviewsInput) (
 func (s *Server) decideReview(ctx context.Context, in *decideReviewInput) (*reviewOutput, error) {
 	b := in.Body
 	p := principal(ctx)
-	d := store.Decision{Approved: b.Decision == "approve", Comment: b.Comment}
+	d := runs.Decision{Approved: b.Decision == "approve", Comment: b.Comment}
 	if b.EditedContent != nil {
 		if !d.Approved {
 			return nil, Invalid([]any{"body", "edited_content"}, "edited_content goes with an approval only", "value_error")
@@ -104,7 +103,7 @@ func (s *Server) decideReview(ctx context.Context, in *decideReviewInput) (*revi
 	return &reviewOutput{Body: reviewResponse(rv)}, nil
 }
 
-func reviewResponse(rv store.Review) RunReviewResponse {
+func reviewResponse(rv runs.Review) RunReviewResponse {
 	out := RunReviewResponse{RunID: rv.RunID, AgentID: rv.AgentID, StepKey: rv.StepKey, Status: "pending", Instructions: rv.Instructions,
 		Content: rv.Content, AllowEdit: rv.AllowEdit, AssigneeUserIDs: rv.AssigneeUserIDs, OnTimeout: rv.OnTimeout,
 		RequestedAt: rv.RequestedAt, Deadline: rv.Deadline, DecidedAt: rv.DecidedAt, TimedOut: rv.TimedOut}

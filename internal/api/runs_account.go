@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/fault"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 )
 
 // The account-wide run views, extensions: GET /runs (every agent's runs,
@@ -141,11 +141,11 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-func runListItem(r store.RunListItem) RunListItemResponse {
+func runListItem(r runs.RunListItem) RunListItemResponse {
 	out := RunListItemResponse{RunID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
 		ParentRunID: optStr(r.ParentRunID), Priority: r.Priority, Credits: r.Credits, ErrorCount: r.ErrorCount,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), StartedAt: optTime(r.StartedAt), EndedAt: optTime(r.EndedAt)}
-	if r.Status == store.RunFailed {
+	if r.Status == runs.RunFailed {
 		out.Error = optStr(r.Error)
 	}
 	if r.StartedAt != nil && r.EndedAt != nil {
@@ -156,7 +156,7 @@ func runListItem(r store.RunListItem) RunListItemResponse {
 }
 
 func (s *Server) listAccountRuns(ctx context.Context, in *listAccountRunsInput) (*accountRunsOutput, error) {
-	f := store.RunFilter{AgentID: in.AgentID, Status: in.Status, Trigger: in.Trigger, From: in.CreatedAfter, To: in.CreatedBefore, Before: in.Cursor}
+	f := runs.RunFilter{AgentID: in.AgentID, Status: in.Status, Trigger: in.Trigger, From: in.CreatedAfter, To: in.CreatedBefore, Before: in.Cursor}
 	items, next, err := s.deps.Runs.AccountRuns(ctx, principal(ctx).AccountID, f, in.Limit)
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func (s *Server) runDetails(ctx context.Context, in *runIDInput) (*runDetailsOut
 		return nil, fault.Name(err, "Resource")
 	}
 	r := d.Run
-	item := runListItem(store.RunListItem{ID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
+	item := runListItem(runs.RunListItem{ID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
 		ParentRunID: r.ParentRunID, Priority: r.Priority, Credits: r.Credits, ErrorCount: r.ErrorCount, Error: r.Error,
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt})
 	out := RunDetailsResponse{RunListItemResponse: item, ReplayOfRunID: optStr(r.ReplayOfRunID), Metadata: r.Metadata,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/secrets"
 )
 
 // Account secrets, an extension: write-only values that definitions name
@@ -44,7 +44,7 @@ type PutSecretRequest struct {
 	Hosts []string `json:"hosts,omitempty" required:"false" nullable:"true" maxItems:"16" doc:"The hosts the secret may be sent to (1 to 16): api.example.com, minio.internal:9000, *.example.com, 203.0.113.7. Without a port only the scheme's default port matches. Required for a new secret; omit it to keep the stored hosts."`
 }
 
-func secretResponse(i store.SecretInfo) SecretResponse {
+func secretResponse(i secrets.SecretInfo) SecretResponse {
 	hosts := i.Hosts
 	if hosts == nil {
 		hosts = []string{}

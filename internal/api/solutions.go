@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/solutions"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Solutions: CRUD, links to agents, knowledge bases and sources, and the
@@ -194,7 +193,7 @@ type SolutionConversation struct {
 	CreatedAt    string         `json:"created_at"`
 }
 
-func conversationResponse(c store.AssistantConversation) SolutionConversation {
+func conversationResponse(c solutions.AssistantConversation) SolutionConversation {
 	r := SolutionConversation{ID: c.ID, UserInput: c.UserInput, AIResponse: c.AIResponse, Accepted: c.Accepted, CreatedAt: modelsTimestamp(c.CreatedAt)}
 	raw := c.Actions
 	if c.Results != nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge/exports"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Source exports (routes in api.go): a source's contents written in the
@@ -67,7 +66,7 @@ func optTimestamp(t *time.Time) *string {
 	return &s
 }
 
-func exportResponse(e store.SourceExport) SourceExportResponse {
+func exportResponse(e exports.SourceExport) SourceExportResponse {
 	cur := e.ProgressCurrent
 	return SourceExportResponse{ID: e.ID, SourceConnectionID: e.SourceID, AccountID: e.AccountID, Format: e.Format, Destination: "blob",
 		Status: e.Status, DateFrom: optTimestamp(e.DateFrom), DateTo: optTimestamp(e.DateTo), MetadataFilter: e.MetadataFilter,
