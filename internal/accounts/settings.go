@@ -2,10 +2,11 @@ package accounts
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -16,12 +17,13 @@ import (
 // roles; a member sees and revokes only their own keys; only an owner
 // makes or unmakes owners; the last owner stays one.
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary with the sentence the
+// client reads.
 var (
-	ErrForbidden   = errors.New("forbidden")     // 403
-	ErrLastOwner   = errors.New("last owner")    // 409
-	ErrRole        = errors.New("bad role")      // 422
-	ErrTooManyKeys = errors.New("too many keys") // 409
+	ErrForbidden   error = &fault.Forbidden{Msg: "Your role in the account does not allow this"}
+	ErrLastOwner   error = &fault.Conflict{Msg: "The account's last owner cannot be demoted; make another member an owner first"}
+	ErrRole        error = fault.InvalidField("role", "Role must be owner, admin or member")
+	ErrTooManyKeys error = &fault.Conflict{Msg: fmt.Sprintf("The account holds %d API keys, the most it may; revoke one first", MaxKeysPerAccount)}
 )
 
 // MaxKeysPerAccount bounds the API keys an account may hold that are not

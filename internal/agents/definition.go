@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/agents/definition/canonjson"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -128,6 +130,21 @@ type StaleChangeError struct {
 func (e *StaleChangeError) Error() string { return ErrStaleChange.Error() }
 
 func (e *StaleChangeError) Unwrap() error { return ErrStaleChange }
+
+// As reads the refusal as the fault vocabulary's Conflict, naming who
+// saved the definition and when.
+func (e *StaleChangeError) As(target any) bool {
+	t, ok := target.(**fault.Conflict)
+	if ok {
+		by := e.SavedBy
+		if by == "" {
+			by = "an API key without a user"
+		}
+		*t = &fault.Conflict{Err: e, Msg: fmt.Sprintf("The definition was modified since you read it (saved by %s at %s): GET /agents/{agent_id}/definition again, re-apply your change and send its change_id",
+			by, e.SavedAt.UTC().Format(time.RFC3339))}
+	}
+	return ok
+}
 
 // staleChange describes the current definition's save. The saver is a
 // member of the account (or was: a removed member is still named).

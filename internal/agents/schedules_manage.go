@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -29,11 +30,11 @@ const (
 // Schedule errors the API maps to responses.
 var (
 	// ErrScheduleNotFound: no such schedule on this agent (404).
-	ErrScheduleNotFound = errors.New("schedule not found")
+	ErrScheduleNotFound error = fault.NotFoundOf("Schedule")
 	// ErrNotScheduled: the agent's trigger is not schedule (409).
-	ErrNotScheduled = errors.New("only agents with the schedule trigger fire on schedules")
+	ErrNotScheduled error = &fault.Conflict{Err: errors.New("only agents with the schedule trigger fire on schedules")}
 	// ErrTooManySchedules: the agent has MaxSchedulesPerAgent already (409).
-	ErrTooManySchedules = fmt.Errorf("an agent has at most %d schedules", MaxSchedulesPerAgent)
+	ErrTooManySchedules error = &fault.Conflict{Msg: fmt.Sprintf("This agent already has %d schedules, the most an agent may have: remove one first", MaxSchedulesPerAgent)}
 )
 
 // AgentSchedule is one schedule as the extension shows it.
@@ -81,7 +82,7 @@ func (s *Service) AddSchedule(ctx context.Context, accountID, agentID string, in
 		return AgentSchedule{}, err
 	}
 	if t.Type != string(def.TriggerSchedule) {
-		return AgentSchedule{}, fmt.Errorf("%w: this agent's trigger is %s", ErrNotScheduled, t.Type)
+		return AgentSchedule{}, fmt.Errorf("%w: this agent's trigger is %s; change the trigger (export the agent, set trigger.trigger_type to schedule, and import it) to use schedules", ErrNotScheduled, t.Type)
 	}
 	if in.CronExpression == nil {
 		return AgentSchedule{}, invalid("cron_expression is required", "missing", "body", "cron_expression")

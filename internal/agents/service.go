@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -86,22 +87,24 @@ func (s *Service) saved(ctx context.Context, a store.Agent, err error) {
 // MaxUploadBytes is the largest file an upload accepts.
 func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }
 
-// Errors the API maps to statuses. store.ErrNotFound (404) is returned
-// for an agent or upload that is absent or another account's.
+// The area's refusals, in the fault vocabulary (the API answers each with
+// its status and this sentence). store.ErrNotFound (404) is returned for an
+// agent that is absent or another account's.
 var (
 	// ErrAgentDisabled: the agent is paused (409 for a run).
 	ErrAgentDisabled = errors.New("agent is disabled")
 	// ErrStaleChange: expected_change_id is not the current one (409).
-	ErrStaleChange = errors.New("the definition was modified since it was read")
+	ErrStaleChange error = &fault.Conflict{Msg: "The definition was modified since you read it: GET /agents/{agent_id}/definition again, re-apply your change and send its change_id"}
 	// ErrUploadsNotAccepted: the agent's templates reference no uploads (400).
-	ErrUploadsNotAccepted = errors.New("agent does not accept uploads")
+	ErrUploadsNotAccepted error = &fault.BadRequest{Msg: "This agent's definition references no uploaded files ({{input}}, {{agent.attachments}} or {{attachments[…]}}), so it does not accept uploads; see GET /agents/{agent_id}/attachment-references"}
 	// ErrUploadTooLarge: the file is over MaxUploadBytes (413).
-	ErrUploadTooLarge = errors.New("file is too large")
+	// StoreUpload returns it as a fault.UploadTooLarge naming the limit.
+	ErrUploadTooLarge error = &fault.TooLarge{Err: errors.New("file is too large")}
 	// ErrUploadsUnavailable: no blob store or queue in this process (503).
-	ErrUploadsUnavailable = errors.New("uploads are not available")
+	ErrUploadsUnavailable error = &fault.Unavailable{Msg: "Uploads are not available on this server"}
 	// ErrUploadNotFound: the agent exists but the upload does not (404);
 	// it matches store.ErrNotFound too.
-	ErrUploadNotFound = fmt.Errorf("upload %w", store.ErrNotFound)
+	ErrUploadNotFound error = &fault.NotFound{What: "Upload", Err: store.ErrNotFound}
 )
 
 // DisabledError says why an agent cannot run; it matches ErrAgentDisabled.
@@ -133,6 +136,15 @@ func (e *CallersError) Error() string {
 		e.AgentID, strings.Join(names, ", "))
 }
 
+// As reads the refusal as the fault vocabulary's Conflict.
+func (e *CallersError) As(target any) bool {
+	t, ok := target.(**fault.Conflict)
+	if ok {
+		*t = &fault.Conflict{Msg: e.Error(), Err: e}
+	}
+	return ok
+}
+
 // Caller is an agent calling another (AgentCallerApiResponse).
 type Caller struct {
 	ID       string `json:"id"`
@@ -157,6 +169,19 @@ func (e *InvalidError) Error() string {
 		msgs[i] = fmt.Sprintf("%v: %s", p.Loc, p.Msg)
 	}
 	return "invalid request: " + strings.Join(msgs, "; ")
+}
+
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InvalidError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		items := make([]fault.Item, len(e.Items))
+		for i, p := range e.Items {
+			items[i] = fault.Item{Loc: p.Loc, Msg: p.Msg, Type: p.Type}
+		}
+		*t = &fault.Invalid{Items: items, Err: e}
+	}
+	return ok
 }
 
 func invalid(msg, typ string, loc ...any) *InvalidError {

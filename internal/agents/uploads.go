@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -65,6 +66,9 @@ func (s *Service) StoreUpload(ctx context.Context, in UploadInput) (store.Upload
 		Filename: cleanFilename(in.Filename), ContentType: extract.DetectType(in.Filename, in.DeclaredType, head)}
 	body := &blob.HashLimit{R: br, Limit: s.cfg.MaxUploadBytes, H: sha256.New(), TooLarge: ErrUploadTooLarge}
 	n, err := s.blobs.PutStream(ctx, key, u.ContentType, body)
+	if errors.Is(err, ErrUploadTooLarge) {
+		return store.Upload{}, fault.UploadTooLarge(s.cfg.MaxUploadBytes, err)
+	}
 	if err != nil {
 		return store.Upload{}, err
 	}

@@ -3,10 +3,10 @@ package agents
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -17,7 +17,7 @@ import (
 // history is never rewritten.
 
 // ErrUnknownVersion: the agent exists but has no version of that change id.
-var ErrUnknownVersion = fmt.Errorf("version %w", store.ErrNotFound)
+var ErrUnknownVersion error = &fault.NotFound{What: "Version", Err: store.ErrNotFound}
 
 // VersionView is one version of an agent's workflow.
 type VersionView struct {

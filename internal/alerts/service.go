@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
@@ -72,23 +73,46 @@ func (s *Service) now() time.Time {
 	return s.Now().UTC()
 }
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary.
 var (
-	ErrInvalid   = errors.New("invalid alert request") // 422, with a Problem
-	ErrForbidden = errors.New("only owners and administrators of the organization may do this")
+	ErrInvalid         = errors.New("invalid alert request") // 422, with a Problem
+	ErrForbidden error = &fault.Forbidden{Err: errors.New("only owners and administrators of the organization may do this")}
+	// ErrReopened: an alert cannot reopen while its configuration has
+	// opened another since (409); it matches store.ErrConflict.
+	ErrReopened error = &fault.Conflict{Msg: "Another alert of the same config is open; resolve or dismiss it first", Err: store.ErrConflict}
 )
 
 // Problem is a 422 naming the field at fault.
 type Problem struct {
 	Field string // the body field, or query/path parameter
 	Msg   string
+	// In is where the field is: "body" (when empty), "query" or "path".
+	In string
 }
 
 func (p *Problem) Error() string { return p.Field + ": " + p.Msg }
 func (p *Problem) Unwrap() error { return ErrInvalid }
 
+// As reads the refusal as the fault vocabulary's Invalid.
+func (p *Problem) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		in := p.In
+		if in == "" {
+			in = "body"
+		}
+		*t = fault.InvalidAt([]any{in, p.Field}, p.Msg, "value_error").Because(p)
+	}
+	return ok
+}
+
 func invalid(field, format string, args ...any) error {
 	return &Problem{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// invalidIn is invalid for a query or path parameter.
+func invalidIn(in, field, format string, args ...any) error {
+	return &Problem{In: in, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // ConfigInput creates or (with nil fields left alone) updates a configuration.
@@ -239,7 +263,7 @@ type ConfigQuery struct {
 // Configs lists an account's configurations.
 func (s *Service) Configs(ctx context.Context, accountID string, q ConfigQuery) ([]store.AlertConfig, int, error) {
 	if q.Scope != "" && q.Scope != "source" {
-		return nil, 0, invalid("scope", "must be 'source' or left out")
+		return nil, 0, invalidIn("query", "scope", "must be 'source' or left out")
 	}
 	return s.DB.AlertConfigs(ctx, accountID, store.AlertConfigFilter{AgentID: q.AgentID, SourceConnectionID: q.SourceConnectionID,
 		SourceScope: q.Scope == "source", SourceTypes: SourceTypes}, q.Offset, q.Limit)
@@ -318,7 +342,7 @@ type AlertQuery struct {
 // Alerts lists an account's alerts, as userID sees them.
 func (s *Service) Alerts(ctx context.Context, accountID, userID string, q AlertQuery) ([]store.Alert, int, error) {
 	if q.Status != "" && !slices.Contains(Statuses, q.Status) {
-		return nil, 0, invalid("status", "must be one of %s", strings.Join(Statuses, ", "))
+		return nil, 0, invalidIn("query", "status", "must be one of %s", strings.Join(Statuses, ", "))
 	}
 	return s.DB.Alerts(ctx, accountID, userID, store.AlertFilter{Status: q.Status, AgentID: q.AgentID,
 		SourceConnectionID: q.SourceConnectionID, From: q.From, To: q.To}, q.Offset, q.Limit)
@@ -349,6 +373,9 @@ func (s *Service) ChangeStatus(ctx context.Context, accountID, userID, id, statu
 		return Detail{}, invalid("note", "is longer than %d bytes", MaxNoteBytes)
 	}
 	prev, err := s.DB.SetAlertStatus(ctx, accountID, id, status, userID, note)
+	if errors.Is(err, store.ErrConflict) {
+		return Detail{}, ErrReopened
+	}
 	if err != nil {
 		return Detail{}, err
 	}
@@ -436,7 +463,7 @@ func (s *Service) Preferences(ctx context.Context, userID, orgID string, include
 // organization they own or administer.
 func (s *Service) SetPreference(ctx context.Context, userID, orgID, alertType string, subscribed bool) (Preference, error) {
 	if !slices.Contains(AllTypes, alertType) {
-		return Preference{}, invalid("alert_type", "must be one of %s", strings.Join(AllTypes, ", "))
+		return Preference{}, invalidIn("path", "alert_type", "must be one of %s", strings.Join(AllTypes, ", "))
 	}
 	if userID == "" {
 		return Preference{}, ErrForbidden

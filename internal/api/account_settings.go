@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The account's settings, extensions: its API keys (a new key's secret
@@ -49,29 +47,13 @@ type CreatedAPIKeyResponse struct {
 // APIKeyListResponse is the keys' {data, pagination} envelope.
 type APIKeyListResponse = Envelope[APIKeyResponse]
 
-func apiKeyResponse(k store.APIKey) APIKeyResponse {
+func apiKeyResponse(k accounts.APIKey) APIKeyResponse {
 	r := APIKeyResponse{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Role: k.Role, CreatedAt: k.CreatedAt.UTC().Format(time.RFC3339),
 		LastUsedAt: timePtr(k.LastUsedAt), RevokedAt: timePtr(k.RevokedAt)}
 	if k.UserID != "" {
 		r.UserID = &k.UserID
 	}
 	return r
-}
-
-func accountSettingsError(err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
-	case errors.Is(err, accounts.ErrForbidden):
-		return Fail(http.StatusForbidden, "Your role in the account does not allow this")
-	case errors.Is(err, accounts.ErrLastOwner):
-		return Fail(http.StatusConflict, "The account's last owner cannot be demoted; make another member an owner first")
-	case errors.Is(err, accounts.ErrTooManyKeys):
-		return Fail(http.StatusConflict, "The account holds %d API keys, the most it may; revoke one first", accounts.MaxKeysPerAccount)
-	case errors.Is(err, accounts.ErrRole):
-		return Invalid([]any{"body", "role"}, "Role must be owner, admin or member", "value_error")
-	}
-	return err
 }
 
 type listAPIKeysInput struct {
@@ -107,7 +89,7 @@ type createdAPIKeyOutput struct{ Body CreatedAPIKeyResponse }
 func (s *Server) createAPIKey(ctx context.Context, in *createAPIKeyInput) (*createdAPIKeyOutput, error) {
 	k, secret, err := s.deps.Accounts.CreateKey(ctx, principal(ctx), in.Body.Name, in.Body.Role)
 	if err != nil {
-		return nil, accountSettingsError(err)
+		return nil, err
 	}
 	return &createdAPIKeyOutput{Body: CreatedAPIKeyResponse{APIKeyResponse: apiKeyResponse(k), Key: secret}}, nil
 }
@@ -120,11 +102,8 @@ type apiKeyOutput struct{ Body APIKeyResponse }
 
 func (s *Server) revokeAPIKey(ctx context.Context, in *apiKeyIDPath) (*apiKeyOutput, error) {
 	k, err := s.deps.Accounts.RevokeKey(ctx, principal(ctx), in.KeyID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("API key")
-	}
 	if err != nil {
-		return nil, accountSettingsError(err)
+		return nil, fault.Name(err, "API key")
 	}
 	return &apiKeyOutput{Body: apiKeyResponse(k)}, nil
 }
@@ -138,7 +117,7 @@ type MemberResponse struct {
 	CreatedAt string  `json:"created_at" doc:"When the user joined the account."`
 }
 
-func memberResponse(m store.Member) MemberResponse {
+func memberResponse(m accounts.Member) MemberResponse {
 	r := MemberResponse{UserID: m.UserID, Name: m.Name, Role: m.Role, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339)}
 	if m.Email != "" {
 		r.Email = &m.Email
@@ -173,11 +152,8 @@ type memberOutput struct{ Body MemberResponse }
 
 func (s *Server) setMemberRole(ctx context.Context, in *setMemberRoleInput) (*memberOutput, error) {
 	m, err := s.deps.Accounts.SetMemberRole(ctx, principal(ctx), in.UserID, in.Body.Role)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("Member")
-	}
 	if err != nil {
-		return nil, accountSettingsError(err)
+		return nil, fault.Name(err, "Member")
 	}
 	return &memberOutput{Body: memberResponse(m)}, nil
 }

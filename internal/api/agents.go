@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -34,7 +35,7 @@ type listAgentsOutput struct{ Body any }
 func (s *Server) listAgents(ctx context.Context, in *listAgentsInput) (*listAgentsOutput, error) {
 	list, total, err := s.agents().List(ctx, principal(ctx).AccountID, in.Page, in.Limit)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]AgentSummaryResponse, len(list))
 	for i, a := range list {
@@ -55,7 +56,7 @@ func (s *Server) createAgent(ctx context.Context, in *createAgentInput) (*agentO
 		Description: b.Description, TriggerType: b.TriggerType, Template: b.AgentTemplate, Definition: b.AgentDefinition,
 		EntityRemap: b.EntityRemap, KnowledgeBaseID: b.KnowledgeBaseID})
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentOutput{Body: agentSummary(res.Agent, res.ImportWarnings)}, nil
 }
@@ -63,7 +64,7 @@ func (s *Server) createAgent(ctx context.Context, in *createAgentInput) (*agentO
 func (s *Server) getAgent(ctx context.Context, in *agentIDPath) (*agentOutput, error) {
 	a, err := s.agents().Get(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	out := agentSummary(a, nil)
 	if a.TriggerType == "email_received" && len(out.Triggers) == 1 && s.deps.MailInbound != nil {
@@ -71,7 +72,7 @@ func (s *Server) getAgent(ctx context.Context, in *agentIDPath) (*agentOutput, e
 		// two reads, so only the single-agent answer carries them.
 		te, err := s.deps.MailInbound.TriggerEmailOf(ctx, a.AccountID, a.ID)
 		if err != nil {
-			return nil, agentError(err) // deleted meanwhile: a 404
+			return nil, fault.Name(err, "Agent") // deleted meanwhile: a 404
 		}
 		out.Triggers[0].EmailAddresses = te.Addresses
 		if te.Alias != "" {
@@ -105,14 +106,14 @@ func (s *Server) updateAgent(ctx context.Context, in *updateAgentInput) (*agentO
 	}
 	res, err := s.agents().Update(ctx, u)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentOutput{Body: agentSummary(res.Agent, res.ImportWarnings)}, nil
 }
 
 func (s *Server) deleteAgent(ctx context.Context, in *agentIDPath) (*struct{}, error) {
 	if err := s.agents().Delete(ctx, principal(ctx).AccountID, in.AgentID); err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return nil, nil
 }
@@ -124,7 +125,7 @@ type previewImportOutput struct{ Body def.Preview }
 func (s *Server) previewImportAgent(ctx context.Context, in *previewImportInput) (*previewImportOutput, error) {
 	p, err := s.agents().PreviewImport(ctx, principal(ctx).AccountID, in.Body.AgentDefinition)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &previewImportOutput{Body: p}, nil
 }

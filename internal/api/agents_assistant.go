@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/solutions"
 )
@@ -50,7 +51,7 @@ func (s *Server) generateAgentSteps(ctx context.Context, in *generateStepsInput)
 	res, err := s.deps.Solutions.GenerateSteps(ctx, solutions.StepsRequest{AccountID: p.AccountID, UserID: p.UserID, AgentID: in.AgentID,
 		Input: b.UserInput, AgentDescription: b.AgentDescription, CurrentSteps: b.AgentSteps, Mode: b.Mode, TriggerType: b.TriggerType})
 	if err != nil {
-		return nil, solutionsError(err, "Agent")
+		return nil, fault.Name(err, "Agent")
 	}
 	ia := res.IntentAssessment
 	return &generateStepsOutput{Body: GenerateAgentStepsResponse{ConversationID: res.ConversationID, Steps: res.Steps, Note: res.Note,
@@ -94,7 +95,7 @@ func (s *Server) generateStepConfig(ctx context.Context, in *stepConfigInput) (*
 	res, err := s.deps.Solutions.StepConfig(ctx, solutions.StepConfigRequest{AccountID: p.AccountID, UserID: p.UserID, AgentID: in.AgentID,
 		StepType: b.StepType, Input: b.UserInput, CurrentConfig: b.CurrentConfig, StepID: b.StepID})
 	if err != nil {
-		return nil, solutionsError(err, "Agent")
+		return nil, fault.Name(err, "Agent")
 	}
 	return &stepConfigOutput{Body: GenerateStepConfigResponse{ConversationID: res.ConversationID, StepType: res.StepType,
 		ResultingConfig: res.Config, Note: res.Note, Success: res.Success, ExamplePrompts: []map[string]string{
@@ -135,7 +136,7 @@ func (s *Server) agentAssistantHistory(ctx context.Context, in *agentHistoryInpu
 	}
 	turns, total, err := s.deps.Solutions.AgentHistory(ctx, principal(ctx).AccountID, in.AgentID, in.StepType, stepID, in.Limit, in.Offset)
 	if err != nil {
-		return nil, solutionsError(err, "Agent")
+		return nil, fault.Name(err, "Agent")
 	}
 	out := AiConversationHistoryResponse{Turns: make([]AiConversationTurn, 0, len(turns)), Total: total}
 	for _, t := range turns {
@@ -170,7 +171,7 @@ type okOutput struct{ Body OkResponse }
 
 func (s *Server) markAgentSuggestion(ctx context.Context, in *markSuggestionInput) (*okOutput, error) {
 	if err := s.deps.Solutions.MarkSuggestion(ctx, principal(ctx).AccountID, in.AgentID, in.ConversationID, in.Body.Accepted); err != nil {
-		return nil, solutionsError(err, "Conversation")
+		return nil, fault.Name(err, "Conversation")
 	}
 	return &okOutput{Body: OkResponse{OK: true}}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // The workflow of an agent: its definition with optimistic locking, its
@@ -27,7 +28,7 @@ func definitionResponse(v agents.DefinitionView) AgentDefinitionResponse {
 func (s *Server) getAgentDefinition(ctx context.Context, in *agentIDPath) (*definitionOutput, error) {
 	v, err := s.agents().GetDefinition(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &definitionOutput{Body: definitionResponse(v)}, nil
 }
@@ -42,7 +43,7 @@ func (s *Server) putAgentDefinition(ctx context.Context, in *putDefinitionInput)
 	v, err := s.agents().PutDefinition(ctx, agents.PutDefinitionInput{AccountID: p.AccountID, AgentID: in.AgentID, UserID: p.UserID,
 		ExpectedChangeID: in.Body.ExpectedChangeID, Definition: in.Body.Definition})
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &definitionOutput{Body: definitionResponse(v)}, nil
 }
@@ -60,7 +61,7 @@ type exportOutput struct {
 func (s *Server) exportAgent(ctx context.Context, in *exportInput) (*exportOutput, error) {
 	e, err := s.agents().Export(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	body, err := exportJSON(e)
 	if err != nil {
@@ -110,7 +111,7 @@ type attachmentRefsOutput struct{ Body def.AttachmentContract }
 func (s *Server) getAgentAttachmentReferences(ctx context.Context, in *agentIDPath) (*attachmentRefsOutput, error) {
 	c, err := s.agents().AttachmentReferences(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &attachmentRefsOutput{Body: c}, nil
 }
@@ -121,7 +122,7 @@ func (s *Server) disableAgent(ctx context.Context, in *agentIDPath) (*agentOutpu
 	p := principal(ctx)
 	a, err := s.agents().Disable(ctx, p.AccountID, in.AgentID, p.UserID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentOutput{Body: agentSummary(a, nil)}, nil
 }
@@ -130,7 +131,7 @@ func (s *Server) enableAgent(ctx context.Context, in *agentIDPath) (*agentOutput
 	p := principal(ctx)
 	a, err := s.agents().Enable(ctx, p.AccountID, in.AgentID, p.UserID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentOutput{Body: agentSummary(a, nil)}, nil
 }
@@ -142,7 +143,7 @@ type callersOutput struct{ Body any }
 func (s *Server) getAgentCallers(ctx context.Context, in *agentIDPath) (*callersOutput, error) {
 	c, err := s.agents().Callers(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &callersOutput{Body: List(ctx, c, PageOf(1, max(len(c), 1), len(c)), func(items []agents.Caller, _ Pagination) any {
 		return items

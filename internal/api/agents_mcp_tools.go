@@ -2,10 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/mcpexpose"
 )
 
@@ -63,23 +62,10 @@ func mcpToolResponse(st mcpexpose.Setting) AgentMCPToolResponse {
 	return r
 }
 
-func mcpToolError(err error) error {
-	var in *mcpexpose.InputError
-	switch {
-	case errors.As(err, &in):
-		return Invalid([]any{"body", in.Field}, in.Msg, "value_error")
-	case errors.Is(err, mcpexpose.ErrNotFound):
-		return Fail(http.StatusNotFound, "Agent not found")
-	case errors.Is(err, mcpexpose.ErrNameTaken):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	}
-	return err
-}
-
 func (s *Server) getAgentMCPTool(ctx context.Context, in *agentIDPath) (*agentMCPToolOutput, error) {
 	st, err := s.deps.MCPExpose.Get(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, mcpToolError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentMCPToolOutput{Body: mcpToolResponse(st)}, nil
 }
@@ -87,7 +73,7 @@ func (s *Server) getAgentMCPTool(ctx context.Context, in *agentIDPath) (*agentMC
 func (s *Server) putAgentMCPTool(ctx context.Context, in *putAgentMCPToolInput) (*agentMCPToolOutput, error) {
 	st, err := s.deps.MCPExpose.Put(ctx, principal(ctx).AccountID, in.AgentID, in.Body.Enabled, in.Body.ToolName, in.Body.Description)
 	if err != nil {
-		return nil, mcpToolError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentMCPToolOutput{Body: mcpToolResponse(st)}, nil
 }

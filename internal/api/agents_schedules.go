@@ -2,11 +2,10 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -70,7 +69,7 @@ func withDesc(o huma.Operation, d string) huma.Operation { o.Description = d; re
 func (s *Server) listAgentSchedules(ctx context.Context, in *agentIDPath) (*listSchedulesOutput, error) {
 	list, _, err := s.agents().Schedules(ctx, principal(ctx).AccountID, in.AgentID)
 	if err != nil {
-		return nil, scheduleError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]ScheduleResponse, len(list))
 	for i, sc := range list {
@@ -87,7 +86,7 @@ func (s *Server) createAgentSchedule(ctx context.Context, in *createScheduleInpu
 	sc, err := s.agents().AddSchedule(ctx, principal(ctx).AccountID, in.AgentID, agents.ScheduleChange{
 		CronExpression: &b.CronExpression, Timezone: b.Timezone, Input: b.Input, Enabled: b.Enabled})
 	if err != nil {
-		return nil, scheduleError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &scheduleOutput{Body: scheduleResponse(sc)}, nil
 }
@@ -97,28 +96,16 @@ func (s *Server) updateAgentSchedule(ctx context.Context, in *updateScheduleInpu
 	sc, err := s.agents().UpdateSchedule(ctx, principal(ctx).AccountID, in.AgentID, in.ScheduleID, agents.ScheduleChange{
 		CronExpression: b.CronExpression, Timezone: b.Timezone, Input: b.Input, Enabled: b.Enabled})
 	if err != nil {
-		return nil, scheduleError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &scheduleOutput{Body: scheduleResponse(sc)}, nil
 }
 
 func (s *Server) deleteAgentSchedule(ctx context.Context, in *scheduleIDPath) (*struct{}, error) {
 	if err := s.agents().RemoveSchedule(ctx, principal(ctx).AccountID, in.AgentID, in.ScheduleID); err != nil {
-		return nil, scheduleError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return nil, nil
-}
-
-func scheduleError(err error) error {
-	switch {
-	case errors.Is(err, agents.ErrScheduleNotFound):
-		return NotFound("Schedule")
-	case errors.Is(err, agents.ErrNotScheduled):
-		return Fail(http.StatusConflict, "%s; change the trigger (export the agent, set trigger.trigger_type to schedule, and import it) to use schedules", err.Error())
-	case errors.Is(err, agents.ErrTooManySchedules):
-		return Fail(http.StatusConflict, "This agent already has %d schedules, the most an agent may have: remove one first", agents.MaxSchedulesPerAgent)
-	}
-	return agentError(err)
 }
 
 func scheduleResponse(sc agents.AgentSchedule) ScheduleResponse {

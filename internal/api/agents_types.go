@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	def "github.com/agentry/agentry/internal/agents/definition"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Request and response bodies of the agents operations, field for field
@@ -108,7 +108,7 @@ type UploadAgentInputResponse struct {
 	Error       *string `json:"error" nullable:"true"`
 }
 
-func agentSummary(a store.Agent, warnings []def.ImportSkip) AgentSummaryResponse {
+func agentSummary(a agents.Agent, warnings []def.ImportSkip) AgentSummaryResponse {
 	st := a.Settings
 	out := AgentSummaryResponse{
 		ID: a.ID, Name: a.Name, Description: a.Description, CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt),
@@ -134,7 +134,7 @@ func agentSummary(a store.Agent, warnings []def.ImportSkip) AgentSummaryResponse
 	return out
 }
 
-func uploadResponse(u store.Upload) UploadAgentInputResponse {
+func uploadResponse(u agents.Upload) UploadAgentInputResponse {
 	out := UploadAgentInputResponse{ID: u.ID, Status: u.Status, Filename: u.Filename, ContentType: u.ContentType, FileSize: u.FileSize}
 	if u.Error != "" {
 		e := u.Error

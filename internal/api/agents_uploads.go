@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -66,11 +67,11 @@ func (s *Server) uploadAgentInput(ctx context.Context, in *uploadInput) (*upload
 	p := principal(ctx)
 	svc := s.agents()
 	if err := svc.AcceptUploads(ctx, p.AccountID, in.AgentID); err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	limit := svc.MaxUploadBytes()
 	if in.contentLength > limit+multipartSlack {
-		return nil, tooLarge(limit)
+		return nil, fault.UploadTooLarge(limit, nil)
 	}
 	boundary, err := multipartBoundary(in.contentType)
 	if err != nil {
@@ -94,15 +95,16 @@ func (s *Server) uploadAgentInput(ctx context.Context, in *uploadInput) (*upload
 		body := &readErr{r: part}
 		u, err := svc.StoreUpload(ctx, agents.UploadInput{AccountID: p.AccountID, AgentID: in.AgentID, UserID: p.UserID,
 			Filename: part.FileName(), DeclaredType: part.Header.Get("Content-Type"), Body: body})
+		var tooLarge *fault.TooLarge
 		switch {
-		case errors.Is(err, agents.ErrUploadTooLarge):
-			return nil, tooLarge(limit)
+		case errors.As(err, &tooLarge):
+			return nil, err
 		case err != nil && body.err != nil:
 			// The client's body broke off or was not valid multipart: its
 			// fault, not the server's.
 			return nil, Invalid([]any{"body", "file"}, "The file part could not be read: "+body.err.Error(), "value_error")
 		case err != nil:
-			return nil, agentError(err)
+			return nil, fault.Name(err, "Agent")
 		}
 		return &uploadOutput{Body: uploadResponse(u)}, nil
 	}
@@ -131,7 +133,7 @@ type uploadStatusInput struct {
 func (s *Server) getAgentInputUpload(ctx context.Context, in *uploadStatusInput) (*uploadOutput, error) {
 	u, err := s.agents().Upload(ctx, principal(ctx).AccountID, in.AgentID, in.UploadID)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &uploadOutput{Body: uploadResponse(u)}, nil
 }

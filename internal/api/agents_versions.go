@@ -3,11 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/agentry/agentry/internal/agents"
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // Workflow versions, an extension (docs/versions.md): every save of a
@@ -88,19 +88,10 @@ func versionResponse(v agents.VersionView, withDefinition bool) AgentVersionResp
 	return out
 }
 
-// versionError maps the service's errors: an unknown version of a known
-// agent is a 404 naming the version.
-func versionError(err error) error {
-	if errors.Is(err, agents.ErrUnknownVersion) {
-		return NotFound("Version")
-	}
-	return agentError(err)
-}
-
 func (s *Server) listAgentVersions(ctx context.Context, in *listVersionsInput) (*listVersionsOutput, error) {
 	vs, total, err := s.agents().ListVersions(ctx, principal(ctx).AccountID, in.AgentID, in.Page, in.Limit)
 	if err != nil {
-		return nil, versionError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]AgentVersionResponse, len(vs))
 	for i, v := range vs {
@@ -116,7 +107,7 @@ func (s *Server) listAgentVersions(ctx context.Context, in *listVersionsInput) (
 func (s *Server) getAgentVersion(ctx context.Context, in *versionInput) (*agentVersionOutput, error) {
 	v, err := s.agents().GetVersion(ctx, principal(ctx).AccountID, in.AgentID, in.ChangeID)
 	if err != nil {
-		return nil, versionError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentVersionOutput{Body: versionResponse(v, true)}, nil
 }
@@ -124,7 +115,7 @@ func (s *Server) getAgentVersion(ctx context.Context, in *versionInput) (*agentV
 func (s *Server) diffAgentVersion(ctx context.Context, in *diffVersionInput) (*versionDiffOutput, error) {
 	d, err := s.agents().DiffVersions(ctx, principal(ctx).AccountID, in.AgentID, in.ChangeID, in.Against)
 	if err != nil {
-		return nil, versionError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	out := AgentVersionDiffResponse{ChangeID: d.ChangeID, Summary: d.Diff.Summary(), Diff: d.Diff}
 	if d.Against != "" {
@@ -138,7 +129,7 @@ func (s *Server) restoreAgentVersion(ctx context.Context, in *restoreVersionInpu
 	p := principal(ctx)
 	v, err := s.agents().RestoreVersion(ctx, p.AccountID, in.AgentID, p.UserID, in.ChangeID, in.Body.ExpectedChangeID)
 	if err != nil {
-		return nil, versionError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &agentVersionOutput{Body: versionResponse(v, true)}, nil
 }

@@ -3,13 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"time"
 
 	"github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Alerts: configurations, alerts and their threads, organization delivery
@@ -203,7 +201,7 @@ func tsPtr(t time.Time) *string {
 	return &s
 }
 
-func alertConfigResponse(c store.AlertConfig) AlertConfigResponse {
+func alertConfigResponse(c alerts.AlertConfig) AlertConfigResponse {
 	r := AlertConfigResponse{ID: c.ID, AgentID: ptr(c.AgentID), SourceConnectionID: ptr(c.SourceConnectionID), AccountID: c.AccountID,
 		AlertType: c.AlertType, Enabled: c.Enabled, CooldownMinutes: c.CooldownMinutes, DistributionType: c.DistributionType,
 		RecipientUserIDs: c.RecipientUserIDs, CreatedAt: tsPtr(c.CreatedAt), UpdatedAt: tsPtr(c.UpdatedAt)}
@@ -219,7 +217,7 @@ func alertConfigResponse(c store.AlertConfig) AlertConfigResponse {
 	return r
 }
 
-func alertResponse(a store.Alert) AlertResponse {
+func alertResponse(a alerts.Alert) AlertResponse {
 	return AlertResponse{ID: a.ID, AccountID: a.AccountID, AlertConfigID: ptr(a.ConfigID), AlertType: a.Type, Title: a.Title,
 		Description: ptr(a.Description), Status: a.Status, AgentID: ptr(a.AgentID), AgentRunID: ptr(a.RunID),
 		SourceConnectionID: ptr(a.SourceConnectionID), SourceConnectionPullID: ptr(a.SourcePullID), Details: a.Details,
@@ -243,33 +241,6 @@ func alertDetailResponse(d alerts.Detail) AlertDetailResponse {
 			CreatedAt: tsPtr(s.CreatedAt)})
 	}
 	return r
-}
-
-// alertError maps the alerts area's errors; what is left is returned as is.
-func alertError(err error, what string) error {
-	var p *alerts.Problem
-	switch {
-	case errors.As(err, &p):
-		loc := []any{"body", p.Field}
-		switch p.Field {
-		case "status", "scope", "time_from", "time_to":
-			if what == "list" {
-				loc = []any{"query", p.Field}
-			}
-		case "alert_type":
-			if what == "preference" {
-				loc = []any{"path", p.Field}
-			}
-		}
-		return Invalid(loc, p.Msg, "value_error")
-	case errors.Is(err, alerts.ErrForbidden):
-		return Fail(http.StatusForbidden, "%s", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound(what)
-	case errors.Is(err, store.ErrConflict):
-		return Fail(http.StatusConflict, "Another alert of the same config is open; resolve or dismiss it first")
-	}
-	return err
 }
 
 type listAlertsInput struct {
@@ -310,7 +281,7 @@ func (s *Server) listAlerts(ctx context.Context, in *listAlertsInput) (*anyOutpu
 	list, total, err := s.deps.Alerts.Alerts(ctx, p.AccountID, p.UserID, alerts.AlertQuery{Status: in.Status, AgentID: in.AgentID,
 		SourceConnectionID: in.SourceConnectionID, From: from, To: to, Offset: paging.Offset(in.Page, in.Limit), Limit: in.Limit})
 	if err != nil {
-		return nil, alertError(err, "list")
+		return nil, fault.Name(err, "list")
 	}
 	items := make([]AlertResponse, len(list))
 	for i, a := range list {
@@ -332,7 +303,7 @@ func (s *Server) listAlertConfigs(ctx context.Context, in *listAlertConfigsInput
 	list, total, err := s.deps.Alerts.Configs(ctx, principal(ctx).AccountID, alerts.ConfigQuery{AgentID: in.AgentID,
 		SourceConnectionID: in.SourceConnectionID, Scope: in.Scope, Offset: paging.Offset(in.Page, in.Limit), Limit: in.Limit})
 	if err != nil {
-		return nil, alertError(err, "list")
+		return nil, fault.Name(err, "list")
 	}
 	items := make([]AlertConfigResponse, len(list))
 	for i, c := range list {
@@ -367,7 +338,7 @@ func (s *Server) createAlertConfig(ctx context.Context, in *createAlertConfigInp
 	}
 	c, err := s.deps.Alerts.CreateConfig(ctx, principal(ctx).AccountID, ci)
 	if err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return &alertConfigOutput{Body: alertConfigResponse(c)}, nil
 }
@@ -379,7 +350,7 @@ type alertConfigPath struct {
 func (s *Server) getAlertConfig(ctx context.Context, in *alertConfigPath) (*alertConfigOutput, error) {
 	c, err := s.deps.Alerts.Config(ctx, principal(ctx).AccountID, in.ConfigID)
 	if err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return &alertConfigOutput{Body: alertConfigResponse(c)}, nil
 }
@@ -398,14 +369,14 @@ func (s *Server) updateAlertConfig(ctx context.Context, in *updateAlertConfigInp
 	}
 	c, err := s.deps.Alerts.UpdateConfig(ctx, principal(ctx).AccountID, in.ConfigID, ci)
 	if err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return &alertConfigOutput{Body: alertConfigResponse(c)}, nil
 }
 
 func (s *Server) deleteAlertConfig(ctx context.Context, in *alertConfigPath) (*struct{}, error) {
 	if err := s.deps.Alerts.DeleteConfig(ctx, principal(ctx).AccountID, in.ConfigID); err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return nil, nil
 }
@@ -418,7 +389,7 @@ type alertDetailOutput struct{ Body AlertDetailResponse }
 
 func detailOut(d alerts.Detail, err error) (*alertDetailOutput, error) {
 	if err != nil {
-		return nil, alertError(err, "Alert")
+		return nil, fault.Name(err, "Alert")
 	}
 	return &alertDetailOutput{Body: alertDetailResponse(d)}, nil
 }
@@ -497,12 +468,12 @@ type orgPreferenceOutput struct {
 func (s *Server) updateOrgAlertPreference(ctx context.Context, in *updateOrgPreferenceInput) (*orgPreferenceOutput, error) {
 	p, err := s.deps.Alerts.SetPreference(ctx, principal(ctx).UserID, in.OrganizationID, in.AlertType, in.Body.Subscribed)
 	if err != nil {
-		return nil, alertError(err, "preference")
+		return nil, fault.Name(err, "preference")
 	}
 	return &orgPreferenceOutput{Body: OrganizationAlertPreferenceResponse(p)}, nil
 }
 
-func alertWebhookResponse(c store.AlertConfig) AlertWebhookResponse {
+func alertWebhookResponse(c alerts.AlertConfig) AlertWebhookResponse {
 	return AlertWebhookResponse{AlertConfigID: c.ID, URL: ptr(c.WebhookURL), SecretName: ptr(c.WebhookSecretName),
 		UpdatedAt: modelsTimestamp(c.UpdatedAt)}
 }
@@ -518,7 +489,7 @@ func (s *Server) setAlertWebhook(ctx context.Context, in *setAlertWebhookInput) 
 	p := principal(ctx)
 	c, err := s.deps.Alerts.SetWebhook(ctx, p.AccountID, in.ConfigID, in.Body.URL, in.Body.SecretName)
 	if err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return &alertWebhookOutput{Body: alertWebhookResponse(c)}, nil
 }
@@ -526,7 +497,7 @@ func (s *Server) setAlertWebhook(ctx context.Context, in *setAlertWebhookInput) 
 func (s *Server) getAlertWebhook(ctx context.Context, in *alertConfigPath) (*alertWebhookOutput, error) {
 	c, err := s.deps.Alerts.Config(ctx, principal(ctx).AccountID, in.ConfigID)
 	if err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return &alertWebhookOutput{Body: alertWebhookResponse(c)}, nil
 }
@@ -534,7 +505,7 @@ func (s *Server) getAlertWebhook(ctx context.Context, in *alertConfigPath) (*ale
 func (s *Server) deleteAlertWebhook(ctx context.Context, in *alertConfigPath) (*struct{}, error) {
 	p := principal(ctx)
 	if err := s.deps.Alerts.ClearWebhook(ctx, p.AccountID, in.ConfigID); err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	return nil, nil
 }
@@ -548,7 +519,7 @@ type listDeliveriesInput struct {
 func (s *Server) listAlertDeliveries(ctx context.Context, in *listDeliveriesInput) (*anyOutput, error) {
 	list, total, err := s.deps.Alerts.Deliveries(ctx, principal(ctx).AccountID, in.ConfigID, paging.Offset(in.Page, in.Limit), in.Limit)
 	if err != nil {
-		return nil, alertError(err, "Alert config")
+		return nil, fault.Name(err, "Alert config")
 	}
 	items := make([]AlertDeliveryResponse, len(list))
 	for i, d := range list {

@@ -35,7 +35,6 @@ import (
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/solutions"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
@@ -453,12 +452,12 @@ func (s *Server) routes() {
 	register(s, op("get_solution", http.MethodGet, "/solutions/{solution_id}", "Get a solution", "solutions"), s.getSolution)
 	register(s, op("update_solution", http.MethodPatch, "/solutions/{solution_id}", "Update a solution", "solutions"), s.updateSolution)
 	register(s, withStatus(op("delete_solution", http.MethodDelete, "/solutions/{solution_id}", "Delete a solution", "solutions"), http.StatusNoContent), s.deleteSolution)
-	register(s, op("link_agents", http.MethodPost, "/solutions/{solution_id}/agents", "Link agents", "solutions"), s.linker(store.LinkAgents, true))
-	register(s, op("unlink_agents", http.MethodDelete, "/solutions/{solution_id}/agents", "Unlink agents", "solutions"), s.linker(store.LinkAgents, false))
-	register(s, op("link_knowledge_bases", http.MethodPost, "/solutions/{solution_id}/knowledge-bases", "Link knowledge bases", "solutions"), s.linker(store.LinkKnowledgeBases, true))
-	register(s, op("unlink_knowledge_bases", http.MethodDelete, "/solutions/{solution_id}/knowledge-bases", "Unlink knowledge bases", "solutions"), s.linker(store.LinkKnowledgeBases, false))
-	register(s, op("link_source_connections", http.MethodPost, "/solutions/{solution_id}/source-connections", "Link source connections", "solutions"), s.linker(store.LinkSources, true))
-	register(s, op("unlink_source_connections", http.MethodDelete, "/solutions/{solution_id}/source-connections", "Unlink source connections", "solutions"), s.linker(store.LinkSources, false))
+	register(s, op("link_agents", http.MethodPost, "/solutions/{solution_id}/agents", "Link agents", "solutions"), s.linker(solutions.LinkAgents, true))
+	register(s, op("unlink_agents", http.MethodDelete, "/solutions/{solution_id}/agents", "Unlink agents", "solutions"), s.linker(solutions.LinkAgents, false))
+	register(s, op("link_knowledge_bases", http.MethodPost, "/solutions/{solution_id}/knowledge-bases", "Link knowledge bases", "solutions"), s.linker(solutions.LinkKnowledgeBases, true))
+	register(s, op("unlink_knowledge_bases", http.MethodDelete, "/solutions/{solution_id}/knowledge-bases", "Unlink knowledge bases", "solutions"), s.linker(solutions.LinkKnowledgeBases, false))
+	register(s, op("link_source_connections", http.MethodPost, "/solutions/{solution_id}/source-connections", "Link source connections", "solutions"), s.linker(solutions.LinkSources, true))
+	register(s, op("unlink_source_connections", http.MethodDelete, "/solutions/{solution_id}/source-connections", "Unlink source connections", "solutions"), s.linker(solutions.LinkSources, false))
 	register(s, op("list_solution_conversations", http.MethodGet, "/solutions/{solution_id}/conversations", "List conversations", "solutions"), s.listSolutionConversations)
 	register(s, withStatus(op("add_solution_conversation_turn", http.MethodPost, "/solutions/{solution_id}/conversations", "Add conversation turn", "solutions"), http.StatusCreated), s.addSolutionConversation)
 	register(s, withStatus(op("mark_solution_conversation_turn", http.MethodPatch, "/solutions/{solution_id}/conversations/{conversation_id}", "Mark conversation turn", "solutions"), http.StatusNoContent), s.markSolutionConversation)

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/solutions"
 )
 
@@ -34,7 +35,7 @@ func (s *Server) assistantFeedback(ctx context.Context, in *feedbackInput) (*fee
 		Rating: b.Rating, Comment: b.Comment, ConversationID: b.ConversationID, AgentConversationID: b.AgentConversationID,
 		PromptCallID: b.PromptCallID, Context: b.Context})
 	if err != nil {
-		return nil, solutionsError(err, "Conversation")
+		return nil, fault.Name(err, "Conversation")
 	}
 	return &feedbackOutput{Body: AiAssistantFeedbackResponse{FeedbackID: f.ID, Flagged: f.Flagged, FlagReason: f.FlagReason}}, nil
 }

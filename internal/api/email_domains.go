@@ -2,12 +2,10 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/mail/domains"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Email domains (/email-domains): an account's vanity and custom sending
@@ -125,26 +123,6 @@ func emailDomainResponse(d domains.Domain) EmailDomainResponse {
 	return out
 }
 
-func emailDomainError(err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Email domain")
-	case errors.Is(err, domains.ErrInvalid):
-		return Invalid([]any{"body", "value"}, err.Error(), "value_error")
-	case errors.Is(err, domains.ErrNoDNSUpdate):
-		return Invalid([]any{"body", "delegated"}, "delegated=true needs the operator to configure an RFC 2136 dynamic-update DNS server (SERVICE_DNS_UPDATE_SERVER)", "value_error")
-	case errors.Is(err, domains.ErrKindTaken):
-		return Fail(http.StatusConflict, "The account already has a domain of this kind (one vanity and one custom domain at most); remove it first")
-	case errors.Is(err, domains.ErrNameTaken):
-		return Fail(http.StatusConflict, "That name is already taken")
-	case errors.Is(err, domains.ErrNotVerified):
-		return Fail(http.StatusConflict, "The domain is not verified yet: publish its DNS records and verify it first")
-	case errors.Is(err, domains.ErrNoOwnerEmail):
-		return Fail(http.StatusConflict, "The account's owner has no e-mail address to send the test message to")
-	}
-	return err
-}
-
 type emailDomainIDPath struct {
 	DomainID string `path:"domain_id" format:"uuid" doc:"The domain's id."`
 }
@@ -176,7 +154,7 @@ func (s *Server) addEmailDomain(ctx context.Context, in *addEmailDomainInput) (*
 	}
 	d, err := s.deps.EmailDomains.Add(ctx, principal(ctx).AccountID, in.Body.Kind, in.Body.Value, in.Body.Delegated)
 	if err != nil {
-		return nil, emailDomainError(err)
+		return nil, fault.Name(err, "Email domain")
 	}
 	return &emailDomainOutput{Body: emailDomainResponse(d)}, nil
 }
@@ -190,7 +168,7 @@ type removeEmailDomainOutput struct{ Body RemoveEmailDomainResponse }
 func (s *Server) removeEmailDomain(ctx context.Context, in *emailDomainIDPath) (*removeEmailDomainOutput, error) {
 	note, err := s.deps.EmailDomains.Remove(ctx, principal(ctx).AccountID, in.DomainID)
 	if err != nil {
-		return nil, emailDomainError(err)
+		return nil, fault.Name(err, "Email domain")
 	}
 	return &removeEmailDomainOutput{Body: RemoveEmailDomainResponse{Removed: true, CleanupNote: strPtr(note)}}, nil
 }
@@ -207,7 +185,7 @@ func (s *Server) getDMARCSummary(ctx context.Context, in *dmarcInput) (*dmarcOut
 	acct := principal(ctx).AccountID
 	dom, err := s.deps.EmailDomains.Get(ctx, acct, in.DomainID)
 	if err != nil {
-		return nil, emailDomainError(err)
+		return nil, fault.Name(err, "Email domain")
 	}
 	sum, err := s.deps.DMARC.Summarize(ctx, acct, in.DomainID, in.Days, in.TopSources)
 	if err != nil {
@@ -232,7 +210,7 @@ func (s *Server) getDMARCSummary(ctx context.Context, in *dmarcInput) (*dmarcOut
 func (s *Server) setPrimaryEmailDomain(ctx context.Context, in *emailDomainIDPath) (*emailDomainOutput, error) {
 	d, err := s.deps.EmailDomains.SetPrimary(ctx, principal(ctx).AccountID, in.DomainID)
 	if err != nil {
-		return nil, emailDomainError(err)
+		return nil, fault.Name(err, "Email domain")
 	}
 	return &emailDomainOutput{Body: emailDomainResponse(d)}, nil
 }
@@ -241,7 +219,7 @@ type sendTestEmailOutput struct{ Body SendTestEmailResponse }
 
 func (s *Server) sendTestEmail(ctx context.Context, in *emailDomainIDPath) (*sendTestEmailOutput, error) {
 	if err := s.deps.EmailDomains.SendTest(ctx, principal(ctx).AccountID, in.DomainID); err != nil {
-		return nil, emailDomainError(err)
+		return nil, fault.Name(err, "Email domain")
 	}
 	return &sendTestEmailOutput{Body: SendTestEmailResponse{Sent: true}}, nil
 }
@@ -249,7 +227,7 @@ func (s *Server) sendTestEmail(ctx context.Context, in *emailDomainIDPath) (*sen
 func (s *Server) verifyEmailDomain(ctx context.Context, in *emailDomainIDPath) (*emailDomainOutput, error) {
 	d, err := s.deps.EmailDomains.Verify(ctx, principal(ctx).AccountID, in.DomainID)
 	if err != nil {
-		return nil, emailDomainError(err)
+		return nil, fault.Name(err, "Email domain")
 	}
 	return &emailDomainOutput{Body: emailDomainResponse(d)}, nil
 }

@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
 	"html"
 	"net/http"
 
-	"github.com/agentry/agentry/internal/mail/sending"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Agent-email opt-outs (/agents/agent-email-optouts) and the one-click
@@ -62,10 +60,7 @@ type optOutIDPath struct {
 
 func (s *Server) removeAgentEmailOptOut(ctx context.Context, in *optOutIDPath) (*struct{}, error) {
 	if err := s.deps.Mail.RevokeOptOut(ctx, principal(ctx).AccountID, in.OptOutID); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Opt-out")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Opt-out")
 	}
 	return nil, nil
 }
@@ -104,9 +99,6 @@ func (s *Server) unsubscribePage(ctx context.Context, in *unsubscribeInput) (*ht
 
 func (s *Server) unsubscribe(ctx context.Context, in *unsubscribeInput) (*htmlOutput, error) {
 	u, err := s.deps.Mail.Unsubscribe(ctx, in.Token, in.All)
-	if errors.Is(err, sending.ErrBadToken) {
-		return nil, Fail(http.StatusBadRequest, "This unsubscribe link is not valid")
-	}
 	if err != nil {
 		return nil, err
 	}

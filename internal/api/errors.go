@@ -1,18 +1,20 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/agentry/agentry/internal/auth"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -78,7 +80,7 @@ func InsufficientCredits(accountID string) *Error {
 // insufficientForEstimate is the 402 of a request refused before any work
 // because the balance does not cover its up-front estimate: the message
 // gives both figures, so the user knows how much to add.
-func insufficientForEstimate(accountID string, e *store.InsufficientCreditsError) *Error {
+func insufficientForEstimate(accountID string, e *fault.NoCredits) *Error {
 	msg := fmt.Sprintf("Refused before starting: the up-front estimate is %s credits and the account's balance is %s credits. Add credits and try again.",
 		strconv.FormatFloat(e.Estimate, 'f', -1, 64), strconv.FormatFloat(e.Balance, 'f', -1, 64))
 	if e.Estimate <= 0 {
@@ -123,7 +125,7 @@ func newError(ctx context.Context, status int, msg string, errs ...error) huma.S
 	}
 	if status == http.StatusInternalServerError {
 		for _, e := range errs {
-			if mapped := mapDomainError(ctx, e); mapped != nil {
+			if mapped := problem(ctx, e); mapped != nil {
 				return mapped
 			}
 		}
@@ -149,23 +151,95 @@ func newError(ctx context.Context, status int, msg string, errs ...error) huma.S
 	return Fail(status, "%s", msg)
 }
 
-func mapDomainError(ctx context.Context, err error) *Error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return Fail(http.StatusNotFound, "Not found")
-	case errors.Is(err, store.ErrConflict):
-		return Fail(http.StatusConflict, "Conflict")
-	case errors.Is(err, store.ErrInsufficientCredits):
+// problem is the one table from the fault vocabulary the areas speak to
+// the API's statuses and documented bodies. Handlers return an area's error
+// as it is; huma hands it here (through newError) and the client reads the
+// area's own sentence. The outermost fault in err's chain decides (see
+// fault.Outermost). nil means err is none of the vocabulary: a 500.
+func problem(ctx context.Context, err error) huma.StatusError {
+	// say is a fault's sentence: its own, else the text of the error as
+	// the area returned it (a sentinel wrapped with detail).
+	say := func(msg string) string {
+		if msg == "" {
+			return err.Error()
+		}
+		return msg
+	}
+	switch f := fault.Outermost(err).(type) {
+	case *fault.Invalid:
+		if f.Body != nil {
+			// The operation's own documented 422 body, at the top level.
+			return documentedInvalid{f}
+		}
+		items := make([]ValidationItem, len(f.Items))
+		for i, it := range f.Items {
+			items[i] = ValidationItem{Loc: it.Loc, Msg: say(it.Msg), Type: it.Type}
+		}
+		return &Error{Status: http.StatusUnprocessableEntity, Detail: items}
+	case *fault.NotFound:
+		if f.What == "" {
+			return Fail(http.StatusNotFound, "Not found")
+		}
+		return NotFound(f.What)
+	case *fault.BadRequest:
+		return Fail(http.StatusBadRequest, "%s", say(f.Msg))
+	case *fault.Forbidden:
+		return Fail(http.StatusForbidden, "%s", say(f.Msg))
+	case *fault.Conflict:
+		if f == fault.ErrConflict {
+			// The store's bare conflict: a rule no area named.
+			return Fail(http.StatusConflict, "Conflict")
+		}
+		return Fail(http.StatusConflict, "%s", say(f.Msg))
+	case *fault.Gone:
+		return Fail(http.StatusGone, "%s", say(f.Msg))
+	case *fault.TooLarge:
+		return Fail(http.StatusRequestEntityTooLarge, "%s", say(f.Msg))
+	case *fault.Unsupported:
+		return Fail(http.StatusUnsupportedMediaType, "%s", say(f.Msg))
+	case *fault.Limit:
+		e := Fail(http.StatusTooManyRequests, "%s", say(f.Msg))
+		e.Headers = http.Header{"Retry-After": {strconv.Itoa(int(math.Max(1, math.Ceil(f.RetryAfter.Seconds()))))}}
+		return e
+	case *fault.Unavailable:
+		return Fail(http.StatusServiceUnavailable, "%s", say(f.Msg))
+	case *fault.NoCredits:
 		p, _ := auth.FromContext(ctx)
-		var up *store.InsufficientCreditsError
-		if errors.As(err, &up) {
-			return insufficientForEstimate(p.AccountID, up)
+		if f.Figures() {
+			return insufficientForEstimate(p.AccountID, f)
 		}
 		return InsufficientCredits(p.AccountID)
-	case errors.Is(err, context.Canceled):
+	}
+	if errors.Is(err, context.Canceled) {
 		return Fail(499, "Client closed request")
 	}
 	return nil
+}
+
+// respond is err as the client reads it: the vocabulary's status and body
+// when err is a fault, else err unchanged. For the few places that write
+// an error themselves (a stream's error event) rather than return it.
+func respond(ctx context.Context, err error) error {
+	if e := problem(ctx, err); e != nil {
+		return e
+	}
+	return err
+}
+
+// documentedInvalid is a 422 whose body the contract documents for its
+// operation alone (fault.Invalid.Body), sent at the top level rather than
+// under detail.
+type documentedInvalid struct{ *fault.Invalid }
+
+func (e documentedInvalid) GetStatus() int { return http.StatusUnprocessableEntity }
+
+// MarshalJSON writes the body as huma would write the value itself.
+func (e documentedInvalid) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(e.Body)
+	return bytes.TrimRight(b.Bytes(), "\n"), err
 }
 
 func validationItems(msg string, errs []error) []ValidationItem {

@@ -3,14 +3,12 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -274,7 +272,7 @@ type (
 
 func evalgovTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func criteriaResponse(c store.EvaluationCriterion, counts map[string]int) EvaluationCriteriaResponse {
+func criteriaResponse(c evals.EvaluationCriterion, counts map[string]int) EvaluationCriteriaResponse {
 	out := EvaluationCriteriaResponse{ID: c.ID, AgentID: c.AgentID, AccountID: c.AccountID, Description: c.Description,
 		EvaluationMode: c.EvaluationMode, Enabled: c.Enabled, ExpectationConfig: c.ExpectationConfig, MaxRetries: c.MaxRetries,
 		RetryOnFailure: c.RetryOnFailure, EvaluationPrompt: c.EvaluationPrompt, PassThreshold: c.PassThreshold,
@@ -294,7 +292,7 @@ func criteriaResponse(c store.EvaluationCriterion, counts map[string]int) Evalua
 	return out
 }
 
-func resultResponse(r store.EvaluationResult) EvaluationResultResponse {
+func resultResponse(r evals.EvaluationResult) EvaluationResultResponse {
 	out := EvaluationResultResponse{ID: r.ID, CriteriaID: r.CriteriaID, AgentRunID: r.AgentRunID, Status: r.Status, Score: r.Score,
 		Details: r.Details, RetryTriggered: r.RetryTriggered, RetryCount: r.RetryCount, Flagged: r.Flagged,
 		EvaluatedAt: evalgovTime(r.EvaluatedAt), CreatedAt: evalgovTime(r.CreatedAt)}
@@ -307,23 +305,12 @@ func resultResponse(r store.EvaluationResult) EvaluationResultResponse {
 	return out
 }
 
-func resultWithCriteria(r store.EvaluationResult) EvaluationResultWithCriteriaResponse {
+func resultWithCriteria(r evals.EvaluationResult) EvaluationResultWithCriteriaResponse {
 	out := EvaluationResultWithCriteriaResponse{EvaluationResultResponse: resultResponse(r), CriteriaDescription: r.CriteriaDescription}
 	if r.StepID != "" {
 		out.StepID = &r.StepID
 	}
 	return out
-}
-
-// evalError maps the evaluations area's errors.
-func evalError(err error) error {
-	switch {
-	case errors.Is(err, evals.ErrInvalid):
-		return Invalid([]any{"body"}, strings.TrimPrefix(err.Error(), evals.ErrInvalid.Error()+"\n"), "value_error")
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Resource")
-	}
-	return err
 }
 
 func evalgovObject(m map[string]any) json.RawMessage {
@@ -340,10 +327,7 @@ func (s *Server) createEvaluationCriteria(ctx context.Context, in *createCriteri
 		ExpectationConfig: evalgovObject(b.ExpectationConfig), PassThreshold: b.PassThreshold, EvaluationTier: b.EvaluationTier}
 	c, err := s.deps.Evals.CreateCriterion(ctx, principal(ctx).AccountID, in.AgentID, ci)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, evalError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	return &criteriaOutput{Body: criteriaResponse(c, nil)}, nil
 }
@@ -355,10 +339,7 @@ func (s *Server) listEvaluationCriteria(ctx context.Context, in *listCriteriaInp
 	}
 	cs, counts, total, err := s.deps.Evals.Criteria(ctx, principal(ctx).AccountID, in.AgentID, page, limit)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]EvaluationCriteriaResponse, len(cs))
 	for i, c := range cs {
@@ -370,10 +351,7 @@ func (s *Server) listEvaluationCriteria(ctx context.Context, in *listCriteriaInp
 func (s *Server) getEvaluationCriteria(ctx context.Context, in *criteriaInput) (*criteriaOutput, error) {
 	c, counts, err := s.deps.Evals.Criterion(ctx, principal(ctx).AccountID, in.CriteriaID)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Evaluation criteria")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
 	return &criteriaOutput{Body: criteriaResponse(c, counts)}, nil
 }
@@ -407,20 +385,14 @@ func (s *Server) updateEvaluationCriteria(ctx context.Context, in *updateCriteri
 	}
 	c, counts, err := s.deps.Evals.UpdateCriterion(ctx, principal(ctx).AccountID, in.CriteriaID, ci)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Evaluation criteria")
-		}
-		return nil, evalError(err)
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
 	return &criteriaOutput{Body: criteriaResponse(c, counts)}, nil
 }
 
 func (s *Server) deleteEvaluationCriteria(ctx context.Context, in *criteriaInput) (*evalgovNoContent, error) {
 	if err := s.deps.Evals.DeleteCriterion(ctx, principal(ctx).AccountID, in.CriteriaID); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Evaluation criteria")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
 	return &evalgovNoContent{}, nil
 }
@@ -439,8 +411,8 @@ func evalgovTimeParam(v, loc string) (*time.Time, error) {
 	return nil, Invalid([]any{"query", loc}, "must be an RFC 3339 date-time or YYYY-MM-DD", "value_error.datetime")
 }
 
-func (q ResultFilterParams) filter(accountID string) (store.ResultFilter, error) {
-	f := store.ResultFilter{AccountID: accountID, Status: q.Status}
+func (q ResultFilterParams) filter(accountID string) (evals.ResultFilter, error) {
+	f := evals.ResultFilter{AccountID: accountID, Status: q.Status}
 	if q.Status != "" && !slices.Contains(evals.Statuses, q.Status) {
 		return f, Invalid([]any{"query", "status"}, "status must be one of pending, passed, failed, skipped, error", "value_error")
 	}
@@ -462,10 +434,7 @@ func (s *Server) listCriteriaResults(ctx context.Context, in *criteriaResultsInp
 	f.CriteriaID, f.FlaggedOnly, f.Offset, f.Limit = in.CriteriaID, in.FlaggedOnly, paging.Offset(in.Page, in.Limit), in.Limit
 	rs, total, err := s.deps.Evals.CriterionResults(ctx, f)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Evaluation criteria")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
 	items := make([]EvaluationResultResponse, len(rs))
 	for i, r := range rs {
@@ -482,26 +451,16 @@ func (s *Server) createEvaluationResult(ctx context.Context, in *createResultInp
 		ri.AgentStepRunID = *b.AgentStepRunID
 	}
 	r, err := s.deps.Evals.CreateResult(ctx, principal(ctx).AccountID, in.CriteriaID, ri)
-	switch {
-	case err == nil:
-		return &resultOutput{Body: resultResponse(r)}, nil
-	case errors.Is(err, evals.ErrRunMismatch):
-		return nil, Invalid([]any{"body", "agent_run_id"}, err.Error(), "value_error")
-	case errors.Is(err, evals.ErrStepRunMismatch):
-		return nil, Invalid([]any{"body", "agent_step_run_id"}, err.Error(), "value_error")
-	case errors.Is(err, store.ErrNotFound):
-		return nil, NotFound("Evaluation criteria")
+	if err != nil {
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
-	return nil, err
+	return &resultOutput{Body: resultResponse(r)}, nil
 }
 
 func (s *Server) getEvaluationSummary(ctx context.Context, in *criteriaInput) (*summaryOutput, error) {
 	c, err := s.deps.Evals.Summary(ctx, principal(ctx).AccountID, in.CriteriaID)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Evaluation criteria")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
 	return &summaryOutput{Body: EvaluationResultSummaryResponse{Total: c.Total, Passed: c.Passed, Failed: c.Failed, Error: c.Error,
 		Flagged: c.Flagged, AverageScore: c.AverageScore}}, nil
@@ -514,10 +473,7 @@ func (s *Server) listCompatibleRuns(ctx context.Context, in *compatibleRunsInput
 	}
 	rs, total, err := s.deps.Evals.CompatibleRuns(ctx, principal(ctx).AccountID, in.CriteriaID, after, in.Page, in.Limit)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Evaluation criteria")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Evaluation criteria")
 	}
 	items := make([]CompatibleRunResponse, len(rs))
 	for i, r := range rs {
@@ -584,10 +540,7 @@ func (s *Server) getNonManualSummary(ctx context.Context, in *nonManualInput) (*
 	}
 	ms, err := s.deps.Evals.NonManualSummary(ctx, principal(ctx).AccountID, agentID, *from, to)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Agent")
 	}
 	out := NonManualEvaluationSummaryResponse{ByMode: []NonManualEvaluationModeStatResponse{}}
 	for _, mode := range []string{evals.ModeRetry, evals.ModeSample} {
@@ -637,16 +590,11 @@ func (s *Server) testDraftEvaluation(ctx context.Context, in *testDraftInput) (*
 		d.AgentStepRunID = *b.AgentStepRunID
 	}
 	j, err := s.deps.Evals.TestDraft(ctx, principal(ctx).AccountID, in.AgentID, d)
-	switch {
-	case err == nil:
-		expl := j.Explanation
-		return &testDraftOutput{Body: TestDraftEvaluationResponse{Score: j.Score, Passed: j.Passed, Explanation: &expl}}, nil
-	case errors.Is(err, evals.ErrNothingToEvaluate):
-		return nil, Invalid([]any{"body", "step_output"}, err.Error(), "value_error")
-	case errors.Is(err, store.ErrNotFound):
-		return nil, NotFound("Agent or step run")
+	if err != nil {
+		return nil, fault.Name(err, "Agent or step run")
 	}
-	return nil, evalError(err)
+	expl := j.Explanation
+	return &testDraftOutput{Body: TestDraftEvaluationResponse{Score: j.Score, Passed: j.Passed, Explanation: &expl}}, nil
 }
 
 func (s *Server) listAgentEvaluationResults(ctx context.Context, in *agentResultsInput) (*evalgovListOutput, error) {
@@ -657,10 +605,7 @@ func (s *Server) listAgentEvaluationResults(ctx context.Context, in *agentResult
 	f.AgentID, f.StepID, f.FlaggedOnly, f.Offset, f.Limit = in.AgentID, in.Step, in.FlaggedOnly, paging.Offset(in.Page, in.Limit), in.Limit
 	rs, total, err := s.deps.Evals.AgentResults(ctx, f)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]EvaluationResultWithCriteriaResponse, len(rs))
 	for i, r := range rs {
@@ -677,10 +622,7 @@ func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput
 	f.AgentID, f.StepID, f.Offset, f.Limit = in.AgentID, in.Step, paging.Offset(in.Page, in.Limit), in.Limit
 	rs, total, err := s.deps.Evals.Runs(ctx, f)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]EvaluationRunSummaryResponse, len(rs))
 	for i, r := range rs {
@@ -692,16 +634,13 @@ func (s *Server) listEvaluationRuns(ctx context.Context, in *evaluationRunsInput
 }
 
 func (s *Server) listRunEvaluationResults(ctx context.Context, in *runResultsInput) (*evalgovListOutput, error) {
-	f := store.ResultFilter{AccountID: principal(ctx).AccountID, AgentID: in.AgentID, RunID: in.RunID, Limit: -1}
+	f := evals.ResultFilter{AccountID: principal(ctx).AccountID, AgentID: in.AgentID, RunID: in.RunID, Limit: -1}
 	if version.Strict(Version(ctx)) {
 		f.Offset, f.Limit = paging.Offset(in.Page, in.Limit), in.Limit
 	}
 	rs, total, err := s.deps.Evals.RunResults(ctx, f)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent run")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Agent run")
 	}
 	items := make([]EvaluationResultWithCriteriaResponse, len(rs))
 	for i, r := range rs {

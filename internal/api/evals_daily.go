@@ -2,10 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // The daily pass rates of an agent's evaluation results, an extension:
@@ -48,10 +47,7 @@ func (s *Server) getEvaluationDaily(ctx context.Context, in *evaluationDailyInpu
 	now := time.Now().UTC()
 	days, err := s.deps.Evals.DailyResults(ctx, principal(ctx).AccountID, in.AgentID, in.Days, now)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Agent")
 	}
 	out := EvaluationDailyResponse{AgentID: in.AgentID, From: now.AddDate(0, 0, 1-in.Days).Format(time.DateOnly),
 		To: now.Format(time.DateOnly), Days: make([]EvaluationDayResponse, len(days))}

@@ -3,11 +3,9 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/governance"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Governance: the assistant's four operations, and the extension CRUD of
@@ -150,9 +148,6 @@ type (
 func (s *Server) governanceAssistant(ctx context.Context, in *assistantInput) (*assistantOutput, error) {
 	p := principal(ctx)
 	plan, err := s.deps.Governance.Propose(ctx, p.AccountID, p.UserID, in.Body.UserInput)
-	if errors.Is(err, governance.ErrInputLength) {
-		return nil, Fail(http.StatusBadRequest, "%s", err.Error())
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -179,13 +174,8 @@ func (s *Server) listGovernanceConversations(ctx context.Context, in *conversati
 
 func (s *Server) acceptGovernancePlan(ctx context.Context, in *conversationInput) (*acceptOutput, error) {
 	applied, err := s.deps.Governance.Accept(ctx, principal(ctx).AccountID, in.ConversationID)
-	switch {
-	case errors.Is(err, governance.ErrDecided), errors.Is(err, governance.ErrEmptyPlan):
-		return nil, Fail(http.StatusBadRequest, "%s", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return nil, NotFound("Conversation")
-	case err != nil && applied == nil:
-		return nil, err
+	if err != nil && applied == nil {
+		return nil, fault.Name(err, "Conversation")
 	}
 	out := GovernanceAiAcceptResponse{ConversationID: in.ConversationID, Success: true, ActionsApplied: []AppliedActionResponse{}}
 	for _, a := range applied {
@@ -204,18 +194,13 @@ func (s *Server) acceptGovernancePlan(ctx context.Context, in *conversationInput
 
 func (s *Server) declineGovernancePlan(ctx context.Context, in *conversationInput) (*evalgovNoContent, error) {
 	err := s.deps.Governance.Decline(ctx, principal(ctx).AccountID, in.ConversationID)
-	switch {
-	case errors.Is(err, governance.ErrDecided):
-		return nil, Fail(http.StatusBadRequest, "%s", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return nil, NotFound("Conversation")
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, fault.Name(err, "Conversation")
 	}
 	return &evalgovNoContent{}, nil
 }
 
-func policyResponse(p store.GovernancePolicy) GovernancePolicyResponse {
+func policyResponse(p governance.GovernancePolicy) GovernancePolicyResponse {
 	out := GovernancePolicyResponse{ID: p.ID, AccountID: p.AccountID, Name: p.Name, Description: p.Description, PolicyType: p.PolicyType,
 		Enabled: p.Enabled, Config: p.Config, KnowledgeBaseIDs: p.KnowledgeBaseIDs, CreatedAt: evalgovTime(p.CreatedAt), UpdatedAt: evalgovTime(p.UpdatedAt)}
 	if p.AgentID != "" {
@@ -228,17 +213,6 @@ func policyResponse(p store.GovernancePolicy) GovernancePolicyResponse {
 		out.KnowledgeBaseIDs = []string{}
 	}
 	return out
-}
-
-func policyError(err error, what string) error {
-	var pe = governance.ErrInvalidPolicy
-	switch {
-	case errors.Is(err, pe), errors.Is(err, governance.ErrInvalid):
-		return Invalid([]any{"body", "config"}, err.Error(), "value_error")
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound(what)
-	}
-	return err
 }
 
 func (in GovernancePolicyRequest) input() governance.PolicyInput {
@@ -267,13 +241,11 @@ func (s *Server) createGovernancePolicy(ctx context.Context, in *createPolicyInp
 		return nil, Invalid([]any{"body", "name"}, "name is required", "missing")
 	}
 	p, err := s.deps.Governance.CreatePolicy(ctx, principal(ctx).AccountID, in.Body.input())
-	if errors.Is(err, store.ErrNotFound) && in.Body.AgentID != nil {
-		// An id in the body names nothing of the account's: the caller's
-		// input, not a missing resource of the path.
-		return nil, Invalid([]any{"body", "agent_id"}, "no agent "+*in.Body.AgentID+" in this account", "value_error")
+	if err != nil && in.Body.AgentID != nil {
+		err = fault.Referenced(err, "agent_id", "no agent "+*in.Body.AgentID+" in this account")
 	}
 	if err != nil {
-		return nil, policyError(err, "Agent")
+		return nil, fault.Name(err, "Agent")
 	}
 	return &policyOutput{Body: policyResponse(p)}, nil
 }
@@ -281,7 +253,7 @@ func (s *Server) createGovernancePolicy(ctx context.Context, in *createPolicyInp
 func (s *Server) getGovernancePolicy(ctx context.Context, in *policyIDInput) (*policyOutput, error) {
 	p, err := s.deps.Governance.Policy(ctx, principal(ctx).AccountID, in.PolicyID)
 	if err != nil {
-		return nil, policyError(err, "Policy")
+		return nil, fault.Name(err, "Policy")
 	}
 	return &policyOutput{Body: policyResponse(p)}, nil
 }
@@ -292,14 +264,14 @@ func (s *Server) updateGovernancePolicy(ctx context.Context, in *updatePolicyInp
 	}
 	p, err := s.deps.Governance.UpdatePolicy(ctx, principal(ctx).AccountID, in.PolicyID, in.Body.input())
 	if err != nil {
-		return nil, policyError(err, "Policy")
+		return nil, fault.Name(err, "Policy")
 	}
 	return &policyOutput{Body: policyResponse(p)}, nil
 }
 
 func (s *Server) deleteGovernancePolicy(ctx context.Context, in *policyIDInput) (*evalgovNoContent, error) {
 	if err := s.deps.Governance.DeletePolicy(ctx, principal(ctx).AccountID, in.PolicyID); err != nil {
-		return nil, policyError(err, "Policy")
+		return nil, fault.Name(err, "Policy")
 	}
 	return &evalgovNoContent{}, nil
 }
@@ -308,10 +280,8 @@ func (s *Server) checkGovernance(ctx context.Context, in *checkInput) (*checkOut
 	agentID := ""
 	if in.Body.AgentID != nil && *in.Body.AgentID != "" {
 		agentID = *in.Body.AgentID
-		if _, err := s.agents().Get(ctx, principal(ctx).AccountID, agentID); errors.Is(err, store.ErrNotFound) {
-			return nil, Invalid([]any{"body", "agent_id"}, "no agent "+agentID+" in this account", "value_error")
-		} else if err != nil {
-			return nil, err
+		if _, err := s.agents().Get(ctx, principal(ctx).AccountID, agentID); err != nil {
+			return nil, fault.Referenced(err, "agent_id", "no agent "+agentID+" in this account")
 		}
 	}
 	v, err := s.deps.Governance.Check(ctx, principal(ctx).AccountID, agentID, in.Body.Stage, in.Body.Text)

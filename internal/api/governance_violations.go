@@ -3,7 +3,7 @@ package api
 import (
 	"context"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/governance"
 )
 
 // GET /governance/violations (an extension): the flags and blocks the
@@ -40,7 +40,7 @@ type listViolationsInput struct {
 }
 
 func (s *Server) listGovernanceViolations(ctx context.Context, in *listViolationsInput) (*evalgovListOutput, error) {
-	f := store.GovernanceViolationFilter{Action: in.Action, AgentID: in.AgentID, RunID: in.RunID, PolicyID: in.PolicyID}
+	f := governance.GovernanceViolationFilter{Action: in.Action, AgentID: in.AgentID, RunID: in.RunID, PolicyID: in.PolicyID}
 	vs, total, err := s.deps.Governance.ListViolations(ctx, principal(ctx).AccountID, f, in.Page, in.Limit)
 	if err != nil {
 		return nil, err

@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // SourceConnectionSummary is a source within a knowledge base.
@@ -32,7 +32,7 @@ type KnowledgeBaseResponse struct {
 	UpdatedAt             string                    `json:"updated_at"`
 }
 
-func (s *Server) kbResponse(ctx context.Context, k store.KnowledgeBase) KnowledgeBaseResponse {
+func (s *Server) kbResponse(ctx context.Context, k knowledge.KnowledgeBase) KnowledgeBaseResponse {
 	r := KnowledgeBaseResponse{ID: k.ID, Name: k.Name, Description: k.Description, DefaultTopN: k.DefaultTopN, DefaultTopK: k.DefaultTopK,
 		DefaultScoreThreshold: k.DefaultScoreThreshold, RerankerModel: k.RerankerModel, Readonly: k.Readonly,
 		Sources: []SourceConnectionSummary{}, CreatedAt: modelsTimestamp(k.CreatedAt), UpdatedAt: modelsTimestamp(k.UpdatedAt)}
@@ -70,7 +70,7 @@ func (s *Server) createKnowledgeBase(ctx context.Context, in *createKBInput) (*k
 		Description: b.Description, SourceIDs: &b.SourceIDs, TopN: b.DefaultTopN, TopK: b.DefaultTopK, Threshold: b.DefaultScoreThreshold,
 		RerankerModel: b.RerankerModel})
 	if err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	return &kbOutput{Body: s.kbResponse(ctx, k)}, nil
 }
@@ -82,7 +82,7 @@ type kbIDInput struct {
 func (s *Server) getKnowledgeBase(ctx context.Context, in *kbIDInput) (*kbOutput, error) {
 	k, err := s.deps.Knowledge.KnowledgeBase(ctx, principal(ctx).AccountID, in.KBID)
 	if err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	return &kbOutput{Body: s.kbResponse(ctx, k)}, nil
 }
@@ -109,14 +109,14 @@ func (s *Server) updateKnowledgeBase(ctx context.Context, in *updateKBInput) (*k
 		Description: b.Description, SourceIDs: b.SourceIDs, TopN: b.DefaultTopN, TopK: b.DefaultTopK, Threshold: b.DefaultScoreThreshold,
 		RerankerModel: b.RerankerModel})
 	if err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	return &kbOutput{Body: s.kbResponse(ctx, k)}, nil
 }
 
 func (s *Server) deleteKnowledgeBase(ctx context.Context, in *kbIDInput) (*struct{}, error) {
 	if err := s.deps.Knowledge.DeleteKnowledgeBase(ctx, principal(ctx).AccountID, in.KBID); err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	return nil, nil
 }
@@ -258,7 +258,7 @@ func (s *Server) searchKnowledgeBase(ctx context.Context, in *searchKBInput) (*s
 	req.Meta.AccountID, req.Meta.Purpose = p.AccountID, "knowledge_search"
 	res, err := s.deps.Knowledge.SearchExplained(ctx, p.AccountID, in.KBID, req)
 	if err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	out := KnowledgeBaseSearchResponse{Query: b.Query, Results: make([]KnowledgeBaseSearchResult, 0, len(res.Hits))}
 	for _, h := range res.Hits {

@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"sort"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -75,7 +75,7 @@ type contentDetailOutput struct{ Body ContentDetailResponse }
 func (s *Server) getContent(ctx context.Context, in *contentDetailInput) (*contentDetailOutput, error) {
 	d, err := s.deps.Knowledge.Content(ctx, principal(ctx).AccountID, in.ContentID, in.Start, in.End)
 	if err != nil {
-		return nil, knowledgeError(err, "Content")
+		return nil, fault.Name(err, "Content")
 	}
 	c := d.Content
 	disp := typeDisplay[c.ContentType]
@@ -92,7 +92,7 @@ func (s *Server) getContent(ctx context.Context, in *contentDetailInput) (*conte
 
 func (s *Server) deleteContent(ctx context.Context, in *contentIDInput) (*struct{}, error) {
 	if err := s.deps.Knowledge.DeleteContent(ctx, principal(ctx).AccountID, in.ContentID); err != nil {
-		return nil, knowledgeError(err, "Content")
+		return nil, fault.Name(err, "Content")
 	}
 	return nil, nil
 }
@@ -120,7 +120,7 @@ func (s *Server) replaceContentText(ctx context.Context, in *replaceTextInput) (
 	b := in.Body
 	res, err := s.deps.Knowledge.ReplaceWithText(ctx, principal(ctx).AccountID, in.ContentID, b.Text, ctOf(b.ContentType), b.Title, b.Metadata)
 	if err != nil {
-		return nil, knowledgeError(err, "Content")
+		return nil, fault.Name(err, "Content")
 	}
 	return &contentUploadOutput{Body: replaceResult(res)}, nil
 }
@@ -135,21 +135,14 @@ func (in *contentUploadInput) Resolve(ctx huma.Context) []error { in.capture(ctx
 func (s *Server) replaceContentFile(ctx context.Context, in *contentUploadInput) (*contentUploadOutput, error) {
 	acct := principal(ctx).AccountID
 	if _, err := s.deps.Knowledge.Content(ctx, acct, in.ContentID, 0, 0); err != nil {
-		return nil, knowledgeError(err, "Content")
+		return nil, fault.Name(err, "Content")
 	}
 	limit := s.deps.Knowledge.MaxUploadBytes()
 	res, err := uploadForm(&in.multipartInput, limit, func(up knowledge.Upload) (knowledge.UploadResult, error) {
 		return s.deps.Knowledge.ReplaceWithFile(ctx, acct, in.ContentID, up)
 	})
 	if err != nil {
-		var apiErr *Error
-		if errors.As(err, &apiErr) {
-			return nil, apiErr
-		}
-		if errors.Is(err, knowledge.ErrTooLarge) {
-			return nil, tooLarge(limit)
-		}
-		return nil, knowledgeError(err, "Content")
+		return nil, fault.Name(err, "Content")
 	}
 	return &contentUploadOutput{Body: replaceResult(res)}, nil
 }
@@ -182,7 +175,7 @@ type embeddingsOutput struct{ Body ContentEmbeddingsListResponse }
 func (s *Server) listContentEmbeddings(ctx context.Context, in *embeddingsInput) (*embeddingsOutput, error) {
 	chunks, total, err := s.deps.Knowledge.Embeddings(ctx, principal(ctx).AccountID, in.ContentID, in.Page, in.Limit)
 	if err != nil {
-		return nil, knowledgeError(err, "Content")
+		return nil, fault.Name(err, "Content")
 	}
 	out := ContentEmbeddingsListResponse{Data: make([]ContentEmbeddingResponse, 0, len(chunks)), Pagination: PageOf(in.Page, in.Limit, total)}
 	for _, c := range chunks {

@@ -1,6 +1,10 @@
 package api
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentry/agentry/internal/fault"
+)
 
 // GET /sources/{id}/contents (an extension): a source's contents, newest
 // first, with their indexing status, so that a client (the console's
@@ -47,7 +51,7 @@ const listSourceContentsDoc = "A source's contents, newest first, with their ind
 func (s *Server) listSourceContents(ctx context.Context, in *sourceContentsInput) (*sourceContentsOutput, error) {
 	list, total, err := s.deps.Knowledge.SourceContents(ctx, principal(ctx).AccountID, in.SourceID, in.Status, in.Page, in.Limit)
 	if err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	out := SourceContentListResponse{Data: make([]SourceContentItem, 0, len(list)), Pagination: PageOf(in.Page, in.Limit, total)}
 	for _, c := range list {

@@ -2,11 +2,9 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Embedding migrations (routes in api.go): re-embed a custom_index source
@@ -47,23 +45,13 @@ type EmbeddingMigrationResponse struct {
 	UpdatedAt              string   `json:"updated_at"`
 }
 
-func migrationResponse(m store.EmbeddingMigration) EmbeddingMigrationResponse {
+func migrationResponse(m knowledge.EmbeddingMigration) EmbeddingMigrationResponse {
 	return EmbeddingMigrationResponse{ID: m.ID, SourceConnectionID: m.SourceID,
 		SourceIDOld: m.OldModel + "@" + itoaAPI(m.OldDims), SourceIDNew: m.TargetModel + "@" + itoaAPI(m.TargetDims),
 		TargetEmbeddingModel: m.TargetModel, TargetDimensions: m.TargetDims, Status: m.Status, Phase: m.Phase,
 		ProgressCurrent: m.ProgressCurrent, ProgressTotal: m.ProgressTotal, ProgressMessage: m.ProgressMessage,
 		FailureMessage: m.FailureMessage, NotificationRecipients: m.NotificationRecipients, StartedAt: optTimestamp(m.StartedAt),
 		CompletedAt: optTimestamp(m.CompletedAt), CreatedAt: timestamp(m.CreatedAt), UpdatedAt: timestamp(m.UpdatedAt)}
-}
-
-func migrationError(err error) error {
-	switch {
-	case errors.Is(err, store.ErrMigrationActive):
-		return Fail(http.StatusConflict, "An embedding migration is already active for this source")
-	case errors.Is(err, knowledge.ErrNotActive):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	}
-	return knowledgeError(err, "Source")
 }
 
 type migrationSourceInput struct {
@@ -85,7 +73,7 @@ func (s *Server) startEmbeddingMigration(ctx context.Context, in *startMigration
 		TargetModel: b.TargetEmbeddingModel, TargetDims: b.TargetDimensions, NotificationRecipients: b.NotificationRecipients,
 		RechunkRequested: b.ChunkSize != nil || b.ChunkOverlap != nil || b.ChunkLanguage != nil || b.ChunkSeparators != nil || b.ChunkRegexSeparators != nil})
 	if err != nil {
-		return nil, migrationError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	return &migrationOutput{Body: migrationResponse(m)}, nil
 }
@@ -95,7 +83,7 @@ func (s *Server) getEmbeddingMigration(ctx context.Context, in *migrationSourceI
 	p := principal(ctx)
 	m, err := s.deps.Knowledge.LatestMigration(ctx, p.AccountID, in.SourceID)
 	if err != nil {
-		return nil, migrationError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	if m == nil {
 		return &latestMigrationOutput{}, nil // JSON null: no migration was ever started
@@ -107,7 +95,7 @@ func (s *Server) getEmbeddingMigration(ctx context.Context, in *migrationSourceI
 func (s *Server) cancelEmbeddingMigration(ctx context.Context, in *migrationSourceInput) (*migrationOutput, error) {
 	m, err := s.deps.Knowledge.CancelMigration(ctx, principal(ctx).AccountID, in.SourceID)
 	if err != nil {
-		return nil, migrationError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	return &migrationOutput{Body: migrationResponse(m)}, nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
 )
 
@@ -77,7 +78,7 @@ type searchSettingsOutput struct{ Body SearchSettingsResponse }
 func (s *Server) getSearchSettings(ctx context.Context, in *kbIDInput) (*searchSettingsOutput, error) {
 	v, err := s.deps.Knowledge.SearchSettings(ctx, principal(ctx).AccountID, in.KBID)
 	if err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	return &searchSettingsOutput{Body: searchSettingsResponse(in.KBID, v)}, nil
 }
@@ -104,7 +105,7 @@ func (s *Server) updateSearchSettings(ctx context.Context, in *updateSearchSetti
 		Mode: b.Mode, VectorWeight: b.VectorWeight, CandidateDepth: b.CandidateDepth, Feedback: b.Feedback,
 		RerankerModel: b.RerankerModel, Reset: b.Reset})
 	if err != nil {
-		return nil, knowledgeError(err, "Knowledge base")
+		return nil, fault.Name(err, "Knowledge base")
 	}
 	return &searchSettingsOutput{Body: searchSettingsResponse(in.KBID, v)}, nil
 }

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -64,7 +64,7 @@ func timePtr(t *time.Time) *string {
 	return &s
 }
 
-func sourceResponse(s store.Source) SourceResponse {
+func sourceResponse(s knowledge.Source) SourceResponse {
 	r := SourceResponse{ID: s.ID, AccountID: s.AccountID, Name: s.Name, URL: s.URL, SourceType: s.SourceType,
 		Polling: s.Polling, PollingAction: s.PollingAction, PollingMaxItems: s.PollingMaxItems, ContentFilter: s.ContentFilter,
 		Retention: s.Retention, PulledAt: timePtr(s.PulledAt), NextPollAt: timePtr(s.NextPollAt),
@@ -119,34 +119,9 @@ func (s *Server) createSource(ctx context.Context, in *createSourceInput) (*sour
 		EmbeddingModel: b.EmbeddingModel, Dimensions: b.Dimensions, ContentFilter: b.ContentFilter, MediaTypes: b.MediaTypes,
 		Polling: b.Polling, PollingAction: b.PollingAction, PollingMaxItems: b.PollingMaxItems, Retention: b.Retention})
 	if err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	return &sourceOutput{Body: sourceResponse(src)}, nil
-}
-
-// knowledgeError maps the knowledge area's errors to statuses.
-func knowledgeError(err error, what string) error {
-	var inv *knowledge.InvalidError
-	var unsup *knowledge.UnsupportedTypeError
-	switch {
-	case errors.As(err, &inv) && inv.Indexed:
-		return Invalid([]any{"body", inv.Field, inv.Index}, inv.Msg, "value_error")
-	case errors.As(err, &inv):
-		return Invalid([]any{"body", inv.Field}, inv.Msg, "value_error")
-	case errors.As(err, &unsup):
-		return Fail(http.StatusUnsupportedMediaType, "Unsupported media type %s. Supported types: %s", unsup.Type, strings.Join(unsup.Supported, ", "))
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound(what)
-	case errors.Is(err, knowledge.ErrTooLarge):
-		return Fail(http.StatusRequestEntityTooLarge, "%s", err.Error())
-	case errors.Is(err, knowledge.ErrSourceKind), errors.Is(err, knowledge.ErrSystemManaged):
-		return Fail(http.StatusBadRequest, "%s", err.Error())
-	case errors.Is(err, knowledge.ErrReferencedByAgent):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, knowledge.ErrInvalid):
-		return Invalid([]any{"body"}, err.Error(), "value_error")
-	}
-	return err
 }
 
 type listSourcesInput struct {
@@ -188,7 +163,7 @@ type sourceIDInput struct {
 func (s *Server) getSource(ctx context.Context, in *sourceIDInput) (*sourceOutput, error) {
 	src, err := s.deps.Knowledge.Source(ctx, principal(ctx).AccountID, in.SourceID)
 	if err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	return &sourceOutput{Body: sourceResponse(src)}, nil
 }
@@ -226,14 +201,14 @@ func (s *Server) updateSource(ctx context.Context, in *updateSourceInput) (*sour
 	}
 	src, err := s.deps.Knowledge.UpdateSource(ctx, principal(ctx).AccountID, in.SourceID, up)
 	if err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	return &sourceOutput{Body: sourceResponse(src)}, nil
 }
 
 func (s *Server) deleteSource(ctx context.Context, in *sourceIDInput) (*struct{}, error) {
 	if err := s.deps.Knowledge.DeleteSource(ctx, principal(ctx).AccountID, in.SourceID); err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	return nil, nil
 }
@@ -278,7 +253,7 @@ func (s *Server) uploadSourceText(ctx context.Context, in *inlineTextInput) (*fi
 	b := in.Body
 	res, err := s.deps.Knowledge.UploadText(ctx, principal(ctx).AccountID, in.SourceID, b.Text, ctOf(b.ContentType), b.Title, b.Metadata)
 	if err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	return &fileUploadOutput{Body: uploadResult(res)}, nil
 }
@@ -325,7 +300,7 @@ func multipartBoundary(contentType string) (string, error) {
 // and a Rest that reads the fields after it.
 func uploadForm(in *multipartInput, limit int64, store func(up knowledge.Upload) (knowledge.UploadResult, error)) (knowledge.UploadResult, error) {
 	if in.contentLength > limit+multipartSlack {
-		return knowledge.UploadResult{}, tooLarge(limit)
+		return knowledge.UploadResult{}, fault.UploadTooLarge(limit, nil)
 	}
 	boundary, err := multipartBoundary(in.contentType)
 	if err != nil {
@@ -413,21 +388,14 @@ func (s *Server) uploadSourceFile(ctx context.Context, in *sourceUploadInput) (*
 	acct := principal(ctx).AccountID
 	// Refuse a missing source before reading the body.
 	if _, err := s.deps.Knowledge.Source(ctx, acct, in.SourceID); err != nil {
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	limit := s.deps.Knowledge.MaxUploadBytes()
 	res, err := uploadForm(&in.multipartInput, limit, func(up knowledge.Upload) (knowledge.UploadResult, error) {
 		return s.deps.Knowledge.UploadFile(ctx, acct, in.SourceID, up)
 	})
 	if err != nil {
-		var apiErr *Error
-		if errors.As(err, &apiErr) {
-			return nil, apiErr
-		}
-		if errors.Is(err, knowledge.ErrTooLarge) {
-			return nil, tooLarge(limit)
-		}
-		return nil, knowledgeError(err, "Source")
+		return nil, fault.Name(err, "Source")
 	}
 	return &fileUploadOutput{Body: uploadResult(res)}, nil
 }

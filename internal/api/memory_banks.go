@@ -2,13 +2,10 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
-	"github.com/agentry/agentry/internal/llm"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/memory"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // MemoryBankResponse is a memory bank.
@@ -32,32 +29,11 @@ type MemoryBankResponse struct {
 	UpdatedAt          string  `json:"updated_at"`
 }
 
-func memoryBankResponse(b store.MemoryBank) MemoryBankResponse {
+func memoryBankResponse(b memory.MemoryBank) MemoryBankResponse {
 	return MemoryBankResponse{ID: b.ID, Name: b.Name, Description: b.Description, Type: b.Type, Mode: b.Mode, EmbeddingModel: b.EmbeddingModel,
 		Dimensions: b.Dimensions, ChunkSize: b.ChunkSize, ChunkOverlap: b.ChunkOverlap, RetentionDays: b.RetentionDays, MaxTurns: b.MaxTurns,
 		MaxSizeTokens: b.MaxSizeTokens, MaxAgeDays: b.MaxAgeDays, CompactionPrompt: b.CompactionPrompt, SourceConnectionID: b.SourceID,
 		CreatedAt: modelsTimestamp(b.CreatedAt), UpdatedAt: modelsTimestamp(b.UpdatedAt)}
-}
-
-func memoryError(ctx context.Context, err error) error {
-	var inv *memory.InvalidError
-	var inUse *memory.InUseError
-	switch {
-	case errors.As(err, &inv):
-		return Invalid([]any{"body", inv.Field}, inv.Msg, "value_error")
-	case errors.As(err, &inUse):
-		return Fail(http.StatusConflict, "%s", inUse.Error())
-	case errors.Is(err, memory.ErrBeingAccepted):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, memory.ErrNoThreshold):
-		return Fail(http.StatusBadRequest, "The memory bank has no compaction threshold: set max_turns, max_size_tokens or max_age_days first")
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Memory bank")
-	case errors.Is(err, llm.ErrInsufficientCredits):
-		// A dry run's or a compaction's model call the account cannot pay for.
-		return InsufficientCredits(principal(ctx).AccountID)
-	}
-	return err
 }
 
 // CreateMemoryBankBody is POST /memory_banks.
@@ -86,7 +62,7 @@ func (s *Server) createMemoryBank(ctx context.Context, in *createMemoryBankInput
 		Type: b.Type, Mode: b.Mode, EmbeddingModel: b.EmbeddingModel, Dimensions: b.Dimensions, ChunkSize: b.ChunkSize, ChunkOverlap: b.ChunkOverlap,
 		RetentionDays: b.RetentionDays, MaxTurns: b.MaxTurns, MaxSizeTokens: b.MaxSizeTokens, MaxAgeDays: b.MaxAgeDays, CompactionPrompt: b.CompactionPrompt})
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return &memoryBankOutput{Body: memoryBankResponse(bank)}, nil
 }
@@ -98,7 +74,7 @@ type memoryBankIDInput struct {
 func (s *Server) getMemoryBank(ctx context.Context, in *memoryBankIDInput) (*memoryBankOutput, error) {
 	b, err := s.deps.Memory.Bank(ctx, principal(ctx).AccountID, in.BankID)
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return &memoryBankOutput{Body: memoryBankResponse(b)}, nil
 }
@@ -124,21 +100,21 @@ func (s *Server) updateMemoryBank(ctx context.Context, in *updateMemoryBankInput
 	bank, err := s.deps.Memory.UpdateBank(ctx, principal(ctx).AccountID, in.BankID, memory.BankInput{Name: b.Name, Description: b.Description,
 		CompactionPrompt: b.CompactionPrompt, RetentionDays: b.RetentionDays, MaxTurns: b.MaxTurns, MaxSizeTokens: b.MaxSizeTokens, MaxAgeDays: b.MaxAgeDays})
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return &memoryBankOutput{Body: memoryBankResponse(bank)}, nil
 }
 
 func (s *Server) deleteMemoryBank(ctx context.Context, in *memoryBankIDInput) (*struct{}, error) {
 	if err := s.deps.Memory.DeleteBank(ctx, principal(ctx).AccountID, in.BankID); err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return nil, nil
 }
 
 func (s *Server) deleteMemoryBankSource(ctx context.Context, in *memoryBankIDInput) (*struct{}, error) {
 	if err := s.deps.Memory.DeleteSource(ctx, principal(ctx).AccountID, in.BankID); err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return nil, nil
 }
@@ -190,7 +166,7 @@ type MemoryBankAgent struct {
 func (s *Server) memoryBankAgents(ctx context.Context, in *memoryBankIDInput) (*memoryAnyOutput, error) {
 	list, err := s.deps.Memory.AgentsUsing(ctx, principal(ctx).AccountID, in.BankID)
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	items := make([]MemoryBankAgent, len(list))
 	for i, a := range list {
@@ -229,7 +205,7 @@ func (s *Server) memoryBankStats(ctx context.Context, in *memoryStatsInput) (*me
 	}
 	out, err := s.deps.Memory.Stats(ctx, principal(ctx).AccountID, in.BankID, from, to)
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return &memoryAnyOutput{Body: out}, nil
 }
@@ -244,7 +220,7 @@ type compactionScheduledOutput struct{ Body CompactionScheduledResponse }
 
 func (s *Server) compactMemoryBank(ctx context.Context, in *memoryBankIDInput) (*compactionScheduledOutput, error) {
 	if err := s.deps.Memory.ScheduleCompaction(ctx, principal(ctx).AccountID, in.BankID); err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return &compactionScheduledOutput{Body: CompactionScheduledResponse{MemoryBankID: in.BankID, Status: "scheduled"}}, nil
 }
@@ -308,7 +284,7 @@ func (s *Server) testMemoryCompaction(ctx context.Context, in *testCompactionInp
 	r, err := s.deps.Memory.TestCompaction(ctx, principal(ctx).AccountID, in.BankID, memory.DryRun{Prompt: b.CompactionPrompt,
 		Samples: b.SampleEntries, Direction: b.GenerateDirection, EntryCount: b.EntryCount})
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return compactionTestResponse(r), nil
 }
@@ -318,7 +294,7 @@ func (s *Server) testMemoryCompactionStandalone(ctx context.Context, in *standal
 	r, err := s.deps.Memory.TestCompactionStandalone(ctx, principal(ctx).AccountID, memory.DryRun{Prompt: &b.CompactionPrompt,
 		Samples: b.SampleEntries, Direction: b.GenerateDirection, EntryCount: b.EntryCount, BankType: b.BankType})
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	return compactionTestResponse(r), nil
 }
@@ -384,10 +360,6 @@ func configResponse(c map[string]any) *MemoryBankConfigResponse {
 
 func (s *Server) memoryAssistant(ctx context.Context, in *memoryAssistantInput) (*memoryAssistantOutput, error) {
 	p, err := s.deps.Memory.Propose(ctx, principal(ctx).AccountID, assistantUser(ctx), in.Body.UserInput, in.Body.CurrentConfig, in.Body.HistorySince)
-	var inv *memory.InvalidError
-	if errors.As(err, &inv) {
-		return nil, Fail(http.StatusBadRequest, "%s", inv.Msg)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -457,11 +429,8 @@ type memoryOkOutput struct{ Body memoryOkResponse }
 
 func (s *Server) memoryAssistantDecide(ctx context.Context, in *memoryAcceptInput) (*memoryOkOutput, error) {
 	_, err := s.deps.Memory.Decide(ctx, principal(ctx).AccountID, assistantUser(ctx), in.ConversationID, in.Body.Accepted)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("Conversation")
-	}
 	if err != nil {
-		return nil, memoryError(ctx, err)
+		return nil, fault.Name(err, "Conversation")
 	}
 	return &memoryOkOutput{Body: memoryOkResponse{OK: true}}, nil
 }

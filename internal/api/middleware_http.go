@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -28,7 +28,7 @@ func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(RequestIDHeader)
 		if !safeRequestID.MatchString(id) {
-			id = store.NewID()
+			id = uuid.Must(uuid.NewV7()).String()
 		}
 		w.Header().Set(RequestIDHeader, id)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))

@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Model lifecycle alerts of the caller's account.
@@ -37,7 +36,7 @@ type UnreadCountResponse struct {
 	Count int `json:"count"`
 }
 
-func modelAlertResponse(a store.ModelAlert) ModelAlertResponse {
+func modelAlertResponse(a modelalerts.ModelAlert) ModelAlertResponse {
 	r := ModelAlertResponse{ID: a.ID, AccountID: a.AccountID, PromptModelID: a.ModelID, ModelName: a.ModelName,
 		AlertType: a.Type, Message: a.Message, CreatedAt: modelsTimestamp(a.CreatedAt)}
 	if a.AgentID != "" {
@@ -95,10 +94,7 @@ type alertIDPath struct {
 
 func (s *Server) markModelAlertRead(ctx context.Context, in *alertIDPath) (*struct{}, error) {
 	err := s.modelAlerts().MarkRead(ctx, principal(ctx).AccountID, in.AlertID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("Alert")
-	}
-	return nil, err
+	return nil, fault.Name(err, "Alert")
 }
 
 func (s *Server) markAllModelAlertsRead(ctx context.Context, _ *struct{}) (*struct{}, error) {

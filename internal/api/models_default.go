@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 
 	"github.com/agentry/agentry/internal/models/defaults"
 )
@@ -59,9 +58,6 @@ func (s *Server) setDefaultModel(ctx context.Context, in *setDefaultModelInput) 
 		id = *in.Body.ModelID
 	}
 	d, err := s.deps.DefaultModels.Set(ctx, p.AccountID, id)
-	if errors.Is(err, defaults.ErrInvalidModel) {
-		return nil, Invalid([]any{"body", "model_id"}, err.Error(), "value_error")
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,11 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/playground"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The model playground: one prompt against several models, run as a job.
@@ -77,12 +75,12 @@ type CancelExperimentResponse struct {
 	Status string `json:"status"`
 }
 
-func experimentSummary(e store.Experiment) ExperimentSummaryResponse {
+func experimentSummary(e playground.Experiment) ExperimentSummaryResponse {
 	return ExperimentSummaryResponse{ID: e.ID, Status: e.Status, CreatedAt: modelsTimestamp(e.CreatedAt),
 		SelectedModelIDs: orNoModels(e.ModelIDs), EvaluationMode: e.EvaluationMode, EvaluationComplexity: e.EvaluationComplexity}
 }
 
-func experimentDetail(e store.Experiment) ExperimentDetailResponse {
+func experimentDetail(e playground.Experiment) ExperimentDetailResponse {
 	r := ExperimentDetailResponse{ID: e.ID, Status: e.Status, CreatedAt: modelsTimestamp(e.CreatedAt),
 		SelectedModelIDs: orNoModels(e.ModelIDs), EvaluationMode: e.EvaluationMode, EvaluationComplexity: e.EvaluationComplexity,
 		Prompt: e.Prompt, SystemPrompt: e.SystemPrompt, IncludeStepOutputInEvaluation: e.IncludeStepOutput,
@@ -113,24 +111,6 @@ func orNoModels(l []string) []string {
 	return l
 }
 
-// playgroundError maps the playground's errors to statuses.
-func playgroundError(err error) error {
-	var inv *playground.InvalidError
-	switch {
-	case errors.As(err, &inv):
-		items := make([]ValidationItem, len(inv.Problems))
-		for i, p := range inv.Problems {
-			items[i] = ValidationItem{Loc: p.Loc, Msg: p.Msg, Type: p.Type}
-		}
-		return &Error{Status: http.StatusUnprocessableEntity, Detail: items}
-	case errors.Is(err, playground.ErrFinished):
-		return Fail(http.StatusConflict, "The experiment has already finished and cannot be canceled")
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Experiment")
-	}
-	return err
-}
-
 type createExperimentInput struct{ Body PlaygroundCreateRequest }
 
 type createExperimentOutput struct{ Body CreateExperimentResponse }
@@ -142,7 +122,7 @@ func (s *Server) createExperiment(ctx context.Context, in *createExperimentInput
 		EvaluationComplexity: b.EvaluationComplexity, EvaluatorModelID: b.EvaluatorModelID,
 		IncludeStepOutput: b.IncludeStepOutputInEvaluation, SelectedStepOutput: b.SelectedStepOutput, JSONTemplate: b.JSONTemplate})
 	if err != nil {
-		return nil, playgroundError(err)
+		return nil, fault.Name(err, "Experiment")
 	}
 	return &createExperimentOutput{Body: CreateExperimentResponse{ExperimentID: e.ID, Status: e.Status}}, nil
 }
@@ -212,7 +192,7 @@ type experimentOutput struct{ Body ExperimentDetailResponse }
 func (s *Server) getExperiment(ctx context.Context, in *experimentIDPath) (*experimentOutput, error) {
 	e, err := s.deps.Playground.Get(ctx, principal(ctx).AccountID, in.ExperimentID)
 	if err != nil {
-		return nil, playgroundError(err)
+		return nil, fault.Name(err, "Experiment")
 	}
 	return &experimentOutput{Body: experimentDetail(e)}, nil
 }
@@ -222,14 +202,14 @@ type cancelExperimentOutput struct{ Body CancelExperimentResponse }
 func (s *Server) cancelExperiment(ctx context.Context, in *experimentIDPath) (*cancelExperimentOutput, error) {
 	e, err := s.deps.Playground.Cancel(ctx, principal(ctx).AccountID, in.ExperimentID)
 	if err != nil {
-		return nil, playgroundError(err)
+		return nil, fault.Name(err, "Experiment")
 	}
 	return &cancelExperimentOutput{Body: CancelExperimentResponse{Status: e.Status}}, nil
 }
 
 func (s *Server) deleteExperiment(ctx context.Context, in *experimentIDPath) (*struct{}, error) {
 	if err := s.deps.Playground.Delete(ctx, principal(ctx).AccountID, in.ExperimentID); err != nil {
-		return nil, playgroundError(err)
+		return nil, fault.Name(err, "Experiment")
 	}
 	return nil, nil
 }

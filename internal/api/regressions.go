@@ -2,13 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
 	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/regressions"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Regression runs, an extension (docs/regressions.md): recorded runs of an
@@ -108,31 +106,17 @@ const (
 
 func (s *Server) regressions() *regressions.Service { return s.deps.Regressions }
 
-// regressionError maps the service's errors.
-func regressionError(err error) error {
-	var fe *regressions.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return Invalid(fe.Loc, fe.Msg, "value_error")
-	case errors.Is(err, regressions.ErrFinished):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Regression")
-	}
-	return runError(err)
-}
-
 func (s *Server) createRegression(ctx context.Context, in *createRegressionInput) (*regressionOutput, error) {
 	b := in.Body
 	accountID := principal(ctx).AccountID
 	reg, err := s.regressions().Start(ctx, accountID, in.AgentID,
 		regressions.Request{ChangeID: deref(b.ChangeID), LastRuns: b.LastRuns, RunIDs: b.RunIDs})
 	if err != nil {
-		return nil, regressionError(err)
+		return nil, fault.Name(err, "Regression")
 	}
 	rep, err := s.regressions().Get(ctx, accountID, in.AgentID, reg.ID)
 	if err != nil {
-		return nil, regressionError(err)
+		return nil, fault.Name(err, "Regression")
 	}
 	return &regressionOutput{Body: regressionResponse(rep)}, nil
 }
@@ -140,7 +124,7 @@ func (s *Server) createRegression(ctx context.Context, in *createRegressionInput
 func (s *Server) getRegression(ctx context.Context, in *regressionInput) (*regressionOutput, error) {
 	rep, err := s.regressions().Get(ctx, principal(ctx).AccountID, in.AgentID, in.RegressionID)
 	if err != nil {
-		return nil, regressionError(err)
+		return nil, fault.Name(err, "Regression")
 	}
 	return &regressionOutput{Body: regressionResponse(rep)}, nil
 }
@@ -148,7 +132,7 @@ func (s *Server) getRegression(ctx context.Context, in *regressionInput) (*regre
 func (s *Server) cancelRegression(ctx context.Context, in *regressionInput) (*regressionOutput, error) {
 	rep, err := s.regressions().Cancel(ctx, principal(ctx).AccountID, in.AgentID, in.RegressionID)
 	if err != nil {
-		return nil, regressionError(err)
+		return nil, fault.Name(err, "Regression")
 	}
 	return &regressionOutput{Body: regressionResponse(rep)}, nil
 }
@@ -156,10 +140,7 @@ func (s *Server) cancelRegression(ctx context.Context, in *regressionInput) (*re
 func (s *Server) listRegressions(ctx context.Context, in *listRegressionsInput) (*listRegressionsOutput, error) {
 	reps, total, err := s.regressions().List(ctx, principal(ctx).AccountID, in.AgentID, in.Page, in.Limit)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Agent")
-		}
-		return nil, regressionError(err)
+		return nil, fault.Name(err, "Agent")
 	}
 	items := make([]RegressionResponse, len(reps))
 	for i, r := range reps {
@@ -186,7 +167,7 @@ func regressionResponse(r regressions.Report) RegressionResponse {
 		v := RegressionRunResponse{SourceRunID: it.SourceRunID, Status: it.Status, Similarity: it.Similarity,
 			SourceStatus: it.SourceStatus, SourcePassed: it.SourcePassed, ReplayPassed: it.ReplayPassed,
 			SourceOutput: it.SourceOutput, ReplayOutput: it.ReplayOutput, SourceVerdicts: orEmpty(it.SourceVerdicts),
-			ReplayVerdicts: orEmpty(it.ReplayVerdicts), CreditsSpent: store.FromMicro(store.ToMicro(it.ReplayCredits + it.JudgeCredits))}
+			ReplayVerdicts: orEmpty(it.ReplayVerdicts), CreditsSpent: regressions.Credits(it.ReplayCredits + it.JudgeCredits)}
 		if it.ReplayRunID != "" {
 			id, st := it.ReplayRunID, it.ReplayStatus
 			v.ReplayRunID, v.ReplayStatus = &id, &st

@@ -2,12 +2,10 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Human review of runs parked on human_in_the_loop steps: an extension
@@ -91,7 +89,7 @@ func (s *Server) listPendingReviews(ctx context.Context, in *listReviewsInput) (
 func (s *Server) decideReview(ctx context.Context, in *decideReviewInput) (*reviewOutput, error) {
 	b := in.Body
 	p := principal(ctx)
-	d := store.Decision{Approved: b.Decision == "approve", Comment: b.Comment}
+	d := runs.Decision{Approved: b.Decision == "approve", Comment: b.Comment}
 	if b.EditedContent != nil {
 		if !d.Approved {
 			return nil, Invalid([]any{"body", "edited_content"}, "edited_content goes with an approval only", "value_error")
@@ -99,24 +97,13 @@ func (s *Server) decideReview(ctx context.Context, in *decideReviewInput) (*revi
 		d.Edited = *b.EditedContent
 	}
 	rv, err := s.deps.Runs.DecideAs(ctx, p.AccountID, reviewer(ctx), in.RunID, b.StepKey, d)
-	switch {
-	case err == nil:
-		return &reviewOutput{Body: reviewResponse(rv)}, nil
-	case errors.Is(err, runs.ErrStepKeyNeeded):
-		return nil, Invalid([]any{"body", "step_key"}, err.Error(), "value_error")
-	case errors.Is(err, runs.ErrEditNotAllowed):
-		return nil, Invalid([]any{"body", "edited_content"}, err.Error(), "value_error")
-	case errors.Is(err, runs.ErrNotReviewer):
-		return nil, Fail(http.StatusForbidden, "%s", err.Error())
-	case errors.Is(err, runs.ErrReviewDecided), errors.Is(err, runs.ErrReviewRunFinished):
-		return nil, Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return nil, NotFound("Review")
+	if err != nil {
+		return nil, fault.Name(err, "Review")
 	}
-	return nil, err
+	return &reviewOutput{Body: reviewResponse(rv)}, nil
 }
 
-func reviewResponse(rv store.Review) RunReviewResponse {
+func reviewResponse(rv runs.Review) RunReviewResponse {
 	out := RunReviewResponse{RunID: rv.RunID, AgentID: rv.AgentID, StepKey: rv.StepKey, Status: "pending", Instructions: rv.Instructions,
 		Content: rv.Content, AllowEdit: rv.AllowEdit, AssigneeUserIDs: rv.AssigneeUserIDs, OnTimeout: rv.OnTimeout,
 		RequestedAt: rv.RequestedAt, Deadline: rv.Deadline, DecidedAt: rv.DecidedAt, TimedOut: rv.TimedOut}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 )
@@ -97,26 +96,6 @@ type attachmentInput struct {
 	DownloadName string `query:"download_name" maxLength:"255" required:"false"`
 }
 
-// runError maps the runs area's errors to statuses.
-func runError(err error) error {
-	var in *runs.InputError
-	switch {
-	case errors.As(err, &in):
-		return Fail(http.StatusBadRequest, "%s", in.Error())
-	case errors.Is(err, runs.ErrDisabled):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, runs.ErrUnavailableStep):
-		return Fail(http.StatusBadRequest, "%s", err.Error())
-	case errors.Is(err, runs.ErrTerminal):
-		return Fail(http.StatusConflict, "The run has already finished and cannot be cancelled")
-	case errors.Is(err, runs.ErrUnknownVersion):
-		return Invalid([]any{"body", "change_id"}, "the agent has no version with this change_id (see GET /agents/{agent_id}/versions)", "value_error.unknown_version")
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Resource")
-	}
-	return err
-}
-
 func (s *Server) startRun(ctx context.Context, in *startRunInput) (*runOutput, error) {
 	p := principal(ctx)
 	b := in.Body
@@ -124,7 +103,7 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*runOutput, e
 		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: b.Priority, ReplayOfRunID: deref(b.ReplayOfRunID),
 		ChangeID: deref(b.ChangeID)})
 	if err != nil {
-		return nil, runError(err)
+		return nil, fault.Name(err, "Resource")
 	}
 	// The run as created (pending): reading it back could find a fast run
 	// already finished, and answer a start with its end.
@@ -179,7 +158,7 @@ func (s *Server) openRunStream(ctx context.Context, accountID string, in *stream
 		InputUploadIDs: b.InputUploadIDs, Metadata: b.Metadata, Priority: true, ReplayOfRunID: deref(b.ReplayOfRunID),
 		ChangeID: deref(b.ChangeID)})
 	if err != nil {
-		return runStream{}, runError(err)
+		return runStream{}, fault.Name(err, "Resource")
 	}
 	snap := s.deps.Runs.Started(r)
 	return runStream{runID: r.ID, init: &snap}, nil
@@ -310,7 +289,7 @@ func (s *Server) sse(accountID, runID string, after int64, init *runs.RunRespons
 func (s *Server) getRun(ctx context.Context, in *getRunInput) (*runOutput, error) {
 	snap, err := s.deps.Runs.Get(ctx, principal(ctx).AccountID, in.RunID, in.IncludeStepOutput)
 	if err != nil {
-		return nil, runError(err)
+		return nil, fault.Name(err, "Resource")
 	}
 	return &runOutput{Body: snap}, nil
 }
@@ -318,7 +297,7 @@ func (s *Server) getRun(ctx context.Context, in *getRunInput) (*runOutput, error
 func (s *Server) listRuns(ctx context.Context, in *listRunsInput) (*listRunsOutput, error) {
 	items, total, err := s.deps.Runs.List(ctx, principal(ctx).AccountID, in.AgentID, in.Status, in.Page, in.Limit)
 	if err != nil {
-		return nil, runError(err)
+		return nil, fault.Name(err, "Resource")
 	}
 	// This list has answered the canonical envelope since before versioning.
 	envelope := func(items []runs.RunResponse, p Pagination) any {
@@ -354,7 +333,7 @@ func (s *Server) searchTraces(ctx context.Context, in *searchInput) (*searchOutp
 func (s *Server) cancelRun(ctx context.Context, in *runIDInput) (*runOutput, error) {
 	snap, err := s.deps.Runs.Cancel(ctx, principal(ctx).AccountID, in.RunID)
 	if err != nil {
-		return nil, runError(err)
+		return nil, fault.Name(err, "Resource")
 	}
 	return &runOutput{Body: snap}, nil
 }

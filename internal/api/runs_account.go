@@ -5,7 +5,8 @@ import (
 	"encoding/base64"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/fault"
+	"github.com/agentry/agentry/internal/runs"
 )
 
 // The account-wide run views, extensions: GET /runs (every agent's runs,
@@ -140,11 +141,11 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-func runListItem(r store.RunListItem) RunListItemResponse {
+func runListItem(r runs.RunListItem) RunListItemResponse {
 	out := RunListItemResponse{RunID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
 		ParentRunID: optStr(r.ParentRunID), Priority: r.Priority, Credits: r.Credits, ErrorCount: r.ErrorCount,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), StartedAt: optTime(r.StartedAt), EndedAt: optTime(r.EndedAt)}
-	if r.Status == store.RunFailed {
+	if r.Status == runs.RunFailed {
 		out.Error = optStr(r.Error)
 	}
 	if r.StartedAt != nil && r.EndedAt != nil {
@@ -155,7 +156,7 @@ func runListItem(r store.RunListItem) RunListItemResponse {
 }
 
 func (s *Server) listAccountRuns(ctx context.Context, in *listAccountRunsInput) (*accountRunsOutput, error) {
-	f := store.RunFilter{AgentID: in.AgentID, Status: in.Status, Trigger: in.Trigger, From: in.CreatedAfter, To: in.CreatedBefore, Before: in.Cursor}
+	f := runs.RunFilter{AgentID: in.AgentID, Status: in.Status, Trigger: in.Trigger, From: in.CreatedAfter, To: in.CreatedBefore, Before: in.Cursor}
 	items, next, err := s.deps.Runs.AccountRuns(ctx, principal(ctx).AccountID, f, in.Limit)
 	if err != nil {
 		return nil, err
@@ -184,10 +185,10 @@ func (s *Server) runsSummary(ctx context.Context, in *runsSummaryInput) (*runsSu
 func (s *Server) runDetails(ctx context.Context, in *runIDInput) (*runDetailsOutput, error) {
 	d, err := s.deps.Runs.RunDetails(ctx, principal(ctx).AccountID, in.RunID)
 	if err != nil {
-		return nil, runError(err)
+		return nil, fault.Name(err, "Resource")
 	}
 	r := d.Run
-	item := runListItem(store.RunListItem{ID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
+	item := runListItem(runs.RunListItem{ID: r.ID, AgentID: r.AgentID, Status: r.Status, TriggerType: r.TriggerType,
 		ParentRunID: r.ParentRunID, Priority: r.Priority, Credits: r.Credits, ErrorCount: r.ErrorCount, Error: r.Error,
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt})
 	out := RunDetailsResponse{RunListItemResponse: item, ReplayOfRunID: optStr(r.ReplayOfRunID), Metadata: r.Metadata,

@@ -2,9 +2,8 @@ package api
 
 import (
 	"context"
-	"errors"
-	"net/http"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
 )
 
@@ -32,14 +31,8 @@ func (s *Server) rerunRun(ctx context.Context, in *rerunInput) (*runOutput, erro
 	b := in.Body
 	r, err := s.deps.Runs.Rerun(ctx, principal(ctx).AccountID, in.RunID, runs.RerunRequest{FromStep: b.FromStep, Input: b.Input,
 		ChangeID: deref(b.ChangeID)})
-	var fe *runs.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return nil, Invalid([]any{"body", fe.Field}, fe.Msg, "value_error")
-	case errors.Is(err, runs.ErrNotFinished):
-		return nil, Fail(http.StatusConflict, "%s", err.Error())
-	case err != nil:
-		return nil, runError(err)
+	if err != nil {
+		return nil, fault.Name(err, "Resource")
 	}
 	return &runOutput{Body: s.deps.Runs.Started(r)}, nil
 }

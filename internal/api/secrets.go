@@ -2,12 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/secrets"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Account secrets, an extension: write-only values that definitions name
@@ -94,19 +93,7 @@ type putSecretOutput struct {
 func (s *Server) putSecret(ctx context.Context, in *putSecretInput) (*putSecretOutput, error) {
 	p := principal(ctx)
 	info, created, err := s.deps.Secrets.Put(ctx, p.AccountID, in.Name, in.Body.Value, in.Body.Hosts)
-	switch {
-	case errors.Is(err, secrets.ErrInvalidHosts), errors.Is(err, secrets.ErrHostsRequired):
-		return nil, Invalid([]any{"body", "hosts"}, err.Error(), "value_error")
-	case errors.Is(err, secrets.ErrValueRequired):
-		return nil, Invalid([]any{"body", "value"}, err.Error(), "missing")
-	case errors.Is(err, secrets.ErrInvalidName):
-		return nil, Invalid([]any{"path", "name"}, "Secret names are "+secrets.NamePatternDoc, "value_error")
-	case errors.Is(err, secrets.ErrInvalidValue):
-		// The message never repeats the value.
-		return nil, Invalid([]any{"body", "value"}, err.Error(), "value_error")
-	case errors.Is(err, secrets.ErrTooMany):
-		return nil, Fail(http.StatusConflict, "The account already has %d secrets; delete one before adding another", secrets.MaxPerAccount)
-	case err != nil:
+	if err != nil {
 		return nil, err
 	}
 	out := &putSecretOutput{Status: http.StatusOK, Body: secretResponse(info)}
@@ -119,10 +106,7 @@ func (s *Server) putSecret(ctx context.Context, in *putSecretInput) (*putSecretO
 func (s *Server) deleteSecret(ctx context.Context, in *secretNameInput) (*struct{}, error) {
 	p := principal(ctx)
 	if err := s.deps.Secrets.Delete(ctx, p.AccountID, in.Name); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Secret")
-		}
-		return nil, err
+		return nil, fault.Name(err, "Secret")
 	}
 	return nil, nil
 }

@@ -3,12 +3,10 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"regexp"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/solutions"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Solutions: CRUD, links to agents, knowledge bases and sources, and the
@@ -75,26 +73,6 @@ type SolutionSummary struct {
 	UpdatedAt             string `json:"updated_at"`
 }
 
-// solutionsError maps the area's errors.
-func solutionsError(err error, what string) error {
-	var inv *solutions.InvalidError
-	var nl *solutions.NotLinkableError
-	switch {
-	case errors.As(err, &inv):
-		return Invalid(inv.Loc, inv.Msg, inv.Type)
-	case errors.As(err, &nl):
-		// Ids in the body that name nothing of the account's (another
-		// account's among them) are the request's fault: a 422 at the
-		// first of them, as the contract declares for these operations.
-		return Invalid([]any{"body", "ids", nl.Index}, nl.Error()+" in this account", "value_error")
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound(what)
-	case errors.Is(err, solutions.ErrDecided):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	}
-	return err
-}
-
 type listSolutionsInput struct {
 	Page   int    `query:"page" default:"1" minimum:"1" maximum:"1000000" doc:"Page number"`
 	Limit  int    `query:"limit" default:"20" minimum:"1" maximum:"100" doc:"Items per page"`
@@ -132,7 +110,7 @@ type solutionOutput struct{ Body SolutionResponse }
 func (s *Server) createSolution(ctx context.Context, in *createSolutionInput) (*solutionOutput, error) {
 	sol, err := s.deps.Solutions.Create(ctx, principal(ctx).AccountID, in.Body.Name, in.Body.Description)
 	if err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return &solutionOutput{Body: solutionResponse(sol)}, nil
 }
@@ -144,7 +122,7 @@ type solutionIDInput struct {
 func (s *Server) getSolution(ctx context.Context, in *solutionIDInput) (*solutionOutput, error) {
 	sol, err := s.deps.Solutions.Get(ctx, principal(ctx).AccountID, in.SolutionID)
 	if err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return &solutionOutput{Body: solutionResponse(sol)}, nil
 }
@@ -163,14 +141,14 @@ type updateSolutionInput struct {
 func (s *Server) updateSolution(ctx context.Context, in *updateSolutionInput) (*solutionOutput, error) {
 	sol, err := s.deps.Solutions.Update(ctx, principal(ctx).AccountID, in.SolutionID, in.Body.Name, in.Body.Description)
 	if err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return &solutionOutput{Body: solutionResponse(sol)}, nil
 }
 
 func (s *Server) deleteSolution(ctx context.Context, in *solutionIDInput) (*struct{}, error) {
 	if err := s.deps.Solutions.Delete(ctx, principal(ctx).AccountID, in.SolutionID); err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return nil, nil
 }
@@ -199,7 +177,7 @@ func (s *Server) linker(kind string, link bool) func(context.Context, *linkInput
 		}
 		sol, err := f(ctx, principal(ctx).AccountID, in.SolutionID, kind, in.Body.IDs)
 		if err != nil {
-			return nil, solutionsError(err, "Solution")
+			return nil, fault.Name(err, "Solution")
 		}
 		return &solutionOutput{Body: solutionResponse(sol)}, nil
 	}
@@ -215,7 +193,7 @@ type SolutionConversation struct {
 	CreatedAt    string         `json:"created_at"`
 }
 
-func conversationResponse(c store.AssistantConversation) SolutionConversation {
+func conversationResponse(c solutions.AssistantConversation) SolutionConversation {
 	r := SolutionConversation{ID: c.ID, UserInput: c.UserInput, AIResponse: c.AIResponse, Accepted: c.Accepted, CreatedAt: modelsTimestamp(c.CreatedAt)}
 	raw := c.Actions
 	if c.Results != nil {
@@ -232,7 +210,7 @@ type conversationsOutput struct{ Body any }
 func (s *Server) listSolutionConversations(ctx context.Context, in *solutionIDInput) (*conversationsOutput, error) {
 	cs, err := s.deps.Solutions.Conversations(ctx, principal(ctx).AccountID, in.SolutionID)
 	if err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	out := make([]SolutionConversation, 0, len(cs))
 	for _, c := range cs {
@@ -262,7 +240,7 @@ func (s *Server) addSolutionConversation(ctx context.Context, in *addTurnInput) 
 	p := principal(ctx)
 	c, err := s.deps.Solutions.AddTurn(ctx, p.AccountID, p.UserID, in.SolutionID, in.Body.UserInput, in.Body.AIResponse, in.Body.ActionsTaken)
 	if err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return &conversationOutput{Body: conversationResponse(c)}, nil
 }
@@ -280,7 +258,7 @@ type markTurnInput struct {
 
 func (s *Server) markSolutionConversation(ctx context.Context, in *markTurnInput) (*struct{}, error) {
 	if err := s.deps.Solutions.MarkTurn(ctx, principal(ctx).AccountID, in.SolutionID, in.ConversationID, in.Body.Accepted); err != nil {
-		return nil, solutionsError(err, "Conversation")
+		return nil, fault.Name(err, "Conversation")
 	}
 	return nil, nil
 }

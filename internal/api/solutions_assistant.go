@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/solutions"
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -82,7 +83,7 @@ func (s *Server) plan(ctx context.Context, kind, solutionID, accept string, body
 	}
 	if solutionID != "" {
 		if _, err := s.deps.Solutions.Get(ctx, p.AccountID, solutionID); err != nil {
-			return nil, solutionsError(err, "Solution")
+			return nil, fault.Name(err, "Solution")
 		}
 	}
 	ex := s.executor(p)
@@ -108,7 +109,7 @@ func (s *Server) plan(ctx context.Context, kind, solutionID, accept string, body
 			write("status", map[string]string{"status": "planning", "assistant": kind})
 			prop, err := s.deps.Solutions.Plan(hctx.Context(), ex, req)
 			if err != nil {
-				e := solutionsError(err, "Solution")
+				e := respond(hctx.Context(), fault.Name(err, "Solution"))
 				write("error", map[string]string{"detail": e.Error()})
 				return
 			}
@@ -122,7 +123,7 @@ func (s *Server) plan(ctx context.Context, kind, solutionID, accept string, body
 	}
 	prop, err := s.deps.Solutions.Plan(ctx, ex, req)
 	if err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return jsonStream(http.StatusOK, generateResponse(kind, prop)), nil
 }
@@ -192,7 +193,7 @@ type planAcceptOutput struct{ Body AiAssistantAcceptResponse }
 
 func (s *Server) acceptPlan(ctx context.Context, in *acceptInput) (*planAcceptOutput, error) {
 	if _, err := s.deps.Solutions.Get(ctx, principal(ctx).AccountID, in.SolutionID); err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	return s.accept(ctx, in.SolutionID, in.ConversationID, in.Body)
 }
@@ -210,7 +211,7 @@ func (s *Server) accept(ctx context.Context, solutionID, conversationID string, 
 	}
 	res, err := s.deps.Solutions.Accept(ctx, s.executor(p), req)
 	if err != nil {
-		return nil, solutionsError(err, "Conversation")
+		return nil, fault.Name(err, "Conversation")
 	}
 	out := AiAssistantAcceptResponse{ConversationID: res.ConversationID, SolutionID: res.SolutionID, Success: res.Success, Error: res.Error,
 		ExecutedActions: make([]ExecutedAction, 0, len(res.Executed))}
@@ -232,17 +233,17 @@ type standaloneDeclineInput struct {
 
 func (s *Server) declinePlan(ctx context.Context, in *declineInput) (*struct{}, error) {
 	if _, err := s.deps.Solutions.Get(ctx, principal(ctx).AccountID, in.SolutionID); err != nil {
-		return nil, solutionsError(err, "Solution")
+		return nil, fault.Name(err, "Solution")
 	}
 	if err := s.deps.Solutions.Decline(ctx, principal(ctx).AccountID, in.SolutionID, in.ConversationID); err != nil {
-		return nil, solutionsError(err, "Conversation")
+		return nil, fault.Name(err, "Conversation")
 	}
 	return nil, nil
 }
 
 func (s *Server) declineStandalonePlan(ctx context.Context, in *standaloneDeclineInput) (*struct{}, error) {
 	if err := s.deps.Solutions.Decline(ctx, principal(ctx).AccountID, "", in.ConversationID); err != nil {
-		return nil, solutionsError(err, "Conversation")
+		return nil, fault.Name(err, "Conversation")
 	}
 	return nil, nil
 }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/knowledge/exports"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Source exports (routes in api.go): a source's contents written in the
@@ -67,7 +66,7 @@ func optTimestamp(t *time.Time) *string {
 	return &s
 }
 
-func exportResponse(e store.SourceExport) SourceExportResponse {
+func exportResponse(e exports.SourceExport) SourceExportResponse {
 	cur := e.ProgressCurrent
 	return SourceExportResponse{ID: e.ID, SourceConnectionID: e.SourceID, AccountID: e.AccountID, Format: e.Format, Destination: "blob",
 		Status: e.Status, DateFrom: optTimestamp(e.DateFrom), DateTo: optTimestamp(e.DateTo), MetadataFilter: e.MetadataFilter,
@@ -82,22 +81,6 @@ func exportResponse(e store.SourceExport) SourceExportResponse {
 type SourceExportEstimate struct {
 	EstimatedSizeBytes int64  `json:"estimated_size_bytes"`
 	SourceConnectionID string `json:"source_connection_id"`
-}
-
-// exportError maps the exports area's errors to statuses.
-func exportError(err error) error {
-	var inv *exports.InvalidError
-	switch {
-	case errors.As(err, &inv):
-		return &Error{Status: http.StatusUnprocessableEntity, Detail: []ValidationItem{{Loc: []any{"body", inv.Field}, Msg: inv.Msg, Type: "value_error"}}}
-	case errors.Is(err, store.ErrNotFound):
-		return NotFound("Export")
-	case errors.Is(err, exports.ErrConflict):
-		return Fail(http.StatusConflict, "%s", err.Error())
-	case errors.Is(err, exports.ErrExpired):
-		return Fail(http.StatusGone, "The export has expired")
-	}
-	return err
 }
 
 type exportIDInput struct {
@@ -118,10 +101,7 @@ type exportListOutput struct {
 func (s *Server) listSourceExports(ctx context.Context, in *listExportsInput) (*exportListOutput, error) {
 	list, total, err := s.deps.SourceExports.List(ctx, principal(ctx).AccountID, in.SourceID, in.Page, in.Limit)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, NotFound("Source")
-		}
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	out := make([]SourceExportResponse, 0, len(list))
 	for _, e := range list {
@@ -141,11 +121,8 @@ type sourceExportOutput struct{ Body SourceExportResponse }
 func (s *Server) createSourceExport(ctx context.Context, in *createExportInput) (*sourceExportOutput, error) {
 	p := principal(ctx)
 	e, err := s.deps.SourceExports.Create(ctx, p.AccountID, in.SourceID, exports.Requester{UserID: p.UserID}, in.Body.request())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("Source")
-	}
 	if err != nil {
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	return &sourceExportOutput{Body: exportResponse(e)}, nil
 }
@@ -159,11 +136,8 @@ type estimateExportOutput struct{ Body SourceExportEstimate }
 
 func (s *Server) estimateSourceExport(ctx context.Context, in *estimateExportInput) (*estimateExportOutput, error) {
 	n, err := s.deps.SourceExports.Estimate(ctx, principal(ctx).AccountID, in.SourceID, in.Body.request())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, NotFound("Source")
-	}
 	if err != nil {
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Source")
 	}
 	return &estimateExportOutput{Body: SourceExportEstimate{EstimatedSizeBytes: n, SourceConnectionID: in.SourceID}}, nil
 }
@@ -171,7 +145,7 @@ func (s *Server) estimateSourceExport(ctx context.Context, in *estimateExportInp
 func (s *Server) getSourceExport(ctx context.Context, in *exportIDInput) (*sourceExportOutput, error) {
 	e, err := s.deps.SourceExports.Get(ctx, principal(ctx).AccountID, in.SourceID, in.ExportID)
 	if err != nil {
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Export")
 	}
 	return &sourceExportOutput{Body: exportResponse(e)}, nil
 }
@@ -179,14 +153,14 @@ func (s *Server) getSourceExport(ctx context.Context, in *exportIDInput) (*sourc
 func (s *Server) cancelSourceExport(ctx context.Context, in *exportIDInput) (*sourceExportOutput, error) {
 	e, err := s.deps.SourceExports.Cancel(ctx, principal(ctx).AccountID, in.SourceID, in.ExportID)
 	if err != nil {
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Export")
 	}
 	return &sourceExportOutput{Body: exportResponse(e)}, nil
 }
 
 func (s *Server) deleteSourceExport(ctx context.Context, in *exportIDInput) (*struct{}, error) {
 	if err := s.deps.SourceExports.Delete(ctx, principal(ctx).AccountID, in.SourceID, in.ExportID); err != nil {
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Export")
 	}
 	return nil, nil
 }
@@ -195,7 +169,7 @@ func (s *Server) deleteSourceExport(ctx context.Context, in *exportIDInput) (*st
 func (s *Server) downloadSourceExport(ctx context.Context, in *exportIDInput) (*huma.StreamResponse, error) {
 	rd, e, err := s.deps.SourceExports.Download(ctx, principal(ctx).AccountID, in.SourceID, in.ExportID)
 	if err != nil {
-		return nil, exportError(err)
+		return nil, fault.Name(err, "Export")
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		defer rd.Close()

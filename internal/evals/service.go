@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
@@ -63,10 +64,17 @@ const (
 // Result statuses.
 var Statuses = []string{"pending", "passed", "failed", "skipped", "error"}
 
-// ErrInvalid wraps input the service refuses (the API answers 422).
+// ErrInvalid is matched by every input the service refuses: a
+// fault.Invalid at the body whose sentence says what is wrong.
 var ErrInvalid = errors.New("invalid")
 
-func invalid(msg string) error { return errors.Join(ErrInvalid, errors.New(msg)) }
+func invalid(msg string) error { return invalidBecause(errors.New(msg)) }
+
+// invalidBecause refuses the body with err's text; the error matches both
+// ErrInvalid and err.
+func invalidBecause(err error) error {
+	return &fault.Invalid{Items: []fault.Item{{Loc: []any{"body"}, Msg: err.Error(), Type: "value_error"}}, Err: errors.Join(ErrInvalid, err)}
+}
 
 // CriterionInput creates or changes a criterion (nil: unchanged).
 type CriterionInput struct {
@@ -90,7 +98,7 @@ func (in CriterionInput) validate() error {
 	}
 	if in.ExpectationConfig != nil {
 		if _, err := ParseExpectation(in.ExpectationConfig); err != nil {
-			return errors.Join(ErrInvalid, err)
+			return invalidBecause(err)
 		}
 	}
 	if in.EvaluationTier != nil && !slices.Contains(definition.EvaluationTiers, *in.EvaluationTier) {
@@ -222,10 +230,10 @@ type ResultInput struct {
 
 // ErrRunMismatch: the run is not a run of the criterion's agent, or the
 // step run not of that run.
-var ErrRunMismatch = errors.New("agent_run_id is not a run of this criterion's agent")
+var ErrRunMismatch = fault.FieldSentinel([]any{"body", "agent_run_id"}, "value_error", "agent_run_id is not a run of this criterion's agent")
 
 // ErrStepRunMismatch: the step run is not of the run.
-var ErrStepRunMismatch = errors.New("agent_step_run_id is not a step of agent_run_id")
+var ErrStepRunMismatch = fault.FieldSentinel([]any{"body", "agent_step_run_id"}, "value_error", "agent_step_run_id is not a step of agent_run_id")
 
 // CreateResult records a pushed result.
 func (s *Service) CreateResult(ctx context.Context, accountID, criteriaID string, in ResultInput) (store.EvaluationResult, error) {
@@ -404,7 +412,7 @@ type Draft struct {
 }
 
 // ErrNothingToEvaluate: a draft names neither output nor a step run.
-var ErrNothingToEvaluate = errors.New("give step_output or agent_step_run_id")
+var ErrNothingToEvaluate = fault.FieldSentinel([]any{"body", "step_output"}, "value_error", "give step_output or agent_step_run_id")
 
 // TestDraft judges a draft without recording anything and without
 // charging credits: the judge runs on the unmetered router.
@@ -418,7 +426,7 @@ func (s *Service) TestDraft(ctx context.Context, accountID, agentID string, d Dr
 	}
 	exp, err := ParseExpectation(d.Expectation)
 	if err != nil {
-		return Judgment{}, errors.Join(ErrInvalid, err)
+		return Judgment{}, invalidBecause(err)
 	}
 	j := Judging{Expect: exp, Threshold: d.PassThreshold}
 	if d.EvaluationPrompt != nil {

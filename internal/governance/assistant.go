@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -55,9 +56,9 @@ var ExamplePrompts = []map[string]string{
 
 // Errors of the assistant the API tells apart.
 var (
-	ErrDecided     = errors.New("this plan was already accepted or declined")
-	ErrEmptyPlan   = errors.New("the plan has no actions to apply")
-	ErrInputLength = errors.New("user_input must be 1 to 4000 characters")
+	ErrDecided     error = &fault.BadRequest{Err: errors.New("this plan was already accepted or declined")}
+	ErrEmptyPlan   error = &fault.BadRequest{Err: errors.New("the plan has no actions to apply")}
+	ErrInputLength error = &fault.BadRequest{Err: errors.New("user_input must be 1 to 4000 characters")}
 )
 
 var (

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -25,8 +26,9 @@ type PolicyInput struct {
 	Config      json.RawMessage // nil: unchanged
 }
 
-// ErrInvalid wraps an input the service refuses (the API answers 422).
-var ErrInvalid = errors.New("invalid")
+// ErrInvalid wraps an input the service refuses: a 422 at the config whose
+// sentence is the text of the error returned.
+var ErrInvalid = fault.FieldSentinel([]any{"body", "config"}, "value_error", "invalid")
 
 // CreatePolicy stores a new policy after compiling its config.
 func (s *Service) CreatePolicy(ctx context.Context, accountID string, in PolicyInput) (store.GovernancePolicy, error) {

@@ -2,13 +2,14 @@ package governance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // A policy's config, as stored in governance_policies.config:
@@ -66,7 +67,7 @@ const (
 )
 
 // ErrInvalidPolicy wraps what is wrong with a policy's config.
-var ErrInvalidPolicy = errors.New("invalid governance policy")
+var ErrInvalidPolicy = fault.FieldSentinel([]any{"body", "config"}, "value_error", "invalid governance policy")
 
 // Policy is a compiled policy, ready to check text.
 type Policy struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -31,8 +32,8 @@ import (
 
 // Errors of migrations the API maps to statuses.
 var (
-	ErrMigrationActive = store.ErrMigrationActive                    // 409
-	ErrNotActive       = errors.New("no active embedding migration") // 409
+	ErrMigrationActive       = store.ErrMigrationActive // 409
+	ErrNotActive       error = &fault.Conflict{Err: errors.New("no active embedding migration")}
 )
 
 // MigrationRequest starts a migration.

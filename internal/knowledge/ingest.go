@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -44,6 +45,15 @@ const MaxInlineBytes = 8192
 type UnsupportedTypeError struct {
 	Type      string
 	Supported []string
+}
+
+// As reads the refusal as the fault vocabulary's Unsupported.
+func (e *UnsupportedTypeError) As(target any) bool {
+	t, ok := target.(**fault.Unsupported)
+	if ok {
+		*t = &fault.Unsupported{Err: e, Msg: fmt.Sprintf("Unsupported media type %s. Supported types: %s", e.Type, strings.Join(e.Supported, ", "))}
+	}
+	return ok
 }
 
 func (e *UnsupportedTypeError) Error() string {
@@ -113,7 +123,8 @@ func (s *Service) UploadFile(ctx context.Context, accountID, sourceID string, up
 	if src.SourceType != TypeCustomIndex {
 		return UploadResult{}, fmt.Errorf("%w: files are uploaded to custom_index sources; %s sources are fed by polling", ErrSourceKind, src.SourceType)
 	}
-	return s.store(ctx, src, nil, up, UploadTypes, s.cfg.MaxUploadBytes)
+	res, err := s.store(ctx, src, nil, up, UploadTypes, s.cfg.MaxUploadBytes)
+	return res, fileTooLarge(err, s.cfg.MaxUploadBytes)
 }
 
 // UploadText adds inline text to a content store source.
@@ -174,7 +185,8 @@ func (s *Service) ReplaceWithFile(ctx context.Context, accountID, contentID stri
 	if err != nil {
 		return UploadResult{}, err
 	}
-	return s.store(ctx, src, &c, up, UploadTypes, s.cfg.MaxUploadBytes)
+	res, err := s.store(ctx, src, &c, up, UploadTypes, s.cfg.MaxUploadBytes)
+	return res, fileTooLarge(err, s.cfg.MaxUploadBytes)
 }
 
 func (s *Service) replaceable(ctx context.Context, accountID, contentID string) (store.Content, store.Source, error) {
@@ -189,6 +201,15 @@ func (s *Service) replaceable(ctx context.Context, accountID, contentID string) 
 // store streams up into the blob store and records it as a new content
 // (prev nil) or a new version of prev, with its indexing job, in one
 // transaction: a crash leaves the content queued with its job, or nothing.
+// fileTooLarge names the upload limit in an uploaded file's ErrTooLarge
+// (an inline text's names its bytes); other errors pass unchanged.
+func fileTooLarge(err error, limit int64) error {
+	if errors.Is(err, ErrTooLarge) {
+		return fault.UploadTooLarge(limit, err)
+	}
+	return err
+}
+
 func (s *Service) store(ctx context.Context, src store.Source, prev *store.Content, up Upload, allowed []string, limit int64) (UploadResult, error) {
 	br := bufio.NewReaderSize(up.Body, 4096)
 	head, _ := br.Peek(512)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge/rerank"
 	"github.com/agentry/agentry/internal/llm"
@@ -18,13 +19,13 @@ import (
 
 // Errors the API maps to statuses.
 var (
-	ErrNotFound          = store.ErrNotFound
-	ErrInvalid           = errors.New("invalid request")                  // 422
-	ErrUnsupportedType   = errors.New("unsupported media type")           // 415
-	ErrTooLarge          = errors.New("file too large")                   // 413
-	ErrSourceKind        = errors.New("operation not for this source")    // 400
-	ErrSystemManaged     = errors.New("system-managed source")            // 400
-	ErrReferencedByAgent = errors.New("knowledge base is used by agents") // 409
+	ErrNotFound                = store.ErrNotFound
+	ErrInvalid                 = fault.FieldSentinel([]any{"body"}, "value_error", "invalid request")
+	ErrUnsupportedType         = errors.New("unsupported media type") // 415
+	ErrTooLarge          error = &fault.TooLarge{Err: errors.New("file too large")}
+	ErrSourceKind        error = &fault.BadRequest{Err: errors.New("operation not for this source")}
+	ErrSystemManaged     error = &fault.BadRequest{Err: errors.New("system-managed source")}
+	ErrReferencedByAgent error = &fault.Conflict{Err: errors.New("knowledge base is used by agents")}
 )
 
 // InvalidError is a 422 naming the field at fault.
@@ -37,6 +38,19 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string { return e.Field + ": " + e.Msg }
 func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InvalidError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		loc := []any{"body", e.Field}
+		if e.Indexed {
+			loc = append(loc, e.Index)
+		}
+		*t = fault.InvalidAt(loc, e.Msg, "value_error").Because(e)
+	}
+	return ok
+}
 
 func invalid(field, msg string) error { return &InvalidError{Field: field, Msg: msg} }
 

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // Sentinel errors callers branch on.
 var (
 	// ErrInsufficientCredits is returned by Metered (from the Meter) before
-	// any model is called; the API layer answers 402.
-	ErrInsufficientCredits = errors.New("insufficient credits")
+	// any model is called; the API layer answers 402. It is the fault
+	// vocabulary's NoCredits sentinel (the store's ErrInsufficientCredits too).
+	ErrInsufficientCredits = fault.ErrNoCredits
 	// ErrUnknownModel: the model id is not in the catalog or has no route.
 	ErrUnknownModel = errors.New("unknown model")
 	// ErrProviderNotConfigured: the model is known but nothing serves it

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -40,11 +41,20 @@ type InputError struct{ Field, Msg string }
 
 func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
 
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InputError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidField(e.Field, e.Msg).Because(e)
+	}
+	return ok
+}
+
 // ErrNotFound is an agent that is not the account's.
-var ErrNotFound = store.ErrNotFound
+var ErrNotFound error = &fault.NotFound{What: "Agent", Err: store.ErrNotFound}
 
 // ErrNameTaken is a tool name another agent of the account has.
-var ErrNameTaken = errors.New("another agent of the account is exposed under this tool name")
+var ErrNameTaken error = &fault.Conflict{Err: errors.New("another agent of the account is exposed under this tool name")}
 
 // ReservedNames are the MCP server's own tools; an agent cannot take them.
 var ReservedNames = []string{"list_agents", "get_agent", "create_agent", "run_agent", "get_agent_run", "cancel_agent_run",

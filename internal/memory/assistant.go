@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -71,7 +72,10 @@ const MaxAssistantInput = 4000
 // proposal with or without a model provider; the turn is stored.
 func (s *Service) Propose(ctx context.Context, accountID, userID, input string, current map[string]any, since *time.Time) (Proposal, error) {
 	if strings.TrimSpace(input) == "" || len(input) > MaxAssistantInput {
-		return Proposal{}, invalid("user_input", fmt.Sprintf("user_input is 1 to %d characters", MaxAssistantInput))
+		// A 400 here, not the 422 of a bank's field: the contract's status
+		// for this operation.
+		msg := fmt.Sprintf("user_input is 1 to %d characters", MaxAssistantInput)
+		return Proposal{}, &fault.BadRequest{Msg: msg, Err: invalid("user_input", msg)}
 	}
 	if current == nil && since != nil {
 		// A refinement: start from this session's last proposal.
@@ -279,7 +283,7 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 }
 
 // ErrBeingAccepted: another request is accepting the same proposal (409).
-var ErrBeingAccepted = errors.New("this proposal is being accepted by another request; read the conversation again in a moment")
+var ErrBeingAccepted error = &fault.Conflict{Err: errors.New("this proposal is being accepted by another request; read the conversation again in a moment")}
 
 // acceptedBank answers an accept of a proposal accepted before: it is not
 // applied twice.

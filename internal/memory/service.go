@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/llm"
@@ -31,13 +32,22 @@ const (
 
 // Errors the API maps to statuses.
 var (
-	ErrInvalid     = errors.New("invalid memory bank input")                    // 422
-	ErrNoThreshold = errors.New("the bank has no compaction threshold")         // 400
-	ErrBankType    = errors.New("the step does not fit the memory bank's type") // step error
+	ErrInvalid           = errors.New("invalid memory bank input") // 422
+	ErrNoThreshold error = &fault.BadRequest{Msg: "The memory bank has no compaction threshold: set max_turns, max_size_tokens or max_age_days first", Err: errors.New("the bank has no compaction threshold")}
+	ErrBankType          = errors.New("the step does not fit the memory bank's type") // step error
 )
 
 // InUseError refuses deleting a bank agents still use; it names them.
 type InUseError struct{ Agents [][2]string }
+
+// As reads the refusal as the fault vocabulary's Conflict.
+func (e *InUseError) As(target any) bool {
+	t, ok := target.(**fault.Conflict)
+	if ok {
+		*t = &fault.Conflict{Msg: e.Error(), Err: e}
+	}
+	return ok
+}
 
 func (e *InUseError) Error() string {
 	names := make([]string, len(e.Agents))
@@ -52,6 +62,15 @@ type InvalidError struct{ Field, Msg string }
 
 func (e *InvalidError) Error() string { return e.Field + ": " + e.Msg }
 func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InvalidError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidField(e.Field, e.Msg).Because(e)
+	}
+	return ok
+}
 
 func invalid(field, msg string) error { return &InvalidError{Field: field, Msg: msg} }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/billing"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
@@ -65,6 +66,19 @@ type Problem struct {
 // InvalidError lists what is wrong with a create request (422).
 type InvalidError struct{ Problems []Problem }
 
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InvalidError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		items := make([]fault.Item, len(e.Problems))
+		for i, p := range e.Problems {
+			items[i] = fault.Item{Loc: p.Loc, Msg: p.Msg, Type: p.Type}
+		}
+		*t = &fault.Invalid{Items: items, Err: e}
+	}
+	return ok
+}
+
 func (e *InvalidError) Error() string {
 	msgs := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -77,7 +91,7 @@ func (e *InvalidError) Error() string {
 var errNoQueue = errors.New("playground: no job queue in this process")
 
 // ErrFinished: a completed or failed experiment cannot be cancelled (409).
-var ErrFinished = errors.New("the experiment has already finished")
+var ErrFinished error = &fault.Conflict{Msg: "The experiment has already finished and cannot be canceled", Err: errors.New("the experiment has already finished")}
 
 // CreateInput is a new experiment.
 type CreateInput struct {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/runs"
@@ -70,12 +71,21 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return fmt.Sprint(e.Loc...) + ": " + e.Msg }
 
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *FieldError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidAt(e.Loc, e.Msg, "value_error").Because(e)
+	}
+	return ok
+}
+
 func fieldError(msg string, loc ...any) error {
 	return &FieldError{Loc: append([]any{"body"}, loc...), Msg: msg}
 }
 
 // ErrFinished: a regression that has ended cannot be cancelled (409).
-var ErrFinished = errors.New("the regression has already ended")
+var ErrFinished error = &fault.Conflict{Err: errors.New("the regression has already ended")}
 
 // Start validates a request, estimates its cost (402 above the balance),
 // records the regression with its items and enqueues its job, in one

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -13,15 +14,15 @@ import (
 // Errors of review decisions the API maps to statuses.
 var (
 	// ErrReviewDecided: the review has its decision already (409).
-	ErrReviewDecided = fmt.Errorf("%w: the review has already been decided", store.ErrConflict)
+	ErrReviewDecided error = &fault.Conflict{Err: fmt.Errorf("%w: the review has already been decided", store.ErrConflict)}
 	// ErrReviewRunFinished: the run ended (cancelled, failed) before anyone decided (409).
-	ErrReviewRunFinished = errors.New("the run has already finished; its review can no longer be decided")
+	ErrReviewRunFinished error = &fault.Conflict{Err: errors.New("the run has already finished; its review can no longer be decided")}
 	// ErrNotReviewer: the caller is neither an owner or admin of the account nor an assignee of the step (403).
-	ErrNotReviewer = errors.New("only the account's owners and admins, or the users the step names in assignee_user_ids, may decide this review")
+	ErrNotReviewer error = &fault.Forbidden{Err: errors.New("only the account's owners and admins, or the users the step names in assignee_user_ids, may decide this review")}
 	// ErrStepKeyNeeded: no step key, and the run waits on several reviews (422).
-	ErrStepKeyNeeded = errors.New("the run waits on several reviews: give step_key")
+	ErrStepKeyNeeded = fault.FieldSentinel([]any{"body", "step_key"}, "value_error", "the run waits on several reviews: give step_key")
 	// ErrEditNotAllowed: edited content for a step without allow_edit (422).
-	ErrEditNotAllowed = errors.New("this human_in_the_loop step does not allow edits (allow_edit is false)")
+	ErrEditNotAllowed = fault.FieldSentinel([]any{"body", "edited_content"}, "value_error", "this human_in_the_loop step does not allow edits (allow_edit is false)")
 )
 
 // Reviewer is who decides a review through the API.

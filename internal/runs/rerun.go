@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -33,9 +34,18 @@ type FieldError struct{ Field, Msg string }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *FieldError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidField(e.Field, e.Msg).Because(e)
+	}
+	return ok
+}
+
 // ErrNotFinished: only a finished run (completed, failed or cancelled) is
 // rerun (409).
-var ErrNotFinished = errors.New("the run has not finished: only a completed, failed or cancelled run can be rerun")
+var ErrNotFinished error = &fault.Conflict{Err: errors.New("the run has not finished: only a completed, failed or cancelled run can be rerun")}
 
 // Rerun starts a new run from step FromStep of a finished run.
 func (s *Service) Rerun(ctx context.Context, accountID, runID string, req RerunRequest) (store.Run, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -52,12 +53,13 @@ type Uploads interface {
 	Attachments(ctx context.Context, accountID, agentID string, uploadIDs []string) ([]engine.Attachment, error)
 }
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary (the API answers each with
+// its status and sentence).
 var (
-	ErrDisabled        = errors.New("the agent is paused (disabled); enable it to run it") // 409
-	ErrUnavailableStep = errors.New("unavailable step types")                              // 400
-	ErrBadInput        = errors.New("invalid run input")                                   // 400
-	ErrTerminal        = errors.New("the run has already finished")                        // 409
+	ErrDisabled        error = &fault.Conflict{Err: errors.New("the agent is paused (disabled); enable it to run it")}
+	ErrUnavailableStep error = &fault.BadRequest{Err: errors.New("unavailable step types")}
+	ErrBadInput              = errors.New("invalid run input") // an InputError, a 400
+	ErrTerminal        error = &fault.Conflict{Msg: "The run has already finished and cannot be cancelled"}
 	// ErrUnknownVersion: the change_id a run asks for is no version of
 	// its agent (422 naming the field); Agents.ForRunAt returns it.
 	ErrUnknownVersion = fmt.Errorf("version %w", store.ErrNotFound)
@@ -124,10 +126,23 @@ type InputError struct{ Problems []string }
 func (e *InputError) Error() string { return strings.Join(e.Problems, "; ") }
 func (e *InputError) Unwrap() error { return ErrBadInput }
 
+// As reads the refusal as the fault vocabulary's BadRequest.
+func (e *InputError) As(target any) bool {
+	t, ok := target.(**fault.BadRequest)
+	if ok {
+		*t = &fault.BadRequest{Msg: e.Error(), Err: e}
+	}
+	return ok
+}
+
 // Start validates a request, records the run and enqueues it. Priority runs
 // are dispatched ahead of normal ones.
 func (s *Service) Start(ctx context.Context, accountID, agentID string, req StartRequest) (store.Run, error) {
 	a, err := s.Agents.ForRunAt(ctx, accountID, agentID, req.ChangeID)
+	if errors.Is(err, ErrUnknownVersion) {
+		return store.Run{}, &fault.Invalid{Err: err, Items: []fault.Item{{Loc: []any{"body", "change_id"},
+			Msg: "the agent has no version with this change_id (see GET /agents/{agent_id}/versions)", Type: "value_error.unknown_version"}}}
+	}
 	if err != nil {
 		return store.Run{}, err
 	}

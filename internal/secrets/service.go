@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -20,18 +21,20 @@ const (
 	NamePatternDoc = "a letter or underscore, then up to 63 letters, digits or underscores"
 )
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary (the API answers each with
+// its status and sentence).
 var (
-	ErrInvalidName   = errors.New("secret names are " + NamePatternDoc)                      // 422
-	ErrInvalidValue  = fmt.Errorf("a secret value is 1 to %d bytes of UTF-8", MaxValueBytes) // 422
-	ErrTooMany       = errors.New("too many secrets")                                        // 409
-	ErrMissingSecret = errors.New("no such account secret")                                  // a step's failure
+	ErrInvalidName error = &fault.Invalid{Items: []fault.Item{{Loc: []any{"path", "name"}, Msg: "Secret names are " + NamePatternDoc, Type: "value_error"}},
+		Err: errors.New("secret names are " + NamePatternDoc)}
+	ErrInvalidValue        = fault.FieldSentinel([]any{"body", "value"}, "value_error", fmt.Sprintf("a secret value is 1 to %d bytes of UTF-8", MaxValueBytes))
+	ErrTooMany       error = &fault.Conflict{Msg: fmt.Sprintf("The account already has %d secrets; delete one before adding another", MaxPerAccount), Err: errors.New("too many secrets")}
+	ErrMissingSecret       = errors.New("no such account secret") // a step's failure
 	// ErrInvalidHosts is a hosts list that is not a list of host patterns.
-	ErrInvalidHosts = errors.New("invalid hosts") // 422 at hosts
+	ErrInvalidHosts = fault.FieldSentinel([]any{"body", "hosts"}, "value_error", "invalid hosts")
 	// ErrHostsRequired is a new secret stored without the hosts it may go to.
-	ErrHostsRequired = errors.New("a new secret needs hosts: the hosts it may be sent to") // 422 at hosts
+	ErrHostsRequired = fault.FieldSentinel([]any{"body", "hosts"}, "value_error", "a new secret needs hosts: the hosts it may be sent to")
 	// ErrValueRequired is a hosts-only change of a secret that does not exist.
-	ErrValueRequired = errors.New("there is no such secret yet: send its value with its hosts") // 422 at value
+	ErrValueRequired = fault.FieldSentinel([]any{"body", "value"}, "missing", "there is no such secret yet: send its value with its hosts")
 )
 
 // Secret is an opened secret and the hosts it may be sent to.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/search"
@@ -40,13 +41,22 @@ type InvalidError struct {
 
 func (e *InvalidError) Error() string { return e.Msg }
 
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InvalidError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidAt(e.Loc, e.Msg, e.Type).Because(e)
+	}
+	return ok
+}
+
 func invalid(msg string, loc ...any) error {
 	return &InvalidError{Loc: loc, Msg: msg, Type: "value_error"}
 }
 
 // Errors the API tells apart.
 var (
-	ErrDecided = errors.New("this plan was already accepted or declined")
+	ErrDecided error = &fault.Conflict{Err: errors.New("this plan was already accepted or declined")}
 )
 
 // Bounds of what a tenant sends.
@@ -140,6 +150,17 @@ type NotLinkableError struct {
 	Kind  string
 	IDs   []string
 	Index int // of the first of IDs in the request's ids
+}
+
+// As reads the refusal as the fault vocabulary's Invalid: ids in the body
+// that name nothing of the account's (another account's among them) are
+// the request's fault, a 422 at the first of them.
+func (e *NotLinkableError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidAt([]any{"body", "ids", e.Index}, e.Error()+" in this account", "value_error").Because(e)
+	}
+	return ok
 }
 
 func (e *NotLinkableError) Error() string {

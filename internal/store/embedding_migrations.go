@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // Embedding migration statuses.
@@ -21,7 +23,7 @@ const (
 )
 
 // ErrMigrationActive is a second migration of a source while one is active.
-var ErrMigrationActive = errors.New("an embedding migration is already active for this source")
+var ErrMigrationActive error = &fault.Conflict{Msg: "An embedding migration is already active for this source", Err: errors.New("an embedding migration is already active for this source")}
 
 // EmbeddingMigration re-embeds one source's chunks with another model.
 type EmbeddingMigration struct {

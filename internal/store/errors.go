@@ -1,13 +1,16 @@
 package store
 
-import "errors"
+import "github.com/agentry/agentry/internal/fault"
 
+// The store's errors are the fault vocabulary's sentinels, so the areas
+// and the API speak one word (see package fault).
 var (
 	// ErrNotFound means no row in the caller's account matched; handlers answer 404
-	// whether the row is absent or belongs to another account.
-	ErrNotFound = errors.New("not found")
+	// whether the row is absent or belongs to another account. It carries no
+	// resource name: the area names it (fault.Name) where it knows which.
+	ErrNotFound = fault.ErrNotFound
 	// ErrConflict means a uniqueness or state rule refused the write.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = fault.ErrConflict
 	// ErrInsufficientCredits means a debit would take a balance below zero.
-	ErrInsufficientCredits = errors.New("insufficient credits")
+	ErrInsufficientCredits = fault.ErrNoCredits
 )

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/agents/definition/canonjson"
+	"github.com/agentry/agentry/internal/fault"
 )
 
 // ImportErrorCode is the constant `error` of the 422 body.
@@ -54,6 +55,17 @@ func (e *ImportError) Error() string {
 }
 
 // AsImportError unwraps an *ImportError from err.
+// As reads the import error as the fault vocabulary's Invalid whose body
+// is the error itself: the contract's AgentDefinitionImportErrorResponse,
+// sent at the top level rather than under detail.
+func (e *ImportError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = &fault.Invalid{Body: e}
+	}
+	return ok
+}
+
 func AsImportError(err error) (*ImportError, bool) {
 	var ie *ImportError
 	ok := errors.As(err, &ie)

@@ -14,18 +14,19 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary.
 var (
-	ErrNotFound = store.ErrNotFound                                   // 404
-	ErrInvalid  = errors.New("invalid export request")                // 422
-	ErrConflict = errors.New("the export is not in a state for this") // 409
-	ErrExpired  = errors.New("the export has expired")                // 410
+	ErrNotFound       = store.ErrNotFound
+	ErrInvalid        = errors.New("invalid export request") // matched by every InvalidError
+	ErrConflict error = &fault.Conflict{Err: errors.New("the export is not in a state for this")}
+	ErrExpired  error = &fault.Gone{Msg: "The export has expired"}
 )
 
 // InvalidError is a 422 naming the field at fault.
@@ -33,6 +34,15 @@ type InvalidError struct{ Field, Msg string }
 
 func (e *InvalidError) Error() string { return e.Field + ": " + e.Msg }
 func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// As reads the refusal as the fault vocabulary's Invalid.
+func (e *InvalidError) As(target any) bool {
+	t, ok := target.(**fault.Invalid)
+	if ok {
+		*t = fault.InvalidField(e.Field, e.Msg).Because(e)
+	}
+	return ok
+}
 
 // Limits of the area.
 const (

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/mail/dkimkey"
 	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/secrets"
@@ -106,14 +107,16 @@ func (s *Service) SharedDKIMRecord() (name, value string, err error) {
 	return dkimkey.RecordName(s.cfg.SharedDomain), dkimkey.RecordValue(p), nil
 }
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary (the API answers each with
+// its status and sentence; ErrInvalid's is its text with the detail it is
+// wrapped with).
 var (
-	ErrInvalid      = errors.New("invalid domain")                                   // 422
-	ErrKindTaken    = errors.New("the account already has a domain of this kind")    // 409
-	ErrNameTaken    = errors.New("this name is taken")                               // 409
-	ErrNotVerified  = errors.New("the domain is not verified")                       // 409
-	ErrNoDNSUpdate  = errors.New("delegated domains need SERVICE_DNS_UPDATE_SERVER") // 422
-	ErrNoOwnerEmail = errors.New("the account's owner has no e-mail address")        // 409
+	ErrInvalid            = fault.FieldSentinel([]any{"body", "value"}, "value_error", "invalid domain")
+	ErrKindTaken    error = &fault.Conflict{Msg: "The account already has a domain of this kind (one vanity and one custom domain at most); remove it first"}
+	ErrNameTaken    error = &fault.Conflict{Msg: "That name is already taken"}
+	ErrNotVerified  error = &fault.Conflict{Msg: "The domain is not verified yet: publish its DNS records and verify it first"}
+	ErrNoDNSUpdate        = fault.InvalidAt([]any{"body", "delegated"}, "delegated=true needs the operator to configure an RFC 2136 dynamic-update DNS server (SERVICE_DNS_UPDATE_SERVER)", "value_error")
+	ErrNoOwnerEmail error = &fault.Conflict{Msg: "The account's owner has no e-mail address to send the test message to"}
 )
 
 // Domain is a domain as the API shows it.

@@ -10,12 +10,14 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/runs"
@@ -134,13 +136,21 @@ func (s *Service) Domain() string {
 	return strings.ToLower(s.Config.Domain)
 }
 
-// Errors the API maps to statuses.
+// The area's refusals, in the fault vocabulary (the API answers each with
+// its status and sentence). A taken alias is an AliasTakenError naming it.
 var (
-	ErrNotEmailTrigger = errors.New("the trigger is not an email_received trigger") // 400
-	ErrAliasTaken      = errors.New("another agent of the account uses this alias") // 409
-	ErrBadAlias        = errors.New("invalid alias")                                // 422
-	ErrBadSender       = errors.New("invalid allowed sender")                       // 422
+	ErrNotEmailTrigger error = &fault.BadRequest{Msg: "Email settings apply only to an email_received trigger", Err: errors.New("the trigger is not an email_received trigger")}
+	ErrAliasTaken            = errors.New("another agent of the account uses this alias")
+	ErrBadAlias        error = &fault.Invalid{Err: errors.New("invalid alias"), Items: []fault.Item{{Loc: []any{"body", "alias"},
+		Msg: "Alias must be 1-32 letters, digits, '+', '.' or '-', not starting or ending with '+', '.' or '-', and not shaped like a UUID", Type: "value_error"}}}
+	ErrBadSender = fault.FieldSentinel([]any{"body", "allowed_senders"}, "value_error", "invalid allowed sender")
 )
+
+// aliasTaken refuses an alias another agent of the account uses; it
+// matches ErrAliasTaken.
+func aliasTaken(alias string) error {
+	return &fault.Conflict{Msg: fmt.Sprintf("Another agent of this account already uses the alias %q", alias), Err: ErrAliasTaken}
+}
 
 // ConfigPatch is PUT email-config's body: nil leaves a field unchanged.
 type ConfigPatch struct {
@@ -211,7 +221,11 @@ func (s *Service) SetTriggerConfig(ctx context.Context, accountID, agentID, trig
 	}
 	if err := s.DB.PutEmailTriggerConfig(ctx, c); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return TriggerEmail{}, ErrAliasTaken
+			asked := c.Alias
+			if p.Alias != nil {
+				asked = *p.Alias // as the request wrote it
+			}
+			return TriggerEmail{}, aliasTaken(asked)
 		}
 		return TriggerEmail{}, err
 	}

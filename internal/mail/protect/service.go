@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
@@ -22,9 +23,9 @@ const (
 
 // Errors the API maps to 422.
 var (
-	ErrBadMode      = errors.New("mode must be one of disabled, input, input_and_output")
-	ErrBadMatchType = errors.New("match_type must be address or domain")
-	ErrBadSender    = errors.New("not a valid sender")
+	ErrBadMode      = fault.FieldSentinel([]any{"body", "mode"}, "value_error", "mode must be one of disabled, input, input_and_output")
+	ErrBadMatchType = fault.FieldSentinel([]any{"body", "match_type"}, "value_error", "match_type must be address or domain")
+	ErrBadSender    = fault.FieldSentinel([]any{"body", "sender_email"}, "value_error", "not a valid sender")
 )
 
 // DefaultQueueCeiling is the QUEUED backlog past which an account's

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -25,7 +26,7 @@ const tokenKeySetting = "mail.unsubscribe_key"
 const MaxTokenBytes = 1024
 
 // ErrBadToken is a token that is malformed or not ours.
-var ErrBadToken = errors.New("invalid or tampered unsubscribe link")
+var ErrBadToken error = &fault.BadRequest{Msg: "This unsubscribe link is not valid", Err: errors.New("invalid or tampered unsubscribe link")}
 
 // Unsubscribe is what a token says.
 type Unsubscribe struct {

@@ -6,10 +6,10 @@ package defaults
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -55,7 +55,7 @@ type Default struct {
 
 // ErrInvalidModel refuses a default that is not an enabled, served chat
 // model of the catalog.
-var ErrInvalidModel = errors.New("invalid default model")
+var ErrInvalidModel = fault.FieldSentinel([]any{"body", "model_id"}, "value_error", "invalid default model")
 
 // Server returns the server's default model and why.
 func (s *Service) Server() (string, string) {
