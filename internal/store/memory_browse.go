@@ -98,7 +98,7 @@ type MemoryKey struct {
 
 // MemoryKeysQuery selects a page of a bank's keys in key (byte) order.
 type MemoryKeysQuery struct {
-	Prefix string // only keys starting with it
+	Prefix string  // only keys starting with it
 	After  *string // the last key of the previous page ("" is a key)
 	Limit  int
 }
