@@ -106,7 +106,7 @@ func seedStatEntries(t *testing.T, s *testserver.Server, bankID string, n int, n
 		if rng.IntN(10) == 0 {
 			key = "k" + string(rune('a'+rng.IntN(26))) + string(rune('a'+rng.IntN(26)))
 		}
-		at := now.Add(-time.Duration(rng.Int64N(int64(40*24*time.Hour)))).Truncate(time.Millisecond)
+		at := now.Add(-time.Duration(rng.Int64N(int64(40 * 24 * time.Hour)))).Truncate(time.Millisecond)
 		var deleted any
 		if i%17 == 0 {
 			deleted = now
@@ -143,7 +143,9 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			day := func(n int) time.Time { return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, n) }
+			day := func(n int) time.Time {
+				return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, n)
+			}
 			periods := [][2]time.Time{
 				{now.Add(time.Second).AddDate(0, 0, -30), now.Add(time.Second)},
 				{day(-35), day(-9)},
