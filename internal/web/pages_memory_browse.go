@@ -79,7 +79,7 @@ func (c *Console) memoryEntries(req *Request) error {
 		return err
 	}
 	for _, e := range page.Data {
-		row := memoryEntryRow{MemoryEntry: e, KeyURL: memoryEntriesURL(id, &e.Key, "", ""), Created: e.CreatedAt, HasSpeak: e.Speaker != nil && *e.Speaker != ""}
+		row := memoryEntryRow{MemoryEntry: e, KeyURL: memoryEntriesURL(id, &e.Key, "", ""), Created: e.CreatedAt, HasSpeak: e.Speaker != nil && *e.Speaker != "" && !e.Summary}
 		if t, err := time.Parse(time.RFC3339Nano, e.CreatedAt); err == nil {
 			row.Created = t.UTC().Format("2006-01-02 15:04:05 UTC")
 		}
