@@ -22,7 +22,8 @@ import (
 const (
 	listMemoryEntriesDoc = "A memory bank's live entries (turns, general entries and the summaries compaction wrote), newest first. " +
 		"`key` keeps one conversation_key (conversation banks) or group_key (general banks); `key=` (empty) keeps the entries written without one. " +
-		"`q` keeps the entries whose content contains it, case-insensitive (at most 200 bytes). " +
+		"`q` keeps the entries whose content contains it, case-insensitive (at most 200 bytes); a search page reads 10,000 entries at most, " +
+		"so it may hold fewer matches than `limit`, even none, and still have a next_cursor to search on further back. " +
 		"Pages are walked with a cursor: pass next_cursor back as cursor; it is null on the last page. No total is counted. " +
 		"Another account's bank is a 404."
 	listMemoryKeysDoc = "The keys of a memory bank's live entries (conversation_key for conversation banks, group_key for general ones; " +
@@ -92,7 +93,7 @@ func (s *Server) listMemoryEntries(ctx context.Context, in *listMemoryEntriesInp
 	if in.keySet {
 		q.Key = &in.Key
 	}
-	list, more, err := s.deps.Memory.Entries(ctx, principal(ctx).AccountID, in.BankID, q)
+	list, next, err := s.deps.Memory.Entries(ctx, principal(ctx).AccountID, in.BankID, q)
 	if errors.Is(err, store.ErrBadCursor) {
 		return nil, Invalid([]any{"query", "cursor"}, err.Error(), "value_error")
 	}
@@ -103,9 +104,7 @@ func (s *Server) listMemoryEntries(ctx context.Context, in *listMemoryEntriesInp
 	for i, e := range list {
 		out.Data[i] = memoryEntryResponse(e)
 	}
-	if more && len(list) > 0 {
-		out.NextCursor = &list[len(list)-1].ID
-	}
+	out.NextCursor = optStr(next)
 	return &memoryEntriesOutput{Body: out}, nil
 }
 

@@ -191,3 +191,47 @@ func TestMemoryBankEntriesAndKeys(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryEntriesSearchReadsAWindow: a search page reads at most
+// store.SearchWindow entries, so a rare text older than that is found on a
+// later page: the first holds no match but a cursor, which leads to it.
+func TestMemoryEntriesSearchReadsAWindow(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		s := testserver.Start(t, d)
+		bank := createBank(t, s, s.Key, map[string]any{"name": "Big", "type": "conversation"})
+		ctx := context.Background()
+		tx, err := s.DB.W.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := time.Now().Add(-time.Hour)
+		n := store.SearchWindow + 30
+		for i := range n {
+			content := fmt.Sprintf("turn %d", i)
+			if i == 3 {
+				content = "the needle"
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_entries (id, account_id, bank_id, partition_key, speaker, content,
+				metadata, tags, tokens, summary, content_id, run_id, created_at) VALUES ($1,$2,$3,'k',NULL,$4,'{}','[]',2,FALSE,NULL,NULL,$5)`,
+				store.NewID(), s.AccountID, bank, content, base.Add(time.Duration(i)*time.Millisecond).UTC()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		first := listEntries(t, s, s.Key, bank, "?q=needle")
+		if len(first.Data) != 0 || first.NextCursor == nil {
+			t.Fatalf("the newest %d entries hold no needle: %d found, next %v", store.SearchWindow, len(first.Data), first.NextCursor)
+		}
+		second := listEntries(t, s, s.Key, bank, "?q=needle&cursor="+*first.NextCursor)
+		if len(second.Data) != 1 || second.Data[0].Content != "the needle" || second.NextCursor != nil {
+			t.Fatalf("the next window: %+v", second)
+		}
+		// Without a search the pages are full.
+		if p := listEntries(t, s, s.Key, bank, "?limit=100"); len(p.Data) != 100 || p.NextCursor == nil {
+			t.Fatalf("a plain page: %d entries", len(p.Data))
+		}
+	})
+}

@@ -27,20 +27,22 @@ type EntriesQuery struct {
 	Limit  int
 }
 
-// Entries returns a page of a bank's live entries, newest first, and
-// whether more follow.
-func (s *Service) Entries(ctx context.Context, accountID, bankID string, q EntriesQuery) ([]store.MemoryEntry, bool, error) {
+// Entries returns a page of a bank's live entries, newest first, and the
+// cursor of the next page ("" on the last). A search page reads
+// store.SearchWindow entries at most, so it may hold fewer matches than
+// Limit, even none, and still have a next page.
+func (s *Service) Entries(ctx context.Context, accountID, bankID string, q EntriesQuery) ([]store.MemoryEntry, string, error) {
 	if _, err := s.db.MemoryBank(ctx, accountID, bankID); err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	if q.Limit < 1 || q.Limit > MaxBrowsePage {
-		return nil, false, invalid("limit", fmt.Sprintf("a page is 1 to %d entries", MaxBrowsePage))
+		return nil, "", invalid("limit", fmt.Sprintf("a page is 1 to %d entries", MaxBrowsePage))
 	}
 	if len(q.Search) > MaxBrowseSearch || !utf8.ValidString(q.Search) {
-		return nil, false, invalid("q", fmt.Sprintf("a search is at most %d bytes of UTF-8", MaxBrowseSearch))
+		return nil, "", invalid("q", fmt.Sprintf("a search is at most %d bytes of UTF-8", MaxBrowseSearch))
 	}
 	if q.Key != nil && len(*q.Key) > MaxPartitionKey {
-		return nil, false, invalid("key", fmt.Sprintf("a key is at most %d bytes", MaxPartitionKey))
+		return nil, "", invalid("key", fmt.Sprintf("a key is at most %d bytes", MaxPartitionKey))
 	}
 	return s.db.BrowseMemoryEntries(ctx, accountID, bankID, store.MemoryBrowse{Key: q.Key, Search: q.Search, After: q.After, Limit: q.Limit})
 }

@@ -89,7 +89,10 @@ func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now t
 		if err != nil {
 			return nil, err
 		}
-		atRank, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, max(int(math.Ceil(0.95*float64(n)))-1, 0), false)
+		// The 95th percentile's rank counted from the newest; read from
+		// whichever end of the index is nearer.
+		rank := max(int(math.Ceil(0.95*float64(n)))-1, 0)
+		atRank, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, min(rank, n-1-rank), n-1-rank < rank)
 		if err != nil {
 			return nil, err
 		}

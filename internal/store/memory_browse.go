@@ -44,8 +44,8 @@ func LikePattern(s string) string {
 }
 
 // BrowseMemoryEntries returns up to q.Limit live entries of a bank, newest
-// first, and whether more follow.
-func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q MemoryBrowse) ([]MemoryEntry, bool, error) {
+// first, and the cursor of the next page ("" on the last).
+func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q MemoryBrowse) ([]MemoryEntry, string, error) {
 	where, args := `bank_id = $1 AND deleted_at IS NULL AND account_id = $2`, []any{bankID, accountID}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -54,13 +54,6 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 	if q.Key != nil {
 		where += ` AND ` + db.keyCol() + ` = ` + arg(*q.Key)
 	}
-	if q.Search != "" {
-		like := `LIKE` // ASCII case-insensitive on SQLite
-		if db.Dialect == Postgres {
-			like = `ILIKE`
-		}
-		where += ` AND content ` + like + ` ` + arg(LikePattern(q.Search)) + ` ESCAPE '\'`
-	}
 	if q.After != "" {
 		// The cursor's entry may have been replaced by a summary since
 		// (soft-deleted): its time still places the next page.
@@ -68,26 +61,68 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 		err := db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND id = $2 AND account_id = $3`,
 			bankID, q.After, accountID).Scan(&at)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, false, ErrBadCursor
+			return nil, "", ErrBadCursor
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, "", err
 		}
 		where += ` AND (created_at, id) < (` + arg(at) + `, ` + arg(q.After) + `)`
 	}
-	limit := arg(q.Limit + 1)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+`
-		ORDER BY created_at DESC, id DESC LIMIT `+limit, args...)
+	const order = ` ORDER BY created_at DESC, id DESC`
+	if q.Search == "" {
+		limit := arg(q.Limit + 1)
+		rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT `+limit, args...)
+		if err != nil {
+			return nil, "", err
+		}
+		list, err := collectMemoryEntries(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(list) > q.Limit {
+			return list[:q.Limit], list[q.Limit-1].ID, nil
+		}
+		return list, "", nil
+	}
+
+	// A search reads the next SearchWindow entries at most (no index finds
+	// a substring): a page holds the matches among them, and when that is
+	// fewer than q.Limit while older entries remain, the page ends with
+	// the window's last entry as its cursor, so the next page searches on
+	// from there. Each page's cost is bounded whatever the bank's size.
+	like := `LIKE` // ASCII case-insensitive on SQLite
+	if db.Dialect == Postgres {
+		like = `ILIKE`
+	}
+	window := `SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE ` + where + order + ` LIMIT ` + itoa(SearchWindow)
+	pattern, limit := arg(LikePattern(q.Search)), arg(q.Limit+1)
+	rows, err := db.R.QueryContext(ctx, `SELECT * FROM (`+window+`) AS w WHERE content `+like+` `+pattern+` ESCAPE '\'`+order+` LIMIT `+limit, args...)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	list, err := collectMemoryEntries(rows)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
-	more := len(list) > q.Limit
-	return list[:min(len(list), q.Limit)], more, nil
+	if len(list) > q.Limit {
+		return list[:q.Limit], list[q.Limit-1].ID, nil
+	}
+	// Fewer matches than a page: the window's last entry, if the window
+	// was full, is where the next page searches on from.
+	rows, err = db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT 1 OFFSET `+itoa(SearchWindow-1),
+		args[:len(args)-2]...)
+	if err != nil {
+		return nil, "", err
+	}
+	tail, err := collectMemoryEntries(rows)
+	if err != nil || len(tail) == 0 {
+		return list, "", err
+	}
+	return list, tail[0].ID, nil
 }
+
+// SearchWindow is how many entries one page of a search reads at most.
+const SearchWindow = 10_000
 
 // MemoryKey is one key of a bank with what it holds.
 type MemoryKey struct {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"time"
 )
@@ -46,108 +47,123 @@ const statTopN = 10
 // MemoryStatSummary adds up a bank's live entries created in [from, to);
 // now is the time ages are measured from. The caller has checked that the
 // bank is the account's.
+//
+// Two grouped reads of the index do it. The first groups the entries by
+// token count, speaker and tag list (few distinct combinations in
+// practice, at most one per entry): the tokens histogram, the speakers',
+// the tags' (each distinct list read once, its count multiplied) and the
+// counts and age sum come from its rows. The second groups them by key.
 func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, now time.Time) (MemoryStatSums, error) {
 	var s MemoryStatSums
-	const where = ` FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3`
-	key, text := db.keyCol(), `COLLATE "C"`
+	where := ` FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3`
+	byKey := where
+	key := db.keyCol()
 	// The age of an entry in hundredths of a day, rounded half up (ages
 	// are not negative): 864 seconds is a hundredth of a day.
 	age := `CAST(FLOOR(EXTRACT(EPOCH FROM (CAST($4 AS TIMESTAMPTZ) - created_at)) / 864 + 0.5) AS BIGINT)`
 	nowArg := any(now)
-	tags := `jsonb_array_elements_text(CAST(tags AS JSONB)) AS t(value)`
 	if db.Dialect == SQLite {
 		// created_at is stored as Go writes a time ("… +0000 UTC", UTC
 		// throughout); julianday reads the part before the zone, to the
 		// millisecond.
 		age = `CAST((julianday($4) - julianday(substr(created_at, 1, instr(created_at, ' +') - 1))) * 100 + 0.5 AS INTEGER)`
-		nowArg, text = now.UTC().Format("2006-01-02 15:04:05.000000"), ``
-		tags = `json_each(memory_entries.tags) AS t`
+		nowArg = now.UTC().Format("2006-01-02 15:04:05.000000")
+		// In key order along the key index, rather than sorting the
+		// period's entries by key in a temporary tree.
+		byKey = ` FROM memory_entries INDEXED BY memory_entries_key_time WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3`
 	}
 	args := []any{bankID, from, to}
 
-	// Counts, summaries, the tokens histogram and the ages' sum: one pass.
-	rows, err := db.R.QueryContext(ctx, `SELECT tokens, COUNT(*), SUM(CASE WHEN summary THEN 1 ELSE 0 END), CAST(SUM(`+age+`) AS BIGINT)`+where+`
-		GROUP BY tokens ORDER BY tokens`, append(args, nowArg)...)
+	rows, err := db.R.QueryContext(ctx, `SELECT tokens, COALESCE(speaker, ''), speaker IS NULL, tags, COUNT(*),
+		SUM(CASE WHEN summary THEN 1 ELSE 0 END), CAST(SUM(`+age+`) AS BIGINT)`+where+`
+		GROUP BY tokens, speaker, tags`, append(args, nowArg)...)
 	if err != nil {
 		return s, err
 	}
+	tokens, speakers, tags, tagLists := map[int64]int{}, map[string]int{}, map[string]int{}, map[string][]string{}
 	for rows.Next() {
-		var v ValueCount
-		var summaries int
-		var ages int64
-		if err := rows.Scan(&v.Value, &v.Count, &summaries, &ages); err != nil {
+		var (
+			tok           int64
+			speaker, list string
+			noSpeaker     bool
+			n, summaries  int
+			ages          int64
+		)
+		if err := rows.Scan(&tok, &speaker, &noSpeaker, &list, &n, &summaries, &ages); err != nil {
 			rows.Close()
 			return s, err
 		}
-		s.Tokens = append(s.Tokens, v)
-		s.Entries += v.Count
+		s.Entries += n
 		s.Summaries += summaries
 		s.AgeHundredths += ages
+		tokens[tok] += n
+		if !noSpeaker {
+			speakers[speaker] += n
+		}
+		if list == "[]" {
+			continue
+		}
+		parsed, ok := tagLists[list]
+		if !ok {
+			_ = json.Unmarshal([]byte(list), &parsed)
+			tagLists[list] = parsed
+		}
+		for _, t := range parsed {
+			tags[t] += n
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil || s.Entries == 0 {
 		return s, err
 	}
+	s.Tokens = histogram(tokens)
+	s.TopSpeakers, s.TopTags = topN(speakers), topN(tags)
 
-	// Per key: the ten largest and the histogram of entries per key, from
-	// one grouping.
-	rows, err = db.R.QueryContext(ctx, `WITH k AS (SELECT `+key+` AS name, COUNT(*) AS n`+where+` GROUP BY `+key+`)
-		SELECT * FROM (SELECT 0 AS part, name, n, 0 AS keys FROM k ORDER BY n DESC, name LIMIT `+itoa(statTopN)+`) AS top
-		UNION ALL SELECT 1, '', n, COUNT(*) FROM k GROUP BY n`, args...)
+	rows, err = db.R.QueryContext(ctx, `SELECT `+key+`, COUNT(*)`+byKey+` GROUP BY `+key, args...)
 	if err != nil {
 		return s, err
 	}
+	perKey, keys := map[int64]int{}, map[string]int{}
 	for rows.Next() {
 		var (
-			part, n, keys int
-			name          string
+			name string
+			n    int
 		)
-		if err := rows.Scan(&part, &name, &n, &keys); err != nil {
+		if err := rows.Scan(&name, &n); err != nil {
 			rows.Close()
 			return s, err
 		}
-		if part == 0 {
-			s.TopKeys = append(s.TopKeys, NameCount{name, n})
-		} else {
-			s.PerKey = append(s.PerKey, ValueCount{int64(n), keys})
-		}
+		perKey[int64(n)]++
+		keys[name] = n
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s, err
-	}
-	sortValueCounts(s.PerKey)
-
-	if s.TopSpeakers, err = db.topNames(ctx, `SELECT speaker `+text+`, COUNT(*)`+where+` AND speaker IS NOT NULL
-		GROUP BY speaker `+text+` ORDER BY 2 DESC, 1 LIMIT `+itoa(statTopN), args); err != nil {
-		return s, err
-	}
-	// Most entries carry no tag: those are skipped before any JSON is read.
-	s.TopTags, err = db.topNames(ctx, `SELECT t.value `+text+`, COUNT(*) FROM memory_entries, `+tags+`
-		WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3 AND tags <> '[]'
-		GROUP BY t.value `+text+` ORDER BY 2 DESC, 1 LIMIT `+itoa(statTopN), args)
-	return s, err
+	s.PerKey, s.TopKeys = histogram(perKey), topN(keys)
+	return s, rows.Err()
 }
 
-func (db *DB) topNames(ctx context.Context, q string, args []any) ([]NameCount, error) {
-	rows, err := db.R.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
+// histogram turns value → count into bars in ascending value order.
+func histogram(m map[int64]int) []ValueCount {
+	out := make([]ValueCount, 0, len(m))
+	for v, n := range m {
+		out = append(out, ValueCount{v, n})
 	}
-	defer rows.Close()
-	var out []NameCount
-	for rows.Next() {
-		var c NameCount
-		if err := rows.Scan(&c.Name, &c.Count); err != nil {
-			return nil, err
+	sort.Slice(out, func(i, j int) bool { return out[i].Value < out[j].Value })
+	return out
+}
+
+// topN is the statTopN largest counts, ties in byte order of the name.
+func topN(m map[string]int) []NameCount {
+	out := make([]NameCount, 0, len(m))
+	for k, n := range m {
+		out = append(out, NameCount{k, n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
 		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-func sortValueCounts(v []ValueCount) {
-	sort.Slice(v, func(i, j int) bool { return v[i].Value < v[j].Value })
+		return out[i].Name < out[j].Name
+	})
+	return out[:min(statTopN, len(out))]
 }
 
 // MemoryStatNewest returns the creation time of the live entry of a bank
