@@ -46,18 +46,13 @@ func LikePattern(s string) string {
 // BrowseMemoryEntries returns up to q.Limit live entries of a bank, newest
 // first, and the cursor of the next page ("" on the last).
 func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q MemoryBrowse) ([]MemoryEntry, string, error) {
-	where, args := `bank_id = $1 AND deleted_at IS NULL AND account_id = $2`, []any{bankID, accountID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + itoa(len(args))
-	}
-	if q.Key != nil {
-		where += ` AND ` + db.keyCol() + ` = ` + arg(*q.Key)
-	}
-	if q.After != "" {
+	var (
+		at    time.Time
+		after = q.After != ""
+	)
+	if after {
 		// The cursor's entry may have been replaced by a summary since
 		// (soft-deleted): its time still places the next page.
-		var at time.Time
 		err := db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND id = $2 AND account_id = $3`,
 			bankID, q.After, accountID).Scan(&at)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -66,9 +61,33 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 		if err != nil {
 			return nil, "", err
 		}
-		where += ` AND (created_at, id) < (` + arg(at) + `, ` + arg(q.After) + `)`
+	}
+	// filter is the page's condition and its arguments; withAccount adds
+	// the account (which makes the database read each row), for the
+	// queries that read the entries themselves.
+	filter := func(withAccount bool) (string, []any) {
+		where, args := `bank_id = $1 AND deleted_at IS NULL`, []any{bankID}
+		arg := func(v any) string {
+			args = append(args, v)
+			return "$" + itoa(len(args))
+		}
+		if withAccount {
+			where += ` AND account_id = ` + arg(accountID)
+		}
+		if q.Key != nil {
+			where += ` AND ` + db.keyCol() + ` = ` + arg(*q.Key)
+		}
+		if after {
+			where += ` AND (created_at, id) < (` + arg(at) + `, ` + arg(q.After) + `)`
+		}
+		return where, args
 	}
 	const order = ` ORDER BY created_at DESC, id DESC`
+	where, args := filter(true)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
 	if q.Search == "" {
 		limit := arg(q.Limit + 1)
 		rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT `+limit, args...)
@@ -108,17 +127,16 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 		return list[:q.Limit], list[q.Limit-1].ID, nil
 	}
 	// Fewer matches than a page: the window's last entry, if the window
-	// was full, is where the next page searches on from.
-	rows, err = db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT 1 OFFSET `+itoa(SearchWindow-1),
-		args[:len(args)-2]...)
-	if err != nil {
-		return nil, "", err
+	// was full, is where the next page searches on from. Its id alone is
+	// read from the time index (the bank is the account's: the caller
+	// checked, and the cursor is checked again when used).
+	where, args = filter(false)
+	var last string
+	err = db.R.QueryRowContext(ctx, `SELECT id FROM memory_entries WHERE `+where+order+` LIMIT 1 OFFSET `+itoa(SearchWindow-1), args...).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return list, "", nil
 	}
-	tail, err := collectMemoryEntries(rows)
-	if err != nil || len(tail) == 0 {
-		return list, "", err
-	}
-	return list, tail[0].ID, nil
+	return list, last, err
 }
 
 // SearchWindow is how many entries one page of a search reads at most.

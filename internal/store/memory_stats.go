@@ -56,7 +56,6 @@ const statTopN = 10
 func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, now time.Time) (MemoryStatSums, error) {
 	var s MemoryStatSums
 	where := ` FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3`
-	byKey := where
 	key := db.keyCol()
 	// The age of an entry in hundredths of a day, rounded half up (ages
 	// are not negative): 864 seconds is a hundredth of a day.
@@ -68,9 +67,6 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 		// millisecond.
 		age = `CAST((julianday($4) - julianday(substr(created_at, 1, instr(created_at, ' +') - 1))) * 100 + 0.5 AS INTEGER)`
 		nowArg = now.UTC().Format("2006-01-02 15:04:05.000000")
-		// In key order along the key index, rather than sorting the
-		// period's entries by key in a temporary tree.
-		byKey = ` FROM memory_entries INDEXED BY memory_entries_key_time WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3`
 	}
 	args := []any{bankID, from, to}
 
@@ -119,7 +115,7 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 	s.Tokens = histogram(tokens)
 	s.TopSpeakers, s.TopTags = topN(speakers), topN(tags)
 
-	rows, err = db.R.QueryContext(ctx, `SELECT `+key+`, COUNT(*)`+byKey+` GROUP BY `+key, args...)
+	rows, err = db.R.QueryContext(ctx, `SELECT `+key+`, COUNT(*)`+where+` GROUP BY `+key, args...)
 	if err != nil {
 		return s, err
 	}

@@ -18,8 +18,9 @@ import (
 // loopback socket: the bank's page, its stats panel (which adds up every
 // entry of the last 30 days), the keys (first page, by prefix), the
 // entries (newest, a page deep in the bank by cursor, one key's, a search
-// most entries match and one only a single entry matches, which reads
-// the whole bank). For example:
+// most entries match, one that a single entry among the newest 10,000
+// matches and one none of them does: both read the whole window of 10,000
+// entries a search page reads). For example:
 //
 //	go test -run '^$' -bench MemoryPages -benchtime 100x ./internal/web/
 //
@@ -96,7 +97,8 @@ func BenchmarkMemoryPages(b *testing.B) {
 				{"entries-deep", base + "/entries?cursor=" + middle, "Turn 49999:"},
 				{"entries-key", base + "/entries?key=customer-0500", "Turn 99500:"},
 				{"entries-search-common", base + "/entries?q=berlin", "Turn 99999:"},
-				{"entries-search-rare", base + "/entries?q=order+60000+", "Turn 50000:"},
+				{"entries-search-one", base + "/entries?q=order+100000+", "Turn 90000:"},
+				{"entries-search-none", base + "/entries?q=order+60000+", "search on further back"},
 			})
 		})
 	}
