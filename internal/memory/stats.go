@@ -58,8 +58,9 @@ func histogramDistribution(h []store.ValueCount) Distribution {
 func ageDays(now, at time.Time) float64 { return math.Round(now.Sub(at).Hours()/24*100) / 100 }
 
 // Stats sums up a bank's live entries created in [from, to): counts and
-// distributions only, never an entry's text. The store adds them up (a few
-// grouped reads of an index, whatever the bank's size); the age
+// distributions only, never an entry's text. The store adds them up (two
+// grouped reads of an index, which still visit every entry of the
+// period, then three reads at given ranks); the age
 // distribution's 95th percentile, minimum and maximum are the ages of the
 // entries at those ranks, newest first, as ages only grow with time.
 func (s *Service) Stats(ctx context.Context, accountID, id string, from, to time.Time) (map[string]any, error) {
@@ -71,33 +72,50 @@ func (s *Service) Stats(ctx context.Context, accountID, id string, from, to time
 }
 
 func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now time.Time) (map[string]any, error) {
-	sums, err := s.db.MemoryStatSummary(ctx, b.ID, from, to, now)
-	if err != nil {
-		return nil, err
-	}
-	total := 0
-	for _, v := range sums.Tokens {
-		total += int(v.Value) * v.Count
-	}
-	ages := Distribution{}
-	if n := sums.Entries; n > 0 {
-		newest, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, 0, false)
-		if err != nil {
+	var (
+		sums store.MemoryStatSums
+		ages Distribution
+	)
+	// The sums and the three ranks are separate reads: when entries are
+	// deleted in between (a reset, compaction) a rank may be gone, and the
+	// stats are read again, a few times at most.
+	for attempt := 0; ; attempt++ {
+		var err error
+		if sums, err = s.db.MemoryStatSummary(ctx, b.ID, from, to, now); err != nil {
 			return nil, err
 		}
-		oldest, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, 0, true)
-		if err != nil {
-			return nil, err
+		n := sums.Entries
+		if n == 0 {
+			ages = Distribution{}
+			break
 		}
 		// The 95th percentile's rank counted from the newest; read from
 		// whichever end of the index is nearer.
 		rank := max(int(math.Ceil(0.95*float64(n)))-1, 0)
-		atRank, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, min(rank, n-1-rank), n-1-rank < rank)
-		if err != nil {
-			return nil, err
+		var at [3]time.Time
+		found := true
+		for i, q := range []struct {
+			offset int
+			oldest bool
+		}{{0, false}, {0, true}, {min(rank, n-1-rank), n-1-rank < rank}} {
+			t, ok, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, q.offset, q.oldest)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				t = now // gone: an age of 0 if the last attempt finds no better
+			}
+			at[i], found = t, found && ok
 		}
-		ages = Distribution{Avg: math.Round(float64(sums.AgeHundredths)/100/float64(n)*100) / 100,
-			P95: ageDays(now, atRank), Min: ageDays(now, newest), Max: ageDays(now, oldest)}
+		if found || attempt == 2 {
+			ages = Distribution{Avg: math.Round(float64(sums.AgeHundredths)/100/float64(n)*100) / 100,
+				P95: ageDays(now, at[2]), Min: ageDays(now, at[0]), Max: ageDays(now, at[1])}
+			break
+		}
+	}
+	total := 0
+	for _, v := range sums.Tokens {
+		total += int(v.Value) * v.Count
 	}
 	distinct := 0
 	for _, v := range sums.PerKey {

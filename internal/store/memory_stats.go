@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"sort"
 	"time"
 )
@@ -164,14 +166,17 @@ func topN(m map[string]int) []NameCount {
 
 // MemoryStatNewest returns the creation time of the live entry of a bank
 // created in [from, to) that has offset newer ones (0: the newest), read
-// along the time index; oldest reads from the other end.
-func (db *DB) MemoryStatNewest(ctx context.Context, bankID string, from, to time.Time, offset int, oldest bool) (time.Time, error) {
+// along the time index; oldest reads from the other end. ok is false when
+// there is no such entry (entries deleted since they were counted).
+func (db *DB) MemoryStatNewest(ctx context.Context, bankID string, from, to time.Time, offset int, oldest bool) (at time.Time, ok bool, err error) {
 	dir := "DESC"
 	if oldest {
 		dir = "ASC"
 	}
-	var at time.Time
-	err := db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL
+	err = db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL
 		AND created_at >= $2 AND created_at < $3 ORDER BY created_at `+dir+` LIMIT 1 OFFSET $4`, bankID, from, to, offset).Scan(&at)
-	return at.UTC(), err
+	if errors.Is(err, sql.ErrNoRows) {
+		return at, false, nil
+	}
+	return at.UTC(), err == nil, err
 }
