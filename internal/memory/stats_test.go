@@ -123,6 +123,17 @@ func seedStatEntries(t *testing.T, s *testserver.Server, bankID string, n int, n
 	}
 }
 
+// longBank is a bank that keeps its entries ten years, so the retention
+// sweep deletes none of the seeded ones (40 days back) during the test.
+func longBank(t *testing.T, s *testserver.Server, typ string) store.MemoryBank {
+	t.Helper()
+	b, err := s.S.Memory.CreateBank(context.Background(), s.AccountID, memory.BankInput{Name: ptr("Stats bank"), Type: &typ, RetentionDays: ptr(3650)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestStatsInSQLMatchGo: the stats the store adds up are the very values
 // (and JSON) the Go computation over every entry gives, for a
 // conversation and a general bank, over the default 30 days, a dated
@@ -135,10 +146,10 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 		now := time.Now().UTC().Truncate(time.Millisecond)
 		rng := rand.New(rand.NewPCG(36, 192))
 		for _, typ := range []string{memory.TypeConversation, memory.TypeGeneral} {
-			b := bank(t, s, store.MemoryBank{Type: typ})
+			b := longBank(t, s, typ)
 			seedStatEntries(t, s, b.ID, 3000, now, rng)
 			// Another bank's entries count for it alone.
-			seedStatEntries(t, s, bank(t, s, store.MemoryBank{Type: typ}).ID, 200, now, rng)
+			seedStatEntries(t, s, longBank(t, s, typ).ID, 200, now, rng)
 			list, err := s.DB.MemoryEntries(ctx, s.AccountID, b.ID, store.MemoryEntriesQuery{Newest: true, Limit: 1_000_000})
 			if err != nil {
 				t.Fatal(err)

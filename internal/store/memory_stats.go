@@ -71,11 +71,15 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 		nowArg = now.UTC().Format("2006-01-02 15:04:05.000000")
 	}
 	args := []any{bankID, from, to}
+	// The two reads run side by side, on two connections of the pool.
+	keyPass := make(chan statsByKey, 1)
+	go func() { keyPass <- db.memoryStatsByKey(ctx, `SELECT `+key+`, COUNT(*)`+where+` GROUP BY `+key, args) }()
 
 	rows, err := db.R.QueryContext(ctx, `SELECT tokens, COALESCE(speaker, ''), speaker IS NULL, tags, COUNT(*),
 		SUM(CASE WHEN summary THEN 1 ELSE 0 END), CAST(SUM(`+age+`) AS BIGINT)`+where+`
-		GROUP BY tokens, speaker, tags`, append(args, nowArg)...)
+		GROUP BY tokens, speaker, tags`, append(args[:len(args):len(args)], nowArg)...)
 	if err != nil {
+		<-keyPass
 		return s, err
 	}
 	tokens, speakers, tags, tagLists := map[int64]int{}, map[string]int{}, map[string]int{}, map[string][]string{}
@@ -89,6 +93,7 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 		)
 		if err := rows.Scan(&tok, &speaker, &noSpeaker, &list, &n, &summaries, &ages); err != nil {
 			rows.Close()
+			<-keyPass
 			return s, err
 		}
 		s.Entries += n
@@ -112,15 +117,31 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil || s.Entries == 0 {
+		<-keyPass
 		return s, err
 	}
 	s.Tokens = histogram(tokens)
 	s.TopSpeakers, s.TopTags = topN(speakers), topN(tags)
 
-	rows, err = db.R.QueryContext(ctx, `SELECT `+key+`, COUNT(*)`+where+` GROUP BY `+key, args...)
+	byKey := <-keyPass
+	s.PerKey, s.TopKeys = byKey.perKey, byKey.top
+	return s, byKey.err
+}
+
+// statsByKey is the second read of MemoryStatSummary: the histogram of
+// entries per key and the largest keys.
+type statsByKey struct {
+	perKey []ValueCount
+	top    []NameCount
+	err    error
+}
+
+func (db *DB) memoryStatsByKey(ctx context.Context, query string, args []any) (out statsByKey) {
+	rows, err := db.R.QueryContext(ctx, query, args...)
 	if err != nil {
-		return s, err
+		return statsByKey{err: err}
 	}
+	defer rows.Close()
 	perKey, keys := map[int64]int{}, map[string]int{}
 	for rows.Next() {
 		var (
@@ -128,15 +149,12 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 			n    int
 		)
 		if err := rows.Scan(&name, &n); err != nil {
-			rows.Close()
-			return s, err
+			return statsByKey{err: err}
 		}
 		perKey[int64(n)]++
 		keys[name] = n
 	}
-	rows.Close()
-	s.PerKey, s.TopKeys = histogram(perKey), topN(keys)
-	return s, rows.Err()
+	return statsByKey{perKey: histogram(perKey), top: topN(keys), err: rows.Err()}
 }
 
 // histogram turns value → count into bars in ascending value order.
