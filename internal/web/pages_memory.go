@@ -12,9 +12,10 @@ import (
 
 // The memory area: the banks (a page of them at a time), a bank's page
 // (settings, what its entries add up to, its busiest keys, the agents
-// using it), browsing its keys and entries (pages_memory_browse.go), compaction — a dry run first, whose result offers compacting
-// for real — and reset, and the memory-bank assistant, whose proposals
-// are accepted (creating the bank) or declined here.
+// using it), browsing its keys and entries (pages_memory_browse.go),
+// compaction — a dry run first, whose result offers compacting for real —
+// and reset, and the memory-bank assistant, whose proposals are accepted
+// (creating the bank) or declined here.
 
 func init() { registerArea((*Console).memoryRoutes) }
 
