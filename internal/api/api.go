@@ -352,6 +352,9 @@ func (s *Server) routes() {
 		register(s, withStatus(op("delete_memory_bank_source", http.MethodDelete, "/memory_banks/{memory_bank_id}/source", "Delete Memory Bank Source", tag), http.StatusNoContent), s.deleteMemoryBankSource)
 		register(s, op("get_memory_bank_stats", http.MethodGet, "/memory_banks/{memory_bank_id}/stats", "Get Memory Bank Entry Stats", tag), s.memoryBankStats)
 		register(s, op("test_compaction", http.MethodPost, "/memory_banks/{memory_bank_id}/test-compaction", "Test Compaction Prompt", tag), s.testMemoryCompaction)
+		// Browsing a bank's entries and keys, extensions (memory_entries.go).
+		register(s, extension(withDesc(op("list_memory_bank_entries", http.MethodGet, "/memory_banks/{memory_bank_id}/entries", "List a memory bank's entries", tag), listMemoryEntriesDoc)), s.listMemoryEntries)
+		register(s, extension(withDesc(op("list_memory_bank_keys", http.MethodGet, "/memory_banks/{memory_bank_id}/keys", "List a memory bank's keys", tag), listMemoryKeysDoc)), s.listMemoryKeys)
 		// The same assistant, standalone.
 		register(s, op("memory_bank_ai_generate_standalone", http.MethodPost, "/ai-assistant/memory-bank", "Generate a memory bank configuration (standalone)", "ai-assistant"), s.memoryAssistant)
 		register(s, op("memory_bank_ai_last_conversation_standalone", http.MethodGet, "/ai-assistant/memory-bank/last-conversation", "Fetch memory bank AI conversation history", "ai-assistant"), s.memoryAssistantConversation)

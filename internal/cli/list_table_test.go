@@ -22,7 +22,7 @@ func listCommands() []string {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		switch c.Name() {
-		case "list", "conversations", "history":
+		case "list", "conversations", "history", "entries", "keys":
 			if c.Runnable() {
 				out = append(out, strings.TrimPrefix(c.CommandPath(), "agentry "))
 			}
@@ -62,6 +62,7 @@ func TestEveryListCommandPrintsATable(t *testing.T) {
 		crit := createdID(t, append(g, "evals", "criteria", "create", agent, "--step", "answer", "--expect", `{"contains": "Paris"}`)...)
 		source := createdID(t, append(g, "sources", "create", "Handbook")...)
 		solution := createdID(t, append(g, "solutions", "create", "--name", "Support")...)
+		bank := createdID(t, append(g, "memory", "create", "Support turns")...)
 		args := map[string][]string{
 			"agents schedules list":   {agent},
 			"agents versions list":    {agent},
@@ -72,6 +73,8 @@ func TestEveryListCommandPrintsATable(t *testing.T) {
 			"runs list":               {agent},
 			"solutions conversations": {solution},
 			"assistant history":       {agent, "agent_workflow"},
+			"memory entries":          {bank},
+			"memory keys":             {bank},
 		}
 		// Lists that hold something here show it.
 		shows := map[string]string{"agents list": agent, "evals criteria list": crit, "sources list": source, "solutions list": solution}

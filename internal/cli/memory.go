@@ -245,7 +245,7 @@ func memoryCommand(a *App) *cobra.Command {
 	testCompaction.Flags().StringVar(&direction, "generate", "", "have the model generate sample entries following this direction")
 	testCompaction.Flags().IntVar(&count, "entry-count", 0, "entries to generate (2–20)")
 	testCompaction.Flags().StringVar(&bankType, "bank-type", "", "conversation or general (no bank)")
-	cmd.AddCommand(create, update, list, get, del, reset, agents, compact, stats, templates, testCompaction, memoryAssistantCommand(a))
+	cmd.AddCommand(create, update, list, get, del, reset, agents, compact, stats, a.memoryEntries(), a.memoryKeys(), templates, testCompaction, memoryAssistantCommand(a))
 	return cmd
 }
 

@@ -75,6 +75,32 @@ func init() {
 					t.Errorf("A's stats: %.300s", r.Body)
 				}
 			})},
+		Case{Op: "GET " + bank + "/entries", Name: "B browses A's entries", Setup: memOfA,
+			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
+				t.Helper()
+				NotFound()(t, c, r)
+				noZeppelin(t, c, r)
+			},
+			Control: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {
+				t.Helper()
+				if !strings.Contains(string(r.Body), "zeppelin") {
+					t.Errorf("A's entries miss A's turn: %.300s", r.Body)
+				}
+			})},
+		Case{Op: "GET " + bank + "/keys", Name: "B lists the keys of A's bank", Setup: memOfA,
+			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
+				t.Helper()
+				NotFound()(t, c, r)
+				if strings.Contains(string(r.Body), "alice") {
+					t.Errorf("B's answer shows A's key: %.300s", r.Body)
+				}
+			},
+			Control: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {
+				t.Helper()
+				if !strings.Contains(string(r.Body), `"key":"alice"`) {
+					t.Errorf("A's keys miss alice: %.300s", r.Body)
+				}
+			})},
 		Case{Op: "POST " + bank + "/compact", Name: "B compacts A's bank", Setup: memOfA, Expect: NotFound(), Control: Status(http.StatusAccepted)},
 		Case{Op: "DELETE " + bank + "/source", Name: "B resets A's bank", Setup: memOfA,
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {

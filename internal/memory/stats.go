@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -17,89 +16,124 @@ type Distribution struct {
 	Max float64 `json:"max"`
 }
 
-func distribution(v []float64) Distribution {
-	if len(v) == 0 {
-		return Distribution{}
-	}
-	sort.Float64s(v)
-	sum := 0.0
-	for _, x := range v {
-		sum += x
-	}
-	i := int(math.Ceil(0.95*float64(len(v)))) - 1
-	return Distribution{Avg: math.Round(sum/float64(len(v))*100) / 100, P95: v[max(i, 0)], Min: v[0], Max: v[len(v)-1]}
-}
-
 // Count is one key and how many entries carry it.
 type Count struct {
 	Key   string `json:"key"`
 	Count int    `json:"count"`
 }
 
-func top(m map[string]int, n int) []Count {
-	out := make([]Count, 0, len(m))
-	for k, c := range m {
-		out = append(out, Count{k, c})
+// counts turns the store's top-ten lists into the response's.
+func counts(list []store.NameCount) []Count {
+	out := make([]Count, len(list))
+	for i, c := range list {
+		out[i] = Count{c.Name, c.Count}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Count != out[j].Count {
-			return out[i].Count > out[j].Count
-		}
-		return out[i].Key < out[j].Key
-	})
-	return out[:min(n, len(out))]
+	return out
 }
 
+// histogramDistribution is distribution over the values a histogram
+// (ascending values, each with how many have it) stands for, without
+// writing them out: the same average, 95th percentile (the value at rank
+// ceil(0.95·n)), minimum and maximum.
+func histogramDistribution(h []store.ValueCount) Distribution {
+	n, sum := 0, 0.0
+	for _, v := range h {
+		n += v.Count
+		sum += float64(v.Value) * float64(v.Count)
+	}
+	if n == 0 {
+		return Distribution{}
+	}
+	rank, p95 := max(int(math.Ceil(0.95*float64(n)))-1, 0), 0.0
+	for seen, i := 0, 0; i < len(h); i++ {
+		if seen += h[i].Count; seen > rank {
+			p95 = float64(h[i].Value)
+			break
+		}
+	}
+	return Distribution{Avg: math.Round(sum/float64(n)*100) / 100, P95: p95, Min: float64(h[0].Value), Max: float64(h[len(h)-1].Value)}
+}
+
+// ageDays is an entry's age in days, to the hundredth.
+func ageDays(now, at time.Time) float64 { return math.Round(now.Sub(at).Hours()/24*100) / 100 }
+
 // Stats sums up a bank's live entries created in [from, to): counts and
-// distributions only, never an entry's text.
+// distributions only, never an entry's text. The store adds them up (two
+// grouped reads of an index, which still visit every entry of the
+// period, then three reads at given ranks); the age
+// distribution's 95th percentile, minimum and maximum are the ages of the
+// entries at those ranks, newest first, as ages only grow with time.
 func (s *Service) Stats(ctx context.Context, accountID, id string, from, to time.Time) (map[string]any, error) {
 	b, err := s.db.MemoryBank(ctx, accountID, id)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.db.MemoryStatEntries(ctx, accountID, id, from, to)
-	if err != nil {
-		return nil, err
+	return s.stats(ctx, b, from, to, time.Now())
+}
+
+func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now time.Time) (map[string]any, error) {
+	var (
+		sums store.MemoryStatSums
+		ages Distribution
+	)
+	// The sums and the three ranks are separate reads: when entries are
+	// deleted in between (a reset, compaction) a rank may be gone, and the
+	// stats are read again, a few times at most.
+	for attempt := 0; ; attempt++ {
+		var err error
+		if sums, err = s.db.MemoryStatSummary(ctx, b.ID, from, to, now); err != nil {
+			return nil, err
+		}
+		n := sums.Entries
+		if n == 0 {
+			ages = Distribution{}
+			break
+		}
+		// The 95th percentile's rank counted from the newest; read from
+		// whichever end of the index is nearer.
+		rank := max(int(math.Ceil(0.95*float64(n)))-1, 0)
+		var at [3]time.Time
+		found := true
+		for i, q := range []struct {
+			offset int
+			oldest bool
+		}{{0, false}, {0, true}, {min(rank, n-1-rank), n-1-rank < rank}} {
+			t, ok, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, q.offset, q.oldest)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				t = now // gone: an age of 0 if the last attempt finds no better
+			}
+			at[i], found = t, found && ok
+		}
+		if found || attempt == 2 {
+			ages = Distribution{Avg: math.Round(float64(sums.AgeHundredths)/100/float64(n)*100) / 100,
+				P95: ageDays(now, at[2]), Min: ageDays(now, at[0]), Max: ageDays(now, at[1])}
+			break
+		}
 	}
-	now := time.Now()
-	var tokens, ages []float64
-	perKey, speakers, tags := map[string]int{}, map[string]int{}, map[string]int{}
-	total, summaries := 0, 0
-	for _, e := range list {
-		tokens = append(tokens, float64(e.Tokens))
-		ages = append(ages, math.Round(now.Sub(e.CreatedAt).Hours()/24*100)/100)
-		perKey[e.Partition]++
-		if e.Speaker != nil {
-			speakers[*e.Speaker]++
-		}
-		for _, t := range e.Tags {
-			tags[t]++
-		}
-		total += e.Tokens
-		if e.Summary {
-			summaries++
-		}
+	total := 0
+	for _, v := range sums.Tokens {
+		total += int(v.Value) * v.Count
 	}
-	per := make([]float64, 0, len(perKey))
-	for _, n := range perKey {
-		per = append(per, float64(n))
+	distinct := 0
+	for _, v := range sums.PerKey {
+		distinct += v.Count
 	}
 	out := map[string]any{
 		"memory_bank_id": b.ID, "type": b.Type,
 		"start_date": from.UTC().Format(time.RFC3339), "end_date": to.UTC().Format(time.RFC3339),
-		"total_entries": len(list), "total_tokens": total, "summary_entries": summaries,
-		"distinct_keys":    len(perKey),
-		"tokens_per_entry": distribution(tokens), "age_days": distribution(ages), "entries_per_key": distribution(per),
-		"top_speakers": top(speakers, 10), "top_tags": top(tags, 10),
+		"total_entries": sums.Entries, "total_tokens": total, "summary_entries": sums.Summaries,
+		"distinct_keys":    distinct,
+		"tokens_per_entry": histogramDistribution(sums.Tokens), "age_days": ages, "entries_per_key": histogramDistribution(sums.PerKey),
+		"top_speakers": counts(sums.TopSpeakers), "top_tags": counts(sums.TopTags),
 		"top_conversation_keys": []Count{}, "top_group_keys": []Count{},
 	}
-	if len(list) == store.MaxStatEntries {
-		out["truncated"] = true
-	}
 	if b.Type == TypeConversation {
-		out["top_conversation_keys"] = top(perKey, 10)
+		out["top_conversation_keys"] = counts(sums.TopKeys)
 	} else {
-		out["top_group_keys"] = top(perKey, 10)
+		out["top_group_keys"] = counts(sums.TopKeys)
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strings"
 	"time"
 )
@@ -343,49 +342,6 @@ func (db *DB) ExpireMemoryEntries(ctx context.Context, accountID, bankID string,
 		return err
 	})
 	return contents, err
-}
-
-// MemoryStatEntry is what the stats of a bank are computed from.
-type MemoryStatEntry struct {
-	Partition string
-	Speaker   *string
-	Tags      []string
-	GroupKey  string
-	Tokens    int
-	Summary   bool
-	CreatedAt time.Time
-}
-
-// MaxStatEntries bounds the entries one stats request reads.
-const MaxStatEntries = 100_000
-
-// MemoryStatEntries returns the live entries of a bank created in
-// [from, to), newest first, at most MaxStatEntries.
-func (db *DB) MemoryStatEntries(ctx context.Context, accountID, bankID string, from, to time.Time) ([]MemoryStatEntry, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT partition_key, speaker, tags, tokens, summary, created_at FROM memory_entries
-		WHERE account_id = $1 AND bank_id = $2 AND deleted_at IS NULL AND created_at >= $3 AND created_at < $4
-		ORDER BY created_at DESC LIMIT $5`, accountID, bankID, from, to, MaxStatEntries)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []MemoryStatEntry
-	for rows.Next() {
-		var (
-			e       MemoryStatEntry
-			speaker sql.NullString
-			tags    string
-		)
-		if err := rows.Scan(&e.Partition, &speaker, &tags, &e.Tokens, &e.Summary, &e.CreatedAt); err != nil {
-			return nil, err
-		}
-		e.Speaker = nullStr(speaker)
-		_ = json.Unmarshal([]byte(tags), &e.Tags)
-		e.CreatedAt = e.CreatedAt.UTC()
-		out = append(out, e)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
-	return out, rows.Err()
 }
 
 // MemoryBankAgents lists the live agents of the account whose current

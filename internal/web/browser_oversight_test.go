@@ -14,7 +14,8 @@ import (
 
 // TestBrowserOversight drives the oversight areas in chromium with the
 // CSP in force: a memory bank is compacted from its page — the dry run
-// first, then for real — and the evaluations and governance pages render
+// first, then for real — its entries browsed (the summary among them,
+// then searched, then one key's), and the evaluations and governance pages render
 // (with the pass-rate chart as SVG), for the docs' screenshots.
 func TestBrowserOversight(t *testing.T) {
 	exe := chromium(t)
@@ -90,6 +91,29 @@ func TestBrowserOversight(t *testing.T) {
 		chromedp.WaitVisible(css(`#bank-stats .stats`)),
 		shoot(shots, "memory-bank.png"),
 	)
+	do(t, b, "browse the compacted bank's entries",
+		chromedp.Click(css(`#browse a[href="/console/memory/`+bank.ID+`/entries"]`)),
+		chromedp.WaitVisible(css(`#entries .entry`)),
+		shoot(shots, "memory-entries.png"),
+	)
+	if n := run(t, b, chromedp.Evaluate[int](`document.querySelectorAll('#entries .entry.summary').length`)); n != 1 {
+		t.Fatalf("the entries page shows %d summaries, want compaction's one", n)
+	}
+	do(t, b, "search, then open the key",
+		chromedp.SendKeys(css(`#entries-q`), "4413"),
+		chromedp.Submit(css(`#entries-q`)),
+		chromedp.WaitVisible(css(`#entries-q[value="4413"]`)),
+	)
+	if s := run(t, b, chromedp.Text(css(`#entries`))); !strings.Contains(s, "Turn 13:") || strings.Contains(s, "Turn 12:") {
+		t.Fatalf("the search for 4413 shows: %q", s)
+	}
+	do(t, b, "the key's entries",
+		chromedp.Click(css(`#entries .entry a[href*="key=cust-ada"]`)),
+		chromedp.WaitReady(css(`#entries-search input[name="key"]`)),
+	)
+	if s := run(t, b, chromedp.Text(css(`h1`))); !strings.Contains(s, "cust-ada") {
+		t.Fatalf("the key's page is titled %q", s)
+	}
 
 	// Evaluations and governance, for their screenshots.
 	agent := srv.StoreAgent(t, srv.AccountID, "Greeter", showDef, "dynamic_input")

@@ -141,3 +141,97 @@ func TestMemoryPages(t *testing.T) {
 		member.get("/console/memory/"+bank.ID).mustContain(t, "Support conversations")
 	})
 }
+
+// TestMemoryBrowsePages: a conversation bank's keys (by prefix), a key's
+// entries newest first a page at a time, the bank's entries searched, a
+// general bank's entries with their metadata, links between them, and
+// another account's bank as a 404 on every browse page.
+func TestMemoryBrowsePages(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		ctx := context.Background()
+		api := apiClient(t, srv, srv.Key)
+		bank, err := api.CreateMemoryBank(ctx, client.CreateMemoryBankRequest{Name: "Support conversations", Type: "conversation"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addTurns(t, srv, srv.AccountID, bank.ID, "cust-ada", 60)
+		addTurns(t, srv, srv.AccountID, bank.ID, "cust-bob", 3)
+		addTurns(t, srv, srv.AccountID, bank.ID, "team-x", 2)
+		speaker := "user"
+		if _, err := srv.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: srv.AccountID, BankID: bank.ID, Partition: "cust-bob",
+			Speaker: &speaker, Content: "Bob asks: is <b>express</b> shipping free?", Tokens: 9}); err != nil {
+			t.Fatal(err)
+		}
+
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		base := "/console/memory/" + bank.ID
+		b.get(base).mustContain(t, `action="`+base+`/entries"`, `href="`+base+`/entries"`, `href="`+base+`/keys"`, "by conversation key")
+		b.get(base+"/stats").mustContain(t, `href="`+base+`/entries?key=cust-ada"`)
+
+		// Keys in order, each with its count, linking to its entries.
+		p := b.get(base + "/keys")
+		p.mustContain(t, "cust-ada", "60", "cust-bob", "4", "team-x", `href="`+base+`/entries?key=cust-bob"`)
+		if i, j := strings.Index(p.Body, "cust-ada"), strings.Index(p.Body, "team-x"); i < 0 || j < i {
+			t.Fatal("keys are not in key order")
+		}
+		p = b.get(base + "/keys?prefix=cust-")
+		p.mustContain(t, "cust-ada", "cust-bob")
+		if strings.Contains(p.Body, "team-x") {
+			t.Fatal("the prefix filter shows team-x")
+		}
+		b.get(base+"/keys?prefix=zzz").mustContain(t, "No key starts with")
+
+		// A key's entries: newest first, 50 a page, then the older ones.
+		p = b.get(base + "/entries?key=cust-ada")
+		p.mustContain(t, "Turn 59:", "Turn 10:", "Older »", "4459")
+		if strings.Contains(p.Body, "Turn 9:") || strings.Contains(p.Body, "cust-bob") {
+			t.Fatal("the first page shows more than the newest 50 of the key")
+		}
+		if strings.Index(p.Body, "Turn 59:") > strings.Index(p.Body, "Turn 58:") {
+			t.Fatal("entries are not newest first")
+		}
+		next := regexpFind(t, p.Body, `href="(/console/memory/[^"]+cursor=[^"]+)" rel="next"`)
+		p = b.get(strings.ReplaceAll(next, "&amp;", "&"))
+		p.mustContain(t, "Turn 9:", "Turn 0:", "« Newest")
+		if strings.Contains(p.Body, "Turn 10:") || strings.Contains(p.Body, `rel="next"`) {
+			t.Fatal("the second page repeats an entry or offers a third")
+		}
+
+		// The bank's entries searched; the text is escaped, the keys link.
+		p = b.get(base + "/entries?q=EXPRESS")
+		p.mustContain(t, "Bob asks: is &lt;b&gt;express&lt;/b&gt; shipping free?", `href="`+base+`/entries?key=cust-bob"`)
+		if strings.Contains(p.Body, "Turn 1:") {
+			t.Fatal("the search shows entries without the text")
+		}
+		b.get(base+"/entries?q=order+number+is+4401&key=cust-bob").mustContain(t, "Turn 1:")
+		b.get(base+"/entries?q=nothing+like+this").mustContain(t, "No entry contains")
+		if p := b.get(base + "/entries?q=" + strings.Repeat("x", 201)); p.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("a search of 201 bytes: %d", p.Status)
+		}
+
+		// A general bank: its entries with metadata and tags.
+		notes, err := api.CreateMemoryBank(ctx, client.CreateMemoryBankRequest{Name: "Facts", Type: "general"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: srv.AccountID, BankID: notes.ID, Partition: "prefs",
+			Content: "Ada prefers email.", Metadata: map[string]any{"source": "crm"}, Tags: []string{"contact"}, Tokens: 4}); err != nil {
+			t.Fatal(err)
+		}
+		b.get("/console/memory/"+notes.ID).mustContain(t, "by group key")
+		b.get("/console/memory/"+notes.ID+"/entries").mustContain(t, "Ada prefers email.", "metadata", "crm", "contact", "prefs")
+		b.get("/console/memory/"+notes.ID+"/keys").mustContain(t, "group keys", "prefs")
+
+		// Another account: every browse page of the bank is a 404.
+		other := srv.NewTenant(t, "Other")
+		ob := newBrowser(t, srv)
+		ob.signInWithKey(other.Key)
+		for _, path := range []string{"/entries", "/keys", "/entries?key=cust-ada", "/entries?q=Ada"} {
+			if p := ob.get(base + path); p.Status != http.StatusNotFound || strings.Contains(p.Body, "Ada") {
+				t.Errorf("another account's bank%s: %d", path, p.Status)
+			}
+		}
+	})
+}

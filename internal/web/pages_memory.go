@@ -12,9 +12,10 @@ import (
 
 // The memory area: the banks (a page of them at a time), a bank's page
 // (settings, what its entries add up to, its busiest keys, the agents
-// using it), compaction — a dry run first, whose result offers compacting
-// for real — and reset, and the memory-bank assistant, whose proposals
-// are accepted (creating the bank) or declined here.
+// using it), browsing its keys and entries (pages_memory_browse.go),
+// compaction — a dry run first, whose result offers compacting for real —
+// and reset, and the memory-bank assistant, whose proposals are accepted
+// (creating the bank) or declined here.
 
 func init() { registerArea((*Console).memoryRoutes) }
 
@@ -24,6 +25,8 @@ func (c *Console) memoryRoutes() {
 	c.page("POST "+Prefix+"memory/assistant/{id}/{decision}", c.memoryDecide)
 	c.page("GET "+Prefix+"memory/{id}", c.memoryBankPage)
 	c.page("GET "+Prefix+"memory/{id}/stats", c.memoryBankStats)
+	c.page("GET "+Prefix+"memory/{id}/entries", c.memoryEntries) // pages_memory_browse.go
+	c.page("GET "+Prefix+"memory/{id}/keys", c.memoryKeys)
 	c.page("POST "+Prefix+"memory/{id}/dry-run", c.memoryDryRun)
 	c.page("POST "+Prefix+"memory/{id}/compact", c.memoryCompact)
 	c.page("POST "+Prefix+"memory/{id}/reset", c.memoryReset)
@@ -150,6 +153,7 @@ func (c *Console) memoryDecide(req *Request) error {
 type keyCount struct {
 	Key   string
 	Count string
+	URL   string // the key's entries
 }
 
 type memoryBankView struct {
@@ -214,6 +218,9 @@ func (c *Console) memoryBankStats(req *Request) error {
 	v.KeyLabel, v.TopKeys = "conversation keys", topKeys(stats["top_conversation_keys"])
 	if bank.Type == "general" {
 		v.KeyLabel, v.TopKeys = "group keys", topKeys(stats["top_group_keys"])
+	}
+	for i := range v.TopKeys {
+		v.TopKeys[i].URL = memoryEntriesURL(id, &v.TopKeys[i].Key, "", "")
 	}
 	return req.Fragment(http.StatusOK, "memory_bank.html", "stats", v)
 }

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Browsing a bank (GET /memory_banks/{id}/entries and /keys): its live
+// entries newest first, a page at a time by cursor, and its keys in key
+// order with what each holds. Every query is one index range read
+// (migration 00192), so a page costs the same however large the bank.
+// The caller has checked that the bank is the account's.
+
+// keyCol is partition_key compared in byte order on both dialects: the
+// PostgreSQL index is built COLLATE "C" (SQLite compares bytes anyway), so
+// key order, prefix ranges and key cursors agree across dialects and the
+// index serves them.
+func (db *DB) keyCol() string {
+	if db.Dialect == Postgres {
+		return `partition_key COLLATE "C"`
+	}
+	return `partition_key`
+}
+
+// MemoryBrowse selects a page of a bank's live entries, newest first.
+type MemoryBrowse struct {
+	Key    *string // one conversation_key / group_key only
+	Search string  // a substring of the content, case-insensitive
+	// After is the id of the last entry of the previous page.
+	After string
+	Limit int
+}
+
+// ErrBadCursor means a cursor names no entry of the bank.
+var ErrBadCursor = errors.New("the cursor names no entry of this memory bank")
+
+// LikePattern is the LIKE pattern matching s anywhere, with LIKE's own
+// wildcards in s taken literally (ESCAPE '\').
+func LikePattern(s string) string {
+	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s) + "%"
+}
+
+// BrowseMemoryEntries returns up to q.Limit live entries of a bank, newest
+// first, and the cursor of the next page ("" on the last).
+func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q MemoryBrowse) ([]MemoryEntry, string, error) {
+	var (
+		at    time.Time
+		after = q.After != ""
+	)
+	if after {
+		// The cursor's entry may have been replaced by a summary since
+		// (soft-deleted): its time still places the next page.
+		err := db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND id = $2 AND account_id = $3`,
+			bankID, q.After, accountID).Scan(&at)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, "", ErrBadCursor
+		}
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	// filter is the page's condition and its arguments; withAccount adds
+	// the account (which makes the database read each row), for the
+	// queries that read the entries themselves.
+	filter := func(withAccount bool) (string, []any) {
+		where, args := `bank_id = $1 AND deleted_at IS NULL`, []any{bankID}
+		arg := func(v any) string {
+			args = append(args, v)
+			return "$" + itoa(len(args))
+		}
+		if withAccount {
+			where += ` AND account_id = ` + arg(accountID)
+		}
+		if q.Key != nil {
+			where += ` AND ` + db.keyCol() + ` = ` + arg(*q.Key)
+		}
+		if after {
+			where += ` AND (created_at, id) < (` + arg(at) + `, ` + arg(q.After) + `)`
+		}
+		return where, args
+	}
+	const order = ` ORDER BY created_at DESC, id DESC`
+	where, args := filter(true)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	if q.Search == "" {
+		limit := arg(q.Limit + 1)
+		rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT `+limit, args...)
+		if err != nil {
+			return nil, "", err
+		}
+		list, err := collectMemoryEntries(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(list) > q.Limit {
+			return list[:q.Limit], list[q.Limit-1].ID, nil
+		}
+		return list, "", nil
+	}
+
+	// A search reads the next SearchWindow entries at most (no index finds
+	// a substring): a page holds the matches among them, and when that is
+	// fewer than q.Limit while older entries remain, the page ends with
+	// the window's last entry as its cursor, so the next page searches on
+	// from there. Each page's cost is bounded whatever the bank's size.
+	like := `LIKE` // ASCII case-insensitive on SQLite
+	if db.Dialect == Postgres {
+		like = `ILIKE`
+	}
+	window := `SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE ` + where + order + ` LIMIT ` + itoa(SearchWindow)
+	pattern, limit := arg(LikePattern(q.Search)), arg(q.Limit+1)
+	rows, err := db.R.QueryContext(ctx, `SELECT * FROM (`+window+`) AS w WHERE content `+like+` `+pattern+` ESCAPE '\'`+order+` LIMIT `+limit, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	list, err := collectMemoryEntries(rows)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(list) > q.Limit {
+		return list[:q.Limit], list[q.Limit-1].ID, nil
+	}
+	// Fewer matches than a page: the window's last entry, if the window
+	// was full, is where the next page searches on from. Its id alone is
+	// read from the time index (the bank is the account's: the caller
+	// checked, and the cursor is checked again when used).
+	where, args = filter(false)
+	var last string
+	err = db.R.QueryRowContext(ctx, `SELECT id FROM memory_entries WHERE `+where+order+` LIMIT 1 OFFSET `+itoa(SearchWindow-1), args...).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return list, "", nil
+	}
+	return list, last, err
+}
+
+// SearchWindow is how many entries one page of a search reads at most.
+const SearchWindow = 10_000
+
+// MemoryKey is one key of a bank with what it holds.
+type MemoryKey struct {
+	Key          string
+	Entries      int
+	LastActivity time.Time // the newest entry's time
+}
+
+// MemoryKeysQuery selects a page of a bank's keys in key (byte) order.
+type MemoryKeysQuery struct {
+	Prefix string  // only keys starting with it
+	After  *string // the last key of the previous page ("" is a key)
+	Limit  int
+}
+
+// MemoryKeys returns up to q.Limit keys of a bank's live entries in byte
+// order, each with its entry count and newest entry's time, and whether
+// more follow. It reads the key index alone, and only the keys of the page.
+func (db *DB) MemoryKeys(ctx context.Context, bankID string, q MemoryKeysQuery) ([]MemoryKey, bool, error) {
+	col := db.keyCol()
+	where, args := `bank_id = $1 AND deleted_at IS NULL`, []any{bankID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	if q.Prefix != "" {
+		// [prefix, prefix + U+10FFFF): in byte order, every valid UTF-8
+		// key starting with prefix and nothing else (keys are valid UTF-8).
+		where += ` AND ` + col + ` >= ` + arg(q.Prefix) + ` AND ` + col + ` < ` + arg(q.Prefix+"\U0010FFFF")
+	}
+	if q.After != nil {
+		where += ` AND ` + col + ` > ` + arg(*q.After)
+	}
+	limit := arg(q.Limit + 1)
+	rows, err := db.R.QueryContext(ctx, `SELECT `+col+`, COUNT(*), MAX(created_at) FROM memory_entries WHERE `+where+`
+		GROUP BY `+col+` ORDER BY `+col+` LIMIT `+limit, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	out := []MemoryKey{}
+	for rows.Next() {
+		var (
+			k    MemoryKey
+			last any
+		)
+		if err := rows.Scan(&k.Key, &k.Entries, &last); err != nil {
+			return nil, false, err
+		}
+		k.LastActivity = anyTime(last)
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	more := len(out) > q.Limit
+	return out[:min(len(out), q.Limit)], more, nil
+}
