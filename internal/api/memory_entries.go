@@ -3,13 +3,12 @@ package api
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/memory"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Browsing a bank, extensions: GET /memory_banks/{id}/entries (its live
@@ -83,7 +82,7 @@ func (in *listMemoryEntriesInput) Resolve(ctx huma.Context) []error {
 
 type memoryEntriesOutput struct{ Body MemoryEntriesResponse }
 
-func memoryEntryResponse(e store.MemoryEntry) MemoryEntryResponse {
+func memoryEntryResponse(e memory.Entry) MemoryEntryResponse {
 	return MemoryEntryResponse{ID: e.ID, Key: e.Partition, Speaker: e.Speaker, Content: e.Content, Metadata: e.Metadata, Tags: e.Tags,
 		Tokens: e.Tokens, Summary: e.Summary, RunID: e.RunID, CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano)}
 }
@@ -94,11 +93,8 @@ func (s *Server) listMemoryEntries(ctx context.Context, in *listMemoryEntriesInp
 		q.Key = &in.Key
 	}
 	list, next, err := s.deps.Memory.Entries(ctx, principal(ctx).AccountID, in.BankID, q)
-	if errors.Is(err, store.ErrBadCursor) {
-		return nil, Invalid([]any{"query", "cursor"}, err.Error(), "value_error")
-	}
 	if err != nil {
-		return nil, browseError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	out := MemoryEntriesResponse{Data: make([]MemoryEntryResponse, len(list))}
 	for i, e := range list {
@@ -106,16 +102,6 @@ func (s *Server) listMemoryEntries(ctx context.Context, in *listMemoryEntriesInp
 	}
 	out.NextCursor = optStr(next)
 	return &memoryEntriesOutput{Body: out}, nil
-}
-
-// browseError maps the memory area's errors; bad query input names the
-// query parameter rather than the body.
-func browseError(ctx context.Context, err error) error {
-	var inv *memory.InvalidError
-	if errors.As(err, &inv) {
-		return Invalid([]any{"query", inv.Field}, inv.Msg, "value_error")
-	}
-	return memoryError(ctx, err)
 }
 
 type listMemoryKeysInput struct {
@@ -144,13 +130,13 @@ func (s *Server) listMemoryKeys(ctx context.Context, in *listMemoryKeysInput) (*
 	if in.Cursor != "" {
 		after, ok := parseKeyCursor(in.Cursor)
 		if !ok {
-			return nil, Invalid([]any{"query", "cursor"}, "the cursor is not a next_cursor of this list", "value_error")
+			return nil, fault.InvalidAt([]any{"query", "cursor"}, "the cursor is not a next_cursor of this list", "value_error")
 		}
 		q.After = &after
 	}
 	list, more, err := s.deps.Memory.Keys(ctx, principal(ctx).AccountID, in.BankID, q)
 	if err != nil {
-		return nil, browseError(ctx, err)
+		return nil, fault.Name(err, "Memory bank")
 	}
 	out := MemoryKeysResponse{Data: make([]MemoryKeyResponse, len(list))}
 	for i, k := range list {

@@ -2,9 +2,11 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -31,20 +33,30 @@ type EntriesQuery struct {
 // cursor of the next page ("" on the last). A search page reads
 // store.SearchWindow entries at most, so it may hold fewer matches than
 // Limit, even none, and still have a next page.
-func (s *Service) Entries(ctx context.Context, accountID, bankID string, q EntriesQuery) ([]store.MemoryEntry, string, error) {
+func (s *Service) Entries(ctx context.Context, accountID, bankID string, q EntriesQuery) ([]Entry, string, error) {
 	if _, err := s.db.MemoryBank(ctx, accountID, bankID); err != nil {
 		return nil, "", err
 	}
 	if q.Limit < 1 || q.Limit > MaxBrowsePage {
-		return nil, "", invalid("limit", fmt.Sprintf("a page is 1 to %d entries", MaxBrowsePage))
+		return nil, "", queryInvalid("limit", fmt.Sprintf("a page is 1 to %d entries", MaxBrowsePage))
 	}
 	if len(q.Search) > MaxBrowseSearch || !utf8.ValidString(q.Search) {
-		return nil, "", invalid("q", fmt.Sprintf("a search is at most %d bytes of UTF-8", MaxBrowseSearch))
+		return nil, "", queryInvalid("q", fmt.Sprintf("a search is at most %d bytes of UTF-8", MaxBrowseSearch))
 	}
 	if q.Key != nil && len(*q.Key) > MaxPartitionKey {
-		return nil, "", invalid("key", fmt.Sprintf("a key is at most %d bytes", MaxPartitionKey))
+		return nil, "", queryInvalid("key", fmt.Sprintf("a key is at most %d bytes", MaxPartitionKey))
 	}
-	return s.db.BrowseMemoryEntries(ctx, accountID, bankID, store.MemoryBrowse{Key: q.Key, Search: q.Search, After: q.After, Limit: q.Limit})
+	list, next, err := s.db.BrowseMemoryEntries(ctx, accountID, bankID, store.MemoryBrowse{Key: q.Key, Search: q.Search, After: q.After, Limit: q.Limit})
+	if errors.Is(err, store.ErrBadCursor) {
+		return nil, "", queryInvalid("cursor", err.Error())
+	}
+	return list, next, err
+}
+
+// queryInvalid is a browse parameter's refusal: browsing reads the query
+// string, so the problem is located there rather than in a body.
+func queryInvalid(field, msg string) error {
+	return fault.InvalidAt([]any{"query", field}, msg, "value_error")
 }
 
 // KeysQuery selects a page of a bank's keys in byte order.
@@ -57,15 +69,15 @@ type KeysQuery struct {
 // Keys returns a page of the keys of a bank's live entries, in byte
 // order, each with its entry count and last activity, and whether more
 // follow.
-func (s *Service) Keys(ctx context.Context, accountID, bankID string, q KeysQuery) ([]store.MemoryKey, bool, error) {
+func (s *Service) Keys(ctx context.Context, accountID, bankID string, q KeysQuery) ([]Key, bool, error) {
 	if _, err := s.db.MemoryBank(ctx, accountID, bankID); err != nil {
 		return nil, false, err
 	}
 	if q.Limit < 1 || q.Limit > MaxBrowsePage {
-		return nil, false, invalid("limit", fmt.Sprintf("a page is 1 to %d keys", MaxBrowsePage))
+		return nil, false, queryInvalid("limit", fmt.Sprintf("a page is 1 to %d keys", MaxBrowsePage))
 	}
 	if len(q.Prefix) > MaxPartitionKey || !utf8.ValidString(q.Prefix) {
-		return nil, false, invalid("prefix", fmt.Sprintf("a prefix is at most %d bytes of UTF-8", MaxPartitionKey))
+		return nil, false, queryInvalid("prefix", fmt.Sprintf("a prefix is at most %d bytes of UTF-8", MaxPartitionKey))
 	}
 	return s.db.MemoryKeys(ctx, bankID, store.MemoryKeysQuery{Prefix: q.Prefix, After: q.After, Limit: q.Limit})
 }

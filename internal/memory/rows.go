@@ -7,4 +7,6 @@ import "github.com/agentry/agentry/internal/store"
 // until the area declares types of its own.
 type (
 	MemoryBank = store.MemoryBank
+	Entry      = store.MemoryEntry
+	Key        = store.MemoryKey
 )
