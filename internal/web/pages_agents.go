@@ -403,23 +403,20 @@ func (c *Console) scheduleUpdate(req *Request) error {
 }
 
 // scheduleRefused shows the API's reasons for refusing a schedule on the
-// agent's page; a missing agent or schedule and server errors go to the
+// agent's page (formRefusal: a 422 at its fields, a 400, 403 or 409 as a
+// sentence); a missing agent or schedule and server errors go to the
 // error page.
 func (c *Console) scheduleRefused(req *Request, err error) error {
-	var ae *client.APIError
-	if !errors.As(err, &ae) || ae.StatusCode == http.StatusNotFound || ae.StatusCode >= 500 {
-		return err
-	}
-	probs, ok := apiProblems(err, nil)
+	probs, status, ok := formRefusal(err)
 	if !ok {
-		probs = []problem{{Severity: "error", Message: ae.Message}}
+		return err
 	}
 	v, lerr := c.loadAgent(req)
 	if lerr != nil {
 		return lerr
 	}
 	v.Problems = probs
-	return req.Page(ae.StatusCode, "agents_agent.html", v.Agent.Name, "agents", v)
+	return req.Page(status, "agents_agent.html", v.Agent.Name, "agents", v)
 }
 
 func (c *Console) scheduleDelete(req *Request) error {
