@@ -110,8 +110,14 @@ func TestSlowFeedsLeaveRunWorkers(t *testing.T) {
 			r := s.Do(t, "POST", "/sources", s.Key, map[string]any{"name": fmt.Sprint("Slow ", i), "source_type": "rss", "url_id": f.URL + "/rss", "polling": "hourly"})
 			wantStatus(t, r, http.StatusCreated)
 		}
-		if n, err := s.S.Knowledge.QueueDuePolls(context.Background(), time.Now()); err != nil || n != 16 {
-			t.Fatalf("queued %d polls: %v", n, err)
+		// The server's own first poll tick (run at start) may have claimed
+		// some of the sixteen already; between the two, every one is
+		// queued, and nothing is left due.
+		if _, err := s.S.Knowledge.QueueDuePolls(context.Background(), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.S.Knowledge.QueueDuePolls(context.Background(), time.Now()); err != nil || n != 0 {
+			t.Fatalf("%d polls still due after queueing: %v", n, err)
 		}
 		waitTrickling(t, 3, feeds...) // the polls hold their workers now (the account's share of them)
 		other := s.NewTenant(t, "other")
