@@ -29,4 +29,3 @@ func Float(name string, def float64) (float64, error) {
 	}
 	return f, nil
 }
-

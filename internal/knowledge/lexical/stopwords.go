@@ -25,4 +25,3 @@ var stopwords = func() map[string]bool {
 	}
 	return m
 }()
-
