@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -197,5 +198,40 @@ func TestAgentSchedules(t *testing.T) {
 		}
 		p = b.post(sched+"/delete", nil)
 		p.mustContain(t, "Schedule removed.", "No schedule yet")
+	})
+}
+
+// Without a filter the list is the API's pages of 100, one read each.
+func TestAgentsListPages(t *testing.T) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
+		srv := start(t, d)
+		for i := range 105 {
+			srv.StoreAgent(t, srv.AccountID, fmt.Sprintf("Agent %03d", i), showDef, "dynamic_input")
+		}
+		b := newBrowser(t, srv)
+		b.signInWithKey(srv.Key)
+		rows := func(p page) int { return strings.Count(p.Body, `<td><a href="/console/agents/`) }
+		p := b.get("/console/agents")
+		p.mustContain(t, "105 in this account", "page 1", `href="/console/agents?page=2">Next`)
+		if n := rows(p); n != 100 || strings.Contains(p.Body, ">Previous<") {
+			t.Fatalf("first page: %d rows\n%s", n, p.Body)
+		}
+		p = b.get("/console/agents?page=2")
+		p.mustContain(t, "105 in this account", "page 2", `href="/console/agents?page=1">Previous`)
+		if n := rows(p); n != 5 || strings.Contains(p.Body, ">Next<") {
+			t.Fatalf("second page: %d rows", n)
+		}
+		// A filter reads every agent: the match on the other page is found.
+		p = b.get("/console/agents?q=Agent+104")
+		if n := rows(p); n != 1 || !strings.Contains(p.Body, "Agent 104") || strings.Contains(p.Body, "page 1") {
+			t.Fatalf("search across pages: %d rows", n)
+		}
+		// Nonsense page numbers are the first page; past the end is empty.
+		if p = b.get("/console/agents?page=zero"); rows(p) != 100 {
+			t.Fatal("page=zero is not the first page")
+		}
+		if p = b.get("/console/agents?page=9"); rows(p) != 0 {
+			t.Fatal("a page past the end lists agents")
+		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,10 +40,21 @@ type agentRow struct {
 type agentsView struct {
 	Query, State, Trigger string
 	Rows                  []agentRow
-	Triggers              []string // the trigger types present, as filter tags
+	Triggers              []string // the trigger types offered as filters
 	Total                 int
 	Truncated             bool
+	// Without a filter the list is the API's pages, one read each: Page
+	// is the one shown (1-based), Prev and Next the neighbours (0: none).
+	Page, Prev, Next int
 }
+
+// agentsPage is how many agents an unfiltered page lists (the API's
+// largest page, so one read answers it).
+const agentsPage = 100
+
+// triggerTypes are the trigger filter's choices.
+var triggerTypes = []string{client.TriggerDynamicInput, client.TriggerEmailReceived, client.TriggerNewContent,
+	client.TriggerSchedule, client.TriggerTemplateInput}
 
 // agentsList is the agents list: a search over name and description, the
 // trigger type as a tag to filter on, and the enabled state.
@@ -54,9 +64,14 @@ func (c *Console) agentsList(req *Request) error {
 		return err
 	}
 	q := req.URL.Query()
-	v := agentsView{Query: strings.TrimSpace(q.Get("q")), State: q.Get("state"), Trigger: q.Get("trigger")}
+	v := agentsView{Query: strings.TrimSpace(q.Get("q")), State: q.Get("state"), Trigger: q.Get("trigger"), Triggers: triggerTypes}
+	if v.Query == "" && v.State == "" && v.Trigger == "" {
+		if err := agentsPageOf(req, cl, &v); err != nil {
+			return err
+		}
+		return c.renderAgents(req, v)
+	}
 	needle := strings.ToLower(v.Query)
-	seen := map[string]bool{}
 	n := 0
 	for a, err := range cl.Agents(req.Ctx(), client.AgentListOptions{Limit: 100}) {
 		if err != nil {
@@ -71,10 +86,6 @@ func (c *Console) agentsList(req *Request) error {
 		if a.TriggerType != nil {
 			row.Trigger = *a.TriggerType
 		}
-		if !seen[row.Trigger] {
-			seen[row.Trigger] = true
-			v.Triggers = append(v.Triggers, row.Trigger)
-		}
 		if needle != "" && !strings.Contains(strings.ToLower(a.Name), needle) &&
 			(a.Description == nil || !strings.Contains(strings.ToLower(*a.Description), needle)) {
 			continue
@@ -87,7 +98,39 @@ func (c *Console) agentsList(req *Request) error {
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	slices.Sort(v.Triggers)
+	return c.renderAgents(req, v)
+}
+
+// agentsPageOf reads one page of the account's agents (?page=, from 1),
+// with the account's total: a filter needs every agent read, a plain list
+// only the page shown.
+func agentsPageOf(req *Request, cl *client.Client, v *agentsView) error {
+	v.Page = 1
+	if n, err := strconv.Atoi(req.URL.Query().Get("page")); err == nil && n > 1 {
+		v.Page = n
+	}
+	p, err := cl.ListAgents(req.Ctx(), client.AgentListOptions{Page: v.Page, Limit: agentsPage})
+	if err != nil {
+		return err
+	}
+	v.Total = p.Total
+	for _, a := range p.Items {
+		row := agentRow{Agent: a, Trigger: client.TriggerDynamicInput}
+		if a.TriggerType != nil {
+			row.Trigger = *a.TriggerType
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	if v.Page > 1 {
+		v.Prev = v.Page - 1
+	}
+	if p.HasNext {
+		v.Next = v.Page + 1
+	}
+	return nil
+}
+
+func (c *Console) renderAgents(req *Request, v agentsView) error {
 	if req.Header.Get("HX-Request") != "" && req.Header.Get("HX-Target") == "agent-rows" {
 		return req.Fragment(http.StatusOK, "agents_list.html", "rows", v)
 	}
