@@ -50,20 +50,9 @@ func (c *Client) MemoryBankEntries(ctx context.Context, bankID string, o MemoryE
 	if o.Key != nil {
 		q.Set("key", *o.Key)
 	}
-	for k, v := range map[string]string{"q": o.Search, "cursor": o.Cursor} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	if o.Limit > 0 {
-		q.Set("limit", strconv.Itoa(o.Limit))
-	}
-	path := pathf("/memory_banks/%s/entries", bankID)
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
+	setIf(q, "q", o.Search)
 	var out MemoryEntriesPage
-	return &out, c.Do(ctx, http.MethodGet, path, nil, &out, opts...)
+	return &out, c.Do(ctx, http.MethodGet, browsePath(pathf("/memory_banks/%s/entries", bankID), q, o.Cursor, o.Limit), nil, &out, opts...)
 }
 
 // AllMemoryBankEntries iterates over a bank's entries (from o.Cursor on),
@@ -114,18 +103,20 @@ type MemoryKeysOptions struct {
 // MemoryBankKeys returns one page of a bank's keys, in byte order.
 func (c *Client) MemoryBankKeys(ctx context.Context, bankID string, o MemoryKeysOptions, opts ...CallOption) (*MemoryKeysPage, error) {
 	q := url.Values{}
-	for k, v := range map[string]string{"prefix": o.Prefix, "cursor": o.Cursor} {
-		if v != "" {
-			q.Set(k, v)
-		}
+	setIf(q, "prefix", o.Prefix)
+	var out MemoryKeysPage
+	return &out, c.Do(ctx, http.MethodGet, browsePath(pathf("/memory_banks/%s/keys", bankID), q, o.Cursor, o.Limit), nil, &out, opts...)
+}
+
+// browsePath is a browse operation's path with its filters, cursor and
+// page size (the server's default when limit is zero).
+func browsePath(path string, q url.Values, cursor string, limit int) string {
+	setIf(q, "cursor", cursor)
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
 	}
-	if o.Limit > 0 {
-		q.Set("limit", strconv.Itoa(o.Limit))
-	}
-	path := pathf("/memory_banks/%s/keys", bankID)
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out MemoryKeysPage
-	return &out, c.Do(ctx, http.MethodGet, path, nil, &out, opts...)
+	return path
 }
