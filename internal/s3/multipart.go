@@ -131,8 +131,8 @@ type Upload struct {
 
 // UploadsPage is one page of a bucket's incomplete uploads.
 type UploadsPage struct {
-	Uploads                            []Upload
-	IsTruncated                        bool
+	Uploads                           []Upload
+	IsTruncated                       bool
 	NextKeyMarker, NextUploadIDMarker string
 }
 
