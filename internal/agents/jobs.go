@@ -8,11 +8,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
-	"gocloud.dev/gcerrors"
 )
 
 // Job kinds of the area.
@@ -180,4 +180,4 @@ func (s *Service) cleanupInterval() time.Duration {
 	return min(time.Hour, max(time.Second, s.cfg.UploadRetention/4))
 }
 
-func isNotFound(err error) bool { return gcerrors.Code(err) == gcerrors.NotFound }
+func isNotFound(err error) bool { return errors.Is(err, blob.ErrNotFound) }

@@ -12,9 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
+	"github.com/agentry/agentry/internal/s3"
 )
 
 // A writer killed mid-write (kill -9 during an upload or an export) leaves
@@ -23,7 +21,7 @@ import (
 // closes, on an S3-compatible store an incomplete multipart upload, whose
 // parts are stored (and billed) but listed nowhere. SweepTemp removes them.
 
-// tempFile is the name fileblob gives a blob being written: the final
+// tempFile is the name the file store gives a blob being written: the final
 // path, a dot, the creation time in hexadecimal nanoseconds, ".tmp".
 var tempFile = regexp.MustCompile(`\.[0-9a-f]{1,16}\.tmp$`)
 
@@ -43,7 +41,7 @@ func (s *Store) SweepTemp(ctx context.Context, cutoff time.Time) (Swept, error) 
 	switch {
 	case s.dir != "":
 		return sweepDir(ctx, s.dir, true, cutoff, func(name string) bool { return tempFile.MatchString(name) })
-	case s.s3Bucket != "":
+	case s.s3 != nil:
 		return s.sweepMultipart(ctx, cutoff)
 	}
 	return Swept{}, nil
@@ -104,38 +102,32 @@ func sweepDir(ctx context.Context, root string, recurse bool, cutoff time.Time, 
 // sweepMultipart aborts the bucket's incomplete multipart uploads (under
 // the store's prefix) that started before cutoff.
 func (s *Store) sweepMultipart(ctx context.Context, cutoff time.Time) (Swept, error) {
-	var client *s3.Client
-	if !s.b.As(&client) {
-		return Swept{}, errors.New("blob store: no S3 client to sweep with")
-	}
+	st := s.s3
 	var out Swept
-	in := &s3.ListMultipartUploadsInput{Bucket: aws.String(s.s3Bucket)}
-	if s.s3Prefix != "" {
-		in.Prefix = aws.String(s.s3Prefix)
-	}
+	keyMarker, idMarker := "", ""
 	for page := 0; page < 1000; page++ {
-		res, err := client.ListMultipartUploads(ctx, in)
+		res, err := st.client.ListMultipartUploads(ctx, st.bucket, s.prefix, keyMarker, idMarker)
 		if err != nil {
 			return out, fmt.Errorf("list multipart uploads: %w", err)
 		}
 		for _, u := range res.Uploads {
-			if u.Initiated == nil || !u.Initiated.Before(cutoff) {
+			if !u.Initiated.Before(cutoff) {
 				continue
 			}
-			_, err := client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: in.Bucket, Key: u.Key, UploadId: u.UploadId})
-			var api smithy.APIError
-			if errors.As(err, &api) && api.ErrorCode() == "NoSuchUpload" {
+			err := st.client.AbortMultipartUpload(ctx, st.bucket, u.Key, u.UploadID)
+			var se *s3.Error
+			if errors.As(err, &se) && se.Code == "NoSuchUpload" {
 				continue // another replica's sweep, or the writer, got there first
 			}
 			if err != nil {
-				return out, fmt.Errorf("abort multipart upload of %s: %w", aws.ToString(u.Key), err)
+				return out, fmt.Errorf("abort multipart upload of %s: %w", u.Key, err)
 			}
 			out.Files++
 		}
-		if !aws.ToBool(res.IsTruncated) {
+		if !res.IsTruncated {
 			return out, nil
 		}
-		in.KeyMarker, in.UploadIdMarker = res.NextKeyMarker, res.NextUploadIdMarker
+		keyMarker, idMarker = res.NextKeyMarker, res.NextUploadIDMarker
 	}
 	return out, nil
 }

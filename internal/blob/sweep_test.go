@@ -14,10 +14,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/blob"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/agentry/agentry/internal/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
@@ -129,21 +126,15 @@ func TestSweepAbortsStaleMultipartUploads(t *testing.T) {
 	if err := backend.CreateBucket("blobs"); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion("us-east-1"),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("test", "test", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(srv.URL); o.UsePathStyle = true })
+	client := &s3.Client{Endpoint: srv.URL, PathStyle: true, Credentials: s3.Credentials{AccessKeyID: "test", SecretAccessKey: "test"}}
 	// What killed writers left: a multipart upload under the store's
 	// prefix, with a part, and one outside it.
 	begin := func(key string) {
-		up, err := client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("blobs"), Key: aws.String(key)})
+		id, err := client.CreateMultipartUpload(ctx, "blobs", key, s3.PutOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := client.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("blobs"), Key: aws.String(key), UploadId: up.UploadId,
-			PartNumber: aws.Int32(1), Body: bytes.NewReader(bytes.Repeat([]byte("x"), 1<<20))}); err != nil {
+		if _, err := client.UploadPart(ctx, "blobs", key, id, 1, bytes.Repeat([]byte("x"), 1<<20)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,13 +142,13 @@ func TestSweepAbortsStaleMultipartUploads(t *testing.T) {
 	begin("someone-else/big.bin")
 	uploads := func() []string {
 		t.Helper()
-		res, err := client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String("blobs")})
+		res, err := client.ListMultipartUploads(ctx, "blobs", "", "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		var keys []string
 		for _, u := range res.Uploads {
-			keys = append(keys, aws.ToString(u.Key))
+			keys = append(keys, u.Key)
 		}
 		return keys
 	}

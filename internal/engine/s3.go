@@ -7,16 +7,11 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/outbound"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/s3blob"
+	"github.com/agentry/agentry/internal/s3"
 )
 
 // ErrServerCredentials is a write that would sign with the server's own
@@ -59,35 +54,12 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 		}
 	}
 	pathStyle, _ := x.Step.Bool("force_path_style")
-	cfg, secrets, bindings, err := s3Config(ctx, x, bucket, endpoint, region)
+	client, secrets, err := s3Client(ctx, x, bucket, endpoint, region)
 	if err != nil {
 		return Result{}, err
 	}
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-		}
-		o.UsePathStyle = pathStyle
-		// The request is signed with the account's keys: it may only go to
-		// the hosts the keys' writer bound them to, whichever host the SDK
-		// makes of the endpoint and bucket.
-		o.HTTPClient = outbound.GuardSecrets(x.Engine().Webhooks.client(), bindings)
-		// A refused destination stays refused: no point in the SDK's retries.
-		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-			so.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-				if errors.Is(err, outbound.ErrSecretHost) || errors.Is(err, ErrForbiddenAddress) {
-					return aws.FalseTernary
-				}
-				return aws.UnknownTernary
-			})}, so.Retryables...)
-		})
-	})
-	b, err := s3blob.OpenBucket(ctx, client, bucket, nil)
-	if err != nil {
-		return Result{}, redacted(err, secrets)
-	}
-	defer b.Close()
-	if err := b.WriteAll(ctx, key, []byte(content), &blob.WriterOptions{ContentType: ct}); err != nil {
+	client.PathStyle = pathStyle
+	if err := client.PutObject(ctx, bucket, key, []byte(content), s3.PutOptions{ContentType: ct}); err != nil {
 		return Result{}, redacted(fmt.Errorf("write s3://%s/%s: %w", bucket, key, err), secrets)
 	}
 	loc := "s3://" + bucket + "/" + key
@@ -100,12 +72,17 @@ func stepWriteS3Object(ctx context.Context, x *Exec) (Result, error) {
 	return Result{Output: loc}, nil
 }
 
-// s3Config returns the configuration to sign with, the secret values it
-// holds (to keep them out of error messages) and their host bindings. With the account's
-// secrets it is built from them alone: no environment, shared files or
-// instance metadata are consulted. The server's own credential chain is
-// loaded only for a bucket the operator allows, at the server's endpoint.
-func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aws.Config, []string, []outbound.SecretBinding, error) {
+// s3Client returns the client to write with and the secret values it
+// holds (to keep them out of error messages). With the account's secrets
+// it is built from them alone: no environment, shared files or instance
+// metadata are consulted, and its requests — redirects included — may go
+// only to the hosts the secrets are bound to, whichever host the bucket
+// and endpoint make. The server's own credentials (the environment and
+// shared files) are loaded only for a bucket the operator allows, at the
+// server's endpoint. Either way the requests go through the webhook
+// client, which refuses private and loopback addresses unless the
+// operator allows them.
+func s3Client(ctx context.Context, x *Exec, bucket, endpoint, region string) (*s3.Client, []string, error) {
 	var refs [2]string
 	given := 0
 	for i, f := range []string{"access_key_id", "secret_access_key"} {
@@ -116,32 +93,39 @@ func s3Config(ctx context.Context, x *Exec, bucket, endpoint, region string) (aw
 		given++
 		name, ok := definition.SecretRef(s)
 		if !ok {
-			return aws.Config{}, nil, nil, fmt.Errorf("%s must name an account secret, as {{secrets.NAME}}; keys written into the definition are not used", f)
+			return nil, nil, fmt.Errorf("%s must name an account secret, as {{secrets.NAME}}; keys written into the definition are not used", f)
 		}
 		refs[i] = name
 	}
+	client := &s3.Client{Endpoint: endpoint, Region: region, HTTP: x.Engine().Webhooks.client(),
+		// The step writes one rendered string: a minute is ample.
+		Timeout: time.Minute}
 	switch given {
 	case 2:
 		id, err := x.Host().Secret(ctx, refs[0])
 		if err != nil {
-			return aws.Config{}, nil, nil, fmt.Errorf("access_key_id: %w", err)
+			return nil, nil, fmt.Errorf("access_key_id: %w", err)
 		}
 		secret, err := x.Host().Secret(ctx, refs[1])
 		if err != nil {
-			return aws.Config{}, nil, nil, fmt.Errorf("secret_access_key: %w", err)
+			return nil, nil, fmt.Errorf("secret_access_key: %w", err)
 		}
-		return aws.Config{
-			Region:      region,
-			Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(id.Value, secret.Value, "")),
-		}, []string{id.Value, secret.Value}, []outbound.SecretBinding{id.Binding(), secret.Binding()}, nil
+		client.Credentials = s3.Credentials{AccessKeyID: id.Value, SecretAccessKey: secret.Value}
+		client.HTTP = outbound.GuardSecrets(client.HTTP, []outbound.SecretBinding{id.Binding(), secret.Binding()})
+		return client, []string{id.Value, secret.Value}, nil
 	case 1:
-		return aws.Config{}, nil, nil, errors.New("access_key_id and secret_access_key go together")
+		return nil, nil, errors.New("access_key_id and secret_access_key go together")
 	}
 	if !slices.Contains(x.Engine().S3AllowedBuckets, bucket) || endpoint != "" {
-		return aws.Config{}, nil, nil, ErrServerCredentials
+		return nil, nil, ErrServerCredentials
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
-	return cfg, nil, nil, err
+	settings, err := s3.LoadSettings("")
+	if err != nil {
+		return nil, nil, err
+	}
+	client.Credentials = settings.Credentials
+	client.Endpoint = settings.Endpoint
+	return client, nil, nil
 }
 
 // redactedError is an error whose message has secret values blanked out;

@@ -192,3 +192,38 @@ func TestS3SecretsGoOnlyToTheirHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestS3RedirectCarriesNoSecretElsewhere: the bound endpoint answering
+// with a redirect to another host does not get the signed write sent
+// there, and a key with a ".." segment (which a server could resolve into
+// another bucket's path) is refused before anything is sent.
+func TestS3RedirectCarriesNoSecretElsewhere(t *testing.T) {
+	ambientCredentials(t)
+	elsewhere := newFakeS3(t)
+	bound := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer bound.Close()
+	e := engine.New()
+	e.Webhooks.AllowPrivate = true
+	h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"},
+		secretHosts: []string{strings.TrimPrefix(bound.URL, "http://")}}
+	def := s3Step(`,"endpoint_url":"` + bound.URL + `","access_key_id":"{{secrets.S3_KEY}}","secret_access_key":"{{secrets.S3_SECRET}}"`)
+	_, err := run(t, e, def, "q3", newJournal(), h)
+	if err == nil || !strings.Contains(err.Error(), `"S3_KEY"`) || strings.Contains(err.Error(), "tenant-secret-value") {
+		t.Fatalf("redirected write: %v", err)
+	}
+	if n := elsewhere.count(); n != 0 {
+		t.Fatalf("the redirect target got %d requests", n)
+	}
+
+	h.secretHosts = []string{strings.TrimPrefix(elsewhere.URL, "http://")}
+	def = `{"child_steps":[{"id":"put","step_type":"write_aws_s3_object","bucket":"reports","key":"../other/{{input}}",` +
+		`"force_path_style":true,"endpoint_url":"` + elsewhere.URL + `","access_key_id":"{{secrets.S3_KEY}}","secret_access_key":"{{secrets.S3_SECRET}}"}]}`
+	if _, err := run(t, e, def, "q3", newJournal(), h); err == nil || !strings.Contains(err.Error(), `".."`) {
+		t.Fatalf("dot-dot key: %v", err)
+	}
+	if n := elsewhere.count(); n != 0 {
+		t.Fatalf("a dot-dot key reached the store: %d requests", n)
+	}
+}

@@ -141,6 +141,13 @@ func (c *Client) objectURL(bucket, key string, query url.Values) (*url.URL, erro
 	if !validBucket(bucket) {
 		return nil, fmt.Errorf("s3: invalid bucket name %q", bucket)
 	}
+	// A "." or ".." segment could be resolved by a server or proxy on
+	// the way into another key, or another bucket's path.
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "." || seg == ".." {
+			return nil, fmt.Errorf("s3: key %q has a %q segment, which could name another path", key, seg)
+		}
+	}
 	var base *url.URL
 	if c.Endpoint == "" {
 		base = &url.URL{Scheme: "https", Host: "s3." + c.region() + ".amazonaws.com"}

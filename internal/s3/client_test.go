@@ -310,6 +310,11 @@ func TestVirtualHostedAddressing(t *testing.T) {
 			t.Errorf("bucket %q accepted", bad)
 		}
 	}
+	for _, bad := range []string{"../other/k", "a/./b", "a/..", "."} {
+		if _, err := c.objectURL("blobs", bad, nil); err == nil {
+			t.Errorf("key %q accepted", bad)
+		}
+	}
 }
 
 func TestAmazonEndpoint(t *testing.T) {
