@@ -48,7 +48,7 @@ func integrationSpecs() []*StepSpec {
 			Doc:     "Writes `content` (default the input) to `bucket`/`key` on AWS S3 or any S3-compatible store (MinIO, R2, Ceph…) given by `endpoint_url`. The name is kept for compatibility with exported definitions. Credentials are account secrets named in `access_key_id` and `secret_access_key` as `{{secrets.NAME}}`; keys written into the definition are refused (it is exported in clear). Without them the step may only write to a bucket the operator allows (`SERVICE_S3_ALLOWED_BUCKETS`), with the server's own credentials and no `endpoint_url`; any other bucket is refused. The output is the object URL.",
 			Fields: []Field{
 				{Name: "bucket", Kind: KindString, Required: true, Doc: "Bucket name.", check: checkBucket},
-				{Name: "key", Kind: KindTemplate, Required: true, Doc: "Object key, e.g. `reports/{{agent.run_id}}.md`."},
+				{Name: "key", Kind: KindTemplate, Required: true, Doc: "Object key, e.g. `reports/{{agent.run_id}}.md`. A key with a `.` or `..` segment is refused when the step runs."},
 				{Name: "content", Kind: KindTemplate, Default: "{{input}}", Doc: "Object body."},
 				{Name: "content_type", Kind: KindString, Default: "text/plain", Doc: "Content-Type stored with the object.", check: checkMediaType},
 				{Name: "region", Kind: KindString, Doc: "Bucket region."},
