@@ -340,11 +340,12 @@ func (b *bench) policies(ctx context.Context, db string, conc int, dur time.Dura
 			}
 		}
 	}
-	var results, violations int
+	var results int
 	if err := b.s.DB.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_results WHERE account_id = $1`, b.acct).Scan(&results); err != nil {
 		return err
 	}
-	if err := b.s.DB.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM governance_violations WHERE account_id = $1`, b.acct).Scan(&violations); err != nil {
+	violations, err := b.s.Governance.Violations(ctx, b.acct, "", "")
+	if err != nil {
 		return err
 	}
 	rb, rg := float64(tb.runs)/tb.wall.Seconds(), float64(tg.runs)/tg.wall.Seconds()

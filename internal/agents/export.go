@@ -46,9 +46,11 @@ func (s *Service) Export(ctx context.Context, accountID, agentID string) (*def.E
 			"enabled": c.Enabled,
 		}))
 	}
-	policies, err := s.db.AgentGovernancePolicies(ctx, accountID, agentID)
-	if err != nil {
-		return nil, err
+	var policies []Policy
+	if s.cfg.Policies != nil {
+		if policies, err = s.cfg.Policies.OfAgent(ctx, accountID, agentID); err != nil {
+			return nil, err
+		}
 	}
 	for _, p := range policies {
 		in.GovernancePolicies = append(in.GovernancePolicies, withExtra(p.Extra, map[string]any{

@@ -34,7 +34,7 @@ type applied struct {
 	Schedules   []store.Schedule
 	Alerts      []store.AlertConfig
 	Criteria    []store.EvaluationCriterion
-	Policies    []store.GovernancePolicy
+	Policies    []Policy
 	SolutionIDs []string
 	Skips       []def.ImportSkip
 }
@@ -102,8 +102,12 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 		if err != nil {
 			return applied{}, err
 		}
-		if why == "" && len(out.Policies) == store.MaxPoliciesPerScope {
-			why = fmt.Sprintf("an agent has at most %d governance policies of its own", store.MaxPoliciesPerScope)
+		switch {
+		case why != "":
+		case s.cfg.Policies == nil:
+			why = "this server keeps no governance policies"
+		case len(out.Policies) == s.cfg.Policies.MaxPerAgent():
+			why = fmt.Sprintf("an agent has at most %d governance policies of its own", s.cfg.Policies.MaxPerAgent())
 		}
 		if why != "" {
 			skip(def.SkipGovernancePolicy, map[string]any{"index": i, "name": m["name"]}, "governance policy %d not applied: %s", i, why)
@@ -212,8 +216,8 @@ var kbLinkKeys = []string{"knowledge_base_ids", "knowledge_base_id", "knowledge_
 // policy reads an imported governance policy. Its knowledge base links are
 // kept when the knowledge base exists here; each other link is dropped and
 // reported through skipLink.
-func (s *Service) policy(ctx context.Context, accountID string, m map[string]any, skipLink func(details map[string]any, msg string)) (store.GovernancePolicy, string, error) {
-	p := store.GovernancePolicy{KnowledgeBaseIDs: []string{}}
+func (s *Service) policy(ctx context.Context, accountID string, m map[string]any, skipLink func(details map[string]any, msg string)) (Policy, string, error) {
+	p := Policy{KnowledgeBaseIDs: []string{}}
 	name, _ := m["name"].(string)
 	if strings.TrimSpace(name) == "" {
 		return p, "it has no name", nil

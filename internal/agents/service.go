@@ -46,6 +46,9 @@ type Config struct {
 	// KnownModel reports whether the model catalog has a model id; saving
 	// a workflow warns about steps naming one it does not. Nil skips it.
 	KnownModel func(id string) bool
+	// Policies keeps the governance policies imports create and exports
+	// write; nil: imports skip them and exports have none.
+	Policies Policies
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -70,7 +71,7 @@ func TestAgentImportLimits(t *testing.T) {
 		}
 		payload["evaluation_criteria"] = crit
 		var pols []any
-		for range store.MaxPoliciesPerScope + 1 {
+		for range governance.MaxPoliciesPerScope + 1 {
 			pols = append(pols, map[string]any{"name": "No PII", "policy_type": "pii"})
 		}
 		payload["governance_policies"] = pols
@@ -94,7 +95,7 @@ func TestAgentImportLimits(t *testing.T) {
 		if got := e["evaluation_criteria"].([]any); len(got) != store.MaxCriteriaPerAgent {
 			t.Errorf("%d criteria imported", len(got))
 		}
-		if got := e["governance_policies"].([]any); len(got) != store.MaxPoliciesPerScope {
+		if got := e["governance_policies"].([]any); len(got) != governance.MaxPoliciesPerScope {
 			t.Errorf("%d policies imported", len(got))
 		}
 		if got := e["alert_configs"].([]any); len(got) != store.MaxAlertConfigsPerScope {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -257,9 +258,9 @@ func TestGovernancePolicyLimit(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
-		for range store.MaxPoliciesPerScope {
-			if _, err := s.DB.CreateGovernancePolicy(context.Background(), store.GovernancePolicy{AccountID: s.AccountID, Name: "p",
-				Enabled: true, KnowledgeBaseIDs: []string{}}); err != nil {
+		name, typ := "p", "pii"
+		for range governance.MaxPoliciesPerScope {
+			if _, err := s.S.Governance.CreatePolicy(context.Background(), s.AccountID, governance.PolicyInput{Name: &name, PolicyType: &typ}); err != nil {
 				t.Fatal(err)
 			}
 		}

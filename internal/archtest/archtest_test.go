@@ -465,6 +465,14 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/secrets":    {"account_secrets"},
 	"internal/mail/dmarc": {"dmarc_reports", "dmarc_records"},
 	"internal/mcpexpose":  {"agent_mcp_tools"},
+	"internal/governance": {"governance_policies", "governance_conversations", "governance_violations"},
+}
+
+// jsonKeyLikeTable reports a literal of the agent definition format that is
+// one of its JSON keys (a key or a json struct tag), which shares a
+// table's name (governance_policies) without naming the table.
+func jsonKeyLikeTable(path, s, table string) bool {
+	return strings.HasPrefix(path, "internal/agents/definition/") && (s == table || s == `json:"`+table+`"`)
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {
@@ -480,7 +488,7 @@ func TestAreasOwnTheirTables(t *testing.T) {
 				}
 				stringLiterals(g, func(lit *ast.BasicLit, s string) {
 					for i, p := range pats {
-						if p.MatchString(s) {
+						if p.MatchString(s) && !jsonKeyLikeTable(g.path, s, tables[i]) {
 							t.Errorf("%s: names %s, which only %s reads and writes", g.fset.Position(lit.Pos()), tables[i], area)
 						}
 					}

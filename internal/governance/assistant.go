@@ -40,7 +40,7 @@ type Applied struct {
 
 // Plan is a proposal.
 type Plan struct {
-	Conversation store.GovernanceConversation
+	Conversation GovernanceConversation
 	Note         string
 	Actions      []Action
 }
@@ -195,7 +195,7 @@ func quoteAll(ss []string) []string {
 // planExisting proposes enabling, disabling or deleting policies named in
 // quotes, or all of the account's when the request says "all".
 func (s *Service) planExisting(ctx context.Context, accountID, verb string, names []string, lower string) (string, []Action, error) {
-	ps, _, err := s.DB.GovernancePolicies(ctx, accountID, "", 0, 1000)
+	ps, _, err := s.repo.policies(ctx, accountID, "", 0, 1000)
 	if err != nil {
 		return "", nil, err
 	}
@@ -246,7 +246,7 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string) 
 		actions = []Action{}
 	}
 	b, _ := json.Marshal(map[string]any{"actions": actions})
-	c, err := s.DB.CreateGovernanceConversation(ctx, store.GovernanceConversation{AccountID: accountID, UserID: userID,
+	c, err := s.repo.createConversation(ctx, GovernanceConversation{AccountID: accountID, UserID: userID,
 		UserInput: input, AIResponse: &note, ProposedActions: b})
 	if err != nil {
 		return Plan{}, err
@@ -255,11 +255,11 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string) 
 }
 
 // Conversations lists the account's latest conversations.
-func (s *Service) Conversations(ctx context.Context, accountID string, limit int) ([]store.GovernanceConversation, error) {
-	return s.DB.GovernanceConversations(ctx, accountID, limit)
+func (s *Service) Conversations(ctx context.Context, accountID string, limit int) ([]GovernanceConversation, error) {
+	return s.repo.conversations(ctx, accountID, limit)
 }
 
-func actionsOf(c store.GovernanceConversation) []Action {
+func actionsOf(c GovernanceConversation) []Action {
 	var v struct {
 		Actions []Action `json:"actions"`
 	}
@@ -269,7 +269,7 @@ func actionsOf(c store.GovernanceConversation) []Action {
 
 // Accept applies a pending plan's actions in order and reports each.
 func (s *Service) Accept(ctx context.Context, accountID, conversationID string) ([]Applied, error) {
-	c, err := s.DB.GovernanceConversationByID(ctx, accountID, conversationID)
+	c, err := s.repo.conversationByID(ctx, accountID, conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (s *Service) Accept(ctx context.Context, accountID, conversationID string) 
 		return nil, ErrEmptyPlan
 	}
 	// Claim the conversation first, so two accepts never apply it twice.
-	if err := s.DB.DecideGovernanceConversation(ctx, accountID, conversationID, true, nil); err != nil {
+	if err := s.repo.decideConversation(ctx, accountID, conversationID, true); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil, ErrDecided
 		}
@@ -303,7 +303,7 @@ func (s *Service) Accept(ctx context.Context, accountID, conversationID string) 
 		out = append(out, r)
 	}
 	b, _ := json.Marshal(out)
-	if err := s.DB.SetGovernanceConversationResults(context.WithoutCancel(ctx), accountID, conversationID, b); err != nil {
+	if err := s.repo.setConversationResults(context.WithoutCancel(ctx), accountID, conversationID, b); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -334,7 +334,7 @@ func (s *Service) applyAction(ctx context.Context, accountID string, a Action) (
 
 // Decline marks a pending plan declined; nothing changes.
 func (s *Service) Decline(ctx context.Context, accountID, conversationID string) error {
-	err := s.DB.DecideGovernanceConversation(ctx, accountID, conversationID, false, nil)
+	err := s.repo.decideConversation(ctx, accountID, conversationID, false)
 	if errors.Is(err, store.ErrConflict) {
 		return ErrDecided
 	}

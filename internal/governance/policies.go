@@ -2,6 +2,7 @@ package governance
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The extension CRUD of policies (/governance/policies…). Writes are for
@@ -31,8 +31,8 @@ type PolicyInput struct {
 var ErrInvalid = fault.FieldSentinel([]any{"body", "config"}, "value_error", "invalid")
 
 // CreatePolicy stores a new policy after compiling its config.
-func (s *Service) CreatePolicy(ctx context.Context, accountID string, in PolicyInput) (store.GovernancePolicy, error) {
-	p := store.GovernancePolicy{AccountID: accountID, Enabled: true, KnowledgeBaseIDs: []string{}}
+func (s *Service) CreatePolicy(ctx context.Context, accountID string, in PolicyInput) (GovernancePolicy, error) {
+	p := GovernancePolicy{AccountID: accountID, Enabled: true, KnowledgeBaseIDs: []string{}}
 	if in.AgentID != nil {
 		p.AgentID = *in.AgentID
 	}
@@ -43,18 +43,18 @@ func (s *Service) CreatePolicy(ctx context.Context, accountID string, in PolicyI
 	if _, err := parseStored(p); err != nil {
 		return p, err
 	}
-	p, err := s.DB.CreateGovernancePolicy(ctx, p)
-	if errors.Is(err, store.ErrTooManyPolicies) {
+	p, err := s.repo.createPolicy(ctx, p)
+	if errors.Is(err, errTooManyPolicies) {
 		scope := "an account has at most %d account-wide governance policies"
 		if p.AgentID != "" {
 			scope = "an agent has at most %d governance policies of its own"
 		}
-		return p, errors.Join(ErrInvalid, fmt.Errorf(scope+"; delete one before adding another", store.MaxPoliciesPerScope))
+		return p, errors.Join(ErrInvalid, fmt.Errorf(scope+"; delete one before adding another", MaxPoliciesPerScope))
 	}
 	return p, err
 }
 
-func apply(p *store.GovernancePolicy, in PolicyInput) {
+func apply(p *GovernancePolicy, in PolicyInput) {
 	if in.Name != nil {
 		p.Name = strings.TrimSpace(*in.Name)
 	}
@@ -72,7 +72,7 @@ func apply(p *store.GovernancePolicy, in PolicyInput) {
 	}
 }
 
-func parseStored(p store.GovernancePolicy) (*Policy, error) {
+func parseStored(p GovernancePolicy) (*Policy, error) {
 	typ := ""
 	if p.PolicyType != nil {
 		typ = *p.PolicyType
@@ -81,18 +81,18 @@ func parseStored(p store.GovernancePolicy) (*Policy, error) {
 }
 
 // Policy returns one policy of the account.
-func (s *Service) Policy(ctx context.Context, accountID, id string) (store.GovernancePolicy, error) {
-	return s.DB.GovernancePolicyByID(ctx, accountID, id)
+func (s *Service) Policy(ctx context.Context, accountID, id string) (GovernancePolicy, error) {
+	return s.repo.policyByID(ctx, accountID, id)
 }
 
 // Policies lists a page of the account's policies (one agent's when agentID is set).
-func (s *Service) Policies(ctx context.Context, accountID, agentID string, page, limit int) ([]store.GovernancePolicy, int, error) {
-	return s.DB.GovernancePolicies(ctx, accountID, agentID, paging.Offset(page, limit), limit)
+func (s *Service) Policies(ctx context.Context, accountID, agentID string, page, limit int) ([]GovernancePolicy, int, error) {
+	return s.repo.policies(ctx, accountID, agentID, paging.Offset(page, limit), limit)
 }
 
 // UpdatePolicy changes the fields in is set.
-func (s *Service) UpdatePolicy(ctx context.Context, accountID, id string, in PolicyInput) (store.GovernancePolicy, error) {
-	p, err := s.DB.GovernancePolicyByID(ctx, accountID, id)
+func (s *Service) UpdatePolicy(ctx context.Context, accountID, id string, in PolicyInput) (GovernancePolicy, error) {
+	p, err := s.repo.policyByID(ctx, accountID, id)
 	if err != nil {
 		return p, err
 	}
@@ -103,16 +103,28 @@ func (s *Service) UpdatePolicy(ctx context.Context, accountID, id string, in Pol
 	if _, err := parseStored(p); err != nil {
 		return p, err
 	}
-	return s.DB.UpdateGovernancePolicy(ctx, p)
+	return s.repo.updatePolicy(ctx, p)
 }
 
 // DeletePolicy removes a policy.
 func (s *Service) DeletePolicy(ctx context.Context, accountID, id string) error {
-	return s.DB.DeleteGovernancePolicy(ctx, accountID, id)
+	return s.repo.deletePolicy(ctx, accountID, id)
 }
 
 // Violations counts the account's recorded flags or blocks (action "" for
 // both) of a run ("" for all runs).
 func (s *Service) Violations(ctx context.Context, accountID, runID, action string) (int, error) {
-	return s.DB.GovernanceViolationCount(ctx, accountID, runID, action)
+	return s.repo.violationCount(ctx, accountID, runID, action)
+}
+
+// CreateAgentPolicies stores an imported agent's own policies in tx, the
+// transaction that creates the agent (the agents area checked them and
+// their number).
+func (s *Service) CreateAgentPolicies(ctx context.Context, tx *sql.Tx, accountID, agentID string, ps []GovernancePolicy) error {
+	return s.repo.createForAgent(ctx, tx, accountID, agentID, ps)
+}
+
+// AgentPolicies lists an agent's own policies, oldest first (an export's).
+func (s *Service) AgentPolicies(ctx context.Context, accountID, agentID string) ([]GovernancePolicy, error) {
+	return s.repo.agentPolicies(ctx, accountID, agentID)
 }

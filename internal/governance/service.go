@@ -43,6 +43,7 @@ type Deps struct {
 // Service is the governance area.
 type Service struct {
 	Deps
+	repo repo
 
 	compiled  sync.Map     // policy id → compiledEntry
 	nCompiled atomic.Int64 // entries in compiled, bounded by maxCompiled
@@ -52,7 +53,7 @@ type Service struct {
 }
 
 // New builds the service from its dependencies.
-func New(d Deps) *Service { return &Service{Deps: d} }
+func New(d Deps) *Service { return &Service{Deps: d, repo: repo{d.DB}} }
 
 // maxCompiled bounds the compiled policies kept; past it they are all
 // dropped and compiled again as runs need them.
@@ -81,7 +82,7 @@ type where struct {
 }
 
 // compile returns a stored policy compiled, cached until it changes.
-func (s *Service) compile(p store.GovernancePolicy) (*Policy, error) {
+func (s *Service) compile(p GovernancePolicy) (*Policy, error) {
 	if e, ok := s.compiled.Load(p.ID); ok && e.(compiledEntry).updated.Equal(p.UpdatedAt) {
 		return e.(compiledEntry).p, nil
 	}
@@ -106,7 +107,7 @@ func (s *Service) compile(p store.GovernancePolicy) (*Policy, error) {
 // A stored policy that no longer compiles (written by an older version,
 // or imported) is skipped with a warning rather than stopping every run.
 func (s *Service) policiesFor(ctx context.Context, accountID, agentID string) ([]*Policy, error) {
-	rows, err := s.DB.ApplicablePolicies(ctx, accountID, agentID)
+	rows, err := s.repo.applicablePolicies(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +250,7 @@ func (s *Service) judgeRule(ctx context.Context, w where, rule, text string) (bo
 // rollback trigger) and raises the alert.
 func (s *Service) report(ctx context.Context, w where, stage string, v Verdict) {
 	ctx = context.WithoutCancel(ctx)
-	if err := s.DB.RecordGovernanceViolation(ctx, store.GovernanceViolation{AccountID: w.accountID, AgentID: w.agentID,
+	if err := s.RecordViolation(ctx, GovernanceViolation{AccountID: w.accountID, AgentID: w.agentID,
 		RunID: w.runID, StepID: w.stepID, PolicyID: v.PolicyID, Stage: stage, Action: v.Action, Rule: v.Rule, Reason: v.Reason}); err != nil {
 		slog.Warn("recording governance violation", "err", err)
 	}

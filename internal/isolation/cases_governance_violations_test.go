@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/governance"
 )
 
 // Governance violations: A's recorded flags and blocks are A's; B's list
@@ -21,7 +21,7 @@ func init() {
 func violationOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
 	v := governanceOfA(t, c)
-	if err := c.S.DB.RecordGovernanceViolation(context.Background(), store.GovernanceViolation{AccountID: c.A.AccountID,
+	if err := c.S.Governance.RecordViolation(context.Background(), governance.GovernanceViolation{AccountID: c.A.AccountID,
 		AgentID: v["agent_id"], PolicyID: v["policy_id"], Stage: "input", Action: "block", Rule: "pii",
 		Reason: `governance policy "A's policy": the run input contains an e-mail address`}); err != nil {
 		t.Fatal(err)

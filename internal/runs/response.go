@@ -99,12 +99,12 @@ type PolicyRef struct {
 }
 
 // verdicts are the policies that blocked and flagged something in a run.
-type verdicts struct{ blocked, flagged []store.PolicyRef }
+type verdicts struct{ blocked, flagged []PolicyRef }
 
-func policyRefs(in []store.PolicyRef) []any {
+func policyRefs(in []PolicyRef) []any {
 	out := make([]any, 0, len(in))
 	for _, p := range in {
-		out = append(out, PolicyRef{PolicyID: p.ID, PolicyName: strPtr(p.Name)})
+		out = append(out, p)
 	}
 	return out
 }

@@ -240,6 +240,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Queue:            lateQueue{s},
 		S3AllowedBuckets: cfg.S3AllowedBuckets,
 		KnownModel:       func(id string) bool { _, ok := cat.Get(id); return ok },
+		Policies:         agentPolicies{s.Governance}, // agents → governance
 		// A saved workflow's models are checked for deprecation at once.
 		OnSaved: func(ctx context.Context, accountID, agentID string) {
 			if _, err := s.ModelAlerts.CheckAgent(ctx, accountID, agentID); err != nil {
@@ -250,7 +251,8 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Agents: agentsForRuns{s.Agents}, Uploads: agentsForRuns{s.Agents}, // runs → agents
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets,
 		DefaultModel: s.DefaultModels.For,
-		Finished:     s.Alerts.RunFinished}) // runs → alerts
+		Finished:     s.Alerts.RunFinished,       // runs → alerts
+		Verdicts:     runVerdicts(s.Governance)}) // runs → governance
 
 	// Models area: the playground, which calls the router metered like
 	// runs do.

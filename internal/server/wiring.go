@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -178,4 +179,52 @@ type newContentFirer struct{ r *runs.Service }
 func (f newContentFirer) FireNewContent(ctx context.Context, accountID, input string, metadata map[string]any) error {
 	_, err := f.r.Fire(ctx, accountID, string(definition.TriggerNewContent), "", input, metadata)
 	return err
+}
+
+// agentPolicies keeps agents' own governance policies (agents.Policies)
+// in the governance area: an import creates them with the agent, an
+// export reads them back.
+type agentPolicies struct{ g *governance.Service }
+
+func (a agentPolicies) CreateWithAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string, ps []agents.Policy) error {
+	rows := make([]governance.GovernancePolicy, len(ps))
+	for i, p := range ps {
+		rows[i] = governance.GovernancePolicy{Name: p.Name, Description: p.Description, PolicyType: p.PolicyType, Enabled: p.Enabled,
+			Config: p.Config, KnowledgeBaseIDs: p.KnowledgeBaseIDs, Extra: p.Extra}
+	}
+	return a.g.CreateAgentPolicies(ctx, tx, accountID, agentID, rows)
+}
+
+func (a agentPolicies) OfAgent(ctx context.Context, accountID, agentID string) ([]agents.Policy, error) {
+	rows, err := a.g.AgentPolicies(ctx, accountID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agents.Policy, len(rows))
+	for i, p := range rows {
+		out[i] = agents.Policy{Name: p.Name, Description: p.Description, PolicyType: p.PolicyType, Enabled: p.Enabled,
+			Config: p.Config, KnowledgeBaseIDs: p.KnowledgeBaseIDs, Extra: p.Extra}
+	}
+	return out, nil
+}
+
+func (agentPolicies) MaxPerAgent() int { return governance.MaxPoliciesPerScope }
+
+// runVerdicts reads, for runs, the policies that blocked and flagged
+// something in a run from the governance area's records.
+func runVerdicts(g *governance.Service) func(ctx context.Context, accountID, runID string) (blocked, flagged []runs.PolicyRef, err error) {
+	refs := func(in []governance.PolicyRef) []runs.PolicyRef {
+		out := make([]runs.PolicyRef, len(in))
+		for i, p := range in {
+			out[i] = runs.PolicyRef{PolicyID: p.ID}
+			if p.Name != "" { // deleted since
+				out[i].PolicyName = &p.Name
+			}
+		}
+		return out
+	}
+	return func(ctx context.Context, accountID, runID string) (blocked, flagged []runs.PolicyRef, err error) {
+		b, f, err := g.RunVerdicts(ctx, accountID, runID)
+		return refs(b), refs(f), err
+	}
 }

@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// The extras of an agent: alert configs, evaluation criteria, governance
-// policies and solution links. Imports create them with the agent, exports
+// The extras of an agent: alert configs, evaluation criteria and solution
+// links (its governance policies are the governance area's, written in the
+// same transaction through NewAgent.Also). Imports create them with the agent, exports
 // read them back. Each row keeps the keys of an imported item this version
 // does not model in Extra, so nothing of a payload is lost on a round trip.
 
@@ -57,22 +58,6 @@ type EvaluationCriterion struct {
 	UpdatedAt         time.Time
 }
 
-// GovernancePolicy is a governance policy; AgentID is set for agent-scoped ones.
-type GovernancePolicy struct {
-	ID               string
-	AccountID        string
-	AgentID          string
-	Name             string
-	Description      *string
-	PolicyType       *string
-	Enabled          bool
-	Config           json.RawMessage
-	KnowledgeBaseIDs []string
-	Extra            json.RawMessage
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-}
-
 // Solution groups resources of an account.
 type Solution struct {
 	ID          string
@@ -104,18 +89,6 @@ func insertExtras(ctx context.Context, tx *sql.Tx, a Agent, in NewAgent, now tim
 			NewID(), a.AccountID, a.ID, nullable(c.StepID), nullablePtr(c.Description), c.EvaluationMode, c.Enabled,
 			nullableJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, nullablePtr(c.EvaluationPrompt), c.PassThreshold,
 			nullablePtr(c.EvaluationTier), nullableJSON(c.Extra), now); err != nil {
-			return err
-		}
-	}
-	for _, p := range in.GovernancePolicies {
-		kbs, err := json.Marshal(nonNil(p.KnowledgeBaseIDs))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO governance_policies (id, account_id, agent_id, name, description, policy_type,
-			enabled, config, knowledge_base_ids, extra, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
-			NewID(), a.AccountID, a.ID, p.Name, nullablePtr(p.Description), nullablePtr(p.PolicyType), p.Enabled,
-			nullableJSON(p.Config), string(kbs), nullableJSON(p.Extra), now); err != nil {
 			return err
 		}
 	}
@@ -190,38 +163,6 @@ func (db *DB) AgentEvaluationCriteria(ctx context.Context, accountID, agentID st
 		c.ExpectationConfig, c.Extra = rawOrNil(expectation), rawOrNil(extra)
 		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// AgentGovernancePolicies lists the policies scoped to an agent, oldest first.
-func (db *DB) AgentGovernancePolicies(ctx context.Context, accountID, agentID string) ([]GovernancePolicy, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id, account_id, COALESCE(agent_id, ''), name, description, policy_type, enabled,
-		config, knowledge_base_ids, extra, created_at, updated_at FROM governance_policies
-		WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []GovernancePolicy
-	for rows.Next() {
-		var (
-			p                GovernancePolicy
-			desc, policyType sql.NullString
-			config, extra    sql.NullString
-			kbs              string
-		)
-		if err := rows.Scan(&p.ID, &p.AccountID, &p.AgentID, &p.Name, &desc, &policyType, &p.Enabled, &config, &kbs, &extra,
-			&p.CreatedAt, &p.UpdatedAt); err != nil {
-			return nil, err
-		}
-		p.Description, p.PolicyType = nullString(desc), nullString(policyType)
-		p.Config, p.Extra = rawOrNil(config), rawOrNil(extra)
-		if err := json.Unmarshal([]byte(kbs), &p.KnowledgeBaseIDs); err != nil {
-			return nil, err
-		}
-		p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
-		out = append(out, p)
 	}
 	return out, rows.Err()
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -49,7 +50,12 @@ func TestAgentsStore(t *testing.T) {
 		in.AlertConfigs = []store.AlertConfig{{AlertType: "agent_run_failed", Enabled: true, Threshold: json.RawMessage(`{"count":3}`),
 			CooldownMinutes: 60, DistributionType: "selected_members", RecipientUserIDs: []string{u.ID}}}
 		in.EvaluationCriteria = []store.EvaluationCriterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true, MaxRetries: 2, PassThreshold: 0.7}}
-		in.GovernancePolicies = []store.GovernancePolicy{{Name: "p", Enabled: true, Config: json.RawMessage(`{"a":1}`)}}
+		// Another area's write (governance's policies) runs in the
+		// agent's transaction, with its id.
+		var alsoSaw int
+		in.Also = append(in.Also, func(ctx context.Context, tx *sql.Tx, agentID string) error {
+			return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1`, agentID).Scan(&alsoSaw)
+		})
 		in.SolutionIDs = []string{sol.ID, foreignSol.ID}
 		a, err := db.CreateAgent(ctx, in)
 		if err != nil {
@@ -68,13 +74,18 @@ func TestAgentsStore(t *testing.T) {
 		}
 		alerts, _ := db.AgentAlertConfigs(ctx, acct.ID, a.ID)
 		crit, _ := db.AgentEvaluationCriteria(ctx, acct.ID, a.ID)
-		pols, _ := db.AgentGovernancePolicies(ctx, acct.ID, a.ID)
 		sols, _ := db.AgentSolutions(ctx, acct.ID, a.ID)
 		if len(alerts) != 1 || alerts[0].RecipientUserIDs[0] != u.ID || string(alerts[0].Threshold) != `{"count":3}` ||
 			len(crit) != 1 || crit[0].PassThreshold != 0.7 || crit[0].MaxRetries != 2 ||
-			len(pols) != 1 || string(pols[0].Config) != `{"a":1}` || pols[0].KnowledgeBaseIDs == nil ||
+			alsoSaw != 1 ||
 			len(sols) != 1 || sols[0].ID != sol.ID {
-			t.Fatalf("extras: %+v %+v %+v %+v", alerts, crit, pols, sols)
+			t.Fatalf("extras: %+v %+v %d %+v", alerts, crit, alsoSaw, sols)
+		}
+		// A failing write of another area stores nothing of the agent.
+		failing := newAgent(acct.ID, "not stored")
+		failing.Also = append(failing.Also, func(context.Context, *sql.Tx, string) error { return errors.New("refused") })
+		if _, err := db.CreateAgent(ctx, failing); err == nil || err.Error() != "refused" {
+			t.Fatalf("a failing write of another area: %v", err)
 		}
 
 		// Scoped by account.

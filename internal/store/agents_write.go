@@ -15,8 +15,10 @@ type NewAgent struct {
 	Trigger            Trigger
 	AlertConfigs       []AlertConfig
 	EvaluationCriteria []EvaluationCriterion
-	GovernancePolicies []GovernancePolicy
 	SolutionIDs        []string
+	// Also are writes of other areas that go with the agent (an import's
+	// governance policies), each run in its transaction once it is stored.
+	Also []func(ctx context.Context, tx *sql.Tx, agentID string) error
 }
 
 // CreateAgent stores a new agent with its trigger and extras. Either all of
@@ -56,7 +58,15 @@ func (db *DB) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
 			return err
 		}
 		a.TriggerID, a.TriggerType = trig.ID, trig.Type
-		return insertExtras(ctx, tx, a, in, now)
+		if err := insertExtras(ctx, tx, a, in, now); err != nil {
+			return err
+		}
+		for _, also := range in.Also {
+			if err := also(ctx, tx, a.ID); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return Agent{}, err

@@ -1,11 +1,14 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // Overseers (evaluations, governance) keep what they load for an agent's
 // runs while agents.oversight_rev stays the same, so every write that
 // changes what oversees an agent bumps it in the same transaction: the
-// agent's own update (updateAgent), its criteria, and the policies over it.
+// agent's own update (updateAgent), its criteria, and (through BumpOversight) the policies over it.
 // An account-wide policy bumps every agent of the account.
 
 // bumpForCriterion bumps the revision of the agent a criterion judges.
@@ -16,12 +19,12 @@ func bumpForCriterion(ctx context.Context, x execer, accountID, criterionID stri
 	return err
 }
 
-// bumpForPolicy bumps the revision of the agents a policy governs: its
-// agent, or all of the account's when it is account-wide.
-func bumpForPolicy(ctx context.Context, x execer, accountID, policyID string) error {
-	_, err := x.ExecContext(ctx, `UPDATE agents SET oversight_rev = oversight_rev + 1
-		WHERE account_id = $1 AND deleted_at IS NULL AND EXISTS (SELECT 1 FROM governance_policies p
-			WHERE p.id = $2 AND p.account_id = $1 AND (p.agent_id IS NULL OR p.agent_id = agents.id))`,
-		accountID, policyID)
+// BumpOversight bumps, in tx, the revision of an account's live agent, or
+// of all its live agents when agentID is "": the governance area calls it
+// with every write of a policy, for the policy's agent or, account-wide,
+// for all of them.
+func BumpOversight(ctx context.Context, tx *sql.Tx, accountID, agentID string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE agents SET oversight_rev = oversight_rev + 1
+		WHERE account_id = $1 AND deleted_at IS NULL AND ($2 = '' OR id = $2)`, accountID, agentID)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -138,7 +139,7 @@ func seedViolations(b *testing.B, srv *testserver.Server, agent string, n int) {
 	ctx := context.Background()
 	for i := range n {
 		action := [2]string{"flag", "block"}[i%2]
-		if err := srv.DB.RecordGovernanceViolation(ctx, store.GovernanceViolation{AccountID: srv.AccountID, AgentID: agent,
+		if err := srv.S.Governance.RecordViolation(ctx, governance.GovernanceViolation{AccountID: srv.AccountID, AgentID: agent,
 			RunID: store.NewID(), Stage: "input", Action: action, Rule: "pii:email",
 			Reason: `governance policy "No personal data": the run input contains an e-mail address`}); err != nil {
 			b.Fatal(err)
