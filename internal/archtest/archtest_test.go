@@ -462,9 +462,11 @@ func TestDDLOnlyInMigrations(t *testing.T) {
 // keeps only what is shared. Tests may name any table (to seed or tamper).
 // An area joins this list when its SQL moves out of internal/store.
 var tablesOwnedByArea = map[string][]string{
-	"internal/secrets":    {"account_secrets"},
-	"internal/mail/dmarc": {"dmarc_reports", "dmarc_records"},
-	"internal/mcpexpose":  {"agent_mcp_tools"},
+	"internal/secrets":      {"account_secrets"},
+	"internal/mail/dmarc":   {"dmarc_reports", "dmarc_records"},
+	"internal/mcpexpose":    {"agent_mcp_tools"},
+	"internal/mail/sending": {"mail_optouts", "mail_messages", "mail_deliveries"},
+	"internal/mail/domains": {"email_domains"},
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {
