@@ -467,6 +467,8 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/mcpexpose":    {"agent_mcp_tools"},
 	"internal/mail/sending": {"mail_optouts", "mail_messages", "mail_deliveries"},
 	"internal/mail/domains": {"email_domains"},
+	"internal/mail/inbound": {"inbound_emails", "email_trigger_configs"},
+	"internal/mail/protect": {"email_blocked_senders", "inbound_email_rejections", "inbound_email_state"},
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/server"
@@ -77,9 +78,8 @@ func TestLateBounceRecorded(t *testing.T) {
 		other := e.ts.NewTenant(t, "other")
 		otherAgent := e.ts.StoreAgent(t, other.AccountID, "other inbox", echoDef, "email_received")
 		tr, _ := e.ts.DB.AgentTrigger(context.Background(), other.AccountID, otherAgent)
-		c := store.DefaultEmailTriggerConfig(other.AccountID, otherAgent, tr.ID)
-		c.RequireSenderAuth = false
-		if err := e.ts.DB.PutEmailTriggerConfig(context.Background(), c); err != nil {
+		anySender := false
+		if _, err := e.ts.S.MailInbound.SetTriggerConfig(context.Background(), other.AccountID, otherAgent, tr.ID, inbound.ConfigPatch{RequireSenderAuth: &anySender}); err != nil {
 			t.Fatal(err)
 		}
 		if err := send(t, e.smtpAddr, "", otherAgent+"@agent.localhost", dsn(otherAgent+"@agent.localhost", "gone@example.org", quoted)); err != nil {
@@ -108,7 +108,7 @@ func TestLateBounceRecorded(t *testing.T) {
 			t.Fatalf("sender has %d runs", len(rs))
 		}
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			rejs, err := e.ts.DB.InboundRejections(context.Background(), other.AccountID, otherAgent, 10)
+			rejs, err := e.ts.S.MailProtect.Rejections(context.Background(), other.AccountID, otherAgent, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
