@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -99,9 +100,8 @@ func run(n, conc int, role, pg string, size, quota int) error {
 	if err != nil {
 		return err
 	}
-	c := store.DefaultEmailTriggerConfig(acct.ID, a.ID, tr.ID)
-	c.RequireSenderAuth = false
-	if err := db.PutEmailTriggerConfig(ctx, c); err != nil {
+	anySender := false
+	if _, err := s.MailInbound.SetTriggerConfig(ctx, acct.ID, a.ID, tr.ID, inbound.ConfigPatch{RequireSenderAuth: &anySender}); err != nil {
 		return err
 	}
 	to := a.ID + "@" + s.MailInbound.Domain()

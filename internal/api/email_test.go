@@ -91,7 +91,7 @@ func queuedEvent(t *testing.T, s *testserver.Server, accountID, runID string) ma
 	return nil
 }
 
-func waitDeliveries(t *testing.T, s *testserver.Server, accountID, messageID string, want map[string]string) []store.MailDelivery {
+func waitDeliveries(t *testing.T, s *testserver.Server, accountID, messageID string, want map[string]string) []sending.Delivery {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

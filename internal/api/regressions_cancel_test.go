@@ -150,7 +150,7 @@ func TestRegressionSendsNoMail(t *testing.T) {
 		agent := s.StoreAgent(t, s.AccountID, "Weekly reporter", sendDef, "dynamic_input")
 		ids := recordRuns(t, s, agent, 1)
 		sink.Wait(t, 1)
-		if _, _, err := s.DB.MailMessageForStep(t.Context(), s.AccountID, ids[0], "mail"); err != nil {
+		if _, _, err := s.S.Mail.MessageForStep(t.Context(), s.AccountID, ids[0], "mail"); err != nil {
 			t.Fatalf("the recorded run queued no mail: %v", err)
 		}
 		r := s.Do(t, "POST", "/agents/"+agent+"/regressions", s.Key, map[string]any{"run_ids": ids})
@@ -161,7 +161,7 @@ func TestRegressionSendsNoMail(t *testing.T) {
 		if done.Report.Unchanged != 1 || done.Runs[0].ReplayRunID == nil {
 			t.Fatalf("report: %+v", done)
 		}
-		_, _, err := s.DB.MailMessageForStep(t.Context(), s.AccountID, *done.Runs[0].ReplayRunID, "mail")
+		_, _, err := s.S.Mail.MessageForStep(t.Context(), s.AccountID, *done.Runs[0].ReplayRunID, "mail")
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("the replay queued mail (%v)", err)
 		}

@@ -462,10 +462,14 @@ func TestDDLOnlyInMigrations(t *testing.T) {
 // keeps only what is shared. Tests may name any table (to seed or tamper).
 // An area joins this list when its SQL moves out of internal/store.
 var tablesOwnedByArea = map[string][]string{
-	"internal/secrets":    {"account_secrets"},
-	"internal/mail/dmarc": {"dmarc_reports", "dmarc_records"},
-	"internal/mcpexpose":  {"agent_mcp_tools"},
-	"internal/governance": {"governance_policies", "governance_conversations", "governance_violations"},
+	"internal/secrets":      {"account_secrets"},
+	"internal/mail/dmarc":   {"dmarc_reports", "dmarc_records"},
+	"internal/mcpexpose":    {"agent_mcp_tools"},
+	"internal/governance":   {"governance_policies", "governance_conversations", "governance_violations"},
+	"internal/mail/sending": {"mail_optouts", "mail_messages", "mail_deliveries"},
+	"internal/mail/domains": {"email_domains"},
+	"internal/mail/inbound": {"inbound_emails", "email_trigger_configs"},
+	"internal/mail/protect": {"email_blocked_senders", "inbound_email_rejections", "inbound_email_state"},
 }
 
 // jsonKeyLikeTable reports a literal of the agent definition format that is

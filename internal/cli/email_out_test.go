@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentry/agentry/client"
 	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
@@ -49,7 +50,7 @@ func TestEmailSendingCommands(t *testing.T) {
 	run(t, append(g, "email", "domains", "use-shared")...).ok(t, nil)
 	run(t, append(g, "email", "domains", "remove", d.ID)...).ok(t, nil)
 
-	if _, err := ts.DB.AddMailOptOut(context.Background(), store.MailOptOut{AccountID: ts.AccountID, RecipientEmail: "x@example.test"}); err != nil {
+	if _, err := ts.S.Mail.AddOptOut(context.Background(), sending.OptOut{AccountID: ts.AccountID, RecipientEmail: "x@example.test"}); err != nil {
 		t.Fatal(err)
 	}
 	var outs []client.EmailOptOut

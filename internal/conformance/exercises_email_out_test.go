@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -24,12 +25,10 @@ func emailDomain(verified bool) func(t *testing.T, e *Env) Vars {
 			t.Fatal(err)
 		}
 		if verified {
-			now := store.Now()
-			if _, err := e.DB.RecordEmailDomainCheck(ctx, e.Tenant.AccountID, d.ID, store.EmailDomainCheck{Status: "verified", Checks: "{}",
-				VerifiedAt: &now, CheckedAt: now}); err != nil {
+			if _, err := e.S.EmailDomains.MarkVerified(ctx, e.Tenant.AccountID, d.ID); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.DB.SetPrimaryEmailDomain(ctx, e.Tenant.AccountID, d.ID); err != nil {
+			if _, err := e.S.EmailDomains.SetPrimary(ctx, e.Tenant.AccountID, d.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -52,7 +51,7 @@ func ownerAddress(setup func(t *testing.T, e *Env) Vars) func(t *testing.T, e *E
 
 func optOut(t *testing.T, e *Env) Vars {
 	t.Helper()
-	o, err := e.DB.AddMailOptOut(context.Background(), store.MailOptOut{AccountID: e.Tenant.AccountID, RecipientEmail: "reader@conformance.test", Reason: "one_click_unsubscribe"})
+	o, err := e.S.Mail.AddOptOut(context.Background(), sending.OptOut{AccountID: e.Tenant.AccountID, RecipientEmail: "reader@conformance.test", Reason: "one_click_unsubscribe"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
@@ -128,8 +129,7 @@ func emailAgent(t *testing.T, e *Env) Vars {
 
 func blockedEntry(t *testing.T, e *Env) Vars {
 	t.Helper()
-	b, err := e.DB.BlockSender(context.Background(), store.BlockedSender{AccountID: e.Tenant.AccountID, SenderEmail: "eve@spam.example",
-		MatchType: "address", Source: "manual", Note: "spoofing"})
+	b, err := e.S.MailProtect.Block(context.Background(), e.Tenant.AccountID, "eve@spam.example", "address", "spoofing", "manual")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func blockedEntry(t *testing.T, e *Env) Vars {
 func rejection(t *testing.T, e *Env) Vars {
 	t.Helper()
 	v := emailAgent(t, e)
-	if _, err := e.DB.RecordInboundRejection(context.Background(), store.InboundRejection{AccountID: e.Tenant.AccountID, AgentID: v["agent_id"],
+	if _, err := e.S.MailProtect.RecordRejection(context.Background(), protect.Rejection{AccountID: e.Tenant.AccountID, AgentID: v["agent_id"],
 		Recipient: v["agent_id"] + "@agent.localhost", Sender: "eve@spoof.example", SenderIP: "192.0.2.7", Reason: "unauthorized_sender",
 		MessageID: "<1@spoof.example>", Subject: "hello"}); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func pausedBacklog(t *testing.T, e *Env) Vars {
 		TriggerType: "email_received", Input: &in, Metadata: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.DB.SetInboundPaused(context.Background(), e.Tenant.AccountID, true); err != nil {
+	if _, err := e.S.MailProtect.SetPaused(context.Background(), e.Tenant.AccountID, true); err != nil {
 		t.Fatal(err)
 	}
 	return v

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/mail/sending"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -30,12 +29,10 @@ func edDomainOfA(verified bool) func(t *testing.T, c *Ctx) Vars {
 			t.Fatal(err)
 		}
 		if verified {
-			now := store.Now()
-			if _, err := c.DB.RecordEmailDomainCheck(ctx, c.A.AccountID, d.ID, store.EmailDomainCheck{Status: "verified", Checks: "{}",
-				VerifiedAt: &now, CheckedAt: now}); err != nil {
+			if _, err := c.S.EmailDomains.MarkVerified(ctx, c.A.AccountID, d.ID); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.DB.SetPrimaryEmailDomain(ctx, c.A.AccountID, d.ID); err != nil {
+			if _, err := c.S.EmailDomains.SetPrimary(ctx, c.A.AccountID, d.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -47,7 +44,7 @@ func edDomainOfA(verified bool) func(t *testing.T, c *Ctx) Vars {
 func edUnchanged(t testing.TB, c *Ctx, r testserver.Response) {
 	t.Helper()
 	NotFound()(t, c, r)
-	ds, err := c.DB.EmailDomains(context.Background(), c.A.AccountID)
+	ds, err := c.S.EmailDomains.List(context.Background(), c.A.AccountID)
 	if err != nil || len(ds) != 1 || ds[0].ID != c.Vars["domain_id"] {
 		t.Errorf("B's attempt changed A's domains: %+v %v", ds, err)
 	}
@@ -55,8 +52,8 @@ func edUnchanged(t testing.TB, c *Ctx, r testserver.Response) {
 
 func edPrimaryKept(t testing.TB, c *Ctx, _ testserver.Response) {
 	t.Helper()
-	d, err := c.DB.PrimaryEmailDomain(context.Background(), c.A.AccountID)
-	if err != nil || d.ID != c.Vars["domain_id"] {
+	d, err := c.S.EmailDomains.Get(context.Background(), c.A.AccountID, c.Vars["domain_id"])
+	if err != nil || !d.IsPrimary {
 		t.Errorf("A's primary domain changed: %v", err)
 	}
 }
@@ -64,7 +61,7 @@ func edPrimaryKept(t testing.TB, c *Ctx, _ testserver.Response) {
 // ooOfA records an opt-out of A's.
 func ooOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	o, err := c.DB.AddMailOptOut(context.Background(), store.MailOptOut{AccountID: c.A.AccountID, RecipientEmail: "reader@a-corp.test", Reason: "test"})
+	o, err := c.S.Mail.AddOptOut(context.Background(), sending.OptOut{AccountID: c.A.AccountID, RecipientEmail: "reader@a-corp.test", Reason: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +71,7 @@ func ooOfA(t *testing.T, c *Ctx) Vars {
 func ooKept(t testing.TB, c *Ctx, r testserver.Response) {
 	t.Helper()
 	NotFound()(t, c, r)
-	if _, n, err := c.DB.MailOptOuts(context.Background(), c.A.AccountID, "", 10, 0); err != nil || n != 1 {
+	if _, n, err := c.S.Mail.OptOuts(context.Background(), c.A.AccountID, "", 10, 0); err != nil || n != 1 {
 		t.Errorf("A's opt-outs: %d %v", n, err)
 	}
 }
@@ -103,7 +100,7 @@ func noOptOuts(t testing.TB, c *Ctx, r testserver.Response) {
 		t.Errorf("forged token: %d %s", r.Status, r.Body)
 	}
 	for _, acct := range []string{c.A.AccountID, c.B.AccountID} {
-		if _, n, _ := c.DB.MailOptOuts(context.Background(), acct, "", 10, 0); n != 0 {
+		if _, n, _ := c.S.Mail.OptOuts(context.Background(), acct, "", 10, 0); n != 0 {
 			t.Errorf("a forged token recorded an opt-out")
 		}
 	}
@@ -124,7 +121,7 @@ func init() {
 				if d.ID == c.Vars["domain_id"] {
 					t.Error("B got A's domain")
 				}
-				ds, _ := c.DB.EmailDomains(context.Background(), c.A.AccountID)
+				ds, _ := c.S.EmailDomains.List(context.Background(), c.A.AccountID)
 				if len(ds) != 1 || ds[0].ID != c.Vars["domain_id"] {
 					t.Errorf("A's domains changed: %+v", ds)
 				}
@@ -137,7 +134,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				edUnchanged(t, c, r)
-				if _, err := c.DB.PrimaryEmailDomain(context.Background(), c.B.AccountID); err == nil {
+				if _, ok, err := c.S.EmailDomains.PrimaryDomain(context.Background(), c.B.AccountID); err != nil || ok {
 					t.Error("B has a primary domain")
 				}
 			}},

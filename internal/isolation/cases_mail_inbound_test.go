@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -38,8 +39,8 @@ func init() {
 				if b.ID == c.Vars["blocked_id"] {
 					t.Errorf("B was handed A's blocklist entry")
 				}
-				if _, n, _ := c.DB.BlockedSenders(context.Background(), c.A.AccountID, 10, 0); n != 1 {
-					t.Errorf("A's blocklist has %d entries, want 1", n)
+				if l, _ := c.S.MailProtect.Blocked(context.Background(), c.A.AccountID, 10, 0); l.Total != 1 {
+					t.Errorf("A's blocklist has %d entries, want 1", l.Total)
 				}
 			}),
 			NoControl: true,
@@ -47,7 +48,7 @@ func init() {
 		Case{
 			Op: "PUT /agents/blocked-email-senders/mode", Name: "B's mode does not change A's",
 			Setup: func(t *testing.T, c *Ctx) Vars {
-				if err := c.DB.SetAutoBlockMode(context.Background(), c.A.AccountID, "input"); err != nil {
+				if err := c.S.MailProtect.SetMode(context.Background(), c.A.AccountID, "input"); err != nil {
 					t.Fatal(err)
 				}
 				return Vars{}
@@ -55,8 +56,8 @@ func init() {
 			Body: map[string]any{"mode": "input_and_output"},
 			Expect: Status(http.StatusOK, func(t testing.TB, c *Ctx, _ testserver.Response) {
 				t.Helper()
-				if st, _ := c.DB.InboundStateOf(context.Background(), c.A.AccountID); st.AutoBlockMode != "input" {
-					t.Errorf("A's mode is %q after B's change", st.AutoBlockMode)
+				if mode, _ := c.S.MailProtect.Mode(context.Background(), c.A.AccountID); mode != "input" {
+					t.Errorf("A's mode is %q after B's change", mode)
 				}
 			}),
 			NoControl: true,
@@ -70,7 +71,7 @@ func init() {
 		Case{
 			Op: "GET /agents/inbound-email-rejections", Name: "B does not list A's rejections",
 			Setup: func(t *testing.T, c *Ctx) Vars {
-				if _, err := c.DB.RecordInboundRejection(context.Background(), store.InboundRejection{AccountID: c.A.AccountID,
+				if _, err := c.S.MailProtect.RecordRejection(context.Background(), protect.Rejection{AccountID: c.A.AccountID,
 					Recipient: "x@agent.localhost", Sender: "eve@spoof.example", Reason: "unauthorized_sender"}); err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +123,7 @@ func init() {
 				if !strings.Contains(string(r.Body), `"resumed":false`) {
 					t.Errorf("B resumed: %s", r.Body)
 				}
-				if st, _ := c.DB.InboundStateOf(context.Background(), c.A.AccountID); !st.Paused {
+				if paused, _ := c.S.MailProtect.Paused(context.Background(), c.A.AccountID); !paused {
 					t.Errorf("A's inbound resumed by B")
 				}
 			}),
@@ -148,7 +149,7 @@ func emailAgentOfA(t *testing.T, c *Ctx) Vars {
 
 func blockedOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	b, err := c.DB.BlockSender(context.Background(), store.BlockedSender{AccountID: c.A.AccountID, SenderEmail: "spam@bad.example", MatchType: "address", Source: "manual"})
+	b, err := c.S.MailProtect.Block(context.Background(), c.A.AccountID, "spam@bad.example", "address", "", "manual")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func pausedWithQueuedRunOfA(t *testing.T, c *Ctx) Vars {
 		TriggerType: "email_received", Input: &in, Metadata: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.DB.SetInboundPaused(context.Background(), c.A.AccountID, true); err != nil {
+	if _, err := c.S.MailProtect.SetPaused(context.Background(), c.A.AccountID, true); err != nil {
 		t.Fatal(err)
 	}
 	return v

@@ -1,16 +1,12 @@
 package server
 
 import (
-	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 
-	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/mail/resolver"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // newMailInbound assembles inbound mail from the configuration, over the
@@ -32,28 +28,9 @@ func (s *Server) newMailInbound(cfg Config) (*inbound.Service, *protect.Service,
 	p := protect.New(protect.Deps{DB: s.DB, Runs: s.Runs, QueueCeiling: cfg.InboundQueueCeiling,
 		OnBreaker: breakerAlerts(s.Alerts)}) // breaker → alerts
 	in := inbound.New(inbound.Deps{DB: s.DB, Runs: s.Runs, Queue: lateQueue{s}, Blobs: s.Blobs, Protect: p, Config: mc,
-		Directory:  domainDirectory{Service: s.EmailDomains, db: s.DB},
+		Directory:  s.EmailDomains, // and its primary domains
 		Reports:    s.DMARC,
 		Governance: mailGovernance{s.Governance}, // auto-block mode
 		Bounces:    s.Mail})                      // late bounces of agents' mail
 	return in, p, nil
-}
-
-// domainDirectory is the email domains service as inbound's directory,
-// with the account's primary domain for its computed addresses.
-type domainDirectory struct {
-	*domains.Service
-	db *store.DB
-}
-
-// PrimaryDomain implements inbound.PrimaryDomains.
-func (d domainDirectory) PrimaryDomain(ctx context.Context, accountID string) (string, bool, error) {
-	pd, err := d.db.PrimaryEmailDomain(ctx, accountID)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", false, nil
-	}
-	if err != nil || pd.Status != "verified" {
-		return "", false, err
-	}
-	return pd.Domain, true, nil
 }

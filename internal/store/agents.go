@@ -220,11 +220,9 @@ func (db *DB) DeleteAgent(ctx context.Context, accountID, id string) error {
 			return ErrNotFound
 		}
 		// A deleted agent calls nobody: it must not block pausing its callees.
-		if _, err = tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, id); err != nil {
-			return err
-		}
-		// Nor does it receive mail: its alias is free for another agent.
-		_, err = tx.ExecContext(ctx, `UPDATE email_trigger_configs SET alias = NULL WHERE agent_id = $1 AND account_id = $2`, id, accountID)
+		// (Nor does it receive mail: mail/inbound gives its alias to the
+		// next agent that asks for it.)
+		_, err = tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, id)
 		return err
 	})
 }

@@ -67,3 +67,11 @@ func Affected(ctx context.Context, q Querier, query string, args ...any) error {
 func LockAccount(ctx context.Context, tx *sql.Tx, accountID string) error {
 	return lockAccountRow(ctx, tx, accountID)
 }
+
+// IsUniqueViolation reports whether err is a unique-key refusal, on
+// either database: an area's repository answers ErrConflict for it.
+func IsUniqueViolation(err error) bool { return isUniqueViolation(err) }
+
+// IsForeignKeyViolation reports whether err is a foreign-key refusal (the
+// row named does not exist), on either database.
+func IsForeignKeyViolation(err error) bool { return err != nil && isForeignKeyViolation(err) }

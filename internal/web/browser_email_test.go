@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/web"
 	"github.com/chromedp/chromedp"
@@ -19,7 +20,7 @@ func TestBrowserEmailDomain(t *testing.T) {
 	srv, _, dnsSrv := mailConsole(t, store.SQLite)
 	owner, _ := mailOwner(t, srv, "boss@acme.test")
 	inbox := srv.StoreAgent(t, owner.AccountID, "Support inbox", showDef, "email_received")
-	if _, err := srv.DB.RecordInboundRejection(context.Background(), store.InboundRejection{AccountID: owner.AccountID, AgentID: inbox,
+	if _, err := srv.S.MailProtect.RecordRejection(context.Background(), protect.Rejection{AccountID: owner.AccountID, AgentID: inbox,
 		Recipient: inbox + "@agent.test", Sender: "spammer@bad.test", Reason: "sender_not_allowed", Subject: "Cheap watches"}); err != nil {
 		t.Fatal(err)
 	}

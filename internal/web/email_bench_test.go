@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -48,7 +49,7 @@ func BenchmarkEmailPages(b *testing.B) {
 				}
 			}
 			for i := range 100 {
-				if _, err := srv.DB.RecordInboundRejection(ctx, store.InboundRejection{AccountID: owner.AccountID, AgentID: inbox,
+				if _, err := srv.S.MailProtect.RecordRejection(ctx, protect.Rejection{AccountID: owner.AccountID, AgentID: inbox,
 					Recipient: inbox + "@agent.test", Sender: fmt.Sprintf("x%d@bad.test", i), Reason: "sender_blocked", Subject: "Offer"}); err != nil {
 					b.Fatal(err)
 				}

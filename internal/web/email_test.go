@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -74,11 +75,11 @@ func TestEmailInboundPage(t *testing.T) {
 		owner, memberKey := mailOwner(t, srv, "boss@acme.test")
 		inbox := srv.StoreAgent(t, owner.AccountID, "Support inbox", showDef, "email_received")
 		srv.StoreAgent(t, owner.AccountID, "Plain", showDef, "dynamic_input")
-		if _, err := srv.DB.RecordInboundRejection(ctx, store.InboundRejection{AccountID: owner.AccountID, AgentID: inbox,
+		if _, err := srv.S.MailProtect.RecordRejection(ctx, protect.Rejection{AccountID: owner.AccountID, AgentID: inbox,
 			Recipient: inbox + "@agent.test", Sender: "spammer@bad.test", Reason: "sender_blocked", Subject: "Buy now"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := srv.DB.SetInboundPaused(ctx, owner.AccountID, true); err != nil {
+		if _, err := srv.S.MailProtect.SetPaused(ctx, owner.AccountID, true); err != nil {
 			t.Fatal(err)
 		}
 		b := newBrowser(t, srv)

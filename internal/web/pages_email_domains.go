@@ -59,7 +59,7 @@ func (c *Console) renderDomains(req *Request, status int, v domainsView) error {
 		return err
 	}
 	v.MailDomain = c.cfg.MailDomain
-	return req.Page(status, "email_domains.html", "Sending domains", "email", v)
+	return req.Page(status, "email_domain_list.html", "Sending domains", "email", v)
 }
 
 // domainAdd adds a domain; the API's 422 (a bad name) and 409 (one of that

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/mail/domains"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -42,8 +43,8 @@ func (s *Service) AcceptsReports(ctx context.Context, rcpt string) bool {
 	if !s.IsReportAddress(rcpt) {
 		return false
 	}
-	ds, err := s.DB.EmailDomainsByName(ctx, reportDomain(rcpt))
-	return err == nil && len(ds) > 0
+	_, _, ok, err := domains.ReportOwner(ctx, s.DB, reportDomain(rcpt))
+	return err == nil && ok
 }
 
 func reportDomain(rcpt string) string {
@@ -89,22 +90,14 @@ func (s *Service) store(ctx context.Context, domain string, rep *Report) error {
 	if rep.Domain != domain && !strings.HasSuffix(rep.Domain, "."+domain) {
 		return fmt.Errorf("dmarc: report for %s sent to %s's address", rep.Domain, domain)
 	}
-	ds, err := s.DB.EmailDomainsByName(ctx, domain)
+	accountID, domainID, ok, err := domains.ReportOwner(ctx, s.DB, domain)
 	if err != nil {
 		return err
 	}
-	if len(ds) == 0 {
+	if !ok {
 		return ErrUnknownDomain
 	}
-	// The verified claim wins; otherwise the oldest claim (reports can
-	// arrive before the first check passes).
-	target := ds[0]
-	for _, d := range ds {
-		if d.Status == "verified" {
-			target = d
-		}
-	}
-	sr := storedReport{AccountID: target.AccountID, DomainID: target.ID, OrgName: rep.OrgName, ReportID: rep.ReportID,
+	sr := storedReport{AccountID: accountID, DomainID: domainID, OrgName: rep.OrgName, ReportID: rep.ReportID,
 		Begins: rep.Begin, Ends: rep.End}
 	for _, r := range rep.Records {
 		sr.Records = append(sr.Records, storedRecord{SourceIP: r.SourceIP, Disposition: r.Disposition, HeaderFrom: r.HeaderFrom,

@@ -63,6 +63,7 @@ type Config struct {
 // Service is the domains area.
 type Service struct {
 	db       *store.DB
+	repo     repo
 	box      *secrets.Box
 	resolver *net.Resolver
 	cfg      Config
@@ -90,7 +91,7 @@ func New(db *store.DB, box *secrets.Box, res *net.Resolver, mail Mailer, cfg Con
 	if cfg.SweepInterval <= 0 {
 		cfg.SweepInterval = 15 * time.Minute
 	}
-	return &Service{db: db, box: box, resolver: res, mail: mail, cfg: cfg,
+	return &Service{db: db, repo: repo{db}, box: box, resolver: res, mail: mail, cfg: cfg,
 		generate: func() (crypto.Signer, error) { return dkimkey.Generate() }}
 }
 
@@ -121,12 +122,12 @@ var (
 
 // Domain is a domain as the API shows it.
 type Domain struct {
-	store.EmailDomain
+	StoredDomain
 	Records  []Record
 	ZoneApex string
 }
 
-func (s *Service) view(d store.EmailDomain) Domain {
+func (s *Service) view(d StoredDomain) Domain {
 	recs := s.records(d.Domain, d.DKIMPublic)
 	var checks map[string]Record
 	_ = json.Unmarshal([]byte(d.Checks), &checks)
@@ -137,7 +138,7 @@ func (s *Service) view(d store.EmailDomain) Domain {
 		}
 		recs[i].RelativeName = relative(recs[i].Name, apex)
 	}
-	return Domain{EmailDomain: d, Records: recs, ZoneApex: apex}
+	return Domain{StoredDomain: d, Records: recs, ZoneApex: apex}
 }
 
 // Monitored reports whether aggregate reports can reach the DMARC
@@ -155,7 +156,7 @@ func (d Domain) Monitored() bool {
 
 // List answers the account's domains.
 func (s *Service) List(ctx context.Context, accountID string) ([]Domain, error) {
-	ds, err := s.db.EmailDomains(ctx, accountID)
+	ds, err := s.repo.list(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func (s *Service) List(ctx context.Context, accountID string) ([]Domain, error) 
 
 // Get answers one of the account's domains (store.ErrNotFound).
 func (s *Service) Get(ctx context.Context, accountID, id string) (Domain, error) {
-	d, err := s.db.EmailDomain(ctx, accountID, id)
+	d, err := s.repo.get(ctx, accountID, id)
 	if err != nil {
 		return Domain{}, err
 	}
@@ -236,7 +237,7 @@ func (s *Service) Add(ctx context.Context, accountID, kind, value string, delega
 	if delegated && s.cfg.DNSUpdate == nil {
 		return Domain{}, ErrNoDNSUpdate
 	}
-	existing, err := s.db.EmailDomains(ctx, accountID)
+	existing, err := s.repo.list(ctx, accountID)
 	if err != nil {
 		return Domain{}, err
 	}
@@ -261,7 +262,7 @@ func (s *Service) Add(ctx context.Context, accountID, kind, value string, delega
 	if err != nil {
 		return Domain{}, err
 	}
-	d, err := s.db.CreateEmailDomain(ctx, store.EmailDomain{AccountID: accountID, Domain: name, Kind: kind, Delegated: delegated,
+	d, err := s.repo.create(ctx, StoredDomain{AccountID: accountID, Domain: name, Kind: kind, Delegated: delegated,
 		Status: StatusPending, DKIMSelector: dkimkey.Selector, DKIMPublic: pub, DKIMPrivate: sealed, DKIMKeyID: s.box.KeyID()})
 	if errors.Is(err, store.ErrConflict) {
 		return Domain{}, ErrNameTaken
@@ -272,7 +273,7 @@ func (s *Service) Add(ctx context.Context, accountID, kind, value string, delega
 	if s.managed(d) {
 		if err := s.cfg.DNSUpdate.apply(ctx, s.zoneApex(d.Domain, d.Kind, d.Delegated), s.records(d.Domain, d.DKIMPublic), false); err != nil {
 			d.ErrorMessage = "publishing the records failed: " + err.Error()
-			_, _ = s.db.RecordEmailDomainCheck(ctx, accountID, d.ID, store.EmailDomainCheck{Status: StatusPending, Checks: "{}",
+			_, _ = s.repo.recordCheck(ctx, accountID, d.ID, checkOutcome{Status: StatusPending, Checks: "{}",
 				ErrorMessage: d.ErrorMessage, CheckedAt: store.Now()})
 			return s.view(d), nil
 		}
@@ -281,7 +282,7 @@ func (s *Service) Add(ctx context.Context, accountID, kind, value string, delega
 }
 
 // managed reports whether the service publishes the domain's records.
-func (s *Service) managed(d store.EmailDomain) bool {
+func (s *Service) managed(d StoredDomain) bool {
 	return s.cfg.DNSUpdate != nil && (d.Kind == KindVanity || d.Delegated)
 }
 
@@ -289,14 +290,14 @@ func sealName(domain string) string { return "dkim:" + domain }
 
 // Verify checks the domain's records now and stores the outcome.
 func (s *Service) Verify(ctx context.Context, accountID, id string) (Domain, error) {
-	d, err := s.db.EmailDomain(ctx, accountID, id)
+	d, err := s.repo.get(ctx, accountID, id)
 	if err != nil {
 		return Domain{}, err
 	}
 	return s.verify(ctx, d)
 }
 
-func (s *Service) verify(ctx context.Context, d store.EmailDomain) (Domain, error) {
+func (s *Service) verify(ctx context.Context, d StoredDomain) (Domain, error) {
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	recs := s.check(cctx, s.records(d.Domain, d.DKIMPublic), d.DKIMPublic)
 	cancel()
@@ -312,7 +313,7 @@ func (s *Service) verify(ctx context.Context, d store.EmailDomain) (Domain, erro
 	}
 	b, _ := json.Marshal(checks)
 	now := store.Now()
-	c := store.EmailDomainCheck{Status: d.Status, Checks: string(b), CheckedAt: now, VerifiedAt: d.VerifiedAt}
+	c := checkOutcome{Status: d.Status, Checks: string(b), CheckedAt: now, VerifiedAt: d.VerifiedAt}
 	switch {
 	case all:
 		c.Status, c.Regressing = StatusVerified, false
@@ -327,12 +328,12 @@ func (s *Service) verify(ctx context.Context, d store.EmailDomain) (Domain, erro
 		c.Status = StatusPending
 		c.ErrorMessage = "records not published yet: " + strings.Join(missing, "; ")
 	}
-	out, err := s.db.RecordEmailDomainCheck(ctx, d.AccountID, d.ID, c)
+	out, err := s.repo.recordCheck(ctx, d.AccountID, d.ID, c)
 	if errors.Is(err, store.ErrConflict) {
 		// Another account verified the same custom domain first.
 		c.Status, c.VerifiedAt = StatusFailed, nil
 		c.ErrorMessage = "this domain is verified by another account"
-		out, err = s.db.RecordEmailDomainCheck(ctx, d.AccountID, d.ID, c)
+		out, err = s.repo.recordCheck(ctx, d.AccountID, d.ID, c)
 	}
 	if err != nil {
 		return Domain{}, err
@@ -342,7 +343,7 @@ func (s *Service) verify(ctx context.Context, d store.EmailDomain) (Domain, erro
 
 // SetPrimary makes a verified domain the account's sending and inbound domain.
 func (s *Service) SetPrimary(ctx context.Context, accountID, id string) (Domain, error) {
-	if err := s.db.SetPrimaryEmailDomain(ctx, accountID, id); err != nil {
+	if err := s.repo.setPrimary(ctx, accountID, id); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return Domain{}, ErrNotVerified
 		}
@@ -353,13 +354,13 @@ func (s *Service) SetPrimary(ctx context.Context, accountID, id string) (Domain,
 
 // UseShared clears the account's primary domain; its domains stay.
 func (s *Service) UseShared(ctx context.Context, accountID string) error {
-	return s.db.SetPrimaryEmailDomain(ctx, accountID, "")
+	return s.repo.setPrimary(ctx, accountID, "")
 }
 
 // Remove deletes a domain (and its published records, when the service
 // published them). The note reminds the owner of a delegation to undo.
 func (s *Service) Remove(ctx context.Context, accountID, id string) (note string, err error) {
-	d, err := s.db.DeleteEmailDomain(ctx, accountID, id)
+	d, err := s.repo.remove(ctx, accountID, id)
 	if err != nil {
 		return "", err
 	}
@@ -383,7 +384,7 @@ func (s *Service) Remove(ctx context.Context, accountID, id string) (note string
 // SendTest sends a test message from the verified domain to the account
 // owner's own address, and nowhere else.
 func (s *Service) SendTest(ctx context.Context, accountID, id string) error {
-	d, err := s.db.EmailDomain(ctx, accountID, id)
+	d, err := s.repo.get(ctx, accountID, id)
 	if err != nil {
 		return err
 	}
@@ -410,7 +411,7 @@ func (s *Service) SendTest(ctx context.Context, accountID, id string) error {
 }
 
 // key unseals (once) the domain's private key.
-func (s *Service) key(d store.EmailDomain) (crypto.Signer, error) {
+func (s *Service) key(d StoredDomain) (crypto.Signer, error) {
 	k := d.ID + "/" + d.DKIMKeyID
 	if v, ok := s.keys.Load(k); ok {
 		return v.(crypto.Signer), nil
@@ -430,7 +431,7 @@ func (s *Service) key(d store.EmailDomain) (crypto.Signer, error) {
 // Sender implements outbound.Identities: the primary domain (verified),
 // else the shared domain with the operator's key.
 func (s *Service) Sender(ctx context.Context, accountID string) (sending.Identity, error) {
-	d, err := s.db.PrimaryEmailDomain(ctx, accountID)
+	d, err := s.repo.primary(ctx, accountID)
 	if err == nil && d.Status == StatusVerified {
 		key, err := s.key(d)
 		if err != nil {
@@ -450,7 +451,7 @@ func (s *Service) Sender(ctx context.Context, accountID string) (sending.Identit
 // AccountForDomain implements inbound.DomainDirectory: the account that
 // verified domain.
 func (s *Service) AccountForDomain(ctx context.Context, domain string) (string, bool, error) {
-	d, err := s.db.VerifiedEmailDomainByName(ctx, strings.TrimSuffix(strings.ToLower(domain), "."))
+	d, err := s.repo.verifiedByName(ctx, strings.TrimSuffix(strings.ToLower(domain), "."))
 	if errors.Is(err, store.ErrNotFound) {
 		return "", false, nil
 	}
@@ -463,7 +464,7 @@ func (s *Service) AccountForDomain(ctx context.Context, domain string) (string, 
 // Sweep checks up to limit domains not checked within the sweep
 // interval; it answers how many it checked.
 func (s *Service) Sweep(ctx context.Context, limit int) (int, error) {
-	due, err := s.db.EmailDomainsDue(ctx, time.Now().Add(-s.cfg.SweepInterval), limit)
+	due, err := s.repo.due(ctx, time.Now().Add(-s.cfg.SweepInterval), limit)
 	if err != nil {
 		return 0, err
 	}
@@ -473,4 +474,35 @@ func (s *Service) Sweep(ctx context.Context, limit int) (int, error) {
 		}
 	}
 	return len(due), nil
+}
+
+// PrimaryDomain implements inbound.PrimaryDomains: the account's primary
+// domain, when it is verified.
+func (s *Service) PrimaryDomain(ctx context.Context, accountID string) (string, bool, error) {
+	d, err := s.repo.primary(ctx, accountID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil || d.Status != StatusVerified {
+		return "", false, err
+	}
+	return d.Domain, true, nil
+}
+
+// ReportOwner answers whose domain a DMARC aggregate report addressed to
+// domain is stored against: the account that verified it, else the
+// oldest claim (reports can arrive before the first check passes). ok is
+// false when no account has added the domain.
+func ReportOwner(ctx context.Context, db *store.DB, domain string) (accountID, domainID string, ok bool, err error) {
+	ds, err := repo{db}.byName(ctx, domain)
+	if err != nil || len(ds) == 0 {
+		return "", "", false, err
+	}
+	target := ds[0]
+	for _, d := range ds {
+		if d.Status == StatusVerified {
+			target = d
+		}
+	}
+	return target.AccountID, target.ID, true, nil
 }

@@ -27,7 +27,8 @@ func TestAutoBlockOnOutput(t *testing.T) {
 			t.Fatalf("policy: %d %s", r.Status, r.Body)
 		}
 		blocked := func() []string {
-			bs, _, err := e.ts.DB.BlockedSenders(context.Background(), e.ts.AccountID, 100, 0)
+			l, err := e.ts.S.MailProtect.Blocked(context.Background(), e.ts.AccountID, 100, 0)
+			bs := l.Items
 			if err != nil {
 				t.Fatal(err)
 			}

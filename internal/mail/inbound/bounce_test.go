@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -50,14 +52,14 @@ func TestLateBounceRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		msgID := hdr.Get("Message-Id")
-		deliveryOf := func() store.MailDelivery {
-			var ds []store.MailDelivery
+		deliveryOf := func() sending.Delivery {
+			var ds []sending.Delivery
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 				var mid string
 				if err := e.ts.DB.R.QueryRowContext(context.Background(), `SELECT id FROM mail_messages WHERE agent_id = $1`, sender).Scan(&mid); err == nil {
-					ds, _ = e.ts.DB.MailDeliveries(context.Background(), e.ts.AccountID, mid)
+					ds, _ = e.ts.S.Mail.Deliveries(context.Background(), e.ts.AccountID, mid)
 				}
-				if len(ds) == 1 && ds[0].Status != store.DeliveryQueued || time.Now().After(deadline) {
+				if len(ds) == 1 && ds[0].Status != sending.DeliveryQueued || time.Now().After(deadline) {
 					break
 				}
 			}
@@ -66,7 +68,7 @@ func TestLateBounceRecorded(t *testing.T) {
 			}
 			return ds[0]
 		}
-		if dl := deliveryOf(); dl.Status != store.DeliverySent || !strings.Contains(msgID, dl.ID) {
+		if dl := deliveryOf(); dl.Status != sending.DeliverySent || !strings.Contains(msgID, dl.ID) {
 			t.Fatalf("copy %+v, Message-ID %s", dl, msgID)
 		}
 		quoted := "From: " + got[0].From + "\r\nTo: gone@example.org\r\nSubject: Weekly report\r\nMessage-ID: " + msgID + "\r\n"
@@ -76,9 +78,8 @@ func TestLateBounceRecorded(t *testing.T) {
 		other := e.ts.NewTenant(t, "other")
 		otherAgent := e.ts.StoreAgent(t, other.AccountID, "other inbox", echoDef, "email_received")
 		tr, _ := e.ts.DB.AgentTrigger(context.Background(), other.AccountID, otherAgent)
-		c := store.DefaultEmailTriggerConfig(other.AccountID, otherAgent, tr.ID)
-		c.RequireSenderAuth = false
-		if err := e.ts.DB.PutEmailTriggerConfig(context.Background(), c); err != nil {
+		anySender := false
+		if _, err := e.ts.S.MailInbound.SetTriggerConfig(context.Background(), other.AccountID, otherAgent, tr.ID, inbound.ConfigPatch{RequireSenderAuth: &anySender}); err != nil {
 			t.Fatal(err)
 		}
 		if err := send(t, e.smtpAddr, "", otherAgent+"@agent.localhost", dsn(otherAgent+"@agent.localhost", "gone@example.org", quoted)); err != nil {
@@ -89,13 +90,13 @@ func TestLateBounceRecorded(t *testing.T) {
 		if err := send(t, e.smtpAddr, "", to, dsn(to, "gone@example.org", quoted)); err != nil {
 			t.Fatal(err)
 		}
-		var dl store.MailDelivery
+		var dl sending.Delivery
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if dl = deliveryOf(); dl.Status == store.DeliveryBounced || time.Now().After(deadline) {
+			if dl = deliveryOf(); dl.Status == sending.DeliveryBounced || time.Now().After(deadline) {
 				break
 			}
 		}
-		if dl.Status != store.DeliveryBounced || dl.SMTPCode != 550 || !strings.Contains(dl.LastError, "5.1.1") ||
+		if dl.Status != sending.DeliveryBounced || dl.SMTPCode != 550 || !strings.Contains(dl.LastError, "5.1.1") ||
 			!strings.Contains(dl.LastError, "mailbox gone") {
 			t.Fatalf("after the late bounce: %+v", dl)
 		}
@@ -107,7 +108,7 @@ func TestLateBounceRecorded(t *testing.T) {
 			t.Fatalf("sender has %d runs", len(rs))
 		}
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			rejs, err := e.ts.DB.InboundRejections(context.Background(), other.AccountID, otherAgent, 10)
+			rejs, err := e.ts.S.MailProtect.Rejections(context.Background(), other.AccountID, otherAgent, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -129,7 +129,11 @@ func TestDMARCReportMailIsBounded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		e := start(t, d)
 		ctx := context.Background()
-		if _, err := e.ts.DB.CreateEmailDomain(ctx, store.EmailDomain{AccountID: e.ts.AccountID, Domain: "reports.acme.test", Kind: "custom", Status: "verified"}); err != nil {
+		dom, err := e.ts.S.EmailDomains.Add(ctx, e.ts.AccountID, "custom", "reports.acme.test", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.ts.S.EmailDomains.MarkVerified(ctx, e.ts.AccountID, dom.ID); err != nil {
 			t.Fatal(err)
 		}
 		shared := "dmarc-reports@" + e.ts.S.MailInbound.Domain()
@@ -140,7 +144,6 @@ func TestDMARCReportMailIsBounded(t *testing.T) {
 		msg := dmarcBomb(t, "dmarc-reports@reports.acme.test", 20, 19<<20)
 		rcpts := []string{"dmarc-reports@reports.acme.test", "DMARC-Reports@reports.acme.test", "dmarc-reports@REPORTS.acme.test",
 			"Dmarc-Reports@reports.acme.test", "dmarc-reports@reports.acme.test."}
-		var err error
 		began := time.Now()
 		grew := peakHeapGrowth(func() { err = sendToMany(t, e.smtpAddr, rcpts, msg) })
 		took := time.Since(began)

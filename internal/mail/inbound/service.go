@@ -118,6 +118,8 @@ type Deps struct {
 	Bounces    Bounces
 }
 
+func (s *Service) repo() repo { return repo{s.DB} }
+
 // Service is the inbound mail area.
 type Service struct {
 	Deps
@@ -165,7 +167,7 @@ type ConfigPatch struct {
 
 // TriggerEmail is a trigger's email settings with its computed addresses.
 type TriggerEmail struct {
-	store.EmailTriggerConfig
+	TriggerConfig
 	TriggerType string
 	Addresses   []string
 }
@@ -174,7 +176,7 @@ var aliasPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9+.\-]{0,30}[a-z0-9])?$`)
 
 // SetTriggerConfig applies a patch to an agent's EMAIL_RECEIVED trigger.
 func (s *Service) SetTriggerConfig(ctx context.Context, accountID, agentID, triggerID string, p ConfigPatch) (TriggerEmail, error) {
-	r, err := s.DB.EmailRouteInAccount(ctx, accountID, agentID)
+	r, err := s.repo().routeInAccount(ctx, accountID, agentID)
 	if err != nil {
 		return TriggerEmail{}, err
 	}
@@ -184,7 +186,7 @@ func (s *Service) SetTriggerConfig(ctx context.Context, accountID, agentID, trig
 	if r.TriggerType != "email_received" {
 		return TriggerEmail{}, ErrNotEmailTrigger
 	}
-	c, err := s.DB.EmailTriggerConfigOf(ctx, accountID, agentID, triggerID)
+	c, err := s.repo().triggerConfig(ctx, accountID, agentID, triggerID)
 	if err != nil {
 		return TriggerEmail{}, err
 	}
@@ -219,7 +221,7 @@ func (s *Service) SetTriggerConfig(ctx context.Context, accountID, agentID, trig
 	if p.QueueOnQuota != nil {
 		c.QueueOnQuota = *p.QueueOnQuota
 	}
-	if err := s.DB.PutEmailTriggerConfig(ctx, c); err != nil {
+	if err := s.repo().putTriggerConfig(ctx, c); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			asked := c.Alias
 			if p.Alias != nil {
@@ -229,7 +231,7 @@ func (s *Service) SetTriggerConfig(ctx context.Context, accountID, agentID, trig
 		}
 		return TriggerEmail{}, err
 	}
-	return TriggerEmail{EmailTriggerConfig: c, TriggerType: r.TriggerType, Addresses: s.Addresses(ctx, accountID, agentID, c.Alias)}, nil
+	return TriggerEmail{TriggerConfig: c, TriggerType: r.TriggerType, Addresses: s.Addresses(ctx, accountID, agentID, c.Alias)}, nil
 }
 
 // maxAllowedSenders bounds an allowlist.
@@ -311,15 +313,15 @@ func (s *Service) Addresses(ctx context.Context, accountID, agentID, alias strin
 // TriggerEmailOf returns an agent's current email settings (the email
 // trigger's) and addresses; other areas show them.
 func (s *Service) TriggerEmailOf(ctx context.Context, accountID, agentID string) (TriggerEmail, error) {
-	r, err := s.DB.EmailRouteInAccount(ctx, accountID, agentID)
+	r, err := s.repo().routeInAccount(ctx, accountID, agentID)
 	if err != nil {
 		return TriggerEmail{}, err
 	}
-	c, err := s.DB.EmailTriggerConfigOf(ctx, accountID, agentID, r.TriggerID)
+	c, err := s.repo().triggerConfig(ctx, accountID, agentID, r.TriggerID)
 	if err != nil {
 		return TriggerEmail{}, err
 	}
-	return TriggerEmail{EmailTriggerConfig: c, TriggerType: r.TriggerType, Addresses: s.Addresses(ctx, accountID, agentID, c.Alias)}, nil
+	return TriggerEmail{TriggerConfig: c, TriggerType: r.TriggerType, Addresses: s.Addresses(ctx, accountID, agentID, c.Alias)}, nil
 }
 
 // Route errors.
@@ -331,7 +333,7 @@ var (
 // resolve finds the agent a recipient reaches. accountID is set whenever
 // the domain (or the address's account part) names an account, even when
 // the mailbox is unknown, so the rejection can be recorded for it.
-func (s *Service) resolve(ctx context.Context, rcpt string) (route store.EmailRoute, accountID string, err error) {
+func (s *Service) resolve(ctx context.Context, rcpt string) (route Route, accountID string, err error) {
 	rcpt = strings.ToLower(strings.TrimSpace(rcpt))
 	at := strings.LastIndexByte(rcpt, '@')
 	if at <= 0 || at == len(rcpt)-1 {
@@ -340,7 +342,7 @@ func (s *Service) resolve(ctx context.Context, rcpt string) (route store.EmailRo
 	local, domain := rcpt[:at], strings.TrimSuffix(rcpt[at+1:], ".")
 	if domain == s.Domain() {
 		if uuid.Validate(local) == nil {
-			route, err = s.DB.EmailRouteByAgentID(ctx, local)
+			route, err = s.repo().routeByAgentID(ctx, local)
 			if errors.Is(err, store.ErrNotFound) {
 				return route, "", errUnknownMailbox
 			}
@@ -354,7 +356,7 @@ func (s *Service) resolve(ctx context.Context, rcpt string) (route store.EmailRo
 		if _, err := s.DB.Account(ctx, accountID); err != nil {
 			return route, "", errUnknownMailbox
 		}
-		route, err = s.DB.EmailRouteByAlias(ctx, accountID, local[:dot])
+		route, err = s.repo().routeByAlias(ctx, accountID, local[:dot])
 		return route, accountID, checkEmailRoute(route, err)
 	}
 	if s.Directory == nil {
@@ -368,14 +370,14 @@ func (s *Service) resolve(ctx context.Context, rcpt string) (route store.EmailRo
 		return route, "", errUnknownDomain
 	}
 	if uuid.Validate(local) == nil {
-		route, err = s.DB.EmailRouteInAccount(ctx, acct, local)
+		route, err = s.repo().routeInAccount(ctx, acct, local)
 	} else {
-		route, err = s.DB.EmailRouteByAlias(ctx, acct, local)
+		route, err = s.repo().routeByAlias(ctx, acct, local)
 	}
 	return route, acct, checkEmailRoute(route, err)
 }
 
-func checkEmailRoute(r store.EmailRoute, err error) error {
+func checkEmailRoute(r Route, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return errUnknownMailbox
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/mail/protect"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/emersion/go-smtp"
 )
@@ -93,7 +92,7 @@ func (l *Listener) NewSession(c *smtp.Conn) (smtp.Session, error) {
 
 type recipient struct {
 	addr   string
-	route  store.EmailRoute
+	route  Route
 	report bool
 }
 
@@ -176,7 +175,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 
 // hasMailbox reports whether the transaction already delivers to route's
 // agent: one delivery per distinct mailbox per message.
-func (s *session) hasMailbox(route store.EmailRoute) bool {
+func (s *session) hasMailbox(route Route) bool {
 	for _, rc := range s.rcpts {
 		if !rc.report && rc.route.AccountID == route.AccountID && rc.route.AgentID == route.AgentID {
 			return true
@@ -186,7 +185,7 @@ func (s *session) hasMailbox(route store.EmailRoute) bool {
 }
 
 func (s *session) reject(ctx context.Context, accountID, agentID, rcpt, reason string) {
-	if err := s.l.s.Protect.Reject(ctx, store.InboundRejection{AccountID: accountID, AgentID: agentID, Recipient: strings.ToLower(rcpt),
+	if err := s.l.s.Protect.Reject(ctx, protect.Rejection{AccountID: accountID, AgentID: agentID, Recipient: strings.ToLower(rcpt),
 		Sender: s.from, SenderIP: s.ip, Reason: reason}); err != nil {
 		slog.Warn("smtp: record rejection", "err", err)
 	}
@@ -205,14 +204,14 @@ func (s *session) Data(r io.Reader) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var agents []store.InboundEmail
+	var agents []Email
 	var reports []string
 	for _, rc := range s.rcpts {
 		if rc.report {
 			reports = append(reports, rc.addr)
 			continue
 		}
-		agents = append(agents, store.InboundEmail{AccountID: rc.route.AccountID, AgentID: rc.route.AgentID, Recipient: rc.addr,
+		agents = append(agents, Email{AccountID: rc.route.AccountID, AgentID: rc.route.AgentID, Recipient: rc.addr,
 			MailFrom: s.from, HELO: s.helo, SenderIP: s.ip, Raw: raw})
 	}
 	if len(reports) > 0 {
@@ -240,7 +239,7 @@ func (s *session) Data(r io.Reader) error {
 // transaction (a group commit): while one commits, the next batch
 // gathers, so the database's one writer is not the bound on messages per
 // second.
-func (s *Service) Enqueue(ctx context.Context, msgs []store.InboundEmail) error {
+func (s *Service) Enqueue(ctx context.Context, msgs []Email) error {
 	it := &pendingEnqueue{msgs: msgs, done: make(chan error, 1)}
 	s.enq.mu.Lock()
 	s.enq.pending = append(s.enq.pending, it)
@@ -267,7 +266,7 @@ type enqueuer struct {
 }
 
 type pendingEnqueue struct {
-	msgs []store.InboundEmail
+	msgs []Email
 	done chan error
 }
 
@@ -287,7 +286,7 @@ func (s *Service) flushEnqueues() {
 			return
 		}
 		s.enq.mu.Unlock()
-		var all []store.InboundEmail
+		var all []Email
 		for _, it := range batch {
 			all = append(all, it.msgs...)
 		}
@@ -301,11 +300,11 @@ func (s *Service) flushEnqueues() {
 }
 
 // enqueueTx records messages and their jobs in one transaction.
-func (s *Service) enqueueTx(ctx context.Context, msgs []store.InboundEmail) error {
+func (s *Service) enqueueTx(ctx context.Context, msgs []Email) error {
 	var wake func()
 	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		for _, m := range msgs {
-			e, err := s.DB.EnqueueInboundEmailTx(ctx, tx, m)
+			e, err := enqueueTx(ctx, tx, m)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/runs"
@@ -52,6 +53,8 @@ type Deps struct {
 	OnBreaker func(ctx context.Context, accountID string, armed bool, backlog, ceiling int) error
 }
 
+func (s *Service) repo() repo { return repo{s.DB} }
+
 func (s *Service) moved(ctx context.Context, accountID string, armed bool, backlog int) {
 	if s.OnBreaker == nil {
 		return
@@ -70,18 +73,18 @@ func (s *Service) ceiling() int {
 
 // BlockedList is a page of the blocklist and the account's mode.
 type BlockedList struct {
-	Items         []store.BlockedSender
+	Items         []BlockedSender
 	Total         int
 	AutoBlockMode string
 }
 
 // Blocked lists the account's blocklist, newest first.
 func (s *Service) Blocked(ctx context.Context, accountID string, limit, offset int) (BlockedList, error) {
-	items, total, err := s.DB.BlockedSenders(ctx, accountID, limit, offset)
+	items, total, err := s.repo().blocked(ctx, accountID, limit, offset)
 	if err != nil {
 		return BlockedList{}, err
 	}
-	st, err := s.DB.InboundStateOf(ctx, accountID)
+	st, err := s.repo().stateOf(ctx, accountID)
 	if err != nil {
 		return BlockedList{}, err
 	}
@@ -89,7 +92,7 @@ func (s *Service) Blocked(ctx context.Context, accountID string, limit, offset i
 }
 
 // Block adds an address or a domain to the blocklist (idempotent).
-func (s *Service) Block(ctx context.Context, accountID, sender, matchType, note, source string) (store.BlockedSender, error) {
+func (s *Service) Block(ctx context.Context, accountID, sender, matchType, note, source string) (BlockedSender, error) {
 	if matchType == "" {
 		matchType = "address"
 	}
@@ -97,20 +100,20 @@ func (s *Service) Block(ctx context.Context, accountID, sender, matchType, note,
 	switch matchType {
 	case "address":
 		if a := Address(sender); a == "" || a != sender || DomainOf(a) == "" {
-			return store.BlockedSender{}, fmt.Errorf("%w address: %q", ErrBadSender, sender)
+			return BlockedSender{}, fmt.Errorf("%w address: %q", ErrBadSender, sender)
 		}
 	case "domain":
 		sender = strings.TrimPrefix(sender, "@")
 		if !validDomain(sender) {
-			return store.BlockedSender{}, fmt.Errorf("%w domain: %q", ErrBadSender, sender)
+			return BlockedSender{}, fmt.Errorf("%w domain: %q", ErrBadSender, sender)
 		}
 	default:
-		return store.BlockedSender{}, ErrBadMatchType
+		return BlockedSender{}, ErrBadMatchType
 	}
 	if source == "" {
 		source = "manual"
 	}
-	return s.DB.BlockSender(ctx, store.BlockedSender{AccountID: accountID, SenderEmail: sender, MatchType: matchType, Source: source, Note: note})
+	return s.repo().block(ctx, BlockedSender{AccountID: accountID, SenderEmail: sender, MatchType: matchType, Source: source, Note: note})
 }
 
 // validDomain accepts host names of letters, digits, hyphens and dots,
@@ -134,7 +137,7 @@ func validDomain(d string) bool {
 
 // Unblock removes an entry (store.ErrNotFound when the account has none by id).
 func (s *Service) Unblock(ctx context.Context, accountID, id string) error {
-	return s.DB.UnblockSender(ctx, accountID, id)
+	return s.repo().unblock(ctx, accountID, id)
 }
 
 // SetMode sets the auto-block mode.
@@ -144,7 +147,7 @@ func (s *Service) SetMode(ctx context.Context, accountID, mode string) error {
 	default:
 		return ErrBadMode
 	}
-	return s.DB.SetAutoBlockMode(ctx, accountID, mode)
+	return s.repo().setAutoBlockMode(ctx, accountID, mode)
 }
 
 // IsBlocked reports whether the account blocks sender (an address).
@@ -153,19 +156,19 @@ func (s *Service) IsBlocked(ctx context.Context, accountID, sender string) (bool
 	if sender == "" {
 		return false, nil
 	}
-	return s.DB.SenderBlocked(ctx, accountID, sender, DomainAndParents(DomainOf(sender)))
+	return s.repo().senderBlocked(ctx, accountID, sender, DomainAndParents(DomainOf(sender)))
 }
 
 // Reject records a discarded message.
-func (s *Service) Reject(ctx context.Context, r store.InboundRejection) error {
+func (s *Service) Reject(ctx context.Context, r Rejection) error {
 	telemetry.MailRefused(ctx, r.Reason, r.AccountID, r.AgentID)
-	_, err := s.DB.RecordInboundRejection(ctx, r)
+	_, err := s.repo().recordRejection(ctx, r)
 	return err
 }
 
 // Rejections lists the account's discarded messages, newest first.
-func (s *Service) Rejections(ctx context.Context, accountID, agentID string, limit int) ([]store.InboundRejection, error) {
-	return s.DB.InboundRejections(ctx, accountID, agentID, limit)
+func (s *Service) Rejections(ctx context.Context, accountID, agentID string, limit int) ([]Rejection, error) {
+	return s.repo().rejections(ctx, accountID, agentID, limit)
 }
 
 // Status is the account's breaker position and parked backlog.
@@ -176,7 +179,7 @@ type Status struct {
 
 // Status answers whether inbound is paused and the QUEUED backlog.
 func (s *Service) Status(ctx context.Context, accountID string) (Status, error) {
-	st, err := s.DB.InboundStateOf(ctx, accountID)
+	st, err := s.repo().stateOf(ctx, accountID)
 	if err != nil {
 		return Status{}, err
 	}
@@ -186,7 +189,7 @@ func (s *Service) Status(ctx context.Context, accountID string) (Status, error) 
 
 // Paused reports whether the account's inbound is paused.
 func (s *Service) Paused(ctx context.Context, accountID string) (bool, error) {
-	st, err := s.DB.InboundStateOf(ctx, accountID)
+	st, err := s.repo().stateOf(ctx, accountID)
 	return st.Paused, err
 }
 
@@ -199,13 +202,13 @@ func (s *Service) Evaluate(ctx context.Context, accountID string) (bool, error) 
 	}
 	switch {
 	case st.QueuedBacklog > s.ceiling():
-		changed, err := s.DB.SetInboundPaused(ctx, accountID, true)
+		changed, err := s.repo().setPaused(ctx, accountID, true)
 		if err == nil && changed {
 			s.moved(ctx, accountID, true, st.QueuedBacklog)
 		}
 		return true, err
 	case st.Paused && st.QueuedBacklog <= s.ceiling()/2:
-		changed, err := s.DB.SetInboundPaused(ctx, accountID, false)
+		changed, err := s.repo().setPaused(ctx, accountID, false)
 		if err == nil && changed {
 			s.moved(ctx, accountID, false, st.QueuedBacklog)
 		}
@@ -217,7 +220,7 @@ func (s *Service) Evaluate(ctx context.Context, accountID string) (bool, error) 
 // Resume lifts the pause once; the next evaluation arms it again if the
 // backlog is still above the ceiling. resumed reports whether it was paused.
 func (s *Service) Resume(ctx context.Context, accountID string) (bool, error) {
-	resumed, err := s.DB.SetInboundPaused(ctx, accountID, false)
+	resumed, err := s.repo().setPaused(ctx, accountID, false)
 	if err == nil && resumed {
 		n, qerr := s.DB.QueuedEmailRuns(ctx, accountID)
 		if qerr != nil {
@@ -252,4 +255,23 @@ func (s *Service) CancelQueued(ctx context.Context, accountID string) (int, erro
 			return n, nil
 		}
 	}
+}
+
+// Mode answers the account's auto-block mode.
+func (s *Service) Mode(ctx context.Context, accountID string) (string, error) {
+	st, err := s.repo().stateOf(ctx, accountID)
+	return st.AutoBlockMode, err
+}
+
+// PausedAccounts lists up to limit accounts whose inbound mail is paused,
+// across accounts: with those holding parked email runs, the catch-up
+// sweep's work list.
+func (s *Service) PausedAccounts(ctx context.Context, limit int) ([]string, error) {
+	return s.repo().pausedAccounts(ctx, limit)
+}
+
+// PruneRejections forgets discarded messages recorded before before,
+// across accounts (the retention sweep).
+func (s *Service) PruneRejections(ctx context.Context, before time.Time) error {
+	return s.repo().pruneRejections(ctx, before)
 }

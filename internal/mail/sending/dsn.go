@@ -175,7 +175,7 @@ func (s *Service) LateBounce(ctx context.Context, accountID string, raw []byte) 
 	if d.Action != "failed" {
 		// delayed, delivered, relayed: nothing to record, but it is about
 		// the copy, not for the agent.
-		known, err := s.db.MailDeliveryOf(ctx, accountID, d.DeliveryID, d.Recipient)
+		known, err := s.repo.deliveryOf(ctx, accountID, d.DeliveryID, d.Recipient)
 		return known, err
 	}
 	code := d.Code
@@ -189,5 +189,5 @@ func (s *Service) LateBounce(ctx context.Context, accountID string, raw []byte) 
 	if d.Diagnostic != "" {
 		detail += " " + d.Diagnostic
 	}
-	return s.db.RecordLateBounce(ctx, accountID, d.DeliveryID, d.Recipient, code, truncate(detail, 1000))
+	return s.repo.recordLateBounce(ctx, accountID, d.DeliveryID, d.Recipient, code, truncate(detail, 1000))
 }

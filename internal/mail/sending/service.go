@@ -70,6 +70,7 @@ type Identities interface {
 // Service sends mail and keeps opt-outs.
 type Service struct {
 	db        *store.DB
+	repo      repo
 	queue     jobs.Enqueuer
 	ids       Identities
 	transport Transport
@@ -84,7 +85,7 @@ func New(ctx context.Context, db *store.DB, ids Identities, t Transport, cfg Con
 	if err != nil {
 		return nil, err
 	}
-	return &Service{db: db, queue: cfg.Queue, ids: ids, transport: t, cfg: cfg, tokens: tk}, nil
+	return &Service{db: db, repo: repo{db}, queue: cfg.Queue, ids: ids, transport: t, cfg: cfg, tokens: tk}, nil
 }
 
 func (s *Service) publicURL() string {
@@ -244,7 +245,7 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 	)
 	if m.AgentMail {
 		wg.Add(1)
-		go func() { defer wg.Done(); optedOut, optErr = s.db.OptedOut(ctx, m.AccountID, m.AgentID, rcpts) }()
+		go func() { defer wg.Done(); optedOut, optErr = s.repo.optedOut(ctx, m.AccountID, m.AgentID, rcpts) }()
 	}
 	if m.Identity == nil {
 		wg.Add(1)
@@ -294,7 +295,7 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 	if replyTo != nil {
 		d.ReplyTo = &gomail.Address{Name: replyTo.Name, Address: replyTo.Address}
 	}
-	copies := make([]store.MailDelivery, 0, len(rcpts))
+	copies := make([]Delivery, 0, len(rcpts))
 	for _, r := range rcpts {
 		// The copy's id is its Message-ID's left part, so a late bounce
 		// (which quotes it) names the copy (LateBounce).
@@ -307,12 +308,12 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
-		copies = append(copies, store.MailDelivery{ID: d.MessageIDLocal, Recipient: r, Raw: string(raw)})
+		copies = append(copies, Delivery{ID: d.MessageIDLocal, Recipient: r, Raw: string(raw)})
 	}
 	var wakes []func()
 	err = s.db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		wakes = wakes[:0]
-		msg, ds, err := store.InsertMailMessage(ctx, tx, store.MailMessage{AccountID: m.AccountID, AgentID: m.AgentID, RunID: m.RunID,
+		msg, ds, err := insertMessage(ctx, tx, Message{AccountID: m.AccountID, AgentID: m.AgentID, RunID: m.RunID,
 			StepKey: m.StepKey, MailFrom: from.Address, Subject: subject}, copies)
 		if err != nil {
 			return err
@@ -344,7 +345,7 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 // resumed reports the message a run step queued before (it ran again
 // after a crash or a resume): nothing is queued twice.
 func (s *Service) resumed(ctx context.Context, m Mail) (Report, error) {
-	prev, ds, err := s.db.MailMessageForStep(ctx, m.AccountID, m.RunID, m.StepKey)
+	prev, ds, err := s.repo.messageForStep(ctx, m.AccountID, m.RunID, m.StepKey)
 	if err != nil {
 		return Report{}, err
 	}
@@ -370,11 +371,11 @@ func (s *Service) Unsubscribe(ctx context.Context, token string, allAgents bool)
 	if err != nil {
 		return Unsubscribe{}, err
 	}
-	o := store.MailOptOut{AccountID: u.AccountID, AgentID: u.AgentID, RecipientEmail: u.Recipient, Reason: "one_click_unsubscribe"}
+	o := OptOut{AccountID: u.AccountID, AgentID: u.AgentID, RecipientEmail: u.Recipient, Reason: "one_click_unsubscribe"}
 	if allAgents || u.AgentID == "" {
 		o.AgentID, o.Reason = "", "unsubscribe_all"
 	}
-	if _, err := s.db.AddMailOptOut(ctx, o); err != nil {
+	if _, err := s.repo.addOptOut(ctx, o); err != nil {
 		if errors.Is(err, store.ErrNotFound) { // the account is gone: nothing to send from
 			return u, nil
 		}
@@ -385,17 +386,17 @@ func (s *Service) Unsubscribe(ctx context.Context, token string, allAgents bool)
 
 // OptOuts lists an account's opt-outs (with agentID: that agent's and the
 // account-wide ones) and their total.
-func (s *Service) OptOuts(ctx context.Context, accountID, agentID string, limit, offset int) ([]store.MailOptOut, int, error) {
-	return s.db.MailOptOuts(ctx, accountID, agentID, limit, offset)
+func (s *Service) OptOuts(ctx context.Context, accountID, agentID string, limit, offset int) ([]OptOut, int, error) {
+	return s.repo.optOuts(ctx, accountID, agentID, limit, offset)
 }
 
 // RevokeOptOut opts a recipient back in (store.ErrNotFound when the
 // account has no such opt-out).
 func (s *Service) RevokeOptOut(ctx context.Context, accountID, id string) error {
-	return s.db.DeleteMailOptOut(ctx, accountID, id)
+	return s.repo.deleteOptOut(ctx, accountID, id)
 }
 
 // Deliveries lists a message's copies and where each stands.
-func (s *Service) Deliveries(ctx context.Context, accountID, messageID string) ([]store.MailDelivery, error) {
-	return s.db.MailDeliveries(ctx, accountID, messageID)
+func (s *Service) Deliveries(ctx context.Context, accountID, messageID string) ([]Delivery, error) {
+	return s.repo.deliveries(ctx, accountID, messageID)
 }

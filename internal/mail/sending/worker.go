@@ -32,14 +32,14 @@ func AddWorkers(w *river.Workers, s *Service) { river.AddWorker(w, &DeliverWorke
 // Work implements river.Worker.
 func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	s := w.S
-	d, m, err := s.db.MailDeliveryWork(ctx, job.Args.AccountID, job.Args.DeliveryID)
+	d, m, err := s.repo.deliveryWork(ctx, job.Args.AccountID, job.Args.DeliveryID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // the account or message is gone
 	}
 	if err != nil {
 		return err
 	}
-	if d.Status != store.DeliveryQueued {
+	if d.Status != DeliveryQueued {
 		return nil // done by an earlier attempt whose job did not learn it
 	}
 	actx, cancel := context.WithTimeout(ctx, s.cfg.AttemptTimeout)
@@ -48,17 +48,17 @@ func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) e
 	var perm *PermanentError
 	switch {
 	case err == nil:
-		return s.db.RecordMailAttempt(ctx, d.AccountID, d.ID, store.DeliverySent, 0, "")
+		return s.repo.recordAttempt(ctx, d.AccountID, d.ID, DeliverySent, 0, "")
 	case errors.As(err, &perm):
 		slog.Info("mail bounced", "delivery", d.ID, "code", perm.Code, "err", err)
-		return s.db.RecordMailAttempt(ctx, d.AccountID, d.ID, store.DeliveryBounced, perm.Code, truncate(err.Error(), 1000))
+		return s.repo.recordAttempt(ctx, d.AccountID, d.ID, DeliveryBounced, perm.Code, truncate(err.Error(), 1000))
 	case job.Attempt >= job.MaxAttempts:
-		if rerr := s.db.RecordMailAttempt(ctx, d.AccountID, d.ID, store.DeliveryFailed, Code(err), truncate(err.Error(), 1000)); rerr != nil {
+		if rerr := s.repo.recordAttempt(ctx, d.AccountID, d.ID, DeliveryFailed, Code(err), truncate(err.Error(), 1000)); rerr != nil {
 			return rerr
 		}
 		return err
 	default:
-		if rerr := s.db.RecordMailAttempt(ctx, d.AccountID, d.ID, store.DeliveryQueued, Code(err), truncate(err.Error(), 1000)); rerr != nil {
+		if rerr := s.repo.recordAttempt(ctx, d.AccountID, d.ID, DeliveryQueued, Code(err), truncate(err.Error(), 1000)); rerr != nil {
 			return rerr
 		}
 		return err
