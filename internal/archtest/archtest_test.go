@@ -465,6 +465,7 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/secrets":    {"account_secrets"},
 	"internal/mail/dmarc": {"dmarc_reports", "dmarc_records"},
 	"internal/mcpexpose":  {"agent_mcp_tools"},
+	"internal/knowledge":  {"embedding_migrations", "embedding_migration_vectors"},
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {
