@@ -465,7 +465,10 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/secrets":    {"account_secrets"},
 	"internal/mail/dmarc": {"dmarc_reports", "dmarc_records"},
 	"internal/mcpexpose":  {"agent_mcp_tools"},
-	"internal/knowledge":  {"embedding_migrations", "embedding_migration_vectors"},
+
+	// The knowledge area and its exports.
+	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
+	"internal/knowledge/exports": {"source_exports"},
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {
