@@ -53,6 +53,14 @@ const contentColumns = `c.id, c.account_id, c.source_id, c.item_key, c.version_i
 	c.metadata, c.word_count, c.text_length, c.chunk_count, c.published_at, c.pulled_at, c.indexed_at, c.fired_version_id,
 	c.created_at, c.updated_at, s.name, s.source_type`
 
+// ContentColumns and ScanContent read a content row (from contents c
+// joined with its sources s), lent to the knowledge area's queries until
+// the contents' SQL moves there.
+const ContentColumns = contentColumns
+
+// ScanContent scans a row of ContentColumns.
+func ScanContent(r Scanner) (Content, error) { return scanContent(r) }
+
 func scanContent(r rowScanner) (Content, error) {
 	var (
 		c                                  Content
