@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -48,6 +49,8 @@ func TestExportFinishesAfterKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer blobs.Close()
+		// The export as the server stores it, read through its area.
+		sx := exports.New(db, blobs, nil)
 		k, err := db.APIKeyByHash(ctx, auth.HashKey(e2eKey))
 		if err != nil {
 			t.Fatal(err)
@@ -86,14 +89,14 @@ func TestExportFinishesAfterKill(t *testing.T) {
 		}
 		// Kill once the export is under way.
 		for deadline := time.Now().Add(30 * time.Second); ; {
-			x, err := db.SourceExport(ctx, k.AccountID, src.ID, e.ID)
+			x, err := sx.Get(ctx, k.AccountID, src.ID, e.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.Status == store.ExportCompleted {
+			if x.Status == exports.ExportCompleted {
 				t.Fatalf("the export finished before the kill; give it more to write")
 			}
-			if x.Status == store.ExportRunning && x.ProgressCurrent > 0 {
+			if x.Status == exports.ExportRunning && x.ProgressCurrent > 0 {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -105,17 +108,17 @@ func TestExportFinishesAfterKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = c.cmd.Wait()
-		if x, _ := db.SourceExport(ctx, k.AccountID, src.ID, e.ID); x.Status != store.ExportRunning || x.ProgressCurrent >= n {
+		if x, _ := sx.Get(ctx, k.AccountID, src.ID, e.ID); x.Status != exports.ExportRunning || x.ProgressCurrent >= n {
 			t.Fatalf("after the kill the export is %s at %d", x.Status, x.ProgressCurrent)
 		}
 
 		c = startServe(t, dbURL, dataDir, env...)
-		var x store.SourceExport
+		var x exports.SourceExport
 		for deadline := time.Now().Add(100 * time.Second); ; {
-			if x, err = db.SourceExport(ctx, k.AccountID, src.ID, e.ID); err != nil {
+			if x, err = sx.Get(ctx, k.AccountID, src.ID, e.ID); err != nil {
 				t.Fatal(err)
 			}
-			if x.Status != store.ExportPending && x.Status != store.ExportRunning {
+			if x.Status != exports.ExportPending && x.Status != exports.ExportRunning {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -123,7 +126,7 @@ func TestExportFinishesAfterKill(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		if x.Status != store.ExportCompleted || x.ItemCount == nil || *x.ItemCount != n {
+		if x.Status != exports.ExportCompleted || x.ItemCount == nil || *x.ItemCount != n {
 			t.Fatalf("export %s, items %v, error %v", x.Status, x.ItemCount, x.Error)
 		}
 		req, _ := http.NewRequest("GET", "http://"+c.addr+"/sources/"+src.ID+"/exports/"+e.ID+"/download", nil)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -91,23 +92,23 @@ func TestMigrationSurvivesKill(t *testing.T) {
 		}
 		// Kill once some vectors are staged, before the switch.
 		for count(`SELECT COUNT(*) FROM embedding_migration_vectors`) == 0 &&
-			count(`SELECT COUNT(*) FROM embedding_migrations WHERE source_id = $1 AND status = $2`, src.ID, store.MigrationCompleted) == 0 {
+			count(`SELECT COUNT(*) FROM embedding_migrations WHERE source_id = $1 AND status = $2`, src.ID, knowledge.MigrationCompleted) == 0 {
 			time.Sleep(5 * time.Millisecond)
 		}
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		c.cmd.Wait()
-		if count(`SELECT COUNT(*) FROM embedding_migrations WHERE source_id = $1 AND status = $2`, src.ID, store.MigrationCompleted) > 0 {
+		if count(`SELECT COUNT(*) FROM embedding_migrations WHERE source_id = $1 AND status = $2`, src.ID, knowledge.MigrationCompleted) > 0 {
 			t.Skip("the machine finished the migration before the kill; nothing was interrupted")
 		}
 		t.Logf("killed with %d of %d passages staged", count(`SELECT COUNT(*) FROM embedding_migration_vectors`), passages)
 		c = startServe(t, dbURL, dataDir, env...)
 		deadline = time.Now().Add(240 * time.Second)
-		for count(`SELECT COUNT(*) FROM embedding_migrations WHERE source_id = $1 AND status = $2`, src.ID, store.MigrationCompleted) == 0 {
+		for count(`SELECT COUNT(*) FROM embedding_migrations WHERE source_id = $1 AND status = $2`, src.ID, knowledge.MigrationCompleted) == 0 {
 			var status string
 			db.R.QueryRowContext(ctx, `SELECT status FROM embedding_migrations WHERE source_id = $1`, src.ID).Scan(&status)
-			if status == store.MigrationFailed || status == store.MigrationCancelled || time.Now().After(deadline) {
+			if status == knowledge.MigrationFailed || status == knowledge.MigrationCancelled || time.Now().After(deadline) {
 				t.Fatalf("migration %s after the restart", status)
 			}
 			time.Sleep(200 * time.Millisecond)

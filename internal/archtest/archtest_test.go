@@ -470,6 +470,10 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/mail/domains": {"email_domains"},
 	"internal/mail/inbound": {"inbound_emails", "email_trigger_configs"},
 	"internal/mail/protect": {"email_blocked_senders", "inbound_email_rejections", "inbound_email_state"},
+
+	// The knowledge area and its exports.
+	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
+	"internal/knowledge/exports": {"source_exports"},
 }
 
 // jsonKeyLikeTable reports a literal of the agent definition format that is

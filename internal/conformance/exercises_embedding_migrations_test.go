@@ -2,10 +2,10 @@ package conformance
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -25,9 +25,8 @@ func emSource(t *testing.T, e *Env) Vars {
 
 func emPending(t *testing.T, e *Env) Vars {
 	v := emSource(t, e)
-	if _, err := e.DB.CreateEmbeddingMigration(context.Background(), store.EmbeddingMigration{AccountID: e.Tenant.AccountID,
-		SourceID: v["source_connection_id"], OldModel: "agentry_offline_embed", OldDims: 256, TargetModel: "agentry_offline_embed", TargetDims: 128},
-		func(*sql.Tx, *sql.Conn, store.EmbeddingMigration) error { return nil }); err != nil {
+	if _, err := e.S.Knowledge.PendingMigrationForTest(context.Background(), knowledge.EmbeddingMigration{AccountID: e.Tenant.AccountID,
+		SourceID: v["source_connection_id"], OldModel: "agentry_offline_embed", OldDims: 256, TargetModel: "agentry_offline_embed", TargetDims: 128}); err != nil {
 		t.Fatal(err)
 	}
 	return v

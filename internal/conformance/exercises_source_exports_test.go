@@ -43,8 +43,8 @@ func sxSource(t *testing.T, e *Env) Vars {
 
 func sxPending(t *testing.T, e *Env) Vars {
 	v := sxSource(t, e)
-	x, err := e.DB.CreateSourceExport(context.Background(), store.SourceExport{AccountID: e.Tenant.AccountID, SourceID: v["source_connection_id"],
-		Format: exports.CSV}, func(*sql.Tx, *sql.Conn, store.SourceExport) error { return nil })
+	x, err := e.S.SourceExports.PendingForTest(context.Background(), exports.SourceExport{AccountID: e.Tenant.AccountID, SourceID: v["source_connection_id"],
+		Format: exports.CSV})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func sxCompleted(t *testing.T, e *Env) Vars {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status == store.ExportCompleted {
+		if got.Status == exports.ExportCompleted {
 			break
 		}
 		if time.Now().After(deadline) {

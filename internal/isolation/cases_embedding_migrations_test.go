@@ -2,10 +2,10 @@ package isolation
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -21,7 +21,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if m, _ := c.DB.LatestEmbeddingMigration(context.Background(), c.B.AccountID, c.Vars["source_connection_id"]); m.ID != "" {
+				if m, _ := c.S.Knowledge.LatestMigrationForTest(context.Background(), c.B.AccountID, c.Vars["source_connection_id"]); m.ID != "" {
 					t.Error("B started a migration of A's source")
 				}
 			},
@@ -44,9 +44,8 @@ func migrationSourceOfA(t *testing.T, c *Ctx) Vars {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.DB.CreateEmbeddingMigration(ctx, store.EmbeddingMigration{AccountID: c.A.AccountID, SourceID: src.ID,
-		OldModel: "agentry_offline_embed", OldDims: 256, TargetModel: "agentry_offline_embed", TargetDims: 128},
-		func(*sql.Tx, *sql.Conn, store.EmbeddingMigration) error { return nil }); err != nil {
+	if _, err := c.S.Knowledge.PendingMigrationForTest(ctx, knowledge.EmbeddingMigration{AccountID: c.A.AccountID, SourceID: src.ID,
+		OldModel: "agentry_offline_embed", OldDims: 256, TargetModel: "agentry_offline_embed", TargetDims: 128}); err != nil {
 		t.Fatal(err)
 	}
 	return Vars{"source_connection_id": src.ID}

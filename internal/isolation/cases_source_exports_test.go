@@ -28,7 +28,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if _, n, _ := c.DB.SourceExports(context.Background(), c.B.AccountID, c.Vars["source_connection_id"], 0, 10); n != 0 {
+				if n, _ := c.S.SourceExports.CountForTest(context.Background(), c.B.AccountID, c.Vars["source_connection_id"]); n != 0 {
 					t.Errorf("B made %d exports of A's source", n)
 				}
 			},
@@ -63,7 +63,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if _, err := c.DB.SourceExport(context.Background(), c.A.AccountID, c.Vars["source_connection_id"], c.Vars["export_id"]); err != nil {
+				if _, err := c.S.SourceExports.Get(context.Background(), c.A.AccountID, c.Vars["source_connection_id"], c.Vars["export_id"]); err != nil {
 					t.Errorf("A's export is gone: %v", err)
 				}
 			},
@@ -98,8 +98,7 @@ func exportOfA(wait bool) func(t *testing.T, c *Ctx) Vars {
 		}
 		vars := Vars{"source_connection_id": src.ID}
 		if !wait {
-			e, err := c.DB.CreateSourceExport(ctx, store.SourceExport{AccountID: c.A.AccountID, SourceID: src.ID, Format: exports.JSONL},
-				func(*sql.Tx, *sql.Conn, store.SourceExport) error { return nil })
+			e, err := c.S.SourceExports.PendingForTest(ctx, exports.SourceExport{AccountID: c.A.AccountID, SourceID: src.ID, Format: exports.JSONL})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +114,7 @@ func exportOfA(wait bool) func(t *testing.T, c *Ctx) Vars {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Status == store.ExportCompleted {
+			if got.Status == exports.ExportCompleted {
 				break
 			}
 			if time.Now().After(deadline) {

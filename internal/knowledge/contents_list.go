@@ -9,7 +9,7 @@ import (
 
 // SourceContents lists a page of a source's contents, newest first (an
 // extension: the console's source page and indexing status). status is ""
-// (all), a content status, or store.ContentsPending.
+// (all), a content status, or ContentsPending.
 func (s *Service) SourceContents(ctx context.Context, accountID, sourceID, status string, page, limit int) ([]store.Content, int, error) {
-	return s.db.SourceContents(ctx, accountID, sourceID, status, paging.Offset(page, limit), limit)
+	return s.repo().sourceContents(ctx, accountID, sourceID, status, paging.Offset(page, limit), limit)
 }

@@ -32,8 +32,7 @@ import (
 
 // Errors of migrations the API maps to statuses.
 var (
-	ErrMigrationActive       = store.ErrMigrationActive // 409
-	ErrNotActive       error = &fault.Conflict{Err: errors.New("no active embedding migration")}
+	ErrNotActive error = &fault.Conflict{Err: errors.New("no active embedding migration")}
 )
 
 // MigrationRequest starts a migration.
@@ -58,35 +57,35 @@ func (MigrationArgs) Kind() string { return "knowledge_embedding_migration" }
 func (MigrationArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // StartMigration validates and enqueues a migration of a source.
-func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string, r MigrationRequest) (store.EmbeddingMigration, error) {
+func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string, r MigrationRequest) (EmbeddingMigration, error) {
 	src, err := s.db.Source(ctx, accountID, sourceID)
 	if err != nil {
-		return store.EmbeddingMigration{}, err
+		return EmbeddingMigration{}, err
 	}
 	if src.SourceType != "custom_index" && src.SourceType != "file_uploads" {
-		return store.EmbeddingMigration{}, invalid("source_connection_id", "only custom_index sources can be migrated")
+		return EmbeddingMigration{}, invalid("source_connection_id", "only custom_index sources can be migrated")
 	}
 	if r.RechunkRequested {
-		return store.EmbeddingMigration{}, invalid("chunk_size", "re-chunking during a migration is not supported here; migrate with the source's chunking")
+		return EmbeddingMigration{}, invalid("chunk_size", "re-chunking during a migration is not supported here; migrate with the source's chunking")
 	}
 	model := r.TargetModel
 	if model != OfflineEmbeddingModel {
 		m, ok := s.catalog.Get(model)
 		if !ok || m.Kind != catalog.KindEmbedding {
-			return store.EmbeddingMigration{}, invalid("target_embedding_model", fmt.Sprintf("%q is not an embedding model of the catalog", model))
+			return EmbeddingMigration{}, invalid("target_embedding_model", fmt.Sprintf("%q is not an embedding model of the catalog", model))
 		}
 		model = m.ID
 	}
 	if r.TargetDims < 8 || r.TargetDims > 4096 {
-		return store.EmbeddingMigration{}, invalid("target_dimensions", "dimensions are between 8 and 4096")
+		return EmbeddingMigration{}, invalid("target_dimensions", "dimensions are between 8 and 4096")
 	}
 	if model == src.EmbeddingModel && r.TargetDims == src.Dimensions {
-		return store.EmbeddingMigration{}, invalid("target_embedding_model", "the target model and dimensions are the source's current ones")
+		return EmbeddingMigration{}, invalid("target_embedding_model", "the target model and dimensions are the source's current ones")
 	}
-	m := store.EmbeddingMigration{AccountID: accountID, SourceID: sourceID, OldModel: src.EmbeddingModel, OldDims: src.Dimensions,
+	m := EmbeddingMigration{AccountID: accountID, SourceID: sourceID, OldModel: src.EmbeddingModel, OldDims: src.Dimensions,
 		TargetModel: model, TargetDims: r.TargetDims, NotificationRecipients: r.NotificationRecipients}
 	var wake func()
-	m, err = s.db.CreateEmbeddingMigration(ctx, m, func(tx *sql.Tx, conn *sql.Conn, m store.EmbeddingMigration) error {
+	m, err = s.repo().createMigration(ctx, m, func(tx *sql.Tx, conn *sql.Conn, m EmbeddingMigration) error {
 		var err error
 		wake, err = s.queue.InsertTx(ctx, tx, conn, MigrationArgs{AccountID: accountID, MigrationID: m.ID}, &river.InsertOpts{MaxAttempts: 10})
 		return err
@@ -100,11 +99,11 @@ func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string
 
 // LatestMigration is the source's newest migration, nil when it has none
 // (ErrNotFound is an unknown source).
-func (s *Service) LatestMigration(ctx context.Context, accountID, sourceID string) (*store.EmbeddingMigration, error) {
+func (s *Service) LatestMigration(ctx context.Context, accountID, sourceID string) (*EmbeddingMigration, error) {
 	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
 		return nil, err
 	}
-	m, err := s.db.LatestEmbeddingMigration(ctx, accountID, sourceID)
+	m, err := s.repo().latestMigration(ctx, accountID, sourceID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -112,23 +111,23 @@ func (s *Service) LatestMigration(ctx context.Context, accountID, sourceID strin
 }
 
 // CancelMigration cancels the source's active migration.
-func (s *Service) CancelMigration(ctx context.Context, accountID, sourceID string) (store.EmbeddingMigration, error) {
+func (s *Service) CancelMigration(ctx context.Context, accountID, sourceID string) (EmbeddingMigration, error) {
 	latest, err := s.LatestMigration(ctx, accountID, sourceID)
 	if err != nil {
-		return store.EmbeddingMigration{}, err
+		return EmbeddingMigration{}, err
 	}
 	if latest == nil {
-		return store.EmbeddingMigration{}, ErrNotActive
+		return EmbeddingMigration{}, ErrNotActive
 	}
 	m := *latest
-	ok, err := s.db.EndEmbeddingMigration(ctx, accountID, m.ID, store.MigrationCancelled, nil)
+	ok, err := s.repo().endEmbeddingMigration(ctx, accountID, m.ID, MigrationCancelled, nil)
 	if err != nil {
 		return m, err
 	}
 	if !ok {
 		return m, fmt.Errorf("%w: the latest migration is %s", ErrNotActive, m.Status)
 	}
-	return s.db.EmbeddingMigration(ctx, accountID, m.ID)
+	return s.repo().migration(ctx, accountID, m.ID)
 }
 
 type migrationWorker struct {
@@ -148,7 +147,7 @@ func (w *migrationWorker) Work(ctx context.Context, job *river.Job[MigrationArgs
 	}
 	if ctx.Err() == nil && (job.Attempt >= job.MaxAttempts || errors.Is(err, ErrInvalid)) {
 		msg := err.Error()
-		_, _ = w.s.db.EndEmbeddingMigration(context.WithoutCancel(ctx), job.Args.AccountID, job.Args.MigrationID, store.MigrationFailed, &msg)
+		_, _ = w.s.repo().endEmbeddingMigration(context.WithoutCancel(ctx), job.Args.AccountID, job.Args.MigrationID, MigrationFailed, &msg)
 		return river.JobCancel(err)
 	}
 	return err
@@ -159,16 +158,16 @@ func (w *migrationWorker) Work(ctx context.Context, job *river.Job[MigrationArgs
 const switchBatch = 500
 
 // switchMigration moves the source to the new generation in steps (see
-// store.BeginEmbeddingSwitch), then builds the new vector graph here, in
+// repo.beginEmbeddingSwitch), then builds the new vector graph here, in
 // the job, before the final flip, so that no search has to build it. It
 // reports false when the migration was cancelled before its switch began.
-func (s *Service) switchMigration(ctx context.Context, m store.EmbeddingMigration) (bool, error) {
-	if ok, err := s.db.BeginEmbeddingSwitch(ctx, m); err != nil || !ok {
+func (s *Service) switchMigration(ctx context.Context, m EmbeddingMigration) (bool, error) {
+	if ok, err := s.repo().beginEmbeddingSwitch(ctx, m); err != nil || !ok {
 		return false, err
 	}
 	var after int64
 	for {
-		removed, _, ok, err := s.db.SwitchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []store.Chunk) error {
+		removed, _, ok, err := s.repo().switchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []store.Chunk) error {
 			return s.index.InTx(ctx, tx, added)
 		})
 		if err != nil || !ok {
@@ -182,7 +181,7 @@ func (s *Service) switchMigration(ctx context.Context, m store.EmbeddingMigratio
 		s.lex.Forget(m.SourceID, removed)
 	}
 	finish := func() error {
-		ok, err := s.db.FinishEmbeddingSwitch(ctx, m)
+		ok, err := s.repo().finishEmbeddingSwitch(ctx, m)
 		if err == nil && !ok {
 			err = errMigrationStopped
 		}
@@ -199,18 +198,18 @@ func (s *Service) switchMigration(ctx context.Context, m store.EmbeddingMigratio
 }
 
 func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
-	m, err := s.db.EmbeddingMigration(ctx, a.AccountID, a.MigrationID)
+	m, err := s.repo().migration(ctx, a.AccountID, a.MigrationID)
 	if err != nil {
 		return err
 	}
-	if m.Status == store.MigrationSwitching {
+	if m.Status == MigrationSwitching {
 		// A switch interrupted before its commit changed nothing.
-		if err := s.db.ResumeEmbeddingMigration(ctx, m.ID); err != nil {
+		if err := s.repo().resumeEmbeddingMigration(ctx, m.ID); err != nil {
 			return err
 		}
-		m.Status = store.MigrationRunning
+		m.Status = MigrationRunning
 	}
-	if m.Status != store.MigrationPending && m.Status != store.MigrationRunning {
+	if m.Status != MigrationPending && m.Status != MigrationRunning {
 		return nil
 	}
 	src, err := s.db.Source(ctx, a.AccountID, m.SourceID)
@@ -222,7 +221,7 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 	emb := s.embedderFor(target)
 	for range 5 { // chunks added while embedding are embedded on the next pass
 		for {
-			batch, total, err := s.db.UnstagedChunks(ctx, m, embedBatch)
+			batch, total, err := s.repo().unstagedChunks(ctx, m, embedBatch)
 			if err != nil {
 				return err
 			}
@@ -243,14 +242,14 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 					return invalid("target_dimensions", fmt.Sprintf("the model answered %d dimensions, not %d", len(v), m.TargetDims))
 				}
 			}
-			if err := s.db.StageMigrationVectors(ctx, m.ID, seqs, vecs); err != nil {
+			if err := s.repo().stageMigrationVectors(ctx, m.ID, seqs, vecs); err != nil {
 				return err
 			}
-			staged, err := s.db.CountStagedVectors(ctx, m.ID)
+			staged, err := s.repo().countStagedVectors(ctx, m.ID)
 			if err != nil {
 				return err
 			}
-			ok, err := s.db.MigrationProgress(ctx, m.ID, staged, max(total, staged), fmt.Sprintf("embedded %d of %d chunks", staged, total))
+			ok, err := s.repo().migrationProgress(ctx, m.ID, staged, max(total, staged), fmt.Sprintf("embedded %d of %d chunks", staged, total))
 			if err != nil {
 				return err
 			}
@@ -261,9 +260,9 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 		// A source with no chunks yet has nothing to embed: the switch below
 		// still moves it to the new model. MigrationProgress also makes a
 		// pending migration running, which the switch expects.
-		if _, total, err := s.db.UnstagedChunks(ctx, m, 1); err != nil {
+		if _, total, err := s.repo().unstagedChunks(ctx, m, 1); err != nil {
 			return err
-		} else if ok, err := s.db.MigrationProgress(ctx, m.ID, total, total, "switching to the new index"); err != nil || !ok {
+		} else if ok, err := s.repo().migrationProgress(ctx, m.ID, total, total, "switching to the new index"); err != nil || !ok {
 			if err == nil {
 				err = errMigrationStopped
 			}
@@ -273,8 +272,8 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 			return err
 		}
 		done, err := s.switchMigration(ctx, m)
-		if errors.Is(err, store.ErrMigrationIncomplete) {
-			if err := s.db.ResumeEmbeddingMigration(ctx, m.ID); err != nil {
+		if errors.Is(err, ErrMigrationIncomplete) {
+			if err := s.repo().resumeEmbeddingMigration(ctx, m.ID); err != nil {
 				return err
 			}
 			continue

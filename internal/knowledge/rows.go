@@ -6,7 +6,6 @@ import "github.com/agentry/agentry/internal/store"
 // API) need not import the store. Interim: aliases of the store's types,
 // until the area declares types of its own.
 type (
-	EmbeddingMigration = store.EmbeddingMigration
-	KnowledgeBase      = store.KnowledgeBase
-	Source             = store.Source
+	KnowledgeBase = store.KnowledgeBase
+	Source        = store.Source
 )

@@ -12,8 +12,3 @@ func (db *DB) SetAfterResultsWritten(f func()) { db.afterResultsWritten = f }
 func AlertsQueries(accountID string, f AlertFilter) (count, page string, args []any) {
 	return alertsQueries(accountID, f)
 }
-
-// SourceContentsQueries exposes the contents list's queries, for their plans.
-func SourceContentsQueries(d Dialect, sourceID, status string) (count, page string, args []any) {
-	return sourceContentsQueries(d, sourceID, status)
-}

@@ -52,7 +52,7 @@ var ErrEmbeddingChanged = errors.New("the source's embedding model changed while
 
 // lockSourceEmbedding takes the source's row lock for the rest of the
 // transaction and returns its embedding model and size. Both SwapChunks and
-// SwitchEmbeddingMigration take it first, so they serialise on the source:
+// the knowledge area's embedding switch take it first, so they serialise on the source:
 // whichever commits second sees the other's result (an update blocked on a
 // row lock re-reads the row on PostgreSQL; SQLite has one writer).
 func lockSourceEmbedding(ctx context.Context, tx *sql.Tx, sourceID string) (model string, dims int, err error) {
@@ -62,6 +62,18 @@ func lockSourceEmbedding(ctx context.Context, tx *sql.Tx, sourceID string) (mode
 		err = ErrStaleVersion
 	}
 	return model, dims, err
+}
+
+// LockSourceEmbedding is lockSourceEmbedding, lent to the knowledge
+// area's embedding migrations (their switch takes the same lock).
+func LockSourceEmbedding(ctx context.Context, tx *sql.Tx, sourceID string) (model string, dims int, err error) {
+	return lockSourceEmbedding(ctx, tx, sourceID)
+}
+
+// InsertChunks inserts chunks in tx at now, setting their ids where empty
+// (lent to the knowledge area's embedding migrations).
+func (db *DB) InsertChunks(ctx context.Context, tx *sql.Tx, chunks []Chunk, now time.Time) error {
+	return insertChunks(ctx, tx, db.Dialect, chunks, now)
 }
 
 // SwapChunks replaces, in one transaction, every chunk of a content item by

@@ -53,6 +53,14 @@ const contentColumns = `c.id, c.account_id, c.source_id, c.item_key, c.version_i
 	c.metadata, c.word_count, c.text_length, c.chunk_count, c.published_at, c.pulled_at, c.indexed_at, c.fired_version_id,
 	c.created_at, c.updated_at, s.name, s.source_type`
 
+// ContentColumns and ScanContent read a content row (from contents c
+// joined with its sources s), lent to the knowledge area's queries until
+// the contents' SQL moves there.
+const ContentColumns = contentColumns
+
+// ScanContent scans a row of ContentColumns.
+func ScanContent(r Scanner) (Content, error) { return scanContent(r) }
+
 func scanContent(r rowScanner) (Content, error) {
 	var (
 		c                                  Content
@@ -317,4 +325,62 @@ func (db *DB) ContentAttachment(ctx context.Context, accountID, contentID, key s
 		return a, ErrNotFound
 	}
 	return a, err
+}
+
+// ExportFilter selects the contents an export or estimate covers; the
+// date bounds are on the content's creation time.
+type ExportFilter struct {
+	DateFrom, DateTo *time.Time
+}
+
+// ExportContents calls fn for each content of the account's source within
+// f, oldest first, reading pages of 200 (keyset on created_at, id) so a
+// source of any size streams.
+func (db *DB) ExportContents(ctx context.Context, accountID, sourceID string, f ExportFilter, fn func(Content) error) error {
+	var afterT time.Time
+	afterID := ""
+	for {
+		args := []any{accountID, sourceID}
+		q := `SELECT ` + contentColumns + ` FROM contents c JOIN sources s ON s.id = c.source_id
+			WHERE c.account_id = $1 AND c.source_id = $2`
+		if f.DateFrom != nil {
+			args = append(args, f.DateFrom.UTC())
+			q += ` AND c.created_at >= $` + itoa(len(args))
+		}
+		if f.DateTo != nil {
+			args = append(args, f.DateTo.UTC())
+			q += ` AND c.created_at <= $` + itoa(len(args))
+		}
+		if afterID != "" {
+			args = append(args, afterT, afterID)
+			q += ` AND (c.created_at > $` + itoa(len(args)-1) + ` OR (c.created_at = $` + itoa(len(args)-1) + ` AND c.id > $` + itoa(len(args)) + `))`
+		}
+		q += ` ORDER BY c.created_at, c.id LIMIT 200`
+		rows, err := db.R.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		var page []Content
+		for rows.Next() {
+			c, err := scanContent(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			page = append(page, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, c := range page {
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+		if len(page) < 200 {
+			return nil
+		}
+		afterT, afterID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+	}
 }

@@ -70,6 +70,7 @@ type Requester struct{ UserID, UserName string }
 // Service runs source exports.
 type Service struct {
 	db        *store.DB
+	repo      repo
 	blobs     *blob.Store
 	queue     jobs.Enqueuer
 	Retention time.Duration
@@ -78,7 +79,7 @@ type Service struct {
 
 // New builds the service; q takes its export jobs.
 func New(db *store.DB, blobs *blob.Store, q jobs.Enqueuer) *Service {
-	return &Service{db: db, blobs: blobs, queue: q, Retention: DefaultRetention, now: time.Now}
+	return &Service{db: db, repo: repo{db}, blobs: blobs, queue: q, Retention: DefaultRetention, now: time.Now}
 }
 
 // AddWorkers registers the export job.
@@ -153,15 +154,15 @@ func (s *Service) Estimate(ctx context.Context, accountID, sourceID string, r Re
 }
 
 // Create records an export and enqueues its job in one transaction.
-func (s *Service) Create(ctx context.Context, accountID, sourceID string, who Requester, r Request) (store.SourceExport, error) {
+func (s *Service) Create(ctx context.Context, accountID, sourceID string, who Requester, r Request) (SourceExport, error) {
 	if _, err := r.validate(); err != nil {
-		return store.SourceExport{}, err
+		return SourceExport{}, err
 	}
 	est, err := s.Estimate(ctx, accountID, sourceID, r)
 	if err != nil {
-		return store.SourceExport{}, err
+		return SourceExport{}, err
 	}
-	e := store.SourceExport{AccountID: accountID, SourceID: sourceID, Format: r.Format, DateFrom: r.DateFrom, DateTo: r.DateTo,
+	e := SourceExport{AccountID: accountID, SourceID: sourceID, Format: r.Format, DateFrom: r.DateFrom, DateTo: r.DateTo,
 		MetadataFilter: r.MetadataFilter, QueryFilter: r.QueryFilter, EstimatedSizeBytes: &est}
 	if who.UserID != "" {
 		e.RequestedByUserID = &who.UserID
@@ -170,31 +171,31 @@ func (s *Service) Create(ctx context.Context, accountID, sourceID string, who Re
 		e.RequestedByUserName = &who.UserName
 	}
 	var wake func()
-	e, err = s.db.CreateSourceExport(ctx, e, func(tx *sql.Tx, conn *sql.Conn, e store.SourceExport) error {
+	e, err = s.repo.create(ctx, e, func(tx *sql.Tx, conn *sql.Conn, e SourceExport) error {
 		var err error
 		wake, err = s.queue.InsertTx(ctx, tx, conn, ExportArgs{AccountID: accountID, SourceID: sourceID, ExportID: e.ID},
 			&river.InsertOpts{MaxAttempts: 5})
 		return err
 	})
 	if err != nil {
-		return store.SourceExport{}, err
+		return SourceExport{}, err
 	}
 	wake()
 	return e, nil
 }
 
 // Get returns an export; a completed one past its expiry reads as expired.
-func (s *Service) Get(ctx context.Context, accountID, sourceID, id string) (store.SourceExport, error) {
-	e, err := s.db.SourceExport(ctx, accountID, sourceID, id)
+func (s *Service) Get(ctx context.Context, accountID, sourceID, id string) (SourceExport, error) {
+	e, err := s.repo.get(ctx, accountID, sourceID, id)
 	return s.view(e), err
 }
 
 // List returns a page (1-based) of a source's exports, newest first.
-func (s *Service) List(ctx context.Context, accountID, sourceID string, page, limit int) ([]store.SourceExport, int, error) {
+func (s *Service) List(ctx context.Context, accountID, sourceID string, page, limit int) ([]SourceExport, int, error) {
 	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
-	out, total, err := s.db.SourceExports(ctx, accountID, sourceID, paging.Offset(page, limit), limit)
+	out, total, err := s.repo.list(ctx, accountID, sourceID, paging.Offset(page, limit), limit)
 	for i := range out {
 		out[i] = s.view(out[i])
 	}
@@ -204,20 +205,20 @@ func (s *Service) List(ctx context.Context, accountID, sourceID string, page, li
 // StatusExpired is how a completed export past its expiry reads.
 const StatusExpired = "expired"
 
-func (s *Service) view(e store.SourceExport) store.SourceExport {
-	if e.Status == store.ExportCompleted && e.ExpiresAt != nil && s.now().After(*e.ExpiresAt) {
+func (s *Service) view(e SourceExport) SourceExport {
+	if e.Status == ExportCompleted && e.ExpiresAt != nil && s.now().After(*e.ExpiresAt) {
 		e.Status = StatusExpired
 	}
 	return e
 }
 
 // Cancel stops a pending or running export at its next chunk boundary.
-func (s *Service) Cancel(ctx context.Context, accountID, sourceID, id string) (store.SourceExport, error) {
+func (s *Service) Cancel(ctx context.Context, accountID, sourceID, id string) (SourceExport, error) {
 	e, err := s.Get(ctx, accountID, sourceID, id)
 	if err != nil {
 		return e, err
 	}
-	ok, err := s.db.CancelSourceExport(ctx, accountID, sourceID, id)
+	ok, err := s.repo.cancel(ctx, accountID, sourceID, id)
 	if err != nil {
 		return e, err
 	}
@@ -229,7 +230,7 @@ func (s *Service) Cancel(ctx context.Context, accountID, sourceID, id string) (s
 
 // Delete soft-deletes an export and removes its file.
 func (s *Service) Delete(ctx context.Context, accountID, sourceID, id string) error {
-	e, err := s.db.DeleteSourceExport(ctx, accountID, sourceID, id)
+	e, err := s.repo.remove(ctx, accountID, sourceID, id)
 	if err != nil {
 		return err
 	}
@@ -242,7 +243,7 @@ func (s *Service) Delete(ctx context.Context, accountID, sourceID, id string) er
 }
 
 // Download opens a completed export's file for streaming.
-func (s *Service) Download(ctx context.Context, accountID, sourceID, id string) (io.ReadCloser, store.SourceExport, error) {
+func (s *Service) Download(ctx context.Context, accountID, sourceID, id string) (io.ReadCloser, SourceExport, error) {
 	e, err := s.Get(ctx, accountID, sourceID, id)
 	if err != nil {
 		return nil, e, err
@@ -250,7 +251,7 @@ func (s *Service) Download(ctx context.Context, accountID, sourceID, id string) 
 	switch {
 	case e.Status == StatusExpired:
 		return nil, e, ErrExpired
-	case e.Status != store.ExportCompleted || e.StorageKey == nil:
+	case e.Status != ExportCompleted || e.StorageKey == nil:
 		return nil, e, fmt.Errorf("%w: the export is %s, not completed", ErrConflict, e.Status)
 	}
 	rc, err := s.blobs.Get(ctx, *e.StorageKey)
@@ -258,7 +259,7 @@ func (s *Service) Download(ctx context.Context, accountID, sourceID, id string) 
 }
 
 // FileName is the download's file name.
-func FileName(e store.SourceExport) string { return "export-" + e.ID + "." + e.Format }
+func FileName(e SourceExport) string { return "export-" + e.ID + "." + e.Format }
 
 // ExportArgs writes one export.
 type ExportArgs struct {
@@ -297,18 +298,18 @@ func (w *exportWorker) Work(ctx context.Context, job *river.Job[ExportArgs]) err
 		return err // shutting down: the next attempt resumes
 	}
 	if job.Attempt >= job.MaxAttempts || errors.Is(err, ErrInvalid) {
-		_ = w.s.db.FailSourceExport(context.WithoutCancel(ctx), job.Args.AccountID, job.Args.ExportID, err.Error())
+		_ = w.s.repo.fail(context.WithoutCancel(ctx), job.Args.AccountID, job.Args.ExportID, err.Error())
 		return river.JobCancel(err)
 	}
 	return err
 }
 
 func (s *Service) run(ctx context.Context, a ExportArgs) error {
-	e, err := s.db.SourceExport(ctx, a.AccountID, a.SourceID, a.ExportID)
+	e, err := s.repo.get(ctx, a.AccountID, a.SourceID, a.ExportID)
 	if err != nil {
 		return err
 	}
-	if e.Status != store.ExportPending && e.Status != store.ExportRunning {
+	if e.Status != ExportPending && e.Status != ExportRunning {
 		return nil
 	}
 	sel, err := Request{Format: e.Format, DateFrom: e.DateFrom, DateTo: e.DateTo, MetadataFilter: e.MetadataFilter, QueryFilter: e.QueryFilter}.validate()
@@ -324,7 +325,7 @@ func (s *Service) run(ctx context.Context, a ExportArgs) error {
 	}); err != nil {
 		return err
 	}
-	if ok, err := s.db.StartSourceExport(ctx, a.AccountID, a.ExportID, total); err != nil || !ok {
+	if ok, err := s.repo.start(ctx, a.AccountID, a.ExportID, total); err != nil || !ok {
 		if err == nil {
 			err = errStopped
 		}
@@ -349,7 +350,7 @@ func (s *Service) run(ctx context.Context, a ExportArgs) error {
 		_ = s.blobs.Delete(context.WithoutCancel(ctx), key)
 		return err
 	}
-	ok, err := s.db.FinishSourceExport(ctx, a.AccountID, a.ExportID, key, res.n, size, s.now().Add(s.Retention))
+	ok, err := s.repo.finish(ctx, a.AccountID, a.ExportID, key, res.n, size, s.now().Add(s.Retention))
 	if err != nil || !ok {
 		_ = s.blobs.Delete(context.WithoutCancel(ctx), key) // cancelled or deleted at the last moment
 		if err == nil {
@@ -384,7 +385,7 @@ func (s *Service) records(ctx context.Context, a ExportArgs, sel selection) iter
 			}
 			n++
 			if n%progressEvery == 0 {
-				ok, err := s.db.SourceExportProgress(ctx, a.AccountID, a.ExportID, n)
+				ok, err := s.repo.progress(ctx, a.AccountID, a.ExportID, n)
 				if err != nil {
 					return err
 				}

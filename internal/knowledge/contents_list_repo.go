@@ -1,8 +1,11 @@
-package store
+package knowledge
 
 import (
 	"context"
+	"strconv"
 	"strings"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // ContentsPending is the status filter of SourceContents that keeps the
@@ -11,38 +14,30 @@ const ContentsPending = "pending"
 
 // contentsOnTheWay are the statuses ContentsPending keeps: every status
 // but ContentIndexed and ContentFailed.
-var contentsOnTheWay = []string{ContentQueued, ContentExtracting, ContentChunking, ContentEmbedding, ContentIndexing}
+var contentsOnTheWay = []string{store.ContentQueued, store.ContentExtracting, store.ContentChunking, store.ContentEmbedding, store.ContentIndexing}
 
-// SourceContents lists a page of a source's contents, newest first, with
+// sourceContents lists a page of a source's contents, newest first, with
 // the total the filter matches. status "" keeps every content, a content
 // status keeps that one, ContentsPending keeps those not yet indexed or
-// failed. The source must be the account's and live (else ErrNotFound).
-func (db *DB) SourceContents(ctx context.Context, accountID, sourceID, status string, offset, limit int) ([]Content, int, error) {
-	if _, err := db.Source(ctx, accountID, sourceID); err != nil {
+// failed. The source must be the account's and live (else
+// store.ErrNotFound).
+func (r repo) sourceContents(ctx context.Context, accountID, sourceID, status string, offset, limit int) ([]store.Content, int, error) {
+	if _, err := r.db.Source(ctx, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
-	count, page, args := sourceContentsQueries(db.Dialect, sourceID, status)
+	count, page, args := sourceContentsQueries(r.db.Dialect, sourceID, status)
 	var total int
-	if err := db.R.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, page, append(args, limit, offset)...)
+	out, err := store.All(ctx, r.db.R, store.ScanContent, page, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []Content{}
-	for rows.Next() {
-		c, err := scanContent(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
-// sourceContentsQueries returns SourceContents' count query and page query
+// sourceContentsQueries returns sourceContents' count query and page query
 // (whose last two placeholders, after args, are the limit and the offset).
 //
 // The source is the account's (checked before), so are its contents:
@@ -52,7 +47,7 @@ func (db *DB) SourceContents(ctx context.Context, accountID, sourceID, status st
 // needs no sort: a deep page of a large source skips index entries, not
 // whole rows with their metadata; the page's rows are then read by id.
 // (Contents created in the same instant keep the index's order.)
-func sourceContentsQueries(d Dialect, sourceID, status string) (count, page string, args []any) {
+func sourceContentsQueries(d store.Dialect, sourceID, status string) (count, page string, args []any) {
 	from, where := `contents c`, `c.source_id = $1`
 	args = []any{sourceID}
 	switch status {
@@ -64,7 +59,7 @@ func sourceContentsQueries(d Dialect, sourceID, status string) (count, page stri
 		// source's contents in order and read each row's status: told
 		// the index, it reads the few pending ones and sorts them.
 		where += ` AND c.status IN ('` + strings.Join(contentsOnTheWay, "', '") + `')`
-		if d == SQLite {
+		if d == store.SQLite {
 			from += ` INDEXED BY contents_source_status`
 		}
 	default:
@@ -73,7 +68,7 @@ func sourceContentsQueries(d Dialect, sourceID, status string) (count, page stri
 	}
 	n := len(args)
 	return `SELECT COUNT(*) FROM ` + from + ` WHERE ` + where,
-		`SELECT ` + contentColumns + ` FROM (SELECT c.id FROM ` + from + ` WHERE ` + where + ` ORDER BY c.created_at DESC
-		LIMIT $` + itoa(n+1) + ` OFFSET $` + itoa(n+2) + `) p JOIN contents c ON c.id = p.id JOIN sources s ON s.id = c.source_id
+		`SELECT ` + store.ContentColumns + ` FROM (SELECT c.id FROM ` + from + ` WHERE ` + where + ` ORDER BY c.created_at DESC
+		LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p JOIN contents c ON c.id = p.id JOIN sources s ON s.id = c.source_id
 		ORDER BY c.created_at DESC`, args
 }

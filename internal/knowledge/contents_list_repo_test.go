@@ -1,4 +1,4 @@
-package store_test
+package knowledge
 
 import (
 	"context"
@@ -12,15 +12,16 @@ import (
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-// TestSourceContentsByStatus checks a source's contents filtered by status
-// (totals, order, the "pending" filter) and that the filters are served by
-// the index (source_id, status, created_at).
+// TestSourceContentsByStatus checks the list of a source's contents
+// filtered by status (totals, order, the "pending" filter) and that the
+// filters are served by the index (source_id, status, created_at).
 func TestSourceContentsByStatus(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct, other := newAccount(t, db), newAccount(t, db)
+		acct, other := accountFor(t, db), accountFor(t, db)
+		r := repo{db}
 		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 8, ContentFilter: "all"})
 		if err != nil {
@@ -52,7 +53,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 				ids = append(ids, c.ID)
 				byStatus[status] = append(byStatus[status], i)
 				if status != store.ContentIndexed && status != store.ContentFailed {
-					byStatus[store.ContentsPending] = append(byStatus[store.ContentsPending], i)
+					byStatus[ContentsPending] = append(byStatus[ContentsPending], i)
 				}
 				byStatus[""] = append(byStatus[""], i)
 			}
@@ -60,7 +61,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		for _, status := range []string{"", store.ContentIndexed, store.ContentFailed, store.ContentsPending, store.ContentQueued,
+		for _, status := range []string{"", store.ContentIndexed, store.ContentFailed, ContentsPending, store.ContentQueued,
 			store.ContentEmbedding, store.ContentChunking} {
 			want := byStatus[status]
 			tc := struct {
@@ -70,7 +71,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 			if len(want) > 0 {
 				tc.first = want[len(want)-1]
 			}
-			page, total, err := db.SourceContents(ctx, acct, src.ID, tc.status, 0, 10)
+			page, total, err := r.sourceContents(ctx, acct, src.ID, tc.status, 0, 10)
 			if err != nil || total != tc.total || len(page) != min(10, tc.total) {
 				t.Fatalf("%q: %d of %d, %v", tc.status, len(page), total, err)
 			}
@@ -83,11 +84,11 @@ func TestSourceContentsByStatus(t *testing.T) {
 				}
 			}
 		}
-		if deep, total, _ := db.SourceContents(ctx, acct, src.ID, store.ContentIndexed, 530, 20); total != 540 || len(deep) != 10 ||
+		if deep, total, _ := r.sourceContents(ctx, acct, src.ID, store.ContentIndexed, 530, 20); total != 540 || len(deep) != 10 ||
 			deep[9].ID != ids[byStatus[store.ContentIndexed][0]] {
 			t.Errorf("the last page of indexed: %d of %d", len(deep), total)
 		}
-		if _, _, err := db.SourceContents(ctx, other, src.ID, "", 0, 10); err != store.ErrNotFound {
+		if _, _, err := r.sourceContents(ctx, other, src.ID, "", 0, 10); err != store.ErrNotFound {
 			t.Errorf("another account: %v", err)
 		}
 
@@ -96,13 +97,13 @@ func TestSourceContentsByStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, status := range []string{store.ContentIndexed, store.ContentsPending} {
-			count, page, args := store.SourceContentsQueries(d, src.ID, status)
-			countPlan, pagePlan := queryPlan(t, db, count, args...), queryPlan(t, db, page, append(args, 50, 0)...)
+		for _, status := range []string{store.ContentIndexed, ContentsPending} {
+			count, page, args := sourceContentsQueries(d, src.ID, status)
+			countPlan, pagePlan := storetest.QueryPlan(t, db, count, args...), storetest.QueryPlan(t, db, page, append(args, 50, 0)...)
 			t.Logf("%s: the count's plan:\n%s\nthe page's plan:\n%s", status, countPlan, pagePlan)
 			// (PostgreSQL may read "indexed", most of the source, through
 			// the source's index: it knows how many there are.)
-			if (d == store.SQLite || status == store.ContentsPending) &&
+			if (d == store.SQLite || status == ContentsPending) &&
 				(!strings.Contains(countPlan, "contents_source_status") || !strings.Contains(pagePlan, "contents_source_status")) {
 				t.Errorf("%s: the index is not used", status)
 			}
@@ -111,4 +112,14 @@ func TestSourceContentsByStatus(t *testing.T) {
 			}
 		}
 	})
+}
+
+// accountFor makes an account of its own user.
+func accountFor(t *testing.T, db *store.DB) string {
+	t.Helper()
+	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
 }

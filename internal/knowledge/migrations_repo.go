@@ -1,4 +1,7 @@
-package store
+package knowledge
+
+// The embedding migrations' SQL: the tables embedding_migrations and
+// embedding_migration_vectors are the area's own.
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/fault"
+	"github.com/agentry/agentry/internal/store"
 )
 
 // Embedding migration statuses.
@@ -22,7 +26,8 @@ const (
 	MigrationCancelled = "cancelled"
 )
 
-// ErrMigrationActive is a second migration of a source while one is active.
+// ErrMigrationActive is a second migration of a source while one is
+// active (409).
 var ErrMigrationActive error = &fault.Conflict{Msg: "An embedding migration is already active for this source", Err: errors.New("an embedding migration is already active for this source")}
 
 // EmbeddingMigration re-embeds one source's chunks with another model.
@@ -44,7 +49,7 @@ const migrationColumns = `id, account_id, source_id, old_model, old_dims, target
 	progress_current, progress_total, progress_message, failure_message, notification_recipients, started_at, completed_at,
 	created_at, updated_at`
 
-func scanMigration(r rowScanner) (EmbeddingMigration, error) {
+func scanMigration(r store.Scanner) (EmbeddingMigration, error) {
 	var (
 		m               EmbeddingMigration
 		msg, fail, rcpt sql.NullString
@@ -52,9 +57,6 @@ func scanMigration(r rowScanner) (EmbeddingMigration, error) {
 	)
 	err := r.Scan(&m.ID, &m.AccountID, &m.SourceID, &m.OldModel, &m.OldDims, &m.TargetModel, &m.TargetDims, &m.Status, &m.Phase,
 		&m.ProgressCurrent, &m.ProgressTotal, &msg, &fail, &rcpt, &started, &done, &m.CreatedAt, &m.UpdatedAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return m, ErrNotFound
-	}
 	if err != nil {
 		return m, err
 	}
@@ -67,17 +69,17 @@ func scanMigration(r rowScanner) (EmbeddingMigration, error) {
 	return m, nil
 }
 
-// CreateEmbeddingMigration inserts m as pending unless the source has an
-// active migration (ErrMigrationActive), and runs also in the same
-// transaction (to enqueue its job).
-func (db *DB) CreateEmbeddingMigration(ctx context.Context, m EmbeddingMigration, also func(tx *sql.Tx, conn *sql.Conn, m EmbeddingMigration) error) (EmbeddingMigration, error) {
-	m.ID, m.CreatedAt, m.Status, m.Phase = NewID(), Now(), MigrationPending, "queued"
+// createMigration inserts m as pending unless the source has an active
+// migration (ErrMigrationActive), and runs also in the same transaction
+// (to enqueue its job).
+func (r repo) createMigration(ctx context.Context, m EmbeddingMigration, also func(tx *sql.Tx, conn *sql.Conn, m EmbeddingMigration) error) (EmbeddingMigration, error) {
+	m.ID, m.CreatedAt, m.Status, m.Phase = store.NewID(), store.Now(), MigrationPending, "queued"
 	m.UpdatedAt = m.CreatedAt
 	var rcpt any
 	if m.NotificationRecipients != nil {
 		rcpt = jsonText(m.NotificationRecipients)
 	}
-	err := db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+	err := r.db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM embedding_migrations WHERE account_id = $1 AND source_id = $2
 			AND status IN ($3, $4, $5)`, m.AccountID, m.SourceID, MigrationPending, MigrationRunning, MigrationSwitching).Scan(&n); err != nil {
@@ -97,35 +99,34 @@ func (db *DB) CreateEmbeddingMigration(ctx context.Context, m EmbeddingMigration
 	return m, err
 }
 
-// LatestEmbeddingMigration returns the newest migration of a source.
-func (db *DB) LatestEmbeddingMigration(ctx context.Context, accountID, sourceID string) (EmbeddingMigration, error) {
-	return scanMigration(db.R.QueryRowContext(ctx, `SELECT `+migrationColumns+` FROM embedding_migrations
-		WHERE account_id = $1 AND source_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1`, accountID, sourceID))
+// latestMigration returns the newest migration of a source.
+func (r repo) latestMigration(ctx context.Context, accountID, sourceID string) (EmbeddingMigration, error) {
+	return store.One(ctx, r.db.R, scanMigration, `SELECT `+migrationColumns+` FROM embedding_migrations
+		WHERE account_id = $1 AND source_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1`, accountID, sourceID)
 }
 
-// EmbeddingMigration returns one migration of the account.
-func (db *DB) EmbeddingMigration(ctx context.Context, accountID, id string) (EmbeddingMigration, error) {
-	return scanMigration(db.R.QueryRowContext(ctx, `SELECT `+migrationColumns+` FROM embedding_migrations
-		WHERE account_id = $1 AND id = $2`, accountID, id))
+// migration returns one migration of the account.
+func (r repo) migration(ctx context.Context, accountID, id string) (EmbeddingMigration, error) {
+	return store.One(ctx, r.db.R, scanMigration, `SELECT `+migrationColumns+` FROM embedding_migrations
+		WHERE account_id = $1 AND id = $2`, accountID, id)
 }
 
-// MigrationProgress moves a pending or running migration to running with
+// migrationProgress moves a pending or running migration to running with
 // its progress; false once it is neither (cancelled).
-func (db *DB) MigrationProgress(ctx context.Context, id string, current, total int, msg string) (bool, error) {
-	now := Now()
-	res, err := db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'embedding', progress_current = $2,
+func (r repo) migrationProgress(ctx context.Context, id string, current, total int, msg string) (bool, error) {
+	now := store.Now()
+	return changed(r.db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'embedding', progress_current = $2,
 		progress_total = $3, progress_message = $4, started_at = COALESCE(started_at, $5), updated_at = $5
-		WHERE id = $6 AND status IN ($7, $1)`, MigrationRunning, current, total, msg, now, id, MigrationPending)
-	return exportAffected(res, err)
+		WHERE id = $6 AND status IN ($7, $1)`, MigrationRunning, current, total, msg, now, id, MigrationPending))
 }
 
-// StageMigrationVectors records re-embedded vectors of chunks.
-func (db *DB) StageMigrationVectors(ctx context.Context, id string, seqs []int64, vecs [][]float32) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+// stageMigrationVectors records re-embedded vectors of chunks.
+func (r repo) stageMigrationVectors(ctx context.Context, id string, seqs []int64, vecs [][]float32) error {
+	return r.db.Tx(ctx, func(tx *sql.Tx) error {
 		for i, seq := range seqs {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO embedding_migration_vectors (migration_id, chunk_seq, embedding)
 				VALUES ($1, $2, $3) ON CONFLICT (migration_id, chunk_seq) DO UPDATE SET embedding = excluded.embedding`,
-				id, seq, EncodeVector(vecs[i])); err != nil {
+				id, seq, store.EncodeVector(vecs[i])); err != nil {
 				return err
 			}
 		}
@@ -133,39 +134,33 @@ func (db *DB) StageMigrationVectors(ctx context.Context, id string, seqs []int64
 	})
 }
 
-// UnstagedChunk is a chunk of the source the migration has not embedded yet.
-type UnstagedChunk struct {
+// unstagedChunk is a chunk of the source the migration has not embedded yet.
+type unstagedChunk struct {
 	Seq  int64
 	Text string
 }
 
-// UnstagedChunks returns up to limit chunks of the migration's source
+// unstagedChunks returns up to limit chunks of the migration's source
 // without a staged vector, and how many chunks the source has.
-func (db *DB) UnstagedChunks(ctx context.Context, m EmbeddingMigration, limit int) ([]UnstagedChunk, int, error) {
+func (r repo) unstagedChunks(ctx context.Context, m EmbeddingMigration, limit int) ([]unstagedChunk, int, error) {
 	var total int
 	// Only the old generation: copies of the new one that a switch
 	// already made need no embedding.
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE account_id = $1 AND source_id = $2
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE account_id = $1 AND source_id = $2
 		AND model = $3 AND dims = $4`, m.AccountID, m.SourceID, m.OldModel, m.OldDims).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT c.seq, c.text FROM kb_chunks c
+	out, err := store.All(ctx, r.db.R, func(row store.Scanner) (unstagedChunk, error) {
+		var u unstagedChunk
+		return u, row.Scan(&u.Seq, &u.Text)
+	}, `SELECT c.seq, c.text FROM kb_chunks c
 		LEFT JOIN embedding_migration_vectors v ON v.migration_id = $1 AND v.chunk_seq = c.seq
 		WHERE c.account_id = $2 AND c.source_id = $3 AND c.model = $5 AND c.dims = $6 AND v.chunk_seq IS NULL ORDER BY c.seq LIMIT $4`,
 		m.ID, m.AccountID, m.SourceID, limit, m.OldModel, m.OldDims)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []UnstagedChunk
-	for rows.Next() {
-		var u UnstagedChunk
-		if err := rows.Scan(&u.Seq, &u.Text); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, u)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // ErrMigrationIncomplete is a switch that found chunks added since the
@@ -175,22 +170,22 @@ var ErrMigrationIncomplete = errors.New("chunks were added during the migration"
 // The switch to the new generation goes in steps, each its own short
 // transaction, so that no write holds the database for long (SQLite has
 // one writer: a switch of 67,000 chunks in one transaction once held every
-// tenant's writes for 49 s). BeginEmbeddingSwitch marks the migration
-// switching; SwitchEmbeddingBatch replaces a batch of old-generation
+// tenant's writes for 49 s). beginEmbeddingSwitch marks the migration
+// switching; switchEmbeddingBatch replaces a batch of old-generation
 // chunks by copies carrying their staged vectors (text readers see each
 // passage exactly once at every commit; the vector side reads only the
-// generation the source names, see SourceVectors); FinishEmbeddingSwitch
-// moves the source to the new model and size once no old chunk is left.
+// generation the source names, see store.SourceVectors);
+// finishEmbeddingSwitch moves the source to the new model and size once no
+// old chunk is left.
 
-// BeginEmbeddingSwitch moves a running migration to switching; false when
+// beginEmbeddingSwitch moves a running migration to switching; false when
 // it is no longer running (cancelled).
-func (db *DB) BeginEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (bool, error) {
-	res, err := db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'switching', updated_at = $2
-		WHERE id = $3 AND status = $4`, MigrationSwitching, Now(), m.ID, MigrationRunning)
-	return exportAffected(res, err)
+func (r repo) beginEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (bool, error) {
+	return changed(r.db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'switching', updated_at = $2
+		WHERE id = $3 AND status = $4`, MigrationSwitching, store.Now(), m.ID, MigrationRunning))
 }
 
-// SwitchEmbeddingBatch replaces up to limit chunks of the old generation
+// switchEmbeddingBatch replaces up to limit chunks of the old generation
 // by copies carrying their staged vectors, in one transaction, with inTx
 // run inside it for an index kept in the database, from the seq after on
 // (the last batch's highest: what lies below was switched, and a chunk
@@ -198,14 +193,14 @@ func (db *DB) BeginEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (b
 // seqs and the added chunks (none when no old chunk is left), false when
 // the migration is no longer switching, and ErrMigrationIncomplete when a
 // chunk has no staged vector (it was added since the last pass).
-func (db *DB) SwitchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, after int64, limit int,
-	inTx func(tx *sql.Tx, added []Chunk) error) (removed []int64, added []Chunk, ok bool, err error) {
-	now := Now()
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+func (r repo) switchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, after int64, limit int,
+	inTx func(tx *sql.Tx, added []store.Chunk) error) (removed []int64, added []store.Chunk, ok bool, err error) {
+	now := store.Now()
+	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// The source's lock first: an index job committing meanwhile either
 		// lands before (its chunks have no staged vector, so the switch
 		// reports ErrMigrationIncomplete) or after.
-		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
+		if _, _, err := store.LockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
 			return err
 		}
 		var status string
@@ -223,7 +218,7 @@ func (db *DB) SwitchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, af
 			return err
 		}
 		for rows.Next() {
-			var c Chunk
+			var c store.Chunk
 			var emb []byte
 			if err := rows.Scan(&c.Seq, &c.ID, &c.ContentID, &c.VersionID, &c.Ordinal, &c.TextStart, &c.TextEnd, &c.Text, &emb); err != nil {
 				rows.Close()
@@ -234,8 +229,8 @@ func (db *DB) SwitchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, af
 				return ErrMigrationIncomplete
 			}
 			removed = append(removed, c.Seq)
-			c.Seq, c.ID = 0, NewID()
-			c.AccountID, c.SourceID, c.Model, c.Dims, c.Vector = m.AccountID, m.SourceID, m.TargetModel, m.TargetDims, DecodeVector(emb)
+			c.Seq, c.ID = 0, store.NewID()
+			c.AccountID, c.SourceID, c.Model, c.Dims, c.Vector = m.AccountID, m.SourceID, m.TargetModel, m.TargetDims, store.DecodeVector(emb)
 			added = append(added, c)
 		}
 		rows.Close()
@@ -250,7 +245,7 @@ func (db *DB) SwitchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, af
 			append([]any{m.ID}, args...)...); err != nil {
 			return err
 		}
-		if err := insertChunks(ctx, tx, db.Dialect, added, now); err != nil {
+		if err := r.db.InsertChunks(ctx, tx, added, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET updated_at = $1 WHERE id = $2`, now, m.ID); err != nil {
@@ -278,15 +273,15 @@ func seqList(seqs []int64, first int) (string, []any) {
 	return b.String(), args
 }
 
-// FinishEmbeddingSwitch moves the source to the new model and size and
+// finishEmbeddingSwitch moves the source to the new model and size and
 // completes the migration, once no chunk of the old generation is left
 // (ErrMigrationIncomplete otherwise: one was added meanwhile); false when
 // the migration is no longer switching. A small transaction: the chunks
 // were switched before it.
-func (db *DB) FinishEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (ok bool, err error) {
-	now := Now()
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
+func (r repo) finishEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (ok bool, err error) {
+	now := store.Now()
+	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, _, err := store.LockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
 			return err
 		}
 		var left int
@@ -297,9 +292,8 @@ func (db *DB) FinishEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (
 		if left > 0 {
 			return ErrMigrationIncomplete
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'done', progress_current = progress_total,
-			completed_at = $2, updated_at = $2 WHERE id = $3 AND status = $4`, MigrationCompleted, now, m.ID, MigrationSwitching)
-		if ok, err = exportAffected(res, err); err != nil || !ok {
+		if ok, err = changed(tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'done', progress_current = progress_total,
+			completed_at = $2, updated_at = $2 WHERE id = $3 AND status = $4`, MigrationCompleted, now, m.ID, MigrationSwitching)); err != nil || !ok {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE sources SET embedding_model = $1, dimensions = $2, updated_at = $3
@@ -312,24 +306,24 @@ func (db *DB) FinishEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (
 	return ok, err
 }
 
-// ResumeEmbeddingMigration puts a migration whose switch found new chunks
+// resumeEmbeddingMigration puts a migration whose switch found new chunks
 // back to running.
-func (db *DB) ResumeEmbeddingMigration(ctx context.Context, id string) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'embedding', updated_at = $2
-		WHERE id = $3 AND status = $4`, MigrationRunning, Now(), id, MigrationSwitching)
+func (r repo) resumeEmbeddingMigration(ctx context.Context, id string) error {
+	_, err := r.db.W.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, phase = 'embedding', updated_at = $2
+		WHERE id = $3 AND status = $4`, MigrationRunning, store.Now(), id, MigrationSwitching)
 	return err
 }
 
-// EndEmbeddingMigration cancels (or fails, with a reason) an active
+// endEmbeddingMigration cancels (or fails, with a reason) an active
 // migration and drops its staged vectors; false when it was not active.
-func (db *DB) EndEmbeddingMigration(ctx context.Context, accountID, id, status string, reason *string) (bool, error) {
+func (r repo) endEmbeddingMigration(ctx context.Context, accountID, id, status string, reason *string) (bool, error) {
 	var ok bool
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		now := Now()
-		res, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, failure_message = $2, completed_at = $3, updated_at = $3
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+		now := store.Now()
+		var err error
+		if ok, err = changed(tx.ExecContext(ctx, `UPDATE embedding_migrations SET status = $1, failure_message = $2, completed_at = $3, updated_at = $3
 			WHERE account_id = $4 AND id = $5 AND status IN ($6, $7)`, status, reason, now, accountID, id,
-			MigrationPending, MigrationRunning)
-		if ok, err = exportAffected(res, err); err != nil || !ok {
+			MigrationPending, MigrationRunning)); err != nil || !ok {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM embedding_migration_vectors WHERE migration_id = $1`, id)
@@ -338,9 +332,9 @@ func (db *DB) EndEmbeddingMigration(ctx context.Context, accountID, id, status s
 	return ok, err
 }
 
-// CountStagedVectors counts a migration's staged vectors.
-func (db *DB) CountStagedVectors(ctx context.Context, id string) (int, error) {
+// countStagedVectors counts a migration's staged vectors.
+func (r repo) countStagedVectors(ctx context.Context, id string) (int, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM embedding_migration_vectors WHERE migration_id = $1`, id).Scan(&n)
+	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM embedding_migration_vectors WHERE migration_id = $1`, id).Scan(&n)
 	return n, err
 }

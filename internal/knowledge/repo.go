@@ -1,0 +1,48 @@
+package knowledge
+
+// The knowledge area keeps its own persistence (issue 31's vertical
+// slices): the tables it owns (see tablesOwnedByArea in internal/archtest)
+// are read and written only here, through repo, which holds the store's
+// pools and lends its helpers.
+
+import (
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/agentry/agentry/internal/store"
+)
+
+// repo is the area's SQL.
+type repo struct{ db *store.DB }
+
+func (s *Service) repo() repo { return repo{s.db} }
+
+func nullStr(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	return &v.String
+}
+
+func nullTime(v sql.NullTime) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := v.Time.UTC()
+	return &t
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// changed reads whether a statement changed a row.
+func changed(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
