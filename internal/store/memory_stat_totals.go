@@ -251,13 +251,13 @@ func (db *DB) statTimeOfDayCol(col string) string {
 		+ CAST(substr(substr(` + col + `, 20, instr(` + col + `, ' +') - 20) || '0000000', 2, 6) AS INTEGER))`
 }
 
-// statTagsFrom is a FROM clause over live entries e joined with their
-// tags t(value).
-func (db *DB) statTagsFrom() string {
+// statTagsFrom is a FROM clause over entries (a table or subquery named
+// e) joined with their tags t(value).
+func (db *DB) statTagsFrom(entries string) string {
 	if db.Dialect == Postgres {
-		return `memory_entries e CROSS JOIN LATERAL jsonb_array_elements_text(CAST(e.tags AS JSONB)) AS t(value)`
+		return entries + ` CROSS JOIN LATERAL jsonb_array_elements_text(CAST(e.tags AS JSONB)) AS t(value)`
 	}
-	return `memory_entries e, json_each(e.tags) t`
+	return entries + `, json_each(e.tags) t`
 }
 
 // RebuildMemoryStats counts a bank's totals afresh from its entries: for
@@ -281,7 +281,7 @@ func (db *DB) RebuildMemoryStats(ctx context.Context, bankID string) error {
 			FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL AND speaker IS NOT NULL GROUP BY bank_id, ` + day + `, speaker`,
 			`INSERT INTO memory_stat_labels (bank_id, day, kind, label, entries)
 			SELECT e.bank_id, ` + db.statDayCol("e.created_at") + `, 'tag', t.value, COUNT(*)
-			FROM ` + db.statTagsFrom() + ` WHERE e.bank_id = $1 AND e.deleted_at IS NULL GROUP BY e.bank_id, ` + db.statDayCol("e.created_at") + `, t.value`,
+			FROM ` + db.statTagsFrom("memory_entries e") + ` WHERE e.bank_id = $1 AND e.deleted_at IS NULL GROUP BY e.bank_id, ` + db.statDayCol("e.created_at") + `, t.value`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, bankID); err != nil {
 				return err

@@ -80,13 +80,17 @@ func memoryStatSpan(from, to time.Time) (firstDay, endDay string, edges [2][2]ti
 // speaker and tag.
 func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to time.Time) (MemoryStatSums, error) {
 	var s MemoryStatSums
-	firstDay, endDay, edges := memoryStatSpan(from, to)
-	args := []any{bankID, firstDay, endDay, edges[0][0], edges[0][1], edges[1][0], edges[1][1]}
-	const (
-		kept  = ` WHERE bank_id = $1 AND day >= $2 AND day < $3`
-		edged = ` WHERE e.bank_id = $1 AND e.deleted_at IS NULL
-			AND (e.created_at >= $4 AND e.created_at < $5 OR e.created_at >= $6 AND e.created_at < $7)`
-	)
+	firstDay, endDay, span := memoryStatSpan(from, to)
+	args := []any{bankID, firstDay, endDay, span[0][0], span[0][1], span[1][0], span[1][1]}
+	const kept = ` WHERE bank_id = $1 AND day >= $2 AND day < $3`
+	// The edges' entries: two range reads of the time index (one with an
+	// OR of the two ranges would let SQLite read the bank's every entry
+	// along another index).
+	edge := func(lo, hi string) string {
+		return `SELECT created_at, tokens, summary, partition_key, speaker, tags FROM memory_entries
+			WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $` + lo + ` AND created_at < $` + hi
+	}
+	edges := ` (` + edge("4", "5") + ` UNION ALL ` + edge("6", "7") + `) AS e`
 	key, day := db.keyCol(), db.statDayCol("e.created_at")
 	collate := ""
 	if db.Dialect == Postgres {
@@ -99,7 +103,7 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to tim
 	go func() {
 		keyPass <- db.memoryStatsByKey(ctx, `SELECT k, CAST(SUM(n) AS BIGINT) FROM (
 			SELECT partition_key AS k, entries AS n FROM memory_stat_keys`+kept+`
-			UNION ALL SELECT e.`+key+`, COUNT(*) FROM memory_entries e`+edged+` GROUP BY e.`+key+`) AS t
+			UNION ALL SELECT e.`+key+`, COUNT(*) FROM`+edges+` GROUP BY e.`+key+`) AS t
 			GROUP BY k`, args)
 	}()
 	wait := func(err error) (MemoryStatSums, error) {
@@ -109,7 +113,7 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to tim
 
 	rows, err := db.R.QueryContext(ctx, `SELECT day, tokens, entries, summaries, created_us FROM memory_stat_tokens`+kept+`
 		UNION ALL SELECT `+day+`, e.tokens, COUNT(*), SUM(CASE WHEN e.summary THEN 1 ELSE 0 END), CAST(SUM(`+db.statTimeOfDayCol("e.created_at")+`) AS BIGINT)
-		FROM memory_entries e`+edged+` GROUP BY `+day+`, e.tokens`, args...)
+		FROM`+edges+` GROUP BY `+day+`, e.tokens`, args...)
 	if err != nil {
 		return wait(err)
 	}
@@ -155,8 +159,8 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to tim
 	speakers, tags := map[string]int{}, map[string]int{}
 	rows, err = db.R.QueryContext(ctx, `SELECT kind, label, CAST(SUM(n) AS BIGINT) FROM (
 		SELECT kind, label, entries AS n FROM memory_stat_labels`+kept+`
-		UNION ALL SELECT 'speaker', e.speaker`+collate+`, COUNT(*) FROM memory_entries e`+edged+` AND e.speaker IS NOT NULL GROUP BY e.speaker`+collate+`
-		UNION ALL SELECT 'tag', t.value`+collate+`, COUNT(*) FROM `+db.statTagsFrom()+edged+` GROUP BY t.value`+collate+`) AS l
+		UNION ALL SELECT 'speaker', e.speaker`+collate+`, COUNT(*) FROM`+edges+` WHERE e.speaker IS NOT NULL GROUP BY e.speaker`+collate+`
+		UNION ALL SELECT 'tag', t.value`+collate+`, COUNT(*) FROM `+db.statTagsFrom(edges)+` GROUP BY t.value`+collate+`) AS l
 		GROUP BY kind, label`, args...)
 	if err != nil {
 		return wait(err)
