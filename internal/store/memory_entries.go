@@ -85,21 +85,42 @@ func insertMemoryEntry(ctx context.Context, ex interface {
 // AddMemoryEntry stores e durably (committed when this returns) and
 // returns it with its id and time. The bank must be a live bank of the
 // account: one statement checks that and inserts; the bank's stat totals
-// (memory_stat_totals.go) count the entry in the same transaction.
+// (memory_stat_totals.go) count the entry in the same transaction. On
+// PostgreSQL the insert and the totals are one statement, one round trip
+// as the insert alone was (add_chat_turn's hot path); on SQLite, where a
+// statement costs no round trip, a transaction of them.
 func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, error) {
 	e.ID, e.CreatedAt = NewID(), Now()
+	insert := `INSERT INTO memory_entries (` + memoryEntryColumns + `)
+		SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13 WHERE EXISTS (
+			SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`
+	d := newStatDelta()
+	d.add(e, 1)
+	if db.Dialect == Postgres {
+		// The bank's row is key-share locked before any total is (as the
+		// insert's foreign key check does, but that runs at the end of
+		// the statement): a reset or a deletion of the bank, which locks
+		// the row first, then never waits on a total this statement
+		// holds while it waits on the bank.
+		insert = strings.Replace(insert, `deleted_at IS NULL)`, `deleted_at IS NULL FOR KEY SHARE)`, 1)
+		q, args := d.withInsert(insert, memoryEntryArgs(e))
+		var n int
+		if err := db.W.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return e, err
+		}
+		if n == 0 {
+			return e, ErrNotFound
+		}
+		return e, nil
+	}
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`)
-			SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13 WHERE EXISTS (
-				SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`, memoryEntryArgs(e)...)
+		res, err := tx.ExecContext(ctx, insert, memoryEntryArgs(e)...)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		d := newStatDelta()
-		d.add(e, 1)
 		return d.apply(ctx, tx)
 	})
 	return e, err
@@ -388,11 +409,13 @@ func (db *DB) ExpireMemoryEntries(ctx context.Context, accountID, bankID string,
 	var contents []string
 	cutDay, _ := statDay(cut)
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		// The bank's row orders the sweep against a compaction, which
+		// The bank's row orders the sweep against a compaction (which
 		// could otherwise write a summary dated before cut while the
-		// sweep deletes what is before it.
+		// sweep deletes what is before it) and a reset, not against
+		// inserts (their key-share lock does not conflict), which count
+		// on today's totals, never on the days before cut's.
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2`+db.lockFor("UPDATE"), accountID, bankID).Scan(&one)
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2`+db.lockFor("NO KEY UPDATE"), accountID, bankID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -128,6 +129,57 @@ func (d *statDelta) apply(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	return statLabelsTable.upsert(ctx, tx, labels)
+}
+
+// withInsert is one PostgreSQL statement that runs insert (an INSERT of
+// one entry, with args, that takes the bank's row lock first) and, when
+// it inserted a row, adds d (which only adds) to the totals; it answers
+// how many rows insert wrote. Each sub-statement of the totals reads the
+// one before it, so they run one after the other in the order apply
+// writes (the tables in turn, each one's rows sorted) and the row locks
+// are taken in the same order as a transaction of apply takes them.
+func (d *statDelta) withInsert(insert string, args []any) (string, []any) {
+	var q strings.Builder
+	q.WriteString("WITH added AS (" + insert + " RETURNING 1)")
+	param := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	prev, n := "added", 0
+	step := func(sql string) {
+		n++
+		name := "totals" + itoa(n)
+		q.WriteString(", " + name + " AS (" + strings.Replace(sql, "FROM prev", "FROM "+prev, 1) + " RETURNING 1)")
+		prev = name
+	}
+	for _, k := range sortedKeys(d.tokens, func(a, b statTokensKey) int {
+		return cmp.Or(cmp.Compare(a.bank, b.bank), cmp.Compare(a.day, b.day), cmp.Compare(a.tokens, b.tokens))
+	}) {
+		t := d.tokens[k]
+		step(fmt.Sprintf(`INSERT INTO memory_stat_tokens (bank_id, day, tokens, entries, summaries, created_us)
+			SELECT %s, %s, CAST(%s AS INTEGER), CAST(%s AS BIGINT), CAST(%s AS BIGINT), CAST(%s AS BIGINT) FROM prev
+			ON CONFLICT (bank_id, day, tokens) DO UPDATE SET entries = memory_stat_tokens.entries + excluded.entries,
+			summaries = memory_stat_tokens.summaries + excluded.summaries, created_us = memory_stat_tokens.created_us + excluded.created_us`,
+			param(k.bank), param(k.day), param(k.tokens), param(t.entries), param(t.summaries), param(t.createdUS)))
+	}
+	for _, k := range sortedKeys(d.keys, func(a, b statKeyKey) int {
+		return cmp.Or(cmp.Compare(a.bank, b.bank), cmp.Compare(a.day, b.day), cmp.Compare(a.key, b.key))
+	}) {
+		step(fmt.Sprintf(`INSERT INTO memory_stat_keys (bank_id, day, partition_key, entries) SELECT %s, %s, %s, CAST(%s AS BIGINT) FROM prev
+			ON CONFLICT (bank_id, day, partition_key) DO UPDATE SET entries = memory_stat_keys.entries + excluded.entries`,
+			param(k.bank), param(k.day), param(k.key), param(d.keys[k])))
+	}
+	for _, k := range sortedKeys(d.labels, func(a, b statLabelKey) int {
+		return cmp.Or(cmp.Compare(a.bank, b.bank), cmp.Compare(a.day, b.day), cmp.Compare(a.kind, b.kind), cmp.Compare(a.label, b.label))
+	}) {
+		step(fmt.Sprintf(`INSERT INTO memory_stat_labels (bank_id, day, kind, label, entries) SELECT %s, %s, %s, %s, CAST(%s AS BIGINT) FROM prev
+			ON CONFLICT (bank_id, day, kind, label) DO UPDATE SET entries = memory_stat_labels.entries + excluded.entries`,
+			param(k.bank), param(k.day), param(k.kind), param(k.label), param(d.labels[k])))
+	}
+	// The main query reads the last, which reads the one before, … and
+	// the first reads added.
+	q.WriteString(" SELECT COUNT(*) FROM " + prev)
+	return q.String(), args
 }
 
 func sortedKeys[K comparable, V any](m map[K]V, order func(a, b K) int) []K {
