@@ -26,6 +26,10 @@ func seedEntry(t *testing.T, s *testserver.Server, accountID, bankID, key, conte
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Written with SQL of its own: the bank's stat totals counted afresh.
+	if err := s.DB.RebuildMemoryStats(context.Background(), bankID); err != nil {
+		t.Fatal(err)
+	}
 	return id
 }
 
@@ -219,6 +223,9 @@ func TestMemoryEntriesSearchReadsAWindow(t *testing.T) {
 			}
 		}
 		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DB.RebuildMemoryStats(ctx, bank); err != nil {
 			t.Fatal(err)
 		}
 		first := listEntries(t, s, s.Key, bank, "?q=needle")

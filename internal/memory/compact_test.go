@@ -116,6 +116,9 @@ func TestSweepAndCompactJob(t *testing.T) {
 		if _, err := s.DB.W.ExecContext(ctx, `UPDATE memory_entries SET created_at = $1 WHERE bank_id = $2`, time.Now().Add(-10*24*time.Hour).UTC(), old.ID); err != nil {
 			t.Fatal(err)
 		}
+		if err := s.DB.RebuildMemoryStats(ctx, old.ID); err != nil {
+			t.Fatal(err)
+		}
 		// (The hourly job's run at start may race this call for the same
 		// partition; either way one summary results.)
 		if _, err := s.S.Memory.Sweep(ctx); err != nil {
@@ -133,6 +136,9 @@ func TestSweepAndCompactJob(t *testing.T) {
 
 		// Retention (30 days by default) removes what is older.
 		if _, err := s.DB.W.ExecContext(ctx, `UPDATE memory_entries SET created_at = $1 WHERE bank_id = $2`, time.Now().Add(-31*24*time.Hour).UTC(), old.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DB.RebuildMemoryStats(ctx, old.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.S.Memory.Sweep(ctx); err != nil {

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"math"
+	"math/big"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -54,15 +55,41 @@ func histogramDistribution(h []store.ValueCount) Distribution {
 	return Distribution{Avg: math.Round(sum/float64(n)*100) / 100, P95: p95, Min: float64(h[0].Value), Max: float64(h[len(h)-1].Value)}
 }
 
+// averageAgeDays is the average age in days at now of n entries created
+// on the given days, rounded to the hundredth (half away from zero, as
+// math.Round), computed exactly: the sum of the ages in microseconds is
+// each day's count times the time from its midnight to now, less the sum
+// of its entries' times of day.
+func averageAgeDays(now time.Time, days []store.MemoryStatDay, n int) float64 {
+	total, term := new(big.Int), new(big.Int)
+	for _, d := range days {
+		term.Mul(big.NewInt(d.Entries), big.NewInt(now.UnixMicro()-d.Day.UnixMicro()))
+		total.Add(total, term.Sub(term, big.NewInt(d.CreatedMicroseconds)))
+	}
+	return float64(roundedQuotient(total, big.NewInt(int64(n)*int64(24*time.Hour/time.Microsecond)/100))) / 100
+}
+
+// roundedQuotient is a/b (b > 0) rounded to the nearest integer, halves
+// away from zero.
+func roundedQuotient(a, b *big.Int) int64 {
+	q, r := new(big.Int).QuoRem(a, b, new(big.Int))
+	if twice := new(big.Int).Abs(r); twice.Lsh(twice, 1).Cmp(b) >= 0 {
+		q.Add(q, big.NewInt(int64(a.Sign())))
+	}
+	return q.Int64()
+}
+
 // ageDays is an entry's age in days, to the hundredth.
 func ageDays(now, at time.Time) float64 { return math.Round(now.Sub(at).Hours()/24*100) / 100 }
 
 // Stats sums up a bank's live entries created in [from, to): counts and
-// distributions only, never an entry's text. The store adds them up (two
-// grouped reads of an index, which still visit every entry of the
-// period, then three reads at given ranks); the age
+// distributions only, never an entry's text. The store adds them up from
+// the totals it keeps per UTC day for the whole days of the period and
+// from the entries of the two partial days at its edges; the age
 // distribution's 95th percentile, minimum and maximum are the ages of the
-// entries at those ranks, newest first, as ages only grow with time.
+// entries at those ranks (three reads at given ranks, newest first, as
+// ages only grow with time), its average the exact average age (from
+// each day's count and sum of creation times) rounded to the hundredth.
 func (s *Service) Stats(ctx context.Context, accountID, id string, from, to time.Time) (map[string]any, error) {
 	b, err := s.db.MemoryBank(ctx, accountID, id)
 	if err != nil {
@@ -81,7 +108,7 @@ func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now t
 	// stats are read again, a few times at most.
 	for attempt := 0; ; attempt++ {
 		var err error
-		if sums, err = s.db.MemoryStatSummary(ctx, b.ID, from, to, now); err != nil {
+		if sums, err = s.db.MemoryStatSummary(ctx, b.ID, from, to); err != nil {
 			return nil, err
 		}
 		n := sums.Entries
@@ -108,7 +135,7 @@ func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now t
 			at[i], found = t, found && ok
 		}
 		if found || attempt == 2 {
-			ages = Distribution{Avg: math.Round(float64(sums.AgeHundredths)/100/float64(n)*100) / 100,
+			ages = Distribution{Avg: averageAgeDays(now, sums.Days, n),
 				P95: ageDays(now, at[2]), Min: ageDays(now, at[0]), Max: ageDays(now, at[1])}
 			break
 		}

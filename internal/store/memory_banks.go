@@ -194,15 +194,28 @@ func (db *DB) UpdateMemoryBank(ctx context.Context, accountID, id string, p Memo
 	return db.MemoryBank(ctx, accountID, id)
 }
 
-// DeleteMemoryBank soft-deletes a bank and hard-deletes its entries.
+// DeleteMemoryBank soft-deletes a bank and hard-deletes its entries and
+// stat totals.
 func (db *DB) DeleteMemoryBank(ctx context.Context, accountID, id string) error {
 	return db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE memory_banks SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`, Now(), accountID, id)
+		// Locking the bank's row first waits for the inserts under way
+		// (each holds a key-share lock on it, from its foreign key) and
+		// makes later ones wait: none lands between the two deletes
+		// below, counted in totals that are gone or missing from them.
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`+db.lockFor("UPDATE"),
+			accountID, id).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
+		if _, err := tx.ExecContext(ctx, `UPDATE memory_banks SET deleted_at = $1 WHERE id = $2`, Now(), id); err != nil {
+			return err
+		}
+		if err := dropMemoryStats(ctx, tx, id); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM memory_entries WHERE account_id = $1 AND bank_id = $2`, accountID, id)
 		return err
@@ -227,6 +240,12 @@ func (db *DB) ClearMemoryBankSource(ctx context.Context, accountID, id string) (
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE memory_banks SET source_connection_id = NULL, updated_at = $1 WHERE id = $2`, Now(), id); err != nil {
+			return err
+		}
+		// (The row lock also waits for inserts under way, which hold a
+		// key-share lock on it from their foreign key, so each insert
+		// is either counted and deleted here or comes after.)
+		if err := dropMemoryStats(ctx, tx, id); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM memory_entries WHERE account_id = $1 AND bank_id = $2`, accountID, id)

@@ -84,20 +84,46 @@ func insertMemoryEntry(ctx context.Context, ex interface {
 
 // AddMemoryEntry stores e durably (committed when this returns) and
 // returns it with its id and time. The bank must be a live bank of the
-// account: one statement checks that and inserts, so a write is a single
-// autocommitted statement on the hot path of add_chat_turn.
+// account: one statement checks that and inserts; the bank's stat totals
+// (memory_stat_totals.go) count the entry in the same transaction. On
+// PostgreSQL the insert and the totals are one statement, one round trip
+// as the insert alone was (add_chat_turn's hot path); on SQLite, where a
+// statement costs no round trip, a transaction of them.
 func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, error) {
 	e.ID, e.CreatedAt = NewID(), Now()
-	res, err := db.W.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`)
+	insert := `INSERT INTO memory_entries (` + memoryEntryColumns + `)
 		SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13 WHERE EXISTS (
-			SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`, memoryEntryArgs(e)...)
-	if err != nil {
-		return e, err
+			SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`
+	d := newStatDelta()
+	d.add(e, 1)
+	if db.Dialect == Postgres {
+		// The bank's row is key-share locked before any total is (as the
+		// insert's foreign key check does, but that runs at the end of
+		// the statement): a reset or a deletion of the bank, which locks
+		// the row first, then never waits on a total this statement
+		// holds while it waits on the bank.
+		insert = strings.Replace(insert, `deleted_at IS NULL)`, `deleted_at IS NULL FOR KEY SHARE)`, 1)
+		q, args := d.withInsert(insert, memoryEntryArgs(e))
+		var n int
+		if err := db.W.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return e, err
+		}
+		if n == 0 {
+			return e, ErrNotFound
+		}
+		return e, nil
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return e, ErrNotFound
-	}
-	return e, nil
+	err := db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, insert, memoryEntryArgs(e)...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return d.apply(ctx, tx)
+	})
+	return e, err
 }
 
 // SetMemoryEntryContent records the indexed content of an entry.
@@ -278,15 +304,19 @@ func anyTime(v any) time.Time {
 // writes summary in their place, in one transaction: afterwards either
 // both happened or neither did. When any of ids is no longer live
 // (another compaction got there first) it writes nothing and returns
-// ErrCompactionConflict. It returns the summary as stored.
+// ErrCompactionConflict. It returns the summary as stored. The bank's
+// stat totals lose the replaced entries and gain the summary in the same
+// transaction.
 func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, partition string, ids []string, summary MemoryEntry) (MemoryEntry, error) {
 	summary.ID, summary.AccountID, summary.BankID, summary.Partition, summary.Summary = NewID(), accountID, bankID, partition, true
 	if summary.CreatedAt.IsZero() {
 		summary.CreatedAt = Now()
 	}
+	// Stored to the microsecond, as the totals count it.
+	summary.CreatedAt = summary.CreatedAt.UTC().Truncate(time.Microsecond)
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		// Compactions of a bank's partitions share its row; a reset
-		// (ClearMemoryBankSource) takes it alone.
+		// (ClearMemoryBankSource) and the retention sweep take it alone.
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`+db.lockFor("SHARE"),
 			accountID, bankID).Scan(&one)
@@ -297,6 +327,7 @@ func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, parti
 			return err
 		}
 		now := Now()
+		d := newStatDelta()
 		for start := 0; start < len(ids); start += 500 {
 			batch := ids[start:min(start+500, len(ids))]
 			args := []any{now, accountID, bankID, partition}
@@ -305,41 +336,123 @@ func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, parti
 				args = append(args, id)
 				ph[i] = "$" + itoa(len(args))
 			}
-			res, err := tx.ExecContext(ctx, `UPDATE memory_entries SET deleted_at = $1 WHERE account_id = $2 AND bank_id = $3 AND partition_key = $4
-				AND deleted_at IS NULL AND id IN (`+strings.Join(ph, ",")+`)`, args...)
+			rows, err := tx.QueryContext(ctx, `UPDATE memory_entries SET deleted_at = $1 WHERE account_id = $2 AND bank_id = $3 AND partition_key = $4
+				AND deleted_at IS NULL AND id IN (`+strings.Join(ph, ",")+`) RETURNING created_at, tokens, summary, speaker, tags`, args...)
 			if err != nil {
 				return err
 			}
-			if n, _ := res.RowsAffected(); int(n) != len(batch) {
+			n, err := countOut(rows, d, bankID, &partition, nil)
+			if err != nil {
+				return err
+			}
+			if n != len(batch) {
 				return ErrCompactionConflict
 			}
 		}
-		return insertMemoryEntry(ctx, tx, summary)
+		if err := insertMemoryEntry(ctx, tx, summary); err != nil {
+			return err
+		}
+		d.add(summary, 1)
+		return d.apply(ctx, tx)
 	})
 	return summary, err
 }
 
+// countOut reads rows of (created_at, tokens, summary, speaker, tags)
+// (and a content id and whether the entry was live, when contents is
+// non-nil) of entries of a bank just deleted, takes the live ones off d
+// and returns how many rows there were. partition is nil when the rows
+// carry their key after the tags.
+func countOut(rows *sql.Rows, d *statDelta, bankID string, partition *string, contents *[]string) (int, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var (
+			at      any
+			e       = MemoryEntry{BankID: bankID}
+			speaker sql.NullString
+			tags    string
+			live    = true
+			content sql.NullString
+		)
+		dest := []any{&at, &e.Tokens, &e.Summary, &speaker, &tags}
+		if partition == nil {
+			dest = append(dest, &e.Partition)
+		} else {
+			e.Partition = *partition
+		}
+		if contents != nil {
+			dest = append(dest, &content, &live)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return n, err
+		}
+		n++
+		if content.Valid {
+			*contents = append(*contents, content.String)
+		}
+		if !live {
+			continue
+		}
+		e.CreatedAt, e.Speaker = anyTime(at), nullStr(speaker)
+		_ = json.Unmarshal([]byte(tags), &e.Tags)
+		d.add(e, -1)
+	}
+	return n, rows.Err()
+}
+
 // ExpireMemoryEntries hard-deletes the entries of a bank created before
-// cut, and returns the indexed contents they had.
+// cut, and returns the indexed contents they had. The bank's stat totals
+// of the days before cut's go with them; those of cut's own day lose the
+// live entries deleted from it.
 func (db *DB) ExpireMemoryEntries(ctx context.Context, accountID, bankID string, cut time.Time) ([]string, error) {
 	var contents []string
+	cutDay, _ := statDay(cut)
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT content_id FROM memory_entries WHERE account_id = $1 AND bank_id = $2 AND created_at < $3 AND content_id IS NOT NULL`,
-			accountID, bankID, cut)
+		// The bank's row orders the sweep against a compaction (which
+		// could otherwise write a summary dated before cut while the
+		// sweep deletes what is before it) and a reset, not against
+		// inserts (their key-share lock does not conflict), which count
+		// on today's totals, never on the days before cut's.
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2`+db.lockFor("NO KEY UPDATE"), accountID, bankID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
+		rows, err := tx.QueryContext(ctx, `DELETE FROM memory_entries WHERE account_id = $1 AND bank_id = $2 AND created_at < $3
+			RETURNING created_at, tokens, summary, speaker, tags, partition_key, content_id, deleted_at IS NULL`, accountID, bankID, cut)
+		if err != nil {
+			return err
+		}
+		d := newStatDelta()
+		if _, err := countOut(rows, d, bankID, nil, &contents); err != nil {
+			return err
+		}
+		// Whole days are dropped; the rows of cut's day are changed.
+		for k := range d.tokens {
+			if k.day < cutDay {
+				delete(d.tokens, k)
+			}
+		}
+		for k := range d.keys {
+			if k.day < cutDay {
+				delete(d.keys, k)
+			}
+		}
+		for k := range d.labels {
+			if k.day < cutDay {
+				delete(d.labels, k)
+			}
+		}
+		for _, table := range []string{"memory_stat_tokens", "memory_stat_keys", "memory_stat_labels"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE bank_id = $1 AND day < $2`, bankID, cutDay); err != nil {
 				return err
 			}
-			contents = append(contents, id)
 		}
-		rows.Close()
-		_, err = tx.ExecContext(ctx, `DELETE FROM memory_entries WHERE account_id = $1 AND bank_id = $2 AND created_at < $3`, accountID, bankID, cut)
-		return err
+		return d.apply(ctx, tx)
 	})
 	return contents, err
 }

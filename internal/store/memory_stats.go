@@ -3,21 +3,21 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"sort"
-	"strings"
 	"time"
 )
 
-// The stats of a bank (GET /memory_banks/{id}/stats) added up in SQL:
-// what used to read every entry of the period into Go (seconds at 100,000
-// entries) is a few grouped reads of the bank's time index (migration
-// 00192, which carries every column they need). Distributions come back
-// as histograms (a value and how many entries have it), from which the
-// memory area computes the exact average, 95th percentile, minimum and
-// maximum; the age distribution is computed from the entries at the ranks
-// it needs (MemoryStatNewest).
+// The stats of a bank (GET /memory_banks/{id}/stats) added up in SQL
+// from the totals kept per bank and UTC day (memory_stat_totals.go,
+// migration 00195) for the whole days of the period, and from the entries
+// themselves for the two partial days at its edges (read along the time
+// index of migration 00192). Distributions come back as histograms (a
+// value and how many entries have it), from which the memory area
+// computes the exact average, 95th percentile, minimum and maximum; the
+// average age from the count and the sum of creation times of each day;
+// the age distribution's percentiles from the entries at the ranks it
+// needs (MemoryStatNewest).
 
 // ValueCount is one bar of a histogram: how many have the value.
 type ValueCount struct {
@@ -31,110 +31,162 @@ type NameCount struct {
 	Count int
 }
 
+// MemoryStatDay is how many entries of the period were created on a UTC
+// day and the sum of their times of day in microseconds.
+type MemoryStatDay struct {
+	Day                 time.Time // midnight, UTC
+	Entries             int64
+	CreatedMicroseconds int64
+}
+
 // MemoryStatSums is what a bank's live entries created in [from, to) add
 // up to.
 type MemoryStatSums struct {
 	Entries, Summaries int
 	Tokens             []ValueCount // entries per token count, ascending
 	PerKey             []ValueCount // keys per entry count, ascending
-	// AgeHundredths is the sum over the entries of each one's age in
-	// hundredths of a day, rounded half up as the response rounds ages.
-	AgeHundredths int64
-	TopKeys       []NameCount // the 10 largest, ties in byte order
-	TopSpeakers   []NameCount
-	TopTags       []NameCount
+	Days               []MemoryStatDay
+	TopKeys            []NameCount // the 10 largest, ties in byte order
+	TopSpeakers        []NameCount
+	TopTags            []NameCount
 }
 
 const statTopN = 10
 
-// MemoryStatSummary adds up a bank's live entries created in [from, to);
-// now is the time ages are measured from. The caller has checked that the
-// bank is the account's.
-//
-// Two grouped reads of the index do it. The first groups the entries by
-// token count, speaker and tag list (few distinct combinations in
-// practice, at most one per entry): the tokens histogram, the speakers',
-// the tags' (each distinct list read once, its count multiplied) and the
-// counts and age sum come from its rows. The second groups them by key.
-func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, now time.Time) (MemoryStatSums, error) {
-	var s MemoryStatSums
-	where := ` FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $2 AND created_at < $3`
-	key := db.keyCol()
-	// The age of an entry in hundredths of a day, rounded half up (ages
-	// are not negative): 864 seconds is a hundredth of a day.
-	age := `CAST(FLOOR(EXTRACT(EPOCH FROM (CAST($4 AS TIMESTAMPTZ) - created_at)) / 864 + 0.5) AS BIGINT)`
-	nowArg := any(now)
-	if db.Dialect == SQLite {
-		// created_at is stored as Go writes a time ("… +0000 UTC", UTC
-		// throughout); julianday reads the part before the zone, to the
-		// millisecond.
-		age = `CAST((julianday($4) - julianday(substr(created_at, 1, instr(created_at, ' +') - 1))) * 100 + 0.5 AS INTEGER)`
-		nowArg = now.UTC().Format("2006-01-02 15:04:05.000000")
+// memoryStatSpan splits [from, to) into the whole UTC days inside it
+// (days ≥ firstDay and < endDay, as 'YYYY-MM-DD') and the partial edges
+// [from, a) and [b, to) read from the entries. With no whole day inside,
+// the one edge is the whole period and the other is empty.
+func memoryStatSpan(from, to time.Time) (firstDay, endDay string, edges [2][2]time.Time) {
+	from, to = from.UTC(), to.UTC()
+	midnight := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+	first, end := midnight(from), midnight(to)
+	if first.Before(from) {
+		first = first.AddDate(0, 0, 1)
 	}
-	args := []any{bankID, from, to}
-	// The two reads run side by side, on two connections of the pool.
-	keyPass := make(chan statsByKey, 1)
-	keyFrom, groupFrom := where, where
-	if db.Dialect == SQLite {
-		// Each grouping reads an index already in its order, so SQLite
-		// groups rows as they come rather than sorting them all first
-		// (the planner would take the time index, whose range is the
-		// narrower, and sort). The period is then checked row by row:
-		// created_at || '' compares as text, as the stored times do,
-		// where the bare column's numeric affinity would try to read
-		// every time as a number first (a third of the time spent).
-		w := strings.Replace(where, "created_at >= $2 AND created_at < $3", "created_at || '' >= $2 AND created_at || '' < $3", 1)
-		keyFrom = strings.Replace(w, "FROM memory_entries", "FROM memory_entries INDEXED BY memory_entries_key_time", 1)
-		groupFrom = strings.Replace(w, "FROM memory_entries", "FROM memory_entries INDEXED BY memory_entries_bank_stats", 1)
+	if !first.Before(end) {
+		d := first.Format(time.DateOnly)
+		return d, d, [2][2]time.Time{{from, to}, {to, to}}
 	}
-	go func() { keyPass <- db.memoryStatsByKey(ctx, `SELECT `+key+`, COUNT(*)`+keyFrom+` GROUP BY `+key, args) }()
+	return first.Format(time.DateOnly), end.Format(time.DateOnly), [2][2]time.Time{{from, first}, {end, to}}
+}
 
-	rows, err := db.R.QueryContext(ctx, `SELECT tokens, COALESCE(speaker, ''), speaker IS NULL, tags, COUNT(*),
-		SUM(CASE WHEN summary THEN 1 ELSE 0 END), CAST(SUM(`+age+`) AS BIGINT)`+groupFrom+`
-		GROUP BY tokens, speaker, tags`, append(args[:len(args):len(args)], nowArg)...)
-	if err != nil {
+// MemoryStatSummary adds up a bank's live entries created in [from, to).
+// The caller has checked that the bank is the account's.
+//
+// Three reads, each of the kept totals of the whole days and of the
+// entries of the edges grouped alike: per day and token count (the
+// tokens histogram, the counts, the days' sums of times), per key, per
+// speaker and tag.
+func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to time.Time) (MemoryStatSums, error) {
+	var s MemoryStatSums
+	firstDay, endDay, span := memoryStatSpan(from, to)
+	args := []any{bankID, firstDay, endDay, span[0][0], span[0][1], span[1][0], span[1][1]}
+	const kept = ` WHERE bank_id = $1 AND day >= $2 AND day < $3`
+	// The edges' entries: two range reads of the time index (one with an
+	// OR of the two ranges would let SQLite read the bank's every entry
+	// along another index).
+	edge := func(lo, hi string) string {
+		return `SELECT created_at, tokens, summary, partition_key, speaker, tags FROM memory_entries
+			WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $` + lo + ` AND created_at < $` + hi
+	}
+	edges := ` (` + edge("4", "5") + ` UNION ALL ` + edge("6", "7") + `) AS e`
+	key, day := db.keyCol(), db.statDayCol("e.created_at")
+	collate := ""
+	if db.Dialect == Postgres {
+		collate = ` COLLATE "C"`
+	}
+
+	// The keys' read, the largest, runs beside the others on a second
+	// connection of the pool.
+	keyPass := make(chan statsByKey, 1)
+	go func() {
+		keyPass <- db.memoryStatsByKey(ctx, `SELECT k, CAST(SUM(n) AS BIGINT) FROM (
+			SELECT partition_key AS k, entries AS n FROM memory_stat_keys`+kept+`
+			UNION ALL SELECT e.`+key+`, COUNT(*) FROM`+edges+` GROUP BY e.`+key+`) AS t
+			GROUP BY k`, args)
+	}()
+	wait := func(err error) (MemoryStatSums, error) {
 		<-keyPass
 		return s, err
 	}
-	tokens, speakers, tags, tagLists := map[int64]int{}, map[string]int{}, map[string]int{}, map[string][]string{}
+
+	rows, err := db.R.QueryContext(ctx, `SELECT day, tokens, entries, summaries, created_us FROM memory_stat_tokens`+kept+`
+		UNION ALL SELECT `+day+`, e.tokens, COUNT(*), SUM(CASE WHEN e.summary THEN 1 ELSE 0 END), CAST(SUM(`+db.statTimeOfDayCol("e.created_at")+`) AS BIGINT)
+		FROM`+edges+` GROUP BY `+day+`, e.tokens`, args...)
+	if err != nil {
+		return wait(err)
+	}
+	tokens, days := map[int64]int{}, map[string]MemoryStatDay{}
 	for rows.Next() {
 		var (
-			tok           int64
-			speaker, list string
-			noSpeaker     bool
-			n, summaries  int
-			ages          int64
+			d                        string
+			tok, n, summaries, micro int64
 		)
-		if err := rows.Scan(&tok, &speaker, &noSpeaker, &list, &n, &summaries, &ages); err != nil {
+		if err := rows.Scan(&d, &tok, &n, &summaries, &micro); err != nil {
 			rows.Close()
-			<-keyPass
-			return s, err
+			return wait(err)
 		}
-		s.Entries += n
-		s.Summaries += summaries
-		s.AgeHundredths += ages
-		tokens[tok] += n
-		if !noSpeaker {
-			speakers[speaker] += n
-		}
-		if list == "[]" {
+		s.Entries += int(n)
+		s.Summaries += int(summaries)
+		tokens[tok] += int(n)
+		sum := days[d]
+		sum.Entries += n
+		sum.CreatedMicroseconds += micro
+		days[d] = sum
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return wait(err)
+	}
+	for d, sum := range days {
+		if sum.Entries == 0 {
 			continue
 		}
-		parsed, ok := tagLists[list]
-		if !ok {
-			_ = json.Unmarshal([]byte(list), &parsed)
-			tagLists[list] = parsed
+		at, err := time.Parse(time.DateOnly, d)
+		if err != nil {
+			return wait(err)
 		}
-		for _, t := range parsed {
-			tags[t] += n
+		sum.Day = at
+		s.Days = append(s.Days, sum)
+	}
+	sort.Slice(s.Days, func(i, j int) bool { return s.Days[i].Day.Before(s.Days[j].Day) })
+	if s.Entries == 0 {
+		return wait(nil)
+	}
+	s.Tokens = histogram(tokens)
+
+	speakers, tags := map[string]int{}, map[string]int{}
+	rows, err = db.R.QueryContext(ctx, `SELECT kind, label, CAST(SUM(n) AS BIGINT) FROM (
+		SELECT kind, label, entries AS n FROM memory_stat_labels`+kept+`
+		UNION ALL SELECT 'speaker', e.speaker`+collate+`, COUNT(*) FROM`+edges+` WHERE e.speaker IS NOT NULL GROUP BY e.speaker`+collate+`
+		UNION ALL SELECT 'tag', t.value`+collate+`, COUNT(*) FROM `+db.statTagsFrom(edges)+` GROUP BY t.value`+collate+`) AS l
+		GROUP BY kind, label`, args...)
+	if err != nil {
+		return wait(err)
+	}
+	for rows.Next() {
+		var (
+			kind, label string
+			n           int
+		)
+		if err := rows.Scan(&kind, &label, &n); err != nil {
+			rows.Close()
+			return wait(err)
+		}
+		if n == 0 {
+			continue
+		}
+		if kind == "speaker" {
+			speakers[label] = n
+		} else {
+			tags[label] = n
 		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil || s.Entries == 0 {
-		<-keyPass
-		return s, err
+	if err := rows.Err(); err != nil {
+		return wait(err)
 	}
-	s.Tokens = histogram(tokens)
 	s.TopSpeakers, s.TopTags = topN(speakers), topN(tags)
 
 	byKey := <-keyPass
@@ -142,7 +194,7 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to, no
 	return s, byKey.err
 }
 
-// statsByKey is the second read of MemoryStatSummary: the histogram of
+// statsByKey is the keys' read of MemoryStatSummary: the histogram of
 // entries per key and the largest keys.
 type statsByKey struct {
 	perKey []ValueCount
@@ -164,6 +216,9 @@ func (db *DB) memoryStatsByKey(ctx context.Context, query string, args []any) (o
 		)
 		if err := rows.Scan(&name, &n); err != nil {
 			return statsByKey{err: err}
+		}
+		if n == 0 {
+			continue
 		}
 		perKey[int64(n)]++
 		keys[name] = n
