@@ -160,7 +160,11 @@ func upload(t testing.TB, s *testserver.Server, key, agentID, filename, contentT
 // waitUpload polls an upload until it leaves processing.
 func waitUpload(t testing.TB, s *testserver.Server, key, agentID, uploadID string) api.UploadAgentInputResponse {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// A bound for a stuck upload, not a speed test: the decompression
+	// bomb's extraction inflates 128 MiB before it is stopped, which on
+	// two cores shared with the rest of CI took over 20 s.
+	const patience = 90 * time.Second
+	deadline := time.Now().Add(patience)
 	for {
 		r := s.Do(t, "GET", "/agents/"+agentID+"/input-uploads/"+uploadID, key, nil)
 		wantStatus(t, r, http.StatusOK)
@@ -170,7 +174,7 @@ func waitUpload(t testing.TB, s *testserver.Server, key, agentID, uploadID strin
 			return u
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("upload %s still processing after 20s", uploadID)
+			t.Fatalf("upload %s still processing after %s", uploadID, patience)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

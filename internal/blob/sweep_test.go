@@ -33,7 +33,11 @@ func TestHelperKilledWriter(t *testing.T) {
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		pw.Write(bytes.Repeat([]byte("x"), 1<<20)) // a megabyte reaches the file
+		// A write returns once the store has read it, not written it: the
+		// copy's last read (32 KiB at most) may still be in its buffer. The
+		// 64 KiB after the megabyte make sure the megabyte reached the file.
+		pw.Write(bytes.Repeat([]byte("x"), 1<<20))
+		pw.Write(bytes.Repeat([]byte("y"), 64<<10))
 		os.Stdout.WriteString("writing\n")
 		select {} // and the rest never comes
 	}()
