@@ -102,7 +102,7 @@ func scanPolicy(row store.Scanner) (GovernancePolicy, error) {
 		&p.CreatedAt, &p.UpdatedAt); err != nil {
 		return p, err
 	}
-	p.Description, p.PolicyType = nullString(desc), nullString(policyType)
+	p.Description, p.PolicyType = store.StringOrNil(desc), store.StringOrNil(policyType)
 	p.Config, p.Extra = rawOrNil(config), rawOrNil(extra)
 	if err := json.Unmarshal([]byte(kbs), &p.KnowledgeBaseIDs); err != nil {
 		return p, err
@@ -286,7 +286,7 @@ func scanConversation(row store.Scanner) (GovernanceConversation, error) {
 	if err := row.Scan(&c.ID, &c.AccountID, &c.UserID, &c.UserInput, &ai, &actions, &accepted, &res, &c.CreatedAt, &decided); err != nil {
 		return c, err
 	}
-	c.AIResponse, c.ProposedActions, c.Results = nullString(ai), json.RawMessage(actions), rawOrNil(res)
+	c.AIResponse, c.ProposedActions, c.Results = store.StringOrNil(ai), json.RawMessage(actions), rawOrNil(res)
 	if accepted.Valid {
 		v := accepted.Bool
 		c.Accepted = &v
@@ -405,7 +405,7 @@ func (r repo) violations(ctx context.Context, accountID string, f GovernanceViol
 		if err := row.Scan(&v.ID, &agent, &run, &step, &policy, &v.PolicyName, &v.Stage, &v.Action, &v.Rule, &v.Reason, &v.OccurredAt); err != nil {
 			return v, err
 		}
-		v.AgentID, v.RunID, v.StepID, v.PolicyID = nullString(agent), nullString(run), nullString(step), nullString(policy)
+		v.AgentID, v.RunID, v.StepID, v.PolicyID = store.StringOrNil(agent), store.StringOrNil(run), store.StringOrNil(step), store.StringOrNil(policy)
 		v.OccurredAt = v.OccurredAt.UTC()
 		return v, nil
 	}, `SELECT v.id, v.agent_id, v.run_id, v.step_id, v.policy_id, COALESCE(p.name, ''),
@@ -438,13 +438,6 @@ func nullableJSON(b json.RawMessage) any {
 		return nil
 	}
 	return string(b)
-}
-
-func nullString(v sql.NullString) *string {
-	if !v.Valid {
-		return nil
-	}
-	return &v.String
 }
 
 func rawOrNil(v sql.NullString) json.RawMessage {

@@ -60,8 +60,8 @@ func scanMigration(r store.Scanner) (EmbeddingMigration, error) {
 	if err != nil {
 		return m, err
 	}
-	m.ProgressMessage, m.FailureMessage = nullStr(msg), nullStr(fail)
-	m.StartedAt, m.CompletedAt = nullTime(started), nullTime(done)
+	m.ProgressMessage, m.FailureMessage = store.StringOrNil(msg), store.StringOrNil(fail)
+	m.StartedAt, m.CompletedAt = store.TimeOrNil(started), store.TimeOrNil(done)
 	if rcpt.Valid {
 		_ = json.Unmarshal([]byte(rcpt.String), &m.NotificationRecipients)
 	}

@@ -8,7 +8,6 @@ package knowledge
 import (
 	"database/sql"
 	"encoding/json"
-	"time"
 
 	"github.com/agentry/agentry/internal/store"
 )
@@ -17,21 +16,6 @@ import (
 type repo struct{ db *store.DB }
 
 func (s *Service) repo() repo { return repo{s.db} }
-
-func nullStr(v sql.NullString) *string {
-	if !v.Valid {
-		return nil
-	}
-	return &v.String
-}
-
-func nullTime(v sql.NullTime) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := v.Time.UTC()
-	return &t
-}
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

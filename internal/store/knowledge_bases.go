@@ -37,7 +37,7 @@ func scanKB(r rowScanner) (KnowledgeBase, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, ErrNotFound
 	}
-	k.Description, k.RerankerModel = nullStr(desc), nullStr(rr)
+	k.Description, k.RerankerModel = StringOrNil(desc), StringOrNil(rr)
 	k.SearchSettings = settings.String
 	k.DefaultTopN, k.DefaultTopK = nullInt(topN), nullInt(topK)
 	if thr.Valid {

@@ -351,7 +351,7 @@ func scanPassages(rows *sql.Rows, err error, fn func(PassageRow) error) error {
 		if err := rows.Scan(&r.Seq, &r.ContentID, &r.Text, &title, &desc, &r.Metadata); err != nil {
 			return err
 		}
-		r.Title, r.Description = nullStr(title), nullStr(desc)
+		r.Title, r.Description = StringOrNil(title), StringOrNil(desc)
 		if err := fn(r); err != nil {
 			return err
 		}

@@ -80,9 +80,9 @@ func scanContent(r rowScanner) (Content, error) {
 	if err != nil {
 		return Content{}, err
 	}
-	c.Error, c.Title, c.Description, c.TextKey, c.TextHash, c.FiredVersionID = nullStr(errMsg), nullStr(title), nullStr(desc), nullStr(textKey), nullStr(hash), nullStr(fired)
+	c.Error, c.Title, c.Description, c.TextKey, c.TextHash, c.FiredVersionID = StringOrNil(errMsg), StringOrNil(title), StringOrNil(desc), StringOrNil(textKey), StringOrNil(hash), StringOrNil(fired)
 	c.WordCount, c.TextLength, c.ChunkCount = nullInt(words), nullInt(length), nullInt(chunks)
-	c.PublishedAt, c.IndexedAt = nullTime(published), nullTime(indexed)
+	c.PublishedAt, c.IndexedAt = TimeOrNil(published), TimeOrNil(indexed)
 	c.Metadata = map[string]any{}
 	_ = json.Unmarshal([]byte(meta), &c.Metadata)
 	c.PulledAt, c.CreatedAt, c.UpdatedAt = c.PulledAt.UTC(), c.CreatedAt.UTC(), c.UpdatedAt.UTC()

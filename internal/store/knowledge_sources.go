@@ -60,10 +60,10 @@ func scanSource(r rowScanner) (Source, error) {
 	if err != nil {
 		return Source{}, err
 	}
-	s.URLID, s.URL, s.IndexMode, s.ChunkLanguage = nullStr(urlID), nullStr(url), nullStr(mode), nullStr(lang)
-	s.Polling, s.PollingAction = nullStr(polling), nullStr(pollingAction)
+	s.URLID, s.URL, s.IndexMode, s.ChunkLanguage = StringOrNil(urlID), StringOrNil(url), StringOrNil(mode), StringOrNil(lang)
+	s.Polling, s.PollingAction = StringOrNil(polling), StringOrNil(pollingAction)
 	s.PollingMaxItems, s.Retention = nullInt(maxItems), nullInt(retention)
-	s.PulledAt, s.NextPollAt = nullTime(pulled), nullTime(next)
+	s.PulledAt, s.NextPollAt = TimeOrNil(pulled), TimeOrNil(next)
 	if seps.Valid {
 		_ = json.Unmarshal([]byte(seps.String), &s.ChunkSeparators)
 	}
@@ -73,21 +73,6 @@ func scanSource(r rowScanner) (Source, error) {
 	_ = json.Unmarshal([]byte(state.String), &s.PollState)
 	s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
 	return s, nil
-}
-
-func nullStr(v sql.NullString) *string {
-	if !v.Valid {
-		return nil
-	}
-	return &v.String
-}
-
-func nullTime(v sql.NullTime) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := v.Time.UTC()
-	return &t
 }
 
 func jsonText(v any) string {

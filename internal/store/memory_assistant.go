@@ -34,7 +34,7 @@ func scanMemoryTurn(r rowScanner) (MemoryAssistantTurn, error) {
 	if err != nil {
 		return t, err
 	}
-	t.AINote, t.MemoryBankID = nullStr(note), nullStr(bank)
+	t.AINote, t.MemoryBankID = StringOrNil(note), StringOrNil(bank)
 	if cfg.Valid {
 		_ = json.Unmarshal([]byte(cfg.String), &t.Config)
 	}

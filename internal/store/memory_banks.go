@@ -42,7 +42,7 @@ func scanMemoryBank(r rowScanner) (MemoryBank, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, ErrNotFound
 	}
-	b.Description, b.EmbeddingModel, b.CompactionPrompt, b.SourceID = nullStr(desc), nullStr(model), nullStr(prompt), nullStr(src)
+	b.Description, b.EmbeddingModel, b.CompactionPrompt, b.SourceID = StringOrNil(desc), StringOrNil(model), StringOrNil(prompt), StringOrNil(src)
 	b.Dimensions, b.ChunkSize, b.ChunkOverlap, b.RetentionDays = nullInt(dims), nullInt(size), nullInt(overlap), nullInt(ret)
 	b.MaxTurns, b.MaxSizeTokens, b.MaxAgeDays = nullInt(turns), nullInt(toks), nullInt(age)
 	b.CreatedAt, b.UpdatedAt = b.CreatedAt.UTC(), b.UpdatedAt.UTC()

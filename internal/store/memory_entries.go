@@ -50,7 +50,7 @@ func scanMemoryEntry(r rowScanner) (MemoryEntry, error) {
 	if err != nil {
 		return e, err
 	}
-	e.Speaker, e.ContentID, e.RunID = nullStr(speaker), nullStr(cid), nullStr(run)
+	e.Speaker, e.ContentID, e.RunID = StringOrNil(speaker), StringOrNil(cid), StringOrNil(run)
 	_ = json.Unmarshal([]byte(meta), &e.Metadata)
 	_ = json.Unmarshal([]byte(tags), &e.Tags)
 	if e.Metadata == nil {
@@ -394,7 +394,7 @@ func countOut(rows *sql.Rows, d *statDelta, bankID string, partition *string, co
 		if !live {
 			continue
 		}
-		e.CreatedAt, e.Speaker = anyTime(at), nullStr(speaker)
+		e.CreatedAt, e.Speaker = anyTime(at), StringOrNil(speaker)
 		_ = json.Unmarshal([]byte(tags), &e.Tags)
 		d.add(e, -1)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 )
 
 // What an area's repository needs from the store when it keeps its SQL
@@ -75,3 +76,20 @@ func IsUniqueViolation(err error) bool { return isUniqueViolation(err) }
 // IsForeignKeyViolation reports whether err is a foreign-key refusal (the
 // row named does not exist), on either database.
 func IsForeignKeyViolation(err error) bool { return err != nil && isForeignKeyViolation(err) }
+
+// StringOrNil is a nullable text column as a pointer: nil for NULL.
+func StringOrNil(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	return &v.String
+}
+
+// TimeOrNil is a nullable time column as a pointer, in UTC: nil for NULL.
+func TimeOrNil(v sql.NullTime) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := v.Time.UTC()
+	return &t
+}

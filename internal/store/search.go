@@ -85,7 +85,7 @@ func (db *DB) SearchTables(ctx context.Context, tables []SearchTable, accountID,
 		if err := rows.Scan(&h.Table, &h.ID, &h.Name, &desc, &h.Rank); err != nil {
 			return nil, err
 		}
-		h.Description = nullStr(desc)
+		h.Description = StringOrNil(desc)
 		out = append(out, h)
 	}
 	return out, rows.Err()

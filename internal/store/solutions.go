@@ -329,7 +329,7 @@ func scanAssistantConversation(r rowScanner) (AssistantConversation, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, ErrNotFound
 	}
-	c.SolutionID, c.AIResponse = nullStr(sol), nullStr(resp)
+	c.SolutionID, c.AIResponse = StringOrNil(sol), StringOrNil(resp)
 	if acts.Valid {
 		c.Actions = json.RawMessage(acts.String)
 	}
@@ -477,7 +477,7 @@ func (db *DB) AgentAssistantTurns(ctx context.Context, accountID, agentID, stepT
 		if err := rows.Scan(&t.ID, &t.AccountID, &t.AgentID, &t.StepType, &sid, &t.UserInput, &note, &c, &acc, &t.CreatedAt); err != nil {
 			return nil, 0, err
 		}
-		t.StepID, t.AINote = nullStr(sid), nullStr(note)
+		t.StepID, t.AINote = StringOrNil(sid), StringOrNil(note)
 		if c.Valid {
 			t.ResultingConfig = json.RawMessage(c.String)
 		}
@@ -550,7 +550,7 @@ func (db *DB) FlaggedAssistantFeedback(ctx context.Context, limit int) ([]Assist
 		if err := rows.Scan(&f.ID, &f.AccountID, &f.UserID, &f.Feature, &f.Rating, &c, &r, &f.CreatedAt); err != nil {
 			return nil, err
 		}
-		f.Comment, f.FlagReason, f.Flagged, f.CreatedAt = nullStr(c), nullStr(r), true, f.CreatedAt.UTC()
+		f.Comment, f.FlagReason, f.Flagged, f.CreatedAt = StringOrNil(c), StringOrNil(r), true, f.CreatedAt.UTC()
 		out = append(out, f)
 	}
 	return out, rows.Err()

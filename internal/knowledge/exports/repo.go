@@ -58,8 +58,8 @@ func scanExport(r store.Scanner) (SourceExport, error) {
 	if err != nil {
 		return SourceExport{}, err
 	}
-	e.DateFrom, e.DateTo, e.ExpiresAt, e.StartedAt, e.CompletedAt = nullTime(from), nullTime(to), nullTime(expires), nullTime(started), nullTime(done)
-	e.QueryFilter, e.StorageKey, e.Error, e.RequestedByUserID, e.RequestedByUserName = nullStr(query), nullStr(key), nullStr(errMsg), nullStr(uid), nullStr(una)
+	e.DateFrom, e.DateTo, e.ExpiresAt, e.StartedAt, e.CompletedAt = store.TimeOrNil(from), store.TimeOrNil(to), store.TimeOrNil(expires), store.TimeOrNil(started), store.TimeOrNil(done)
+	e.QueryFilter, e.StorageKey, e.Error, e.RequestedByUserID, e.RequestedByUserName = store.StringOrNil(query), store.StringOrNil(key), store.StringOrNil(errMsg), store.StringOrNil(uid), store.StringOrNil(una)
 	if meta.Valid {
 		_ = json.Unmarshal([]byte(meta.String), &e.MetadataFilter)
 	}
@@ -79,21 +79,6 @@ func scanExport(r store.Scanner) (SourceExport, error) {
 	}
 	e.CreatedAt, e.UpdatedAt = e.CreatedAt.UTC(), e.UpdatedAt.UTC()
 	return e, nil
-}
-
-func nullStr(v sql.NullString) *string {
-	if !v.Valid {
-		return nil
-	}
-	return &v.String
-}
-
-func nullTime(v sql.NullTime) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := v.Time.UTC()
-	return &t
 }
 
 // changed reads whether a statement changed a row.
