@@ -11,52 +11,6 @@ import (
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-// queryPlan returns the database's plan of q (EXPLAIN QUERY PLAN on
-// SQLite, EXPLAIN on PostgreSQL), one line per step. On PostgreSQL it is
-// planned with sequential scans off: a test's tables are small enough for
-// a scan of the whole table to be cheapest, and the question here is
-// whether an index serves the query, as it does at a realistic size.
-func queryPlan(t *testing.T, db *store.DB, q string, args ...any) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := db.R.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	explain, col := "EXPLAIN ", 0
-	if db.Dialect == store.SQLite {
-		explain, col = "EXPLAIN QUERY PLAN ", 3
-	} else {
-		if _, err := conn.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _, _ = conn.ExecContext(ctx, `RESET enable_seqscan`) }()
-	}
-	rows, err := conn.QueryContext(ctx, explain+q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var lines []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, fmt.Sprint(vals[col]))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(lines, "\n")
-}
-
 // seedAlertRows writes n alerts of an account, one a minute back from end,
 // every fourth acknowledged and of agent "agent-b", the rest triggered.
 func seedAlertRows(t *testing.T, db *store.DB, accountID string, n int, end time.Time) []string {
@@ -151,19 +105,19 @@ func TestAlertsList(t *testing.T) {
 			t.Fatal(err)
 		}
 		count, pageQ, args := store.AlertsQueries(acct, store.AlertFilter{})
-		plan := queryPlan(t, db, pageQ, append(args, 50, 0)...)
+		plan := storetest.QueryPlan(t, db, pageQ, append(args, 50, 0)...)
 		t.Logf("the page's plan:\n%s", plan)
 		if !strings.Contains(plan, "alerts_account_created") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "Sort") {
 			t.Errorf("the page's plan:\n%s", plan)
 		}
-		countPlan := queryPlan(t, db, count, args...)
+		countPlan := storetest.QueryPlan(t, db, count, args...)
 		t.Logf("the count's plan:\n%s", countPlan)
 		if d == store.SQLite && !strings.Contains(countPlan, "COVERING INDEX alerts_account_created") {
 			t.Errorf("the count's plan:\n%s", countPlan)
 		}
 		// Older than a time: the same index, from that point back.
 		_, pageQ, args = store.AlertsQueries(acct, store.AlertFilter{To: &to})
-		if plan := queryPlan(t, db, pageQ, append(args, 50, 0)...); !strings.Contains(plan, "alerts_account_created") ||
+		if plan := storetest.QueryPlan(t, db, pageQ, append(args, 50, 0)...); !strings.Contains(plan, "alerts_account_created") ||
 			strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "Sort") {
 			t.Errorf("an older page's plan:\n%s", plan)
 		}

@@ -97,18 +97,5 @@ func (db *DB) EmailRunsStartedSince(ctx context.Context, accountID string, t tim
 }
 
 func (db *DB) mailIDs(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := db.R.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return All(ctx, db.R, func(r Scanner) (id string, err error) { return id, r.Scan(&id) }, q, args...)
 }
