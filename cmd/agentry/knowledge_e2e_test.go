@@ -79,8 +79,10 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pending := func() int {
-			n := 0
+		// pending counts the contents not yet indexed and says why each is
+		// not, so a failure shows whether a job was lost or is backing off.
+		pending := func() (int, string) {
+			n, why := 0, ""
 			for _, id := range ids {
 				c, err := db.Content(ctx, k.AccountID, id)
 				if err != nil {
@@ -88,11 +90,15 @@ func TestIndexingSurvivesKill(t *testing.T) {
 				}
 				if c.Status != store.ContentIndexed {
 					n++
+					why += fmt.Sprintf("\n%s: %s", id, c.Status)
+					if c.Error != nil {
+						why += " (" + *c.Error + ")"
+					}
 				}
 			}
-			return n
+			return n, why
 		}
-		before := pending()
+		before, _ := pending()
 		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +109,9 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		t.Logf("killed with %d of %d contents not yet indexed", before, docs)
 		startServe(t, dbURL, dataDir, env...)
 		deadline := time.Now().Add(180 * time.Second)
-		for pending() > 0 {
+		for n, why := pending(); n > 0; n, why = pending() {
 			if time.Now().After(deadline) {
-				t.Fatalf("%d contents still not indexed after the restart", pending())
+				t.Fatalf("%d contents still not indexed after the restart:%s", n, why)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
