@@ -270,7 +270,7 @@ func TestUploadLimitStreaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
-		Runs: runs.New(runs.Deps{DB: db, Engine: engine.New(), Catalog: cat}), Catalog: cat, ModelAlerts: modelalerts.New(db, cat, nil),
+		Runs: runs.New(runs.Deps{DB: db, Engine: engine.New(engine.Config{}), Catalog: cat}), Catalog: cat, ModelAlerts: modelalerts.New(db, cat, nil),
 		Playground: playground.New(db, nil, nil, cat, nil), Secrets: secrets.New(db, nil), Knowledge: kn, Ready: db.Ping,
 		Evals: evals.New(evals.Deps{DB: db, Catalog: cat}), Governance: governance.New(governance.Deps{DB: db, Catalog: cat}),
 		Alerts: alerts.New(db, nil, nil, nil, nil), SourceExports: exports.New(db, blobs, nil),

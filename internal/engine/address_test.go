@@ -67,7 +67,7 @@ func TestPublicAddresses(t *testing.T) {
 func TestWebhookRefusesEmbeddedIPv4(t *testing.T) {
 	for _, host := range []string{"[::127.0.0.1]", "[2002:7f00:1::1]", "[::ffff:127.0.0.1]", "[fec0::1]"} {
 		def := `{"child_steps":[{"id":"hook","step_type":"webhook_call","url":"http://` + host + `:9/in"}]}`
-		if _, err := run(t, engine.New(), def, "hi", newJournal(), nil); !errors.Is(err, engine.ErrForbiddenAddress) {
+		if _, err := run(t, engine.New(engine.Config{}), def, "hi", newJournal(), nil); !errors.Is(err, engine.ErrForbiddenAddress) {
 			t.Errorf("%s: not refused by the guard: %v", host, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // rendering, journaling calls, events, tree walk) on a chain of ten
 // non-model steps with an in-memory journal. Target: ≤ 100 µs per step.
 func BenchmarkNonLLMStep(b *testing.B) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	d := parse(&testing.T{}, `{"child_steps":[{"id":"s1","step_type":"text","text":"{{input}} one","child_steps":[
 		{"id":"s2","step_type":"regex_replace","rules":[{"pattern":"one","replacement":"two"}],"child_steps":[
 		{"id":"s3","step_type":"gate","conditions":[{"operator":"contains","value":"two"}],"child_steps":[
@@ -40,7 +40,7 @@ func BenchmarkRegexReplaceBomb(b *testing.B) {
 	rule := `{"pattern":"","replacement":"0123456789"}`
 	d := parse(&testing.T{}, `{"child_steps":[{"id":"bomb","step_type":"regex_replace","rules":[`+
 		rule+","+rule+","+rule+","+rule+","+rule+`]}]}`)
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	h := &host{}
 	input := string(make([]byte, 1024))
 	b.ReportAllocs()

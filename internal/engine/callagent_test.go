@@ -13,7 +13,7 @@ import (
 // before the host is asked; one that does not resolve, or renders empty,
 // fails the step without calling anything.
 func TestCallAgentRendersAgentID(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	var called []string
 	h := &host{model: offline.New(), calls: func(id, in string) (string, error) {
 		called = append(called, id)

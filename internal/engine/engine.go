@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -267,26 +269,52 @@ type Engine struct {
 	MaxCallDepth int
 	// TokenFlush bounds how long stream tokens are held to be journaled together.
 	TokenFlush time.Duration
-	// Webhooks configures outbound HTTP of webhook_call steps.
-	Webhooks WebhookPolicy
-	// Limits bound each run's output and steps; zero fields take the defaults.
+	// The settings below are fixed by New: the outbound client is built
+	// once from the webhook policy, so a policy changed after the first
+	// request would silently not apply.
+	webhooks         webhookPolicy
+	limits           Limits
+	s3AllowedBuckets []string
+	// overseers watch runs' input and steps' output (governance,
+	// evaluations; see oversight.go), added by their areas (AddOverseers).
+	overseers []Overseer
+}
+
+// Config is what the server decides for every run; zero fields take the
+// defaults.
+type Config struct {
+	// AllowPrivateWebhooks lets steps' outbound requests reach private,
+	// loopback and link-local addresses (tests, trusted networks).
+	AllowPrivateWebhooks bool
+	// Limits bound each run's output and steps.
 	Limits Limits
 	// S3AllowedBuckets are the only buckets write_aws_s3_object may write
 	// with the server's own credentials; every other write signs with the
 	// account's secrets.
 	S3AllowedBuckets []string
-	// Overseers watch runs' input and steps' output (governance,
-	// evaluations; see oversight.go).
-	Overseers []Overseer
 }
 
-// New returns an engine with the built-in step types and tools registered.
-func New() *Engine {
+// New returns an engine with cfg and the built-in step types and tools
+// registered; areas register their own step types, tools and overseers
+// on it before the first run.
+func New(cfg Config) *Engine {
 	e := &Engine{Registry: NewRegistry(), Tools: NewTools(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond,
-		Limits: DefaultLimits()}
+		webhooks: webhookPolicy{allowPrivate: cfg.AllowPrivateWebhooks}, limits: cfg.Limits.withDefaults(),
+		s3AllowedBuckets: slices.Clone(cfg.S3AllowedBuckets)}
 	registerBuiltins(e)
 	return e
 }
+
+// Limits are the bounds every run gets, defaults filled in.
+func (e *Engine) Limits() Limits { return e.limits }
+
+// WebhookClient is the guarded HTTP client of steps, for other areas'
+// outbound requests (alert webhooks, MCP servers) that must obey the same
+// rules.
+func (e *Engine) WebhookClient() *http.Client { return e.webhooks.client() }
+
+// AddOverseers adds watchers of every run's input and steps' output.
+func (e *Engine) AddOverseers(o ...Overseer) { e.overseers = append(e.overseers, o...) }
 
 // Outcome is a finished execution.
 type Outcome struct {
@@ -308,7 +336,7 @@ func (e *Engine) Execute(ctx context.Context, def *definition.Definition, run *R
 	}
 	x := &execution{e: e, def: def, run: run, journal: j, host: h, done: done,
 		outputs: map[string]stepIO{}, retries: map[string]int{}, parents: parentIndex(def),
-		budget: &runBudget{limits: e.Limits.withDefaults()}}
+		budget: &runBudget{limits: e.limits}}
 	if x.watch, err = e.watchers(ctx, run); err != nil {
 		return Outcome{}, err
 	}

@@ -136,7 +136,7 @@ func run(t *testing.T, e *engine.Engine, def, input string, j *memJournal, h *ho
 }
 
 func TestChainAndTemplates(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	out, err := run(t, e, `{"child_steps":[
 		{"id":"greet","step_type":"text","text":"Hello {{input}} ({{metadata.lang}}, {{metadata.user.tier}})","child_steps":[
 			{"id":"shout","step_type":"regex_replace","rules":[{"pattern":"(\\w+)o","replacement":"\\1O"}],"child_steps":[
@@ -156,7 +156,7 @@ func TestChainAndTemplates(t *testing.T) {
 }
 
 func TestBranchesJoinAndSwitch(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	out, err := run(t, e, `{"child_steps":[
 		{"id":"a","step_type":"text","text":"A:{{input}}"},
 		{"id":"b","step_type":"text","text":"B:{{input}}"},
@@ -195,7 +195,7 @@ func TestBranchesJoinAndSwitch(t *testing.T) {
 }
 
 func TestForEach(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	j := newJournal()
 	out, err := run(t, e, `{"child_steps":[{"id":"loop","step_type":"for_each","items_path":"$.xs","concurrency":3,
 		"body":[{"id":"sq","step_type":"text","text":"<{{input}}>"}]}]}`, `{"xs":[1,2,3,4,5]}`, j, nil)
@@ -220,7 +220,7 @@ func counting(h engine.Handler, n *atomic.Int32) engine.Handler {
 }
 
 func TestResumeSkipsCompletedSteps(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	var texts atomic.Int32
 	h, _ := e.Registry.Handler(definition.StepText)
 	e.Registry.Register(definition.StepText, counting(h, &texts))
@@ -240,7 +240,7 @@ func TestResumeSkipsCompletedSteps(t *testing.T) {
 }
 
 func TestRetry(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	j := newJournal()
 	_, err := run(t, e, `{"child_steps":[{"id":"draft","step_type":"text","text":"draft","child_steps":[
 		{"id":"check","step_type":"gate","conditions":[{"operator":"contains","value":"draft"}],"child_steps":[
@@ -261,7 +261,7 @@ func TestRetry(t *testing.T) {
 }
 
 func TestPromptCallOffline(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	out, err := run(t, e, `{"child_steps":[{"id":"ask","step_type":"prompt_call","model":"agentry_offline",
 		"system_template":"Answer from the context.","prompt_template":"{{input}}\n\nThe Eiffel Tower is in Paris. Bananas are yellow. Rivers flow to the sea.",
 		"child_steps":[{"id":"show","step_type":"display_result"}]}]}`, "Where is the Eiffel Tower?", newJournal(), nil)
@@ -274,7 +274,7 @@ func TestPromptCallOffline(t *testing.T) {
 }
 
 func TestStreamingTokens(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	j := newJournal()
 	h := &host{model: offline.New()}
 	d := parse(t, `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"Summarise: Rivers flow to the sea. Rain fills the rivers again.",
@@ -320,7 +320,7 @@ func (s *scripted) Embed(context.Context, llm.EmbedRequest) (*llm.EmbedResponse,
 }
 
 func TestToolCalls(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	j := newJournal()
 	out, err := run(t, e, `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"What time is it?","tools":["current_datetime"]}]}`,
 		"", j, &host{model: &scripted{}})
@@ -339,17 +339,17 @@ func TestToolCalls(t *testing.T) {
 // Tools belong to an engine: one registered on an engine serves its runs
 // and no other engine's.
 func TestToolsArePerEngine(t *testing.T) {
-	withTool := engine.New()
+	withTool := engine.New(engine.Config{})
 	withTool.Tools.Register(engine.Tool{Name: "echo_answer", Parameters: json.RawMessage(`{"type":"object"}`),
 		Run: func(context.Context, *engine.Exec, map[string]any, json.RawMessage) (string, error) { return "42", nil }})
 	if _, ok := withTool.Tools.Tool("current_datetime"); !ok {
 		t.Fatal("engine.New did not register current_datetime")
 	}
 	def := `{"child_steps":[{"id":"ask","step_type":"prompt_call","prompt_template":"x","tools":["echo_answer"]}]}`
-	if _, err := run(t, engine.New(), def, "", newJournal(), nil); err == nil || !strings.Contains(err.Error(), "echo_answer") {
+	if _, err := run(t, engine.New(engine.Config{}), def, "", newJournal(), nil); err == nil || !strings.Contains(err.Error(), "echo_answer") {
 		t.Fatalf("another engine offered the tool: %v", err)
 	}
-	if _, ok := engine.New().Tools.Tool("echo_answer"); ok {
+	if _, ok := engine.New(engine.Config{}).Tools.Tool("echo_answer"); ok {
 		t.Fatal("a tool registered on one engine is visible to a new one")
 	}
 }
@@ -366,12 +366,11 @@ func TestWebhookGuardAndIdempotency(t *testing.T) {
 	}))
 	defer srv.Close()
 	def := `{"child_steps":[{"id":"hook","step_type":"webhook_call","url":"` + srv.URL + `/in","body":"{\"msg\":\"{{input}}\"}","headers":{"X-Lang":"{{metadata.lang}}"}}]}`
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	if _, err := run(t, e, def, "hi", newJournal(), nil); !errors.Is(err, engine.ErrForbiddenAddress) {
 		t.Fatalf("loopback webhook not refused: %v", err)
 	}
-	e = engine.New()
-	e.Webhooks.AllowPrivate = true
+	e = engine.New(engine.Config{AllowPrivateWebhooks: true})
 	out, err := run(t, e, def, "hi", newJournal(), nil)
 	if err != nil || out.Output != `{"ok":true}` {
 		t.Fatalf("%q %v", out.Output, err)
@@ -382,7 +381,7 @@ func TestWebhookGuardAndIdempotency(t *testing.T) {
 }
 
 func TestExtractContent(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	cases := []struct{ def, in, want string }{
 		{`{"id":"x","step_type":"extract_content","format":"json","path":"$.items[*].title","multiple":true}`, `{"items":[{"title":"a"},{"title":"b"}]}`, `["a","b"]`},
 		{`{"id":"x","step_type":"extract_content","format":"html","path":"div.price span"}`, `<html><div class="price"><span> 42 € </span></div></html>`, `42 €`},
@@ -398,7 +397,7 @@ func TestExtractContent(t *testing.T) {
 }
 
 func TestCallAgentAndHuman(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	h := &host{model: offline.New(), calls: func(id, in string) (string, error) { return "sub(" + id + "):" + in, nil }}
 	out, err := run(t, e, `{"child_steps":[{"id":"c","step_type":"call_agent","agent_id":"agent-2","input":"{{input}}!"}]}`, "go", newJournal(), h)
 	if err != nil || out.Output != "sub(agent-2):go!" {
@@ -421,7 +420,7 @@ func TestCallAgentAndHuman(t *testing.T) {
 }
 
 func TestMissingStepTypes(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	d := parse(t, `{"child_steps":[{"id":"r","step_type":"retrieval","knowledge_base_id":"01234567-89ab-7def-8123-456789abcdef","query":"{{input}}"}]}`)
 	if m := e.Registry.Missing(d); len(m) != 1 || m[0] != "retrieval" {
 		t.Fatalf("missing %v", m)
@@ -440,7 +439,7 @@ func TestPromptCallThinkingAcrossToolRounds(t *testing.T) {
 			ToolCalls: []fakellm.ToolCall{{ID: "toolu_1", Name: "current_datetime", Arguments: `{}`}}},
 		fakellm.Reply{Text: "It is late."})
 	model := anthropic.New(anthropic.Config{BaseURL: s.URL, APIKey: "k", Timeout: 5 * time.Second})
-	out, err := run(t, engine.New(), `{"child_steps":[{"id":"ask","step_type":"prompt_call","model":"claude","thinking":"high",
+	out, err := run(t, engine.New(engine.Config{}), `{"child_steps":[{"id":"ask","step_type":"prompt_call","model":"claude","thinking":"high",
 		"prompt_template":"What time is it?","tools":["current_datetime"]}]}`, "", newJournal(), &host{model: model})
 	if err != nil || out.Output != "It is late." {
 		t.Fatalf("%q %v", out.Output, err)

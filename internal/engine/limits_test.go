@@ -45,7 +45,7 @@ func TestRegexReplaceBombStopsAtStepLimit(t *testing.T) {
 	def := `{"child_steps":[{"id":"bomb","step_type":"regex_replace","rules":[` + strings.Repeat(rule+",", 4) + rule + `]}]}`
 	input := strings.Repeat("x", 1024)
 	var err error
-	alloc := allocatedDuring(func() { _, err = run(t, engine.New(), def, input, newJournal(), nil) })
+	alloc := allocatedDuring(func() { _, err = run(t, engine.New(engine.Config{}), def, input, newJournal(), nil) })
 	wantStepLimit(t, err, "bomb", "the output of rule 2 exceeds the 1 MiB limit (SERVICE_MAX_STEP_OUTPUT_BYTES)")
 	if alloc > 32<<20 && !raceEnabled {
 		t.Errorf("the step allocated %d MiB on its way to the 1 MiB limit", alloc>>20)
@@ -54,11 +54,11 @@ func TestRegexReplaceBombStopsAtStepLimit(t *testing.T) {
 
 	// A replacement with group references is expanded match by match…
 	def = `{"child_steps":[{"id":"refs","step_type":"regex_replace","rules":[{"pattern":"(.)","replacement":"$1$1$1$1$1$1$1$1"}]}]}`
-	_, err = run(t, engine.New(), def, strings.Repeat("y", 200<<10), newJournal(), nil)
+	_, err = run(t, engine.New(engine.Config{}), def, strings.Repeat("y", 200<<10), newJournal(), nil)
 	wantStepLimit(t, err, "refs", "the output of rule 0 exceeds the 1 MiB limit")
 	// … or, when the pattern looks around its match, sized for its worst case.
 	def = `{"child_steps":[{"id":"refs","step_type":"regex_replace","rules":[{"pattern":"\\b(y+)","replacement":"$1$1$1$1$1$1"}]}]}`
-	_, err = run(t, engine.New(), def, strings.Repeat("y", 200<<10), newJournal(), nil)
+	_, err = run(t, engine.New(engine.Config{}), def, strings.Repeat("y", 200<<10), newJournal(), nil)
 	wantStepLimit(t, err, "refs", "the output of rule 0 could exceed the 1 MiB limit")
 }
 
@@ -66,8 +66,7 @@ func TestRegexReplaceBombStopsAtStepLimit(t *testing.T) {
 // exactly at the limit, and a rule that shrinks a long input is not refused
 // for the input's length.
 func TestRegexReplaceWithinLimit(t *testing.T) {
-	e := engine.New()
-	e.Limits = engine.Limits{MaxStepOutputBytes: 1000}
+	e := engine.New(engine.Config{Limits: engine.Limits{MaxStepOutputBytes: 1000}})
 	cases := []struct{ rules, in, want string }{
 		{`{"pattern":"","replacement":"-"}`, strings.Repeat("a", 499), strings.Repeat("-a", 499) + "-"},
 		{`{"pattern":"(a)(b)","replacement":"$2\\1"}`, strings.Repeat("ab", 400), strings.Repeat("ba", 400)},
@@ -104,7 +103,7 @@ func TestTextChainStopsAtStepLimit(t *testing.T) {
 		{"id":"t6","step_type":"text","text":"` + tenfold + `"}]}]}]}]}]}]}`
 	var err error
 	j := newJournal()
-	alloc := allocatedDuring(func() { _, err = run(t, engine.New(), def, strings.Repeat("x", 1000), j, nil) })
+	alloc := allocatedDuring(func() { _, err = run(t, engine.New(engine.Config{}), def, strings.Repeat("x", 1000), j, nil) })
 	// t3 makes 1,000,000 bytes, under 1 MiB; t4 would make ten times that.
 	wantStepLimit(t, err, "t4", "rendered template exceeds the 1 MiB limit (SERVICE_MAX_STEP_OUTPUT_BYTES)")
 	if alloc > 32<<20 && !raceEnabled {
@@ -119,8 +118,7 @@ func TestTextChainStopsAtStepLimit(t *testing.T) {
 // The run's outputs together are bounded, and every step type is held to
 // the step limit, whether or not it builds its output with the engine.
 func TestRunOutputLimit(t *testing.T) {
-	e := engine.New()
-	e.Limits = engine.Limits{MaxStepOutputBytes: 1000, MaxRunOutputBytes: 3000}
+	e := engine.New(engine.Config{Limits: engine.Limits{MaxStepOutputBytes: 1000, MaxRunOutputBytes: 3000}})
 	def := `{"child_steps":[{"id":"a","step_type":"text","text":"{{input}}","child_steps":[
 		{"id":"b","step_type":"text","text":"{{input}}","child_steps":[
 		{"id":"c","step_type":"text","text":"{{input}}","child_steps":[
@@ -154,7 +152,7 @@ func TestNestedForEachStopsAtStepLimit(t *testing.T) {
 	def := `{"child_steps":[{"id":"outer","step_type":"for_each","max_items":200,"items":"` + strings.ReplaceAll(string(list), `"`, `\"`) + `","body":[
 		{"id":"inner","step_type":"for_each","max_items":200,"items":"{{agent.input}}","body":[{"id":"leaf","step_type":"text","text":"{{input}}"}]}]}]}`
 	j := newJournal()
-	_, err := run(t, engine.New(), def, string(list), j, nil)
+	_, err := run(t, engine.New(engine.Config{}), def, string(list), j, nil)
 	wantStepLimit(t, err, "leaf", "the run exceeds the 10000-step limit (SERVICE_MAX_STEPS_PER_RUN)")
 	completed := 0
 	for _, r := range j.records {
@@ -167,8 +165,7 @@ func TestNestedForEachStopsAtStepLimit(t *testing.T) {
 	}
 
 	// Attempts and retries are steps too.
-	e := engine.New()
-	e.Limits = engine.Limits{MaxStepsPerRun: 5}
+	e := engine.New(engine.Config{Limits: engine.Limits{MaxStepsPerRun: 5}})
 	_, err = run(t, e, `{"child_steps":[{"id":"draft","step_type":"text","text":"draft","child_steps":[
 		{"id":"check","step_type":"gate","conditions":[{"operator":"contains","value":"draft"}],"child_steps":[
 			{"id":"again","step_type":"retry","target_step_id":"draft","max_retries":10}]}]}]}`, "", newJournal(), nil)
@@ -200,7 +197,7 @@ func TestCancelStopsLongRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := engine.New().Execute(ctx, def, &engine.Run{ID: "r", AccountID: "a", Input: doc}, newJournal(), &host{model: offline.New()})
+		_, err := engine.New(engine.Config{}).Execute(ctx, def, &engine.Run{ID: "r", AccountID: "a", Input: doc}, newJournal(), &host{model: offline.New()})
 		done <- err
 	}()
 	time.Sleep(200 * time.Millisecond)
@@ -225,7 +222,7 @@ func TestCancelStopsRegexReplace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := engine.New().Execute(ctx, def, &engine.Run{ID: "r", AccountID: "a", Input: strings.Repeat("w", 1<<20-1)}, newJournal(), &host{model: offline.New()})
+		_, err := engine.New(engine.Config{}).Execute(ctx, def, &engine.Run{ID: "r", AccountID: "a", Input: strings.Repeat("w", 1<<20-1)}, newJournal(), &host{model: offline.New()})
 		done <- err
 	}()
 	time.Sleep(100 * time.Millisecond)

@@ -12,26 +12,22 @@ import (
 	"github.com/agentry/agentry/internal/telemetry"
 )
 
-// WebhookPolicy governs outbound requests of steps. By default private,
+// webhookPolicy governs outbound requests of steps. By default private,
 // loopback, link-local and other non-public addresses are refused, checked
 // on the address actually dialled, so a hostname that resolves to an
 // internal address (DNS rebinding included) is refused too.
-type WebhookPolicy struct {
-	AllowPrivate bool
+type webhookPolicy struct {
+	allowPrivate bool
 	once         sync.Once
 	c            *http.Client
 }
 
-// Client is the guarded HTTP client, for other areas' outbound requests
-// (alert webhooks) that must obey the same rules as steps.
-func (p *WebhookPolicy) Client() *http.Client { return p.client() }
-
 // ErrForbiddenAddress is a request aimed at a non-public address.
 var ErrForbiddenAddress = outbound.ErrForbiddenAddress
 
-func (p *WebhookPolicy) client() *http.Client {
+func (p *webhookPolicy) client() *http.Client {
 	// Requests carry the run's traceparent (telemetry.Transport).
-	p.once.Do(func() { p.c = telemetry.Client(outbound.Policy{AllowPrivate: p.AllowPrivate}.Client()) })
+	p.once.Do(func() { p.c = telemetry.Client(outbound.Policy{AllowPrivate: p.allowPrivate}.Client()) })
 	return p.c
 }
 

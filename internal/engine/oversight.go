@@ -10,7 +10,7 @@ import (
 
 // Oversight: areas that watch runs (governance checks input and output
 // against policies, evaluations judge step outputs) add an Overseer to
-// Engine.Overseers, as areas register step types. The engine knows them
+// the engine (Engine.AddOverseers), as areas register step types. The engine knows them
 // only through these interfaces.
 
 // Overseer watches the runs it has something to say about.
@@ -64,7 +64,7 @@ type Verdict struct {
 // watchers starts the engine's overseers on a run.
 func (e *Engine) watchers(ctx context.Context, run *Run) ([]Watcher, error) {
 	var out []Watcher
-	for _, o := range e.Overseers {
+	for _, o := range e.overseers {
 		w, err := o.Watch(ctx, run)
 		if err != nil {
 			return nil, err

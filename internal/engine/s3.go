@@ -97,7 +97,7 @@ func s3Client(ctx context.Context, x *Exec, bucket, endpoint, region string) (*s
 		}
 		refs[i] = name
 	}
-	client := &s3.Client{Endpoint: endpoint, Region: region, HTTP: x.Engine().Webhooks.client(),
+	client := &s3.Client{Endpoint: endpoint, Region: region, HTTP: x.Engine().webhooks.client(),
 		// The step writes one rendered string: a minute is ample.
 		Timeout: time.Minute}
 	switch given {
@@ -116,7 +116,7 @@ func s3Client(ctx context.Context, x *Exec, bucket, endpoint, region string) (*s
 	case 1:
 		return nil, nil, errors.New("access_key_id and secret_access_key go together")
 	}
-	if !slices.Contains(x.Engine().S3AllowedBuckets, bucket) || endpoint != "" {
+	if !slices.Contains(x.Engine().s3AllowedBuckets, bucket) || endpoint != "" {
 		return nil, nil, ErrServerCredentials
 	}
 	settings, err := s3.LoadSettings("")

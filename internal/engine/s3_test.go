@@ -73,8 +73,7 @@ func s3Step(extra string) string {
 func TestS3SignsWithAccountSecrets(t *testing.T) {
 	ambientCredentials(t)
 	fake := newFakeS3(t)
-	e := engine.New()
-	e.Webhooks.AllowPrivate = true
+	e := engine.New(engine.Config{AllowPrivateWebhooks: true})
 	h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"},
 		secretHosts: []string{strings.TrimPrefix(fake.URL, "http://")}}
 	def := s3Step(`,"endpoint_url":"` + fake.URL + `","access_key_id":"{{secrets.S3_KEY}}","secret_access_key":"{{ secrets.S3_SECRET }}"`)
@@ -125,11 +124,11 @@ func TestS3RefusesServerCredentials(t *testing.T) {
 		{"missing secret", s3Step(`,"access_key_id":"{{secrets.NOPE}}","secret_access_key":"{{secrets.NOPE2}}"`), false},
 		{"allowed bucket, tenant endpoint", s3Step(`,"endpoint_url":"` + fake.URL + `/x"`), true},
 	} {
-		e := engine.New()
-		e.Webhooks.AllowPrivate = true
+		cfg := engine.Config{AllowPrivateWebhooks: true}
 		if c.allowed {
-			e.S3AllowedBuckets = []string{"reports"}
+			cfg.S3AllowedBuckets = []string{"reports"}
 		}
+		e := engine.New(cfg)
 		_, err := run(t, e, c.def, "q3", newJournal(), &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "k"}})
 		switch {
 		case err == nil:
@@ -145,9 +144,7 @@ func TestS3RefusesServerCredentials(t *testing.T) {
 	}
 
 	// The operator allows the bucket: the server's credentials sign.
-	e := engine.New()
-	e.Webhooks.AllowPrivate = true
-	e.S3AllowedBuckets = []string{"reports"}
+	e := engine.New(engine.Config{AllowPrivateWebhooks: true, S3AllowedBuckets: []string{"reports"}})
 	if _, err := run(t, e, s3Step(``), "q3", newJournal(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +158,7 @@ func TestS3RefusesServerCredentials(t *testing.T) {
 // cannot be copied into an output.
 func TestSecretsAreNotTemplateVariables(t *testing.T) {
 	h := &host{model: offline.New(), secrets: map[string]string{"K": "tenant-secret-value"}}
-	out, err := run(t, engine.New(), `{"child_steps":[{"id":"show","step_type":"display_result","template":"key: {{secrets.K}}"}]}`, "x", newJournal(), h)
+	out, err := run(t, engine.New(engine.Config{}), `{"child_steps":[{"id":"show","step_type":"display_result","template":"key: {{secrets.K}}"}]}`, "x", newJournal(), h)
 	if !errors.Is(err, engine.ErrMissingReference) || strings.Contains(out.Output, "tenant-secret-value") {
 		t.Fatalf("output %q, err %v", out.Output, err)
 	}
@@ -176,8 +173,7 @@ func TestSecretsAreNotTemplateVariables(t *testing.T) {
 func TestS3SecretsGoOnlyToTheirHosts(t *testing.T) {
 	ambientCredentials(t)
 	fake := newFakeS3(t)
-	e := engine.New()
-	e.Webhooks.AllowPrivate = true
+	e := engine.New(engine.Config{AllowPrivateWebhooks: true})
 	for _, hosts := range [][]string{{"minio.example.net:9000"}, {"127.0.0.1"}, nil} {
 		h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"},
 			secretHosts: hosts}
@@ -204,8 +200,7 @@ func TestS3RedirectCarriesNoSecretElsewhere(t *testing.T) {
 		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	defer bound.Close()
-	e := engine.New()
-	e.Webhooks.AllowPrivate = true
+	e := engine.New(engine.Config{AllowPrivateWebhooks: true})
 	h := &host{model: offline.New(), secrets: map[string]string{"S3_KEY": "AKIATENANTKEY0000001", "S3_SECRET": "tenant-secret-value"},
 		secretHosts: []string{strings.TrimPrefix(bound.URL, "http://")}}
 	def := s3Step(`,"endpoint_url":"` + bound.URL + `","access_key_id":"{{secrets.S3_KEY}}","secret_access_key":"{{secrets.S3_SECRET}}"`)

@@ -136,7 +136,7 @@ func stepWebhookCall(ctx context.Context, x *Exec) (Result, error) {
 			req.Header.Set(k, val)
 		}
 	}
-	resp, err := x.Engine().Webhooks.client().Do(req)
+	resp, err := x.Engine().webhooks.client().Do(req)
 	if err != nil {
 		return Result{}, err
 	}

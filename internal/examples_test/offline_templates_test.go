@@ -20,7 +20,7 @@ func runTemplate(t *testing.T, name definition.TemplateName, trigger definition.
 	}
 	j := &recorder{}
 	r := &engine.Run{ID: "run", AccountID: "account", AgentID: "agent", Input: input, Metadata: map[string]any{}}
-	if _, err := engine.New().Execute(context.Background(), def, r, j, &host{}); err != nil {
+	if _, err := engine.New(engine.Config{}).Execute(context.Background(), def, r, j, &host{}); err != nil {
 		t.Fatalf("%s on %q: %v", name, input, err)
 	}
 	out, ok := j.output(step)

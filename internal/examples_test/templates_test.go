@@ -161,7 +161,7 @@ func TestTemplatesDocExamples(t *testing.T) {
 	if len(examples) < 50 {
 		t.Fatalf("found %d examples in docs/templates.md; the parser or the page is broken", len(examples))
 	}
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	for _, ex := range examples {
 		t.Run(fmt.Sprintf("line %d", ex.line), func(t *testing.T) {
 			def, err := definitionFor(run, ex)

@@ -179,10 +179,7 @@ func (s *Service) stepLoadContent(ctx context.Context, x *engine.Exec) (engine.R
 		return engine.Result{}, fmt.Errorf("content %s has no text yet (status %s)", id, c.Status)
 	}
 	// A long document is cut to what one step may output.
-	limit := x.Engine().Limits.MaxStepOutputBytes
-	if limit <= 0 {
-		limit = engine.DefaultMaxStepOutputBytes
-	}
+	limit := x.Engine().Limits().MaxStepOutputBytes
 	if int64(len(text)) > limit {
 		text = strings.ToValidUTF8(text[:limit], "")
 	}

@@ -206,11 +206,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	if s.Secrets, err = openSecrets(cfg, db); err != nil {
 		return nil, err
 	}
-	eng := engine.New()
-	eng.Webhooks.AllowPrivate = cfg.AllowPrivateWebhooks
-	mcptools.New(eng.Webhooks.Client()).Register(eng.Tools) // MCP servers' tools in prompt_call
-	eng.Limits = engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}
-	eng.S3AllowedBuckets = cfg.S3AllowedBuckets
+	eng := engine.New(engine.Config{AllowPrivateWebhooks: cfg.AllowPrivateWebhooks, S3AllowedBuckets: cfg.S3AllowedBuckets,
+		Limits: engine.Limits{MaxStepOutputBytes: cfg.MaxStepOutputBytes, MaxRunOutputBytes: cfg.MaxRunOutputBytes, MaxStepsPerRun: cfg.MaxStepsPerRun}})
+	mcptools.New(eng.WebhookClient()).Register(eng.Tools) // MCP servers' tools in prompt_call
 	// Services are built in the order of their direct dependencies, each
 	// by its constructor; the queue, opened last with every area's
 	// workers, and the few other loops are bound late (late.go).
@@ -219,7 +217,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	// Alerts area: finished runs feed its detectors; webhooks go through
 	// the outbound guard, e-mail through the mail area (alerts → mail).
-	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.Webhooks.Client(), alertMailer{s.Mail})
+	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.WebhookClient(), alertMailer{s.Mail})
 	// Evaluations and governance: the engine's overseers (governance
 	// first, so a blocked output is never judged) and evaluate_step.
 	// Judgments and plain-language policy rules are metered model calls.
@@ -229,7 +227,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Alerts:        oversightAlerts(s.Alerts, db), // oversight → alerts
 		OutputBlocked: lateOutputBlocks(s)})          // output auto-block (mail area)
 	s.Evals.RegisterSteps(eng.Registry)
-	eng.Overseers = append(eng.Overseers, governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
+	eng.AddOverseers(governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
 	s.DefaultModels = defaults.New(db, router, cat)
 
 	// Models area: lifecycle alerts, which raise the alerts area's configs.
