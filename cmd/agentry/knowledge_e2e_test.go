@@ -32,7 +32,12 @@ func TestIndexingSurvivesKill(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
-		env := []string{"SERVICE_JOB_TIMEOUT=5s", "SERVICE_JOB_RESCUE_AFTER=6s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_MAX_WORKERS=2"}
+		// The rescuer takes the killed process's jobs once they have run
+		// longer than the rescue interval, which must exceed the job
+		// timeout; a timeout of 5 s made CPU-starved jobs fail and back off
+		// past the deadline on a loaded CI machine (stop 40), 10 s gives
+		// one document's indexing room at the cost of 6 s more waiting.
+		env := []string{"SERVICE_JOB_TIMEOUT=10s", "SERVICE_JOB_RESCUE_AFTER=12s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_MAX_WORKERS=2"}
 		c := startServe(t, dbURL, dataDir, env...)
 		resp := apiPost(t, c.addr, "/sources", `{"name":"docs","source_type":"custom_index","index_mode":"slow_and_thorough"}`)
 		var src struct{ ID string }
@@ -43,7 +48,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		for i := 0; i < docs; i++ {
 			// ~100 KB of distinct text each: enough passages that indexing
 			// is still under way at the kill, few enough that one job ends
-			// well inside the 5 s job timeout on a loaded machine.
+			// well inside the 10 s job timeout on a loaded machine.
 			var text strings.Builder
 			for j := 0; text.Len() < 100_000; j++ {
 				fmt.Fprintf(&text, "Document %d paragraph %d talks about topic%d and keyword%d in some detail.\n\n", i, j, j%97, i*1000+j)
