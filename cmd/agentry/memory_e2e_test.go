@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -70,7 +71,7 @@ func TestCompactionSurvivesKill(t *testing.T) {
 		}
 		// Written with SQL of their own: the bank's stat totals counted
 		// afresh, as compactions take the entries off them.
-		if err := db.RebuildMemoryStats(ctx, bank.ID); err != nil {
+		if err := memory.TestRows(db).RebuildMemoryStats(ctx, bank.ID); err != nil {
 			t.Fatal(err)
 		}
 		type state struct{ live, deleted, summaries int }

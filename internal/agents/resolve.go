@@ -38,7 +38,7 @@ func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string
 	case def.RefSourceConnection:
 		return r.s.db.SourceExists(ctx, r.accountID, id)
 	case def.RefMemoryBank:
-		_, err := r.s.db.MemoryBank(ctx, r.accountID, id)
+		_, err := r.s.memoryBank(ctx, r.accountID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return false, nil
 		}
@@ -99,7 +99,7 @@ func (s *Service) describer(accountID string) def.Describer {
 			}
 			return e, true, nil
 		case def.RefMemoryBank:
-			b, err := s.db.MemoryBank(ctx, accountID, id)
+			b, err := s.memoryBank(ctx, accountID, id)
 			if errors.Is(err, store.ErrNotFound) {
 				return def.Entity{}, false, nil
 			}
@@ -148,4 +148,12 @@ func (s *Service) candidates(ctx context.Context, accountID string, kind def.Ref
 		}
 	}
 	return out, nil
+}
+
+// memoryBank is the memory area's bank (Config.MemoryBank); none without it.
+func (s *Service) memoryBank(ctx context.Context, accountID, id string) (MemoryBankRef, error) {
+	if s.cfg.MemoryBank == nil {
+		return MemoryBankRef{}, store.ErrNotFound
+	}
+	return s.cfg.MemoryBank(ctx, accountID, id)
 }

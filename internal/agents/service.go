@@ -49,6 +49,16 @@ type Config struct {
 	// Policies keeps the governance policies imports create and exports
 	// write; nil: imports skip them and exports have none.
 	Policies Policies
+	// MemoryBank looks up a memory bank of the account that a definition
+	// references (store.ErrNotFound when it has none by that id); nil: no
+	// reference to a memory bank resolves.
+	MemoryBank func(ctx context.Context, accountID, id string) (MemoryBankRef, error)
+}
+
+// MemoryBankRef is what a definition's reference shows of a memory bank.
+type MemoryBankRef struct {
+	ID, Name    string
+	Description *string
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

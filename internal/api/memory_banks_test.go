@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -94,11 +95,11 @@ func TestSupportAgentRemembersEachCustomer(t *testing.T) {
 			t.Fatalf("the third run does not answer from the first: %s", b)
 		}
 		// Six turns are stored for Ada, in order.
-		b, err := s.DB.MemoryBank(context.Background(), s.AccountID, bank)
+		b, err := memory.TestRows(s.DB).MemoryBank(context.Background(), s.AccountID, bank)
 		if err != nil {
 			t.Fatal(err)
 		}
-		turns, err := s.DB.LatestMemoryEntries(context.Background(), s.AccountID, bank, "cust-ada", 100)
+		turns, err := memory.TestRows(s.DB).LatestMemoryEntries(context.Background(), s.AccountID, bank, "cust-ada", 100)
 		if err != nil || len(turns) != 6 || *turns[0].Speaker != "user" || *turns[1].Speaker != "assistant" {
 			t.Fatalf("turns %d %v", len(turns), err)
 		}
@@ -159,14 +160,14 @@ func TestConcurrentWritesToOnePartitionLoseNothing(t *testing.T) {
 			wg2.Add(1)
 			go func() {
 				defer wg2.Done()
-				if _, err := s.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: s.AccountID, BankID: bank, Partition: "shared",
+				if _, err := memory.TestRows(s.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: s.AccountID, BankID: bank, Partition: "shared",
 					Content: fmt.Sprintf("direct %d", i), Tokens: 2}); err != nil {
 					t.Error(err)
 				}
 			}()
 		}
 		wg2.Wait()
-		list, err := s.DB.LatestMemoryEntries(context.Background(), s.AccountID, bank, "shared", 1000)
+		list, err := memory.TestRows(s.DB).LatestMemoryEntries(context.Background(), s.AccountID, bank, "shared", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +201,7 @@ func TestGeneralBankSearchAndLoad(t *testing.T) {
 		// Wait until the three entries are indexed.
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			list, err := s.DB.MemoryEntries(context.Background(), s.AccountID, bank, store.MemoryEntriesQuery{Limit: 10})
+			list, err := memory.TestRows(s.DB).MemoryEntries(context.Background(), s.AccountID, bank, memory.EntryFilter{Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +282,7 @@ func TestCompactionDryRunsWriteNothing(t *testing.T) {
 		s := testserver.Start(t, d)
 		bank := createBank(t, s, s.Key, map[string]any{"name": "Chats", "type": "conversation", "max_turns": 2})
 		for _, text := range []string{"Ada's order is 4417.", "It ships to Berlin on Friday.", "She prefers email."} {
-			if _, err := s.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: s.AccountID, BankID: bank, Partition: "ada", Content: text, Tokens: 6}); err != nil {
+			if _, err := memory.TestRows(s.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: s.AccountID, BankID: bank, Partition: "ada", Content: text, Tokens: 6}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -307,7 +308,7 @@ func TestCompactionDryRunsWriteNothing(t *testing.T) {
 			t.Fatalf("standalone: %+v", out)
 		}
 		// Nothing was written: three live entries, no summary.
-		list, _ := s.DB.LatestMemoryEntries(context.Background(), s.AccountID, bank, "ada", 10)
+		list, _ := memory.TestRows(s.DB).LatestMemoryEntries(context.Background(), s.AccountID, bank, "ada", 10)
 		if len(list) != 3 {
 			t.Fatalf("a dry run changed the bank: %d entries", len(list))
 		}
@@ -341,7 +342,7 @@ func TestMemoryAssistantAcceptCreatesThenUpdates(t *testing.T) {
 			t.Fatalf("proposal: %+v", p)
 		}
 		wantStatus(t, s.Do(t, "PATCH", "/ai-assistant/memory-bank/"+p.ConversationID, s.Key, map[string]any{"accepted": true}), http.StatusOK)
-		banks, _, err := s.DB.MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
+		banks, _, err := memory.TestRows(s.DB).MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
 		if err != nil || len(banks) != 1 || *banks[0].RetentionDays != 60 {
 			t.Fatalf("accepted: %+v %v", banks, err)
 		}
@@ -352,7 +353,7 @@ func TestMemoryAssistantAcceptCreatesThenUpdates(t *testing.T) {
 		wantStatus(t, r, http.StatusOK)
 		r.JSON(t, &p)
 		wantStatus(t, s.Do(t, "PATCH", "/memory_banks/ai-assistant/"+p.ConversationID, s.Key, map[string]any{"accepted": true}), http.StatusOK)
-		banks, _, _ = s.DB.MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
+		banks, _, _ = memory.TestRows(s.DB).MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
 		if len(banks) != 1 || *banks[0].RetentionDays != 365 {
 			t.Fatalf("refined accept: %+v", banks)
 		}
@@ -396,7 +397,7 @@ func TestMemoryAssistantAcceptCreatesThenUpdates(t *testing.T) {
 				t.Fatalf("concurrent accepts answered %v", codes)
 			}
 		}
-		banks, _, _ = s.DB.MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
+		banks, _, _ = memory.TestRows(s.DB).MemoryBanks(context.Background(), s.AccountID, "", "created_at", true, 0, 10)
 		if len(banks) != 2 {
 			t.Fatalf("%d banks after concurrent accepts of one proposal, want 2 (one from each proposal)", len(banks))
 		}

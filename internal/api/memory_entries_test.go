@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -27,7 +28,7 @@ func seedEntry(t *testing.T, s *testserver.Server, accountID, bankID, key, conte
 		t.Fatal(err)
 	}
 	// Written with SQL of its own: the bank's stat totals counted afresh.
-	if err := s.DB.RebuildMemoryStats(context.Background(), bankID); err != nil {
+	if err := memory.TestRows(s.DB).RebuildMemoryStats(context.Background(), bankID); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -197,7 +198,7 @@ func TestMemoryBankEntriesAndKeys(t *testing.T) {
 }
 
 // TestMemoryEntriesSearchReadsAWindow: a search page reads at most
-// store.SearchWindow entries, so a rare text older than that is found on a
+// memory.SearchWindow entries, so a rare text older than that is found on a
 // later page: the first holds no match but a cursor, which leads to it.
 func TestMemoryEntriesSearchReadsAWindow(t *testing.T) {
 	t.Parallel()
@@ -210,7 +211,7 @@ func TestMemoryEntriesSearchReadsAWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := time.Now().Add(-time.Hour)
-		n := store.SearchWindow + 30
+		n := memory.SearchWindow + 30
 		for i := range n {
 			content := fmt.Sprintf("turn %d", i)
 			if i == 3 {
@@ -225,12 +226,12 @@ func TestMemoryEntriesSearchReadsAWindow(t *testing.T) {
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.RebuildMemoryStats(ctx, bank); err != nil {
+		if err := memory.TestRows(s.DB).RebuildMemoryStats(ctx, bank); err != nil {
 			t.Fatal(err)
 		}
 		first := listEntries(t, s, s.Key, bank, "?q=needle")
 		if len(first.Data) != 0 || first.NextCursor == nil {
-			t.Fatalf("the newest %d entries hold no needle: %d found, next %v", store.SearchWindow, len(first.Data), first.NextCursor)
+			t.Fatalf("the newest %d entries hold no needle: %d found, next %v", memory.SearchWindow, len(first.Data), first.NextCursor)
 		}
 		second := listEntries(t, s, s.Key, bank, "?q=needle&cursor="+*first.NextCursor)
 		if len(second.Data) != 1 || second.Data[0].Content != "the needle" || second.NextCursor != nil {

@@ -474,6 +474,11 @@ var tablesOwnedByArea = map[string][]string{
 	// The knowledge area and its exports.
 	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
+
+	// The memory area: banks, entries, the stats totals, the assistant.
+	// needs the SQL-only matcher (slicealerts): "memory_banks" is also a
+	// path and a JSON key, "memory_entries" a template's name.
+	// "internal/memory": {"memory_banks", "memory_entries", "memory_stat_tokens", "memory_stat_keys", "memory_stat_labels", "memory_assistant_turns"},
 }
 
 // jsonKeyLikeTable reports a literal of the agent definition format that is

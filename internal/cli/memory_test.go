@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -41,7 +42,7 @@ func TestMemoryCommands(t *testing.T) {
 			t.Fatalf("list general: %+v", list)
 		}
 		for _, text := range []string{"Ada's order is 4417.", "It ships to Berlin.", "She prefers email.", "Refund approved.", "Tier is Gold.", "Thanks.", "Bye."} {
-			if _, err := ts.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: ts.AccountID, BankID: b.ID, Partition: "ada", Content: text, Tokens: 5}); err != nil {
+			if _, err := memory.TestRows(ts.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: ts.AccountID, BankID: b.ID, Partition: "ada", Content: text, Tokens: 5}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/memory"
 )
 
 // Memory banks and the memory-bank assistant.
@@ -32,7 +32,7 @@ func memBankWithEntries(t *testing.T, e *Env) Vars {
 	v := memBank("conversation", true)(t, e)
 	for _, text := range []string{"My name is Ada and my order is 4417.", "Thanks Ada, order 4417 ships Friday.", "Please send it to Berlin."} {
 		speaker := "user"
-		if _, err := e.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: e.Tenant.AccountID, BankID: v["memory_bank_id"],
+		if _, err := memory.TestRows(e.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: e.Tenant.AccountID, BankID: v["memory_bank_id"],
 			Partition: "c1", Speaker: &speaker, Content: text, Tokens: 10}); err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -25,7 +25,7 @@ func memOfA(t *testing.T, c *Ctx) Vars {
 		t.Fatalf("A's bank: %s", r.Body)
 	}
 	speaker := "user"
-	if _, err := c.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: c.A.AccountID, BankID: b.ID, Partition: "alice",
+	if _, err := memory.TestRows(c.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: c.A.AccountID, BankID: b.ID, Partition: "alice",
 		Speaker: &speaker, Content: "A's secret: the zeppelin launches at noon.", Tokens: 9}); err != nil {
 		t.Fatal(err)
 	}

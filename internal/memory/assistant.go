@@ -43,7 +43,7 @@ var ExamplePrompts = []map[string]string{
 
 // Proposal is the assistant's answer to one turn.
 type Proposal struct {
-	Turn   store.MemoryAssistantTurn
+	Turn   AssistantTurn
 	Note   string
 	Config map[string]any
 }
@@ -79,7 +79,7 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string, 
 	}
 	if current == nil && since != nil {
 		// A refinement: start from this session's last proposal.
-		turns, _, err := s.db.MemoryAssistantTurns(ctx, accountID, userID, *since, 0, 20)
+		turns, _, err := s.repo.MemoryAssistantTurns(ctx, accountID, userID, *since, 0, 20)
 		if err != nil {
 			return Proposal{}, err
 		}
@@ -96,7 +96,7 @@ func (s *Service) Propose(ctx context.Context, accountID, userID, input string, 
 		note += ": " + strings.Join(notes, "; ")
 	}
 	note += ". Accept to create it" + map[bool]string{true: ".", false: " (or update the bank being refined)."}[cfg["id"] == nil]
-	t, err := s.db.AddMemoryAssistantTurn(ctx, store.MemoryAssistantTurn{AccountID: accountID, UserID: userID, UserInput: input, AINote: &note, Config: cfg})
+	t, err := s.repo.AddMemoryAssistantTurn(ctx, AssistantTurn{AccountID: accountID, UserID: userID, UserInput: input, AINote: &note, Config: cfg})
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -236,13 +236,13 @@ func nameFrom(input, bankType string) string {
 // Decide accepts or declines a turn's proposal. Accepting creates the
 // proposed bank (or updates the one the proposal refined, when it names
 // an id) and returns it.
-func (s *Service) Decide(ctx context.Context, accountID, userID, id string, accepted bool) (*store.MemoryBank, error) {
-	t, err := s.db.MemoryAssistantTurn(ctx, accountID, userID, id)
+func (s *Service) Decide(ctx context.Context, accountID, userID, id string, accepted bool) (*MemoryBank, error) {
+	t, err := s.repo.AssistantTurn(ctx, accountID, userID, id)
 	if err != nil {
 		return nil, err
 	}
 	if !accepted {
-		err := s.db.DeclineMemoryAssistantTurn(ctx, accountID, userID, id)
+		err := s.repo.DeclineMemoryAssistantTurn(ctx, accountID, userID, id)
 		if errors.Is(err, store.ErrConflict) {
 			return nil, invalid("accepted", "this proposal was accepted already: the memory bank it made stands; delete the bank to undo it")
 		}
@@ -255,17 +255,17 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 		return s.acceptedBank(ctx, accountID, *t.MemoryBankID)
 	}
 	// Claim the turn first, so two accepts of it never both apply it.
-	if err := s.db.ClaimMemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
+	if err := s.repo.ClaimMemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
 			return nil, err
 		}
-		if t, err = s.db.MemoryAssistantTurn(ctx, accountID, userID, id); err == nil && t.MemoryBankID != nil {
+		if t, err = s.repo.AssistantTurn(ctx, accountID, userID, id); err == nil && t.MemoryBankID != nil {
 			return s.acceptedBank(ctx, accountID, *t.MemoryBankID)
 		}
 		return nil, ErrBeingAccepted
 	}
 	in := ConfigInput(t.Config)
-	var b store.MemoryBank
+	var b MemoryBank
 	if bid, _ := t.Config["id"].(string); bid != "" {
 		in.Type, in.Mode = nil, nil
 		b, err = s.UpdateBank(ctx, accountID, bid, in)
@@ -273,13 +273,13 @@ func (s *Service) Decide(ctx context.Context, accountID, userID, id string, acce
 		b, err = s.CreateBank(ctx, accountID, in)
 	}
 	if err != nil {
-		_ = s.db.ReleaseMemoryAssistantTurn(context.WithoutCancel(ctx), accountID, userID, id)
+		_ = s.repo.ReleaseMemoryAssistantTurn(context.WithoutCancel(ctx), accountID, userID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, invalid("accepted", "the bank this proposal refines no longer exists")
 		}
 		return nil, err
 	}
-	return &b, s.db.AcceptMemoryAssistantTurn(context.WithoutCancel(ctx), accountID, userID, id, b.ID)
+	return &b, s.repo.AcceptMemoryAssistantTurn(context.WithoutCancel(ctx), accountID, userID, id, b.ID)
 }
 
 // ErrBeingAccepted: another request is accepting the same proposal (409).
@@ -287,8 +287,8 @@ var ErrBeingAccepted error = &fault.Conflict{Err: errors.New("this proposal is b
 
 // acceptedBank answers an accept of a proposal accepted before: it is not
 // applied twice.
-func (s *Service) acceptedBank(ctx context.Context, accountID, bankID string) (*store.MemoryBank, error) {
-	b, err := s.db.MemoryBank(ctx, accountID, bankID)
+func (s *Service) acceptedBank(ctx context.Context, accountID, bankID string) (*MemoryBank, error) {
+	b, err := s.repo.MemoryBank(ctx, accountID, bankID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, invalid("accepted", "this proposal was accepted already, and the memory bank it made has since been deleted")
 	}
@@ -324,8 +324,8 @@ func ConfigInput(c map[string]any) BankInput {
 
 // Conversation returns the user's latest turns (newest skipped by offset),
 // oldest first, and the total.
-func (s *Service) Conversation(ctx context.Context, accountID, userID string, offset, limit int) ([]store.MemoryAssistantTurn, int, error) {
-	list, total, err := s.db.MemoryAssistantTurns(ctx, accountID, userID, time.Time{}, offset, limit)
+func (s *Service) Conversation(ctx context.Context, accountID, userID string, offset, limit int) ([]AssistantTurn, int, error) {
+	list, total, err := s.repo.MemoryAssistantTurns(ctx, accountID, userID, time.Time{}, offset, limit)
 	for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
 		list[i], list[j] = list[j], list[i]
 	}

@@ -29,7 +29,7 @@ func BenchmarkChatTurnRoundTrip(b *testing.B) {
 	}
 	speaker := "user"
 	for i := range 10_000 {
-		if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: bk.ID, Partition: "customer-1", Speaker: &speaker,
+		if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: bk.ID, Partition: "customer-1", Speaker: &speaker,
 			Content: fmt.Sprintf("Turn %d: the customer asks about order %d and its delivery date.", i, 1000+i), Tokens: 14}); err != nil {
 			b.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func BenchmarkCompact1000(b *testing.B) {
 		}
 		for j := range 1000 {
 			f := facts[j%len(facts)]
-			if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: bk.ID, Partition: "p",
+			if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: bk.ID, Partition: "p",
 				Content: fmt.Sprintf("Entry %d. %s", j, f), Tokens: llm.EstimateTokens(f)}); err != nil {
 				b.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func BenchmarkAddMemoryEntry(b *testing.B) {
 			speakers := []string{"user", "assistant"}
 			tags := [][]string{nil, nil, {"vip"}, {"refund", "vip"}}
 			add := func(i int) error {
-				_, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: bk.ID, Partition: fmt.Sprintf("customer-%03d", i%100),
+				_, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: bk.ID, Partition: fmt.Sprintf("customer-%03d", i%100),
 					Speaker: &speakers[i%2], Tags: tags[i%len(tags)], Content: fmt.Sprintf("Turn %d: the customer asks about order %d.", i, 1000+i), Tokens: 10 + i%40})
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/fault"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Browsing a bank's entries (GET /memory_banks/{id}/entries and /keys, an
@@ -31,10 +30,10 @@ type EntriesQuery struct {
 
 // Entries returns a page of a bank's live entries, newest first, and the
 // cursor of the next page ("" on the last). A search page reads
-// store.SearchWindow entries at most, so it may hold fewer matches than
+// SearchWindow entries at most, so it may hold fewer matches than
 // Limit, even none, and still have a next page.
 func (s *Service) Entries(ctx context.Context, accountID, bankID string, q EntriesQuery) ([]Entry, string, error) {
-	if _, err := s.db.MemoryBank(ctx, accountID, bankID); err != nil {
+	if _, err := s.repo.MemoryBank(ctx, accountID, bankID); err != nil {
 		return nil, "", err
 	}
 	if q.Limit < 1 || q.Limit > MaxBrowsePage {
@@ -46,8 +45,8 @@ func (s *Service) Entries(ctx context.Context, accountID, bankID string, q Entri
 	if q.Key != nil && len(*q.Key) > MaxPartitionKey {
 		return nil, "", queryInvalid("key", fmt.Sprintf("a key is at most %d bytes", MaxPartitionKey))
 	}
-	list, next, err := s.db.BrowseMemoryEntries(ctx, accountID, bankID, store.MemoryBrowse{Key: q.Key, Search: q.Search, After: q.After, Limit: q.Limit})
-	if errors.Is(err, store.ErrBadCursor) {
+	list, next, err := s.repo.BrowseMemoryEntries(ctx, accountID, bankID, Browse{Key: q.Key, Search: q.Search, After: q.After, Limit: q.Limit})
+	if errors.Is(err, ErrBadCursor) {
 		return nil, "", queryInvalid("cursor", err.Error())
 	}
 	return list, next, err
@@ -70,7 +69,7 @@ type KeysQuery struct {
 // order, each with its entry count and last activity, and whether more
 // follow.
 func (s *Service) Keys(ctx context.Context, accountID, bankID string, q KeysQuery) ([]Key, bool, error) {
-	if _, err := s.db.MemoryBank(ctx, accountID, bankID); err != nil {
+	if _, err := s.repo.MemoryBank(ctx, accountID, bankID); err != nil {
 		return nil, false, err
 	}
 	if q.Limit < 1 || q.Limit > MaxBrowsePage {
@@ -79,5 +78,5 @@ func (s *Service) Keys(ctx context.Context, accountID, bankID string, q KeysQuer
 	if len(q.Prefix) > MaxPartitionKey || !utf8.ValidString(q.Prefix) {
 		return nil, false, queryInvalid("prefix", fmt.Sprintf("a prefix is at most %d bytes of UTF-8", MaxPartitionKey))
 	}
-	return s.db.MemoryKeys(ctx, bankID, store.MemoryKeysQuery{Prefix: q.Prefix, After: q.After, Limit: q.Limit})
+	return s.repo.MemoryKeys(ctx, bankID, KeyRange{Prefix: q.Prefix, After: q.After, Limit: q.Limit})
 }

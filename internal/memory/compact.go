@@ -21,7 +21,7 @@ const DefaultCompactionPrompt = "Summarize these memory entries in five sentence
 // plan says which oldest entries of a partition a compaction replaces:
 // the longest prefix any crossed threshold asks for. Entries are in read
 // order (summaries first, then oldest first).
-func plan(b store.MemoryBank, entries []store.MemoryEntry, now time.Time) int {
+func plan(b MemoryBank, entries []Entry, now time.Time) int {
 	n := 0
 	if b.MaxTurns != nil && *b.MaxTurns > 0 && len(entries) > *b.MaxTurns {
 		// Keep the newest half of the allowance; the rest becomes one
@@ -69,7 +69,7 @@ func plan(b store.MemoryBank, entries []store.MemoryEntry, now time.Time) int {
 }
 
 // over reports whether a partition crosses any threshold, from its sums.
-func over(b store.MemoryBank, p store.MemoryPartition, now time.Time) bool {
+func over(b MemoryBank, p Partition, now time.Time) bool {
 	if b.MaxTurns != nil && *b.MaxTurns > 0 && p.Entries > *b.MaxTurns {
 		return true
 	}
@@ -86,7 +86,7 @@ func over(b store.MemoryBank, p store.MemoryPartition, now time.Time) bool {
 type Compaction struct {
 	Partition string
 	Replaced  int
-	Summary   *store.MemoryEntry
+	Summary   *Entry
 }
 
 func (s *Service) lock(bankID, partition string) func() {
@@ -100,20 +100,20 @@ func (s *Service) lock(bankID, partition string) func() {
 // the oldest entries are summarised through the model router and, in one
 // transaction, the summary is written and they are soft-deleted. It
 // returns what it did (Replaced 0 when nothing was due).
-func (s *Service) CompactPartition(ctx context.Context, b store.MemoryBank, partition string, meta llm.CallMeta) (Compaction, error) {
+func (s *Service) CompactPartition(ctx context.Context, b MemoryBank, partition string, meta llm.CallMeta) (Compaction, error) {
 	out := Compaction{Partition: partition}
 	if !b.HasThreshold() {
 		return out, nil
 	}
 	now := time.Now()
 	key := partition
-	sums, err := s.db.MemoryPartitions(ctx, b.AccountID, b.ID, &key)
+	sums, err := s.repo.MemoryPartitions(ctx, b.AccountID, b.ID, &key)
 	if err != nil || len(sums) == 0 || !over(b, sums[0], now) {
 		return out, err
 	}
 	unlock := s.lock(b.ID, partition)
 	defer unlock()
-	entries, err := s.db.OldestMemoryEntries(ctx, b.AccountID, b.ID, partition, MaxCompactEntries+MaxHistoryTurns)
+	entries, err := s.repo.OldestMemoryEntries(ctx, b.AccountID, b.ID, partition, MaxCompactEntries+MaxHistoryTurns)
 	if err != nil {
 		return out, err
 	}
@@ -148,12 +148,12 @@ func (s *Service) CompactPartition(ctx context.Context, b store.MemoryBank, part
 		ids[i] = e.ID
 	}
 	speaker := "summary"
-	sum := store.MemoryEntry{Content: summary, Speaker: &speaker, Tokens: tokens,
+	sum := Entry{Content: summary, Speaker: &speaker, Tokens: tokens,
 		Metadata: map[string]any{"compacted_entries": n, "compacted_from": replaced[0].CreatedAt.Format(time.RFC3339Nano),
 			"compacted_to": replaced[n-1].CreatedAt.Format(time.RFC3339Nano)},
 		CreatedAt: replaced[n-1].CreatedAt}
-	stored, err := s.db.ReplaceMemoryEntries(ctx, b.AccountID, b.ID, partition, ids, sum)
-	if errors.Is(err, store.ErrCompactionConflict) {
+	stored, err := s.repo.ReplaceMemoryEntries(ctx, b.AccountID, b.ID, partition, ids, sum)
+	if errors.Is(err, ErrCompactionConflict) {
 		return out, nil // another compaction replaced them first
 	}
 	if err != nil {
@@ -178,7 +178,7 @@ func (s *Service) CompactPartition(ctx context.Context, b store.MemoryBank, part
 }
 
 // entryLine is how an entry reads in a compaction prompt.
-func entryLine(e store.MemoryEntry) string {
+func entryLine(e Entry) string {
 	t := strings.TrimSpace(e.Content)
 	if e.Speaker != nil && *e.Speaker != "" && *e.Speaker != "summary" {
 		return *e.Speaker + ": " + t
@@ -222,10 +222,10 @@ func (s *Service) Summarize(ctx context.Context, meta llm.CallMeta, prompt strin
 
 // CompactBank compacts every partition of a bank that crosses a
 // threshold, and applies its retention.
-func (s *Service) CompactBank(ctx context.Context, b store.MemoryBank) (int, error) {
+func (s *Service) CompactBank(ctx context.Context, b MemoryBank) (int, error) {
 	if b.RetentionDays != nil && *b.RetentionDays > 0 {
 		cut := time.Now().Add(-time.Duration(*b.RetentionDays) * 24 * time.Hour)
-		contents, err := s.db.ExpireMemoryEntries(ctx, b.AccountID, b.ID, cut)
+		contents, err := s.repo.ExpireMemoryEntries(ctx, b.AccountID, b.ID, cut)
 		if err != nil {
 			return 0, err
 		}
@@ -238,7 +238,7 @@ func (s *Service) CompactBank(ctx context.Context, b store.MemoryBank) (int, err
 	if !b.HasThreshold() {
 		return 0, nil
 	}
-	parts, err := s.db.MemoryPartitions(ctx, b.AccountID, b.ID, nil)
+	parts, err := s.repo.MemoryPartitions(ctx, b.AccountID, b.ID, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -263,7 +263,7 @@ func (s *Service) CompactBank(ctx context.Context, b store.MemoryBank) (int, err
 // applies retention; the hourly job runs it. A bank that fails (an account
 // out of credits) does not stop the others.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
-	banks, err := s.db.MemoryBanksWithThresholds(ctx)
+	banks, err := s.repo.MemoryBanksWithThresholds(ctx)
 	if err != nil {
 		return 0, err
 	}

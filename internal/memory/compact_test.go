@@ -31,7 +31,7 @@ var facts = []string{
 	"Thanks, that is all for today.",
 }
 
-func bank(t *testing.T, s *testserver.Server, b store.MemoryBank) store.MemoryBank {
+func bank(t *testing.T, s *testserver.Server, b memory.MemoryBank) memory.MemoryBank {
 	t.Helper()
 	b.AccountID = s.AccountID
 	if b.Type == "" {
@@ -61,20 +61,20 @@ func TestInlineCompactionReplacesOldestWithSummary(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
-		b := bank(t, s, store.MemoryBank{MaxTurns: ptr(6)})
+		b := bank(t, s, memory.MemoryBank{MaxTurns: ptr(6)})
 		for i, f := range facts[:7] {
 			speaker := "user"
 			if _, err := s.S.Memory.Add(ctx, b, memory.Write{Partition: "ada", Speaker: &speaker, Content: f}); err != nil {
 				t.Fatal(err)
 			}
-			live, _ := s.DB.LatestMemoryEntries(ctx, s.AccountID, b.ID, "ada", 100)
+			live, _ := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, b.ID, "ada", 100)
 			if i < 6 && len(live) != i+1 {
 				t.Fatalf("after %d writes: %d live", i+1, len(live))
 			}
 		}
 		// The 7th write crossed max_turns 6: the oldest 4 became one
 		// summary, the newest 3 stay.
-		live, err := s.DB.LatestMemoryEntries(ctx, s.AccountID, b.ID, "ada", 100)
+		live, err := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, b.ID, "ada", 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestInlineCompactionReplacesOldestWithSummary(t *testing.T) {
 			t.Errorf("transcript %q", got)
 		}
 		// Another partition is untouched.
-		other, _ := s.DB.LatestMemoryEntries(ctx, s.AccountID, b.ID, "bob", 100)
+		other, _ := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, b.ID, "bob", 100)
 		if len(other) != 0 {
 			t.Fatal("bob has entries")
 		}
@@ -106,9 +106,9 @@ func TestSweepAndCompactJob(t *testing.T) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
 		// Old entries in a bank with max_age_days: only the sweep sees them.
-		old := bank(t, s, store.MemoryBank{MaxAgeDays: ptr(7)})
+		old := bank(t, s, memory.MemoryBank{MaxAgeDays: ptr(7)})
 		for _, f := range facts {
-			if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: old.ID, Partition: "ada", Content: f,
+			if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: old.ID, Partition: "ada", Content: f,
 				Tokens: llm.EstimateTokens(f)}); err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestSweepAndCompactJob(t *testing.T) {
 		if _, err := s.DB.W.ExecContext(ctx, `UPDATE memory_entries SET created_at = $1 WHERE bank_id = $2`, time.Now().Add(-10*24*time.Hour).UTC(), old.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.RebuildMemoryStats(ctx, old.ID); err != nil {
+		if err := memory.TestRows(s.DB).RebuildMemoryStats(ctx, old.ID); err != nil {
 			t.Fatal(err)
 		}
 		// (The hourly job's run at start may race this call for the same
@@ -124,7 +124,7 @@ func TestSweepAndCompactJob(t *testing.T) {
 		if _, err := s.S.Memory.Sweep(ctx); err != nil {
 			t.Fatalf("sweep: %v", err)
 		}
-		live, _ := s.DB.LatestMemoryEntries(ctx, s.AccountID, old.ID, "ada", 100)
+		live, _ := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, old.ID, "ada", 100)
 		if len(live) != 1 || !live[0].Summary {
 			t.Fatalf("after the sweep: %d live", len(live))
 		}
@@ -138,21 +138,21 @@ func TestSweepAndCompactJob(t *testing.T) {
 		if _, err := s.DB.W.ExecContext(ctx, `UPDATE memory_entries SET created_at = $1 WHERE bank_id = $2`, time.Now().Add(-31*24*time.Hour).UTC(), old.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.RebuildMemoryStats(ctx, old.ID); err != nil {
+		if err := memory.TestRows(s.DB).RebuildMemoryStats(ctx, old.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.S.Memory.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if live, _ := s.DB.LatestMemoryEntries(ctx, s.AccountID, old.ID, "ada", 100); len(live) != 0 {
+		if live, _ := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, old.ID, "ada", 100); len(live) != 0 {
 			t.Fatalf("retention kept %d entries", len(live))
 		}
 
 		// POST …/compact queues a job that compacts over-threshold
 		// partitions (entries stored directly skip the inline check).
-		b := bank(t, s, store.MemoryBank{MaxTurns: ptr(4), CompactionPrompt: ptr("Summarize the customer's facts in two sentences.")})
+		b := bank(t, s, memory.MemoryBank{MaxTurns: ptr(4), CompactionPrompt: ptr("Summarize the customer's facts in two sentences.")})
 		for _, f := range facts {
-			if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: b.ID, Partition: "ada", Content: f, Tokens: 12}); err != nil {
+			if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: b.ID, Partition: "ada", Content: f, Tokens: 12}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -162,7 +162,7 @@ func TestSweepAndCompactJob(t *testing.T) {
 		}
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			live, _ := s.DB.LatestMemoryEntries(ctx, s.AccountID, b.ID, "ada", 100)
+			live, _ := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, b.ID, "ada", 100)
 			if len(live) == 3 && live[0].Summary {
 				if k := len(regexp.MustCompile(`[.!?](\s|$)`).FindAllString(live[0].Content, -1)); k > 2 {
 					t.Errorf("the bank's prompt asked for two sentences: %q", live[0].Content)
@@ -183,9 +183,9 @@ func TestConcurrentCompactionsWriteOneSummary(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
-		b := bank(t, s, store.MemoryBank{MaxTurns: ptr(10)})
+		b := bank(t, s, memory.MemoryBank{MaxTurns: ptr(10)})
 		for i := range 40 {
-			if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: b.ID, Partition: "p",
+			if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: b.ID, Partition: "p",
 				Content: fmt.Sprintf("Fact number %d is about item %d.", i, i*7), Tokens: 8}); err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +207,7 @@ func TestConcurrentCompactionsWriteOneSummary(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		live, _ := s.DB.LatestMemoryEntries(ctx, s.AccountID, b.ID, "p", 100)
+		live, _ := memory.TestRows(s.DB).LatestMemoryEntries(ctx, s.AccountID, b.ID, "p", 100)
 		summaries := 0
 		for _, e := range live {
 			if e.Summary {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/llm"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // DryRun is a test-compaction request: a prompt and what to compact
@@ -35,7 +34,7 @@ type DryRunResult struct {
 // TestCompaction dry-runs a prompt on a bank's entries (or the request's
 // samples); nothing is written.
 func (s *Service) TestCompaction(ctx context.Context, accountID, id string, r DryRun) (DryRunResult, error) {
-	b, err := s.db.MemoryBank(ctx, accountID, id)
+	b, err := s.repo.MemoryBank(ctx, accountID, id)
 	if err != nil {
 		return DryRunResult{}, err
 	}
@@ -45,7 +44,7 @@ func (s *Service) TestCompaction(ctx context.Context, accountID, id string, r Dr
 	r.BankType = b.Type
 	if len(r.Samples) == 0 && (r.Direction == nil || strings.TrimSpace(*r.Direction) == "") {
 		// The bank's own oldest entries, as compaction would see them.
-		list, err := s.db.MemoryEntries(ctx, accountID, id, store.MemoryEntriesQuery{Limit: 20})
+		list, err := s.repo.MemoryEntries(ctx, accountID, id, EntryFilter{Limit: 20})
 		if err != nil {
 			return DryRunResult{}, err
 		}

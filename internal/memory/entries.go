@@ -12,7 +12,6 @@ import (
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
 	"github.com/agentry/agentry/internal/llm"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Write is one entry to store.
@@ -61,11 +60,11 @@ func checkWrite(bankType string, w Write) error {
 // write is durable before the step completes. A general bank's entry is
 // then indexed in the bank's source; a write that crosses a threshold
 // compacts the partition before returning.
-func (s *Service) Add(ctx context.Context, b store.MemoryBank, w Write) (store.MemoryEntry, error) {
+func (s *Service) Add(ctx context.Context, b MemoryBank, w Write) (Entry, error) {
 	if err := checkWrite(b.Type, w); err != nil {
-		return store.MemoryEntry{}, err
+		return Entry{}, err
 	}
-	e, err := s.db.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: b.AccountID, BankID: b.ID, Partition: w.Partition, Speaker: w.Speaker,
+	e, err := s.repo.AddMemoryEntry(ctx, Entry{AccountID: b.AccountID, BankID: b.ID, Partition: w.Partition, Speaker: w.Speaker,
 		Content: w.Content, Metadata: w.Metadata, Tags: w.Tags, Tokens: llm.EstimateTokens(w.Content), RunID: w.RunID})
 	if err != nil {
 		return e, err
@@ -88,7 +87,7 @@ func (s *Service) Add(ctx context.Context, b store.MemoryBank, w Write) (store.M
 // index adds a general bank's entry to the bank's source, with the entry's
 // metadata (plus its id and group key) as the content's metadata, so the
 // knowledge area's search and metadata filters work on it.
-func (s *Service) index(ctx context.Context, b store.MemoryBank, e *store.MemoryEntry) error {
+func (s *Service) index(ctx context.Context, b MemoryBank, e *Entry) error {
 	src, err := s.sourceOf(ctx, b)
 	if err != nil {
 		return err
@@ -112,17 +111,17 @@ func (s *Service) index(ctx context.Context, b store.MemoryBank, e *store.Memory
 	}
 	id := up.ContentID
 	e.ContentID = &id
-	return s.db.SetMemoryEntryContent(ctx, b.AccountID, e.ID, id)
+	return s.repo.SetMemoryEntryContent(ctx, b.AccountID, e.ID, id)
 }
 
 // History returns the newest turns of a partition, oldest first: at most
 // maxTurns, and (when maxTokens > 0) no more than fit in maxTokens, the
 // newest kept first.
-func (s *Service) History(ctx context.Context, b store.MemoryBank, partition string, maxTurns, maxTokens int) ([]store.MemoryEntry, error) {
+func (s *Service) History(ctx context.Context, b MemoryBank, partition string, maxTurns, maxTokens int) ([]Entry, error) {
 	if maxTurns <= 0 || maxTurns > MaxHistoryTurns {
 		maxTurns = MaxHistoryTurns
 	}
-	list, err := s.db.LatestMemoryEntries(ctx, b.AccountID, b.ID, partition, maxTurns)
+	list, err := s.repo.LatestMemoryEntries(ctx, b.AccountID, b.ID, partition, maxTurns)
 	if err != nil || maxTokens <= 0 {
 		return list, err
 	}
@@ -151,7 +150,7 @@ type SearchRequest struct {
 
 // Hit is one entry a search found.
 type Hit struct {
-	Entry store.MemoryEntry
+	Entry Entry
 	Score float64
 }
 
@@ -159,7 +158,7 @@ type Hit struct {
 // and answers the live entries behind the passages found: an entry
 // compaction replaced, or one of another partition when the request
 // names one, never comes back.
-func (s *Service) Search(ctx context.Context, b store.MemoryBank, req SearchRequest) ([]Hit, error) {
+func (s *Service) Search(ctx context.Context, b MemoryBank, req SearchRequest) ([]Hit, error) {
 	if b.Type != TypeGeneral {
 		return nil, fmt.Errorf("%w: search works on general banks; load a conversation bank's turns with load_chat_history", ErrBankType)
 	}
@@ -185,7 +184,7 @@ func (s *Service) Search(ctx context.Context, b store.MemoryBank, req SearchRequ
 	for _, h := range hits {
 		ids = append(ids, h.ContentID)
 	}
-	live, err := s.db.MemoryEntriesByContent(ctx, b.AccountID, b.ID, ids)
+	live, err := s.repo.MemoryEntriesByContent(ctx, b.AccountID, b.ID, ids)
 	if err != nil {
 		return nil, err
 	}

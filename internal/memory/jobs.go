@@ -30,7 +30,7 @@ type compactWorker struct {
 }
 
 func (w *compactWorker) Work(ctx context.Context, job *river.Job[CompactArgs]) error {
-	b, err := w.s.db.MemoryBank(ctx, job.Args.AccountID, job.Args.BankID)
+	b, err := w.s.repo.MemoryBank(ctx, job.Args.AccountID, job.Args.BankID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted since
 	}
@@ -89,7 +89,7 @@ func PeriodicJobs() []*river.PeriodicJob {
 // ScheduleCompaction queues a compaction of the bank now; the bank needs
 // a threshold. A compaction already queued for the bank absorbs this one.
 func (s *Service) ScheduleCompaction(ctx context.Context, accountID, id string) error {
-	b, err := s.db.MemoryBank(ctx, accountID, id)
+	b, err := s.repo.MemoryBank(ctx, accountID, id)
 	if err != nil {
 		return err
 	}

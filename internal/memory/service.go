@@ -76,7 +76,7 @@ func invalid(field, msg string) error { return &InvalidError{Field: field, Msg: 
 
 // Service is the memory area.
 type Service struct {
-	db        *store.DB
+	repo      repo
 	knowledge *knowledge.Service
 	model     llm.Provider
 	// chatModel names the model compaction and dry runs call (the
@@ -92,7 +92,7 @@ type Service struct {
 // New returns the memory area's service. model is the metered router; q
 // takes compact-now jobs.
 func New(db *store.DB, kn *knowledge.Service, model llm.Provider, chatModel func() string, q jobs.Enqueuer) *Service {
-	return &Service{db: db, knowledge: kn, model: model, chatModel: chatModel, queue: q}
+	return &Service{repo: repo{db}, knowledge: kn, model: model, chatModel: chatModel, queue: q}
 }
 
 // Limits of what a tenant stores.
@@ -156,14 +156,14 @@ func (in BankInput) check(create bool) error {
 }
 
 // CreateBank validates and stores a bank, and provisions its source.
-func (s *Service) CreateBank(ctx context.Context, accountID string, in BankInput) (store.MemoryBank, error) {
+func (s *Service) CreateBank(ctx context.Context, accountID string, in BankInput) (MemoryBank, error) {
 	if in.Name == nil {
-		return store.MemoryBank{}, invalid("name", "a name is required")
+		return MemoryBank{}, invalid("name", "a name is required")
 	}
 	if err := in.check(true); err != nil {
-		return store.MemoryBank{}, err
+		return MemoryBank{}, err
 	}
-	b := store.MemoryBank{AccountID: accountID, Name: strings.TrimSpace(*in.Name), Type: TypeConversation, Mode: "fast_and_cheap",
+	b := MemoryBank{AccountID: accountID, Name: strings.TrimSpace(*in.Name), Type: TypeConversation, Mode: "fast_and_cheap",
 		Description: in.Description, CompactionPrompt: in.CompactionPrompt, RetentionDays: in.RetentionDays,
 		MaxTurns: in.MaxTurns, MaxSizeTokens: in.MaxSizeTokens, MaxAgeDays: in.MaxAgeDays}
 	if in.RetentionDays == nil {
@@ -174,18 +174,18 @@ func (s *Service) CreateBank(ctx context.Context, accountID string, in BankInput
 		b.Type = *in.Type
 	}
 	if b.Type != TypeConversation && b.Type != TypeGeneral {
-		return store.MemoryBank{}, invalid("type", "type is conversation or general")
+		return MemoryBank{}, invalid("type", "type is conversation or general")
 	}
 	if in.Mode != nil {
 		b.Mode = *in.Mode
 	}
 	m, ok := modes[b.Mode]
 	if !ok {
-		return store.MemoryBank{}, invalid("mode", "mode is fast_and_cheap, balanced, slow_and_thorough or custom")
+		return MemoryBank{}, invalid("mode", "mode is fast_and_cheap, balanced, slow_and_thorough or custom")
 	}
 	custom := in.EmbeddingModel != nil || in.Dimensions != nil || in.ChunkSize != nil || in.ChunkOverlap != nil
 	if custom && b.Mode != "custom" {
-		return store.MemoryBank{}, invalid("mode", "embedding_model, dimensions, chunk_size and chunk_overlap are for mode custom")
+		return MemoryBank{}, invalid("mode", "embedding_model, dimensions, chunk_size and chunk_overlap are for mode custom")
 	}
 	model := knowledge.OfflineEmbeddingModel
 	dims, size, overlap := m.dims, m.size, m.overlap
@@ -210,10 +210,10 @@ func (s *Service) CreateBank(ctx context.Context, accountID string, in BankInput
 	// bank exists.
 	src, err := s.provision(ctx, accountID, b)
 	if err != nil {
-		return store.MemoryBank{}, err
+		return MemoryBank{}, err
 	}
 	b.SourceID = &src
-	out, err := s.db.CreateMemoryBank(ctx, b)
+	out, err := s.repo.CreateMemoryBank(ctx, b)
 	if err != nil {
 		_ = s.knowledge.DeleteManagedSource(context.WithoutCancel(ctx), accountID, src)
 	}
@@ -221,7 +221,7 @@ func (s *Service) CreateBank(ctx context.Context, accountID string, in BankInput
 }
 
 // provision creates the bank's system-managed source connection.
-func (s *Service) provision(ctx context.Context, accountID string, b store.MemoryBank) (string, error) {
+func (s *Service) provision(ctx context.Context, accountID string, b MemoryBank) (string, error) {
 	mode := "custom"
 	name := "Memory bank: " + b.Name
 	if len(name) > 255 {
@@ -242,7 +242,7 @@ func (s *Service) provision(ctx context.Context, accountID string, b store.Memor
 
 // sourceOf returns the bank's source, provisioning a new one when it was
 // deleted (DELETE …/source resets a bank; the next write makes a source).
-func (s *Service) sourceOf(ctx context.Context, b store.MemoryBank) (string, error) {
+func (s *Service) sourceOf(ctx context.Context, b MemoryBank) (string, error) {
 	if b.SourceID != nil && *b.SourceID != "" {
 		return *b.SourceID, nil
 	}
@@ -250,7 +250,7 @@ func (s *Service) sourceOf(ctx context.Context, b store.MemoryBank) (string, err
 	if err != nil {
 		return "", err
 	}
-	cur, err := s.db.SetMemoryBankSourceIfUnset(ctx, b.AccountID, b.ID, src)
+	cur, err := s.repo.SetMemoryBankSourceIfUnset(ctx, b.AccountID, b.ID, src)
 	if err != nil {
 		return "", err
 	}
@@ -261,55 +261,55 @@ func (s *Service) sourceOf(ctx context.Context, b store.MemoryBank) (string, err
 }
 
 // Bank returns a bank of the account.
-func (s *Service) Bank(ctx context.Context, accountID, id string) (store.MemoryBank, error) {
-	return s.db.MemoryBank(ctx, accountID, id)
+func (s *Service) Bank(ctx context.Context, accountID, id string) (MemoryBank, error) {
+	return s.repo.MemoryBank(ctx, accountID, id)
 }
 
 // Banks lists a page of the account's banks.
-func (s *Service) Banks(ctx context.Context, accountID, bankType, sort string, desc bool, page, limit int) ([]store.MemoryBank, int, error) {
-	return s.db.MemoryBanks(ctx, accountID, bankType, sort, desc, paging.Offset(page, limit), limit)
+func (s *Service) Banks(ctx context.Context, accountID, bankType, sort string, desc bool, page, limit int) ([]MemoryBank, int, error) {
+	return s.repo.MemoryBanks(ctx, accountID, bankType, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // UpdateBank changes what in names; the mode and type never change.
-func (s *Service) UpdateBank(ctx context.Context, accountID, id string, in BankInput) (store.MemoryBank, error) {
+func (s *Service) UpdateBank(ctx context.Context, accountID, id string, in BankInput) (MemoryBank, error) {
 	if err := in.check(false); err != nil {
-		return store.MemoryBank{}, err
+		return MemoryBank{}, err
 	}
 	if in.Mode != nil || in.Type != nil || in.EmbeddingModel != nil || in.Dimensions != nil || in.ChunkSize != nil || in.ChunkOverlap != nil {
-		return store.MemoryBank{}, invalid("mode", "the mode, type and embedding settings of a bank cannot change after creation")
+		return MemoryBank{}, invalid("mode", "the mode, type and embedding settings of a bank cannot change after creation")
 	}
 	var name *string
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)
 		name = &n
 	}
-	return s.db.UpdateMemoryBank(ctx, accountID, id, store.MemoryBankPatch{Name: name, Description: in.Description,
+	return s.repo.UpdateMemoryBank(ctx, accountID, id, BankPatch{Name: name, Description: in.Description,
 		CompactionPrompt: in.CompactionPrompt, RetentionDays: in.RetentionDays, MaxTurns: in.MaxTurns, MaxSizeTokens: in.MaxSizeTokens,
 		MaxAgeDays: in.MaxAgeDays})
 }
 
 // AgentsUsing lists the agents whose definition names the bank.
 func (s *Service) AgentsUsing(ctx context.Context, accountID, id string) ([][2]string, error) {
-	if _, err := s.db.MemoryBank(ctx, accountID, id); err != nil {
+	if _, err := s.repo.MemoryBank(ctx, accountID, id); err != nil {
 		return nil, err
 	}
-	return s.db.MemoryBankAgents(ctx, accountID, id)
+	return s.repo.MemoryBankAgents(ctx, accountID, id)
 }
 
 // DeleteBank deletes a bank no agent uses, with its entries and source.
 func (s *Service) DeleteBank(ctx context.Context, accountID, id string) error {
-	b, err := s.db.MemoryBank(ctx, accountID, id)
+	b, err := s.repo.MemoryBank(ctx, accountID, id)
 	if err != nil {
 		return err
 	}
-	users, err := s.db.MemoryBankAgents(ctx, accountID, id)
+	users, err := s.repo.MemoryBankAgents(ctx, accountID, id)
 	if err != nil {
 		return err
 	}
 	if len(users) > 0 {
 		return &InUseError{Agents: users}
 	}
-	if err := s.db.DeleteMemoryBank(ctx, accountID, id); err != nil {
+	if err := s.repo.DeleteMemoryBank(ctx, accountID, id); err != nil {
 		return err
 	}
 	if b.SourceID != nil {
@@ -323,7 +323,7 @@ func (s *Service) DeleteBank(ctx context.Context, accountID, id string) error {
 // DeleteSource removes the bank's source and every entry; the next write
 // provisions a new source.
 func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error {
-	src, err := s.db.ClearMemoryBankSource(ctx, accountID, id)
+	src, err := s.repo.ClearMemoryBankSource(ctx, accountID, id)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/big"
 	"time"
-
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Distribution sums up a list of numbers.
@@ -24,7 +22,7 @@ type Count struct {
 }
 
 // counts turns the store's top-ten lists into the response's.
-func counts(list []store.NameCount) []Count {
+func counts(list []NameCount) []Count {
 	out := make([]Count, len(list))
 	for i, c := range list {
 		out[i] = Count{c.Name, c.Count}
@@ -36,7 +34,7 @@ func counts(list []store.NameCount) []Count {
 // (ascending values, each with how many have it) stands for, without
 // writing them out: the same average, 95th percentile (the value at rank
 // ceil(0.95·n)), minimum and maximum.
-func histogramDistribution(h []store.ValueCount) Distribution {
+func histogramDistribution(h []ValueCount) Distribution {
 	n, sum := 0, 0.0
 	for _, v := range h {
 		n += v.Count
@@ -60,7 +58,7 @@ func histogramDistribution(h []store.ValueCount) Distribution {
 // math.Round), computed exactly: the sum of the ages in microseconds is
 // each day's count times the time from its midnight to now, less the sum
 // of its entries' times of day.
-func averageAgeDays(now time.Time, days []store.MemoryStatDay, n int) float64 {
+func averageAgeDays(now time.Time, days []StatDay, n int) float64 {
 	total, term := new(big.Int), new(big.Int)
 	for _, d := range days {
 		term.Mul(big.NewInt(d.Entries), big.NewInt(now.UnixMicro()-d.Day.UnixMicro()))
@@ -91,16 +89,16 @@ func ageDays(now, at time.Time) float64 { return math.Round(now.Sub(at).Hours()/
 // ages only grow with time), its average the exact average age (from
 // each day's count and sum of creation times) rounded to the hundredth.
 func (s *Service) Stats(ctx context.Context, accountID, id string, from, to time.Time) (map[string]any, error) {
-	b, err := s.db.MemoryBank(ctx, accountID, id)
+	b, err := s.repo.MemoryBank(ctx, accountID, id)
 	if err != nil {
 		return nil, err
 	}
 	return s.stats(ctx, b, from, to, time.Now())
 }
 
-func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now time.Time) (map[string]any, error) {
+func (s *Service) stats(ctx context.Context, b MemoryBank, from, to, now time.Time) (map[string]any, error) {
 	var (
-		sums store.MemoryStatSums
+		sums StatSums
 		ages Distribution
 	)
 	// The sums and the three ranks are separate reads: when entries are
@@ -108,7 +106,7 @@ func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now t
 	// stats are read again, a few times at most.
 	for attempt := 0; ; attempt++ {
 		var err error
-		if sums, err = s.db.MemoryStatSummary(ctx, b.ID, from, to); err != nil {
+		if sums, err = s.repo.MemoryStatSummary(ctx, b.ID, from, to); err != nil {
 			return nil, err
 		}
 		n := sums.Entries
@@ -125,7 +123,7 @@ func (s *Service) stats(ctx context.Context, b store.MemoryBank, from, to, now t
 			offset int
 			oldest bool
 		}{{0, false}, {0, true}, {min(rank, n-1-rank), n-1-rank < rank}} {
-			t, ok, err := s.db.MemoryStatNewest(ctx, b.ID, from, to, q.offset, q.oldest)
+			t, ok, err := s.repo.MemoryStatNewest(ctx, b.ID, from, to, q.offset, q.oldest)
 			if err != nil {
 				return nil, err
 			}

@@ -24,7 +24,7 @@ import (
 // it as the reference the SQL must match. The average age is the exact
 // average (creation times to the microsecond) rounded to the hundredth,
 // as since migration 00195 (before, each age was rounded first).
-func goStats(b store.MemoryBank, list []store.MemoryEntry, from, to, now time.Time) map[string]any {
+func goStats(b memory.MemoryBank, list []memory.Entry, from, to, now time.Time) map[string]any {
 	distribution := func(v []float64) memory.Distribution {
 		if len(v) == 0 {
 			return memory.Distribution{}
@@ -139,14 +139,14 @@ func seedStatEntries(t *testing.T, s *testserver.Server, bankID string, n int, n
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DB.RebuildMemoryStats(ctx, bankID); err != nil {
+	if err := memory.TestRows(s.DB).RebuildMemoryStats(ctx, bankID); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // longBank is a bank that keeps its entries ten years, so the retention
 // sweep deletes none of the seeded ones (40 days back) during the test.
-func longBank(t *testing.T, s *testserver.Server, typ string) store.MemoryBank {
+func longBank(t *testing.T, s *testserver.Server, typ string) memory.MemoryBank {
 	t.Helper()
 	b, err := s.S.Memory.CreateBank(context.Background(), s.AccountID, memory.BankInput{Name: ptr("Stats bank"), Type: &typ, RetentionDays: ptr(3650)})
 	if err != nil {
@@ -160,14 +160,14 @@ func longBank(t *testing.T, s *testserver.Server, typ string) store.MemoryBank {
 func checkTotals(t *testing.T, s *testserver.Server, bankID, after string) {
 	t.Helper()
 	ctx := context.Background()
-	kept, err := s.DB.MemoryStatRows(ctx, bankID)
+	kept, err := memory.TestRows(s.DB).MemoryStatRows(ctx, bankID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DB.RebuildMemoryStats(ctx, bankID); err != nil {
+	if err := memory.TestRows(s.DB).RebuildMemoryStats(ctx, bankID); err != nil {
 		t.Fatal(err)
 	}
-	counted, err := s.DB.MemoryStatRows(ctx, bankID)
+	counted, err := memory.TestRows(s.DB).MemoryStatRows(ctx, bankID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 			compare := func(after string) {
 				t.Helper()
 				checkTotals(t, s, b.ID, after)
-				list, err := s.DB.MemoryEntries(ctx, s.AccountID, b.ID, store.MemoryEntriesQuery{Newest: true, Limit: 1_000_000})
+				list, err := memory.TestRows(s.DB).MemoryEntries(ctx, s.AccountID, b.ID, memory.EntryFilter{Newest: true, Limit: 1_000_000})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -238,7 +238,7 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 			// today, some new.
 			speakers := []*string{nil, ptr("user"), ptr("Zoë"), ptr("")}
 			for i := range 40 {
-				if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: b.ID, Partition: []string{"cust-a", "", "new-key"}[i%3],
+				if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: b.ID, Partition: []string{"cust-a", "", "new-key"}[i%3],
 					Speaker: speakers[i%len(speakers)], Content: "x", Tags: [][]string{nil, {"vip"}, {"new", "new", "vip"}}[i%3], Tokens: 1 + i%4, Summary: i == 7}); err != nil {
 					t.Fatal(err)
 				}
@@ -252,7 +252,7 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 				key string
 				n   int
 			}{{"cust-a", 60}, {"", 25}, {"team/ü", 1_000_000}} {
-				old, err := s.DB.OldestMemoryEntries(ctx, s.AccountID, b.ID, c.key, c.n)
+				old, err := memory.TestRows(s.DB).OldestMemoryEntries(ctx, s.AccountID, b.ID, c.key, c.n)
 				if err != nil || len(old) == 0 {
 					t.Fatalf("key %q: %d entries, %v", c.key, len(old), err)
 				}
@@ -260,7 +260,7 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 				for i, e := range old {
 					ids[i] = e.ID
 				}
-				if _, err := s.DB.ReplaceMemoryEntries(ctx, s.AccountID, b.ID, c.key, ids, store.MemoryEntry{Content: "summary", Tokens: 77,
+				if _, err := memory.TestRows(s.DB).ReplaceMemoryEntries(ctx, s.AccountID, b.ID, c.key, ids, memory.Entry{Content: "summary", Tokens: 77,
 					Tags: []string{"summary"}, CreatedAt: old[len(old)-1].CreatedAt}); err != nil {
 					t.Fatal(err)
 				}
@@ -268,21 +268,21 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 			compare("compactions")
 
 			// The retention sweep, cutting a day at 13:00.
-			if _, err := s.DB.ExpireMemoryEntries(ctx, s.AccountID, b.ID, day(-36).Add(13*time.Hour)); err != nil {
+			if _, err := memory.TestRows(s.DB).ExpireMemoryEntries(ctx, s.AccountID, b.ID, day(-36).Add(13*time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 			compare("the retention sweep")
 
 			// A reset, then inserts again.
-			if _, err := s.DB.ClearMemoryBankSource(ctx, s.AccountID, b.ID); err != nil {
+			if _, err := memory.TestRows(s.DB).ClearMemoryBankSource(ctx, s.AccountID, b.ID); err != nil {
 				t.Fatal(err)
 			}
-			if rows, err := s.DB.MemoryStatRows(ctx, b.ID); err != nil || len(rows) != 0 {
+			if rows, err := memory.TestRows(s.DB).MemoryStatRows(ctx, b.ID); err != nil || len(rows) != 0 {
 				t.Fatalf("after a reset: %d rows of totals, %v", len(rows), err)
 			}
 			compare("a reset")
 			for i := range 12 {
-				if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: b.ID, Partition: fmt.Sprint("k", i%5),
+				if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: b.ID, Partition: fmt.Sprint("k", i%5),
 					Speaker: speakers[i%len(speakers)], Content: "x", Tags: []string{"after"}, Tokens: i}); err != nil {
 					t.Fatal(err)
 				}
@@ -292,10 +292,10 @@ func TestStatsInSQLMatchGo(t *testing.T) {
 			// The other bank's totals are its own still; deleting it
 			// deletes them.
 			checkTotals(t, s, other.ID, "writes to another bank")
-			if err := s.DB.DeleteMemoryBank(ctx, s.AccountID, other.ID); err != nil {
+			if err := memory.TestRows(s.DB).DeleteMemoryBank(ctx, s.AccountID, other.ID); err != nil {
 				t.Fatal(err)
 			}
-			if rows, err := s.DB.MemoryStatRows(ctx, other.ID); err != nil || len(rows) != 0 {
+			if rows, err := memory.TestRows(s.DB).MemoryStatRows(ctx, other.ID); err != nil || len(rows) != 0 {
 				t.Fatalf("after deleting the bank: %d rows of totals, %v", len(rows), err)
 			}
 		}
@@ -321,7 +321,7 @@ func TestStatTotalsUnderConcurrentWrites(t *testing.T) {
 			started = make(chan struct{}, writers)
 		)
 		for w := range writers {
-			for _, b := range []store.MemoryBank{hot, other} {
+			for _, b := range []memory.MemoryBank{hot, other} {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -329,7 +329,7 @@ func TestStatTotalsUnderConcurrentWrites(t *testing.T) {
 						if b.ID == hot.ID && i == each/3 {
 							started <- struct{}{}
 						}
-						if _, err := s.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: s.AccountID, BankID: b.ID, Partition: fmt.Sprint("k", (w+i)%3),
+						if _, err := memory.TestRows(s.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: s.AccountID, BankID: b.ID, Partition: fmt.Sprint("k", (w+i)%3),
 							Speaker: ptr("user"), Content: "x", Tags: []string{"vip", fmt.Sprint("w", w)}, Tokens: 10 + i%2}); err != nil {
 							errs <- err
 							return
@@ -345,7 +345,7 @@ func TestStatTotalsUnderConcurrentWrites(t *testing.T) {
 			for range writers {
 				<-started
 			}
-			if _, err := s.DB.ClearMemoryBankSource(ctx, s.AccountID, hot.ID); err != nil {
+			if _, err := memory.TestRows(s.DB).ClearMemoryBankSource(ctx, s.AccountID, hot.ID); err != nil {
 				errs <- err
 			}
 		}()

@@ -40,17 +40,17 @@ func traced(op string, h engine.HandlerFunc) engine.HandlerFunc {
 
 // stepBank resolves the step's bank, which must be the run's account's
 // and of the given type: another account's bank is "not found".
-func (s *Service) stepBank(ctx context.Context, x *engine.Exec, want string) (store.MemoryBank, error) {
+func (s *Service) stepBank(ctx context.Context, x *engine.Exec, want string) (MemoryBank, error) {
 	id, _ := x.Step.String("memory_bank_id")
 	id, err := x.Render(id)
 	if err != nil {
-		return store.MemoryBank{}, err
+		return MemoryBank{}, err
 	}
 	id = strings.TrimSpace(id)
 	if id == "" {
-		return store.MemoryBank{}, fmt.Errorf("%s needs memory_bank_id", x.Step.Type)
+		return MemoryBank{}, fmt.Errorf("%s needs memory_bank_id", x.Step.Type)
 	}
-	b, err := s.db.MemoryBank(ctx, x.Run.AccountID, id)
+	b, err := s.repo.MemoryBank(ctx, x.Run.AccountID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return b, fmt.Errorf("memory bank %s not found", id)
 	}
@@ -162,7 +162,7 @@ func (s *Service) stepLoadChatHistory(ctx context.Context, x *engine.Exec) (engi
 
 // Transcript writes turns one per paragraph as "speaker: text"; a summary
 // reads "Summary of earlier conversation: …".
-func Transcript(list []store.MemoryEntry) string {
+func Transcript(list []Entry) string {
 	var sb strings.Builder
 	for i, e := range list {
 		if i > 0 {
@@ -268,7 +268,7 @@ func (s *Service) stepLoadMemory(ctx context.Context, x *engine.Exec) (engine.Re
 	if err != nil {
 		return engine.Result{}, err
 	}
-	q := store.MemoryEntriesQuery{Newest: true, Limit: 50}
+	q := EntryFilter{Newest: true, Limit: 50}
 	if n, ok := x.Step.Int("limit"); ok && n > 0 {
 		q.Limit = min(n, 1000)
 	}
@@ -282,7 +282,7 @@ func (s *Service) stepLoadMemory(ctx context.Context, x *engine.Exec) (engine.Re
 		}
 		q.Partition = &key
 	}
-	list, err := s.db.MemoryEntries(ctx, b.AccountID, b.ID, q)
+	list, err := s.repo.MemoryEntries(ctx, b.AccountID, b.ID, q)
 	if err != nil {
 		return engine.Result{}, err
 	}

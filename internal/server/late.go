@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/mail/sending"
 	"github.com/riverqueue/river"
@@ -22,6 +23,8 @@ import (
 //     asks governance about messages (lateOutputBlocks);
 //   - email domains send their test e-mails through outbound mail, which
 //     signs with those domains (lateMail);
+//   - definitions reference memory banks, and the memory area is built
+//     after agents (lateMemoryBank);
 //   - the public URL may be known only once the listener is bound, after
 //     assemble (Server.publicURL).
 //
@@ -59,6 +62,18 @@ func (m lateMail) Send(ctx context.Context, mail sending.Mail) (sending.Report, 
 		return sending.Report{}, errNotAssembled
 	}
 	return m.s.Mail.Send(ctx, mail)
+}
+
+// lateMemoryBank is the memory area's bank lookup for agents'
+// definitions (agents → memory).
+func lateMemoryBank(s *Server) func(ctx context.Context, accountID, id string) (agents.MemoryBankRef, error) {
+	return func(ctx context.Context, accountID, id string) (agents.MemoryBankRef, error) {
+		if s.Memory == nil {
+			return agents.MemoryBankRef{}, errNotAssembled
+		}
+		b, err := s.Memory.Bank(ctx, accountID, id)
+		return agents.MemoryBankRef{ID: b.ID, Name: b.Name, Description: b.Description}, err
+	}
 }
 
 // lateOutputBlocks is the output half of the mail area's auto-block mode:

@@ -85,6 +85,23 @@ func StringOrNil(v sql.NullString) *string {
 	return &v.String
 }
 
+// IntOrNil is a nullable integer column as a pointer: nil for NULL.
+func IntOrNil(v sql.NullInt64) *int { return nullInt(v) }
+
+// Prepared returns a statement on the read pool, prepared once per query
+// and reused (see prepared): for an area's hottest reads.
+func (db *DB) Prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	return db.prepared(ctx, query)
+}
+
+// LockFor is the row-lock clause of a SELECT (" FOR UPDATE", " FOR
+// SHARE", …) on PostgreSQL, and nothing on SQLite, whose one writer
+// already serialises the transaction.
+func (db *DB) LockFor(mode string) string { return db.lockFor(mode) }
+
+// Placeholders is n numbered placeholders from $from, comma-separated.
+func Placeholders(from, n int) string { return placeholders(from, n) }
+
 // TimeOrNil is a nullable time column as a pointer, in UTC: nil for NULL.
 func TimeOrNil(v sql.NullTime) *time.Time {
 	if !v.Valid {

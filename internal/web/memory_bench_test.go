@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -66,7 +67,7 @@ func seedBrowseEntries(b testing.TB, db *store.DB, accountID, bankID string, n, 
 	}
 	// Written with SQL of its own: the bank's stat totals counted afresh
 	// (as migration 00195 counts the entries already there).
-	if err := db.RebuildMemoryStats(ctx, bankID); err != nil {
+	if err := memory.TestRows(db).RebuildMemoryStats(ctx, bankID); err != nil {
 		b.Fatal(err)
 	}
 	return middle

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -25,7 +26,7 @@ func addTurns(t testing.TB, srv *testserver.Server, accountID, bankID, key strin
 			speaker = "assistant"
 		}
 		content := fmt.Sprintf("Turn %d: Ada's order number is %d and she lives in Berlin.", i, 4400+i)
-		if _, err := srv.DB.AddMemoryEntry(context.Background(), store.MemoryEntry{AccountID: accountID, BankID: bankID, Partition: key,
+		if _, err := memory.TestRows(srv.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: accountID, BankID: bankID, Partition: key,
 			Speaker: &speaker, Content: content, Tokens: 12}); err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func TestMemoryBrowsePages(t *testing.T) {
 		addTurns(t, srv, srv.AccountID, bank.ID, "cust-bob", 3)
 		addTurns(t, srv, srv.AccountID, bank.ID, "team-x", 2)
 		speaker := "user"
-		if _, err := srv.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: srv.AccountID, BankID: bank.ID, Partition: "cust-bob",
+		if _, err := memory.TestRows(srv.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: srv.AccountID, BankID: bank.ID, Partition: "cust-bob",
 			Speaker: &speaker, Content: "Bob asks: is <b>express</b> shipping free?", Tokens: 9}); err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +217,7 @@ func TestMemoryBrowsePages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := srv.DB.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: srv.AccountID, BankID: notes.ID, Partition: "prefs",
+		if _, err := memory.TestRows(srv.DB).AddMemoryEntry(ctx, memory.Entry{AccountID: srv.AccountID, BankID: notes.ID, Partition: "prefs",
 			Content: "Ada prefers email.", Metadata: map[string]any{"source": "crm"}, Tags: []string{"contact"}, Tokens: 4}); err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/client"
 	"github.com/agentry/agentry/internal/governance"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -53,7 +54,7 @@ func seedMemoryEntries(b *testing.B, db *store.DB, accountID, bankID string, n, 
 		b.Fatal(err)
 	}
 	// Written with SQL of its own: the bank's stat totals counted afresh.
-	if err := db.RebuildMemoryStats(ctx, bankID); err != nil {
+	if err := memory.TestRows(db).RebuildMemoryStats(ctx, bankID); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package memory
 
 import (
 	"cmp"
@@ -6,8 +6,11 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // A bank's stats (GET /memory_banks/{id}/stats) read totals kept per bank
@@ -60,7 +63,7 @@ func newStatDelta() *statDelta {
 
 // add counts e in (sign 1) or out (sign -1). The stored time is what
 // counts: callers pass entries as written (times to the microsecond).
-func (d *statDelta) add(e MemoryEntry, sign int64) {
+func (d *statDelta) add(e Entry, sign int64) {
 	day, us := statDay(e.CreatedAt)
 	t := d.tokens[statTokensKey{e.BankID, day, int64(e.Tokens)}]
 	t.entries += sign
@@ -143,12 +146,12 @@ func (d *statDelta) withInsert(insert string, args []any) (string, []any) {
 	q.WriteString("WITH added AS (" + insert + " RETURNING 1)")
 	param := func(v any) string {
 		args = append(args, v)
-		return "$" + itoa(len(args))
+		return "$" + strconv.Itoa(len(args))
 	}
 	prev, n := "added", 0
 	step := func(sql string) {
 		n++
-		name := "totals" + itoa(n)
+		name := "totals" + strconv.Itoa(n)
 		q.WriteString(", " + name + " AS (" + strings.Replace(sql, "FROM prev", "FROM "+prev, 1) + " RETURNING 1)")
 		prev = name
 	}
@@ -211,7 +214,7 @@ func (t statTable) upsert(ctx context.Context, tx *sql.Tx, rows [][]any) error {
 			if i > 0 {
 				q.WriteString(",")
 			}
-			q.WriteString("(" + placeholders(len(args)+1, width) + ")")
+			q.WriteString("(" + store.Placeholders(len(args)+1, width) + ")")
 			args = append(args, r...)
 		}
 		q.WriteString(" ON CONFLICT (" + strings.Join(t.key, ", ") + ") DO UPDATE SET " + strings.Join(sets, ", ") +
@@ -258,7 +261,7 @@ func (t statTable) upsert(ctx context.Context, tx *sql.Tx, rows [][]any) error {
 					q.WriteString(" AND ")
 				}
 				args = append(args, k[j])
-				q.WriteString(c + " = $" + itoa(len(args)))
+				q.WriteString(c + " = $" + strconv.Itoa(len(args)))
 			}
 			q.WriteString(")")
 		}
@@ -282,20 +285,20 @@ func dropMemoryStats(ctx context.Context, tx *sql.Tx, bankID string) error {
 }
 
 // The SQL that adds up entries the way the totals count them: the day,
-// the time of day in microseconds. created_at is stored on SQLite as Go
+// the time of day in microseconds. created_at is stored on store.SQLite as Go
 // writes a UTC time ("2006-01-02 15:04:05.999999999 +0000 UTC"): the day
 // is its first ten characters, the time of day the next ones, the
 // fraction (0 to 9 digits) read to the microsecond. Migration 00195
 // backfills with the same expressions.
-func (db *DB) statDayCol(col string) string {
-	if db.Dialect == Postgres {
+func (r repo) statDayCol(col string) string {
+	if r.db.Dialect == store.Postgres {
 		return `to_char(` + col + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
 	}
 	return `substr(` + col + `, 1, 10)`
 }
 
-func (db *DB) statTimeOfDayCol(col string) string {
-	if db.Dialect == Postgres {
+func (r repo) statTimeOfDayCol(col string) string {
+	if r.db.Dialect == store.Postgres {
 		return `CAST(EXTRACT(EPOCH FROM (` + col + ` AT TIME ZONE 'UTC') - date_trunc('day', ` + col + ` AT TIME ZONE 'UTC')) * 1000000 AS BIGINT)`
 	}
 	return `(((CAST(substr(` + col + `, 12, 2) AS INTEGER) * 60 + CAST(substr(` + col + `, 15, 2) AS INTEGER)) * 60
@@ -305,8 +308,8 @@ func (db *DB) statTimeOfDayCol(col string) string {
 
 // statTagsFrom is a FROM clause over entries (a table or subquery named
 // e) joined with their tags t(value).
-func (db *DB) statTagsFrom(entries string) string {
-	if db.Dialect == Postgres {
+func (r repo) statTagsFrom(entries string) string {
+	if r.db.Dialect == store.Postgres {
 		return entries + ` CROSS JOIN LATERAL jsonb_array_elements_text(CAST(e.tags AS JSONB)) AS t(value)`
 	}
 	return entries + `, json_each(e.tags) t`
@@ -315,9 +318,9 @@ func (db *DB) statTagsFrom(entries string) string {
 // RebuildMemoryStats counts a bank's totals afresh from its entries: for
 // whoever wrote memory_entries without keeping them (a test seeding with
 // SQL). Migration 00195 did the same for every bank.
-func (db *DB) RebuildMemoryStats(ctx context.Context, bankID string) error {
-	day, tod := db.statDayCol("created_at"), db.statTimeOfDayCol("created_at")
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+func (r repo) RebuildMemoryStats(ctx context.Context, bankID string) error {
+	day, tod := r.statDayCol("created_at"), r.statTimeOfDayCol("created_at")
+	return r.db.Tx(ctx, func(tx *sql.Tx) error {
 		if err := dropMemoryStats(ctx, tx, bankID); err != nil {
 			return err
 		}
@@ -332,8 +335,8 @@ func (db *DB) RebuildMemoryStats(ctx context.Context, bankID string) error {
 			SELECT bank_id, ` + day + `, 'speaker', speaker, COUNT(*)
 			FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL AND speaker IS NOT NULL GROUP BY bank_id, ` + day + `, speaker`,
 			`INSERT INTO memory_stat_labels (bank_id, day, kind, label, entries)
-			SELECT e.bank_id, ` + db.statDayCol("e.created_at") + `, 'tag', t.value, COUNT(*)
-			FROM ` + db.statTagsFrom("memory_entries e") + ` WHERE e.bank_id = $1 AND e.deleted_at IS NULL GROUP BY e.bank_id, ` + db.statDayCol("e.created_at") + `, t.value`,
+			SELECT e.bank_id, ` + r.statDayCol("e.created_at") + `, 'tag', t.value, COUNT(*)
+			FROM ` + r.statTagsFrom("memory_entries e") + ` WHERE e.bank_id = $1 AND e.deleted_at IS NULL GROUP BY e.bank_id, ` + r.statDayCol("e.created_at") + `, t.value`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, bankID); err != nil {
 				return err
@@ -343,8 +346,8 @@ func (db *DB) RebuildMemoryStats(ctx context.Context, bankID string) error {
 	})
 }
 
-// MemoryStatRow is one kept total: a table's row without the bank.
-type MemoryStatRow struct {
+// StatRow is one kept total: a table's row without the bank.
+type StatRow struct {
 	Table, Day, Name    string
 	Entries, Summaries  int64
 	CreatedMicroseconds int64
@@ -352,14 +355,14 @@ type MemoryStatRow struct {
 
 // MemoryStatRows lists a bank's kept totals in order (table, day,
 // name): what a test compares with a count afresh (RebuildMemoryStats).
-func (db *DB) MemoryStatRows(ctx context.Context, bankID string) ([]MemoryStatRow, error) {
-	rows, err := All(ctx, db.W, func(s Scanner) (MemoryStatRow, error) {
-		var r MemoryStatRow
+func (r repo) MemoryStatRows(ctx context.Context, bankID string) ([]StatRow, error) {
+	rows, err := store.All(ctx, r.db.W, func(s store.Scanner) (StatRow, error) {
+		var r StatRow
 		return r, s.Scan(&r.Table, &r.Day, &r.Name, &r.Entries, &r.Summaries, &r.CreatedMicroseconds)
 	}, `SELECT 'tokens', day, CAST(tokens AS TEXT), entries, summaries, created_us FROM memory_stat_tokens WHERE bank_id = $1
 	UNION ALL SELECT 'key', day, CAST(partition_key AS TEXT), entries, 0, 0 FROM memory_stat_keys WHERE bank_id = $1
 	UNION ALL SELECT kind, day, CAST(label AS TEXT), entries, 0, 0 FROM memory_stat_labels WHERE bank_id = $1`, bankID)
-	slices.SortFunc(rows, func(a, b MemoryStatRow) int {
+	slices.SortFunc(rows, func(a, b StatRow) int {
 		return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Day, b.Day), cmp.Compare(a.Name, b.Name))
 	})
 	return rows, err

@@ -1,11 +1,14 @@
-package store
+package memory
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // Browsing a bank (GET /memory_banks/{id}/entries and /keys): its live
@@ -15,18 +18,18 @@ import (
 // The caller has checked that the bank is the account's.
 
 // keyCol is partition_key compared in byte order on both dialects: the
-// PostgreSQL index is built COLLATE "C" (SQLite compares bytes anyway), so
+// PostgreSQL index is built COLLATE "C" (store.SQLite compares bytes anyway), so
 // key order, prefix ranges and key cursors agree across dialects and the
 // index serves them.
-func (db *DB) keyCol() string {
-	if db.Dialect == Postgres {
+func (r repo) keyCol() string {
+	if r.db.Dialect == store.Postgres {
 		return `partition_key COLLATE "C"`
 	}
 	return `partition_key`
 }
 
-// MemoryBrowse selects a page of a bank's live entries, newest first.
-type MemoryBrowse struct {
+// Browse selects a page of a bank's live entries, newest first.
+type Browse struct {
 	Key    *string // one conversation_key / group_key only
 	Search string  // a substring of the content, case-insensitive
 	// After is the id of the last entry of the previous page.
@@ -45,7 +48,7 @@ func LikePattern(s string) string {
 
 // BrowseMemoryEntries returns up to q.Limit live entries of a bank, newest
 // first, and the cursor of the next page ("" on the last).
-func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q MemoryBrowse) ([]MemoryEntry, string, error) {
+func (r repo) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q Browse) ([]Entry, string, error) {
 	var (
 		at    time.Time
 		after = q.After != ""
@@ -53,7 +56,7 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 	if after {
 		// The cursor's entry may have been replaced by a summary since
 		// (soft-deleted): its time still places the next page.
-		err := db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND id = $2 AND account_id = $3`,
+		err := r.db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND id = $2 AND account_id = $3`,
 			bankID, q.After, accountID).Scan(&at)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, "", ErrBadCursor
@@ -69,13 +72,13 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 		where, args := `bank_id = $1 AND deleted_at IS NULL`, []any{bankID}
 		arg := func(v any) string {
 			args = append(args, v)
-			return "$" + itoa(len(args))
+			return "$" + strconv.Itoa(len(args))
 		}
 		if withAccount {
 			where += ` AND account_id = ` + arg(accountID)
 		}
 		if q.Key != nil {
-			where += ` AND ` + db.keyCol() + ` = ` + arg(*q.Key)
+			where += ` AND ` + r.keyCol() + ` = ` + arg(*q.Key)
 		}
 		if after {
 			where += ` AND (created_at, id) < (` + arg(at) + `, ` + arg(q.After) + `)`
@@ -86,11 +89,11 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 	where, args := filter(true)
 	arg := func(v any) string {
 		args = append(args, v)
-		return "$" + itoa(len(args))
+		return "$" + strconv.Itoa(len(args))
 	}
 	if q.Search == "" {
 		limit := arg(q.Limit + 1)
-		rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT `+limit, args...)
+		rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+order+` LIMIT `+limit, args...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -109,13 +112,13 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 	// fewer than q.Limit while older entries remain, the page ends with
 	// the window's last entry as its cursor, so the next page searches on
 	// from there. Each page's cost is bounded whatever the bank's size.
-	like := `LIKE` // ASCII case-insensitive on SQLite
-	if db.Dialect == Postgres {
+	like := `LIKE` // ASCII case-insensitive on store.SQLite
+	if r.db.Dialect == store.Postgres {
 		like = `ILIKE`
 	}
-	window := `SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE ` + where + order + ` LIMIT ` + itoa(SearchWindow)
+	window := `SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE ` + where + order + ` LIMIT ` + strconv.Itoa(SearchWindow)
 	pattern, limit := arg(LikePattern(q.Search)), arg(q.Limit+1)
-	rows, err := db.R.QueryContext(ctx, `SELECT * FROM (`+window+`) AS w WHERE content `+like+` `+pattern+` ESCAPE '\'`+order+` LIMIT `+limit, args...)
+	rows, err := r.db.R.QueryContext(ctx, `SELECT * FROM (`+window+`) AS w WHERE content `+like+` `+pattern+` ESCAPE '\'`+order+` LIMIT `+limit, args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -132,7 +135,7 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 	// checked, and the cursor is checked again when used).
 	where, args = filter(false)
 	var last string
-	err = db.R.QueryRowContext(ctx, `SELECT id FROM memory_entries WHERE `+where+order+` LIMIT 1 OFFSET `+itoa(SearchWindow-1), args...).Scan(&last)
+	err = r.db.R.QueryRowContext(ctx, `SELECT id FROM memory_entries WHERE `+where+order+` LIMIT 1 OFFSET `+strconv.Itoa(SearchWindow-1), args...).Scan(&last)
 	if errors.Is(err, sql.ErrNoRows) {
 		return list, "", nil
 	}
@@ -142,15 +145,15 @@ func (db *DB) BrowseMemoryEntries(ctx context.Context, accountID, bankID string,
 // SearchWindow is how many entries one page of a search reads at most.
 const SearchWindow = 10_000
 
-// MemoryKey is one key of a bank with what it holds.
-type MemoryKey struct {
+// Key is one key of a bank with what it holds.
+type Key struct {
 	Key          string
 	Entries      int
 	LastActivity time.Time // the newest entry's time
 }
 
-// MemoryKeysQuery selects a page of a bank's keys in key (byte) order.
-type MemoryKeysQuery struct {
+// KeyRange selects a page of a bank's keys in key (byte) order.
+type KeyRange struct {
 	Prefix string  // only keys starting with it
 	After  *string // the last key of the previous page ("" is a key)
 	Limit  int
@@ -159,12 +162,12 @@ type MemoryKeysQuery struct {
 // MemoryKeys returns up to q.Limit keys of a bank's live entries in byte
 // order, each with its entry count and newest entry's time, and whether
 // more follow. It reads the key index alone, and only the keys of the page.
-func (db *DB) MemoryKeys(ctx context.Context, bankID string, q MemoryKeysQuery) ([]MemoryKey, bool, error) {
-	col := db.keyCol()
+func (r repo) MemoryKeys(ctx context.Context, bankID string, q KeyRange) ([]Key, bool, error) {
+	col := r.keyCol()
 	where, args := `bank_id = $1 AND deleted_at IS NULL`, []any{bankID}
 	arg := func(v any) string {
 		args = append(args, v)
-		return "$" + itoa(len(args))
+		return "$" + strconv.Itoa(len(args))
 	}
 	if q.Prefix != "" {
 		// [prefix, prefix + U+10FFFF): in byte order, every valid UTF-8
@@ -175,16 +178,16 @@ func (db *DB) MemoryKeys(ctx context.Context, bankID string, q MemoryKeysQuery) 
 		where += ` AND ` + col + ` > ` + arg(*q.After)
 	}
 	limit := arg(q.Limit + 1)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+col+`, COUNT(*), MAX(created_at) FROM memory_entries WHERE `+where+`
+	rows, err := r.db.R.QueryContext(ctx, `SELECT `+col+`, COUNT(*), MAX(created_at) FROM memory_entries WHERE `+where+`
 		GROUP BY `+col+` ORDER BY `+col+` LIMIT `+limit, args...)
 	if err != nil {
 		return nil, false, err
 	}
 	defer rows.Close()
-	out := []MemoryKey{}
+	out := []Key{}
 	for rows.Next() {
 		var (
-			k    MemoryKey
+			k    Key
 			last any
 		)
 		if err := rows.Scan(&k.Key, &k.Entries, &last); err != nil {

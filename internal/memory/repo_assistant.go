@@ -1,4 +1,4 @@
-package store
+package memory
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
-// MemoryAssistantTurn is one exchange with the memory-bank assistant.
-type MemoryAssistantTurn struct {
+// AssistantTurn is one exchange with the memory-bank assistant.
+type AssistantTurn struct {
 	ID, AccountID, UserID, UserInput string
 	AINote                           *string
 	Config                           map[string]any // nil when none was proposed
@@ -20,21 +22,21 @@ type MemoryAssistantTurn struct {
 
 const memoryTurnColumns = `id, account_id, user_id, user_input, ai_note, resulting_config, accepted, memory_bank_id, created_at`
 
-func scanMemoryTurn(r rowScanner) (MemoryAssistantTurn, error) {
+func scanMemoryTurn(r store.Scanner) (AssistantTurn, error) {
 	var (
-		t         MemoryAssistantTurn
+		t         AssistantTurn
 		note, cfg sql.NullString
 		bank      sql.NullString
 		accepted  sql.NullBool
 	)
 	err := r.Scan(&t.ID, &t.AccountID, &t.UserID, &t.UserInput, &note, &cfg, &accepted, &bank, &t.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return t, ErrNotFound
+		return t, store.ErrNotFound
 	}
 	if err != nil {
 		return t, err
 	}
-	t.AINote, t.MemoryBankID = StringOrNil(note), StringOrNil(bank)
+	t.AINote, t.MemoryBankID = store.StringOrNil(note), store.StringOrNil(bank)
 	if cfg.Valid {
 		_ = json.Unmarshal([]byte(cfg.String), &t.Config)
 	}
@@ -46,40 +48,40 @@ func scanMemoryTurn(r rowScanner) (MemoryAssistantTurn, error) {
 }
 
 // AddMemoryAssistantTurn stores a turn.
-func (db *DB) AddMemoryAssistantTurn(ctx context.Context, t MemoryAssistantTurn) (MemoryAssistantTurn, error) {
-	t.ID, t.CreatedAt = NewID(), Now()
+func (r repo) AddMemoryAssistantTurn(ctx context.Context, t AssistantTurn) (AssistantTurn, error) {
+	t.ID, t.CreatedAt = store.NewID(), store.Now()
 	var cfg any
 	if t.Config != nil {
 		b, _ := json.Marshal(t.Config)
 		cfg = string(b)
 	}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO memory_assistant_turns (`+memoryTurnColumns+`) VALUES ($1,$2,$3,$4,$5,$6,NULL,NULL,$7)`,
+	_, err := r.db.W.ExecContext(ctx, `INSERT INTO memory_assistant_turns (`+memoryTurnColumns+`) VALUES ($1,$2,$3,$4,$5,$6,NULL,NULL,$7)`,
 		t.ID, t.AccountID, t.UserID, t.UserInput, t.AINote, cfg, t.CreatedAt)
 	return t, err
 }
 
-// MemoryAssistantTurn returns one turn of the user in the account.
-func (db *DB) MemoryAssistantTurn(ctx context.Context, accountID, userID, id string) (MemoryAssistantTurn, error) {
-	return scanMemoryTurn(db.R.QueryRowContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND id = $3`,
+// AssistantTurn returns one turn of the user in the account.
+func (r repo) AssistantTurn(ctx context.Context, accountID, userID, id string) (AssistantTurn, error) {
+	return scanMemoryTurn(r.db.R.QueryRowContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND id = $3`,
 		accountID, userID, id))
 }
 
 // MemoryAssistantTurns returns the user's turns, newest first, skipping
 // offset and returning at most limit, created at or after since (when not
 // zero), and the total.
-func (db *DB) MemoryAssistantTurns(ctx context.Context, accountID, userID string, since time.Time, offset, limit int) ([]MemoryAssistantTurn, int, error) {
+func (r repo) MemoryAssistantTurns(ctx context.Context, accountID, userID string, since time.Time, offset, limit int) ([]AssistantTurn, int, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3`,
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3`,
 		accountID, userID, since).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3
+	rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3
 		ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, accountID, userID, since, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []MemoryAssistantTurn{}
+	out := []AssistantTurn{}
 	for rows.Next() {
 		t, err := scanMemoryTurn(rows)
 		if err != nil {
@@ -96,54 +98,54 @@ func (db *DB) MemoryAssistantTurns(ctx context.Context, accountID, userID string
 const claimLapse = time.Minute
 
 // ClaimMemoryAssistantTurn claims a turn for accepting its proposal: it
-// succeeds once while the turn has no bank and no live claim. ErrConflict
+// succeeds once while the turn has no bank and no live claim. store.ErrConflict
 // when another accept holds it or the turn was accepted already (the
-// caller reads which), ErrNotFound when it is not the user's.
-func (db *DB) ClaimMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
-	now := Now()
-	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = $1
+// caller reads which), store.ErrNotFound when it is not the user's.
+func (r repo) ClaimMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
+	now := store.Now()
+	res, err := r.db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = $1
 		WHERE account_id = $2 AND user_id = $3 AND id = $4 AND memory_bank_id IS NULL
 		AND (claimed_at IS NULL OR claimed_at < $5)`, now, accountID, userID, id, now.Add(-claimLapse))
-	return db.turnChanged(ctx, res, err, accountID, userID, id)
+	return r.turnChanged(ctx, res, err, accountID, userID, id)
 }
 
 // AcceptMemoryAssistantTurn completes a claimed accept with the bank it
 // created or updated.
-func (db *DB) AcceptMemoryAssistantTurn(ctx context.Context, accountID, userID, id, bankID string) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = TRUE, memory_bank_id = $1, claimed_at = NULL
+func (r repo) AcceptMemoryAssistantTurn(ctx context.Context, accountID, userID, id, bankID string) error {
+	_, err := r.db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = TRUE, memory_bank_id = $1, claimed_at = NULL
 		WHERE account_id = $2 AND user_id = $3 AND id = $4`, bankID, accountID, userID, id)
 	return err
 }
 
 // ReleaseMemoryAssistantTurn gives up a claim whose accept failed.
-func (db *DB) ReleaseMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = NULL
+func (r repo) ReleaseMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
+	_, err := r.db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET claimed_at = NULL
 		WHERE account_id = $1 AND user_id = $2 AND id = $3 AND memory_bank_id IS NULL`, accountID, userID, id)
 	return err
 }
 
-// DeclineMemoryAssistantTurn records a declined proposal; ErrConflict when
+// DeclineMemoryAssistantTurn records a declined proposal; store.ErrConflict when
 // it was accepted (or is being accepted): the bank it made stands.
-func (db *DB) DeclineMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
-	now := Now()
-	res, err := db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = FALSE
+func (r repo) DeclineMemoryAssistantTurn(ctx context.Context, accountID, userID, id string) error {
+	now := store.Now()
+	res, err := r.db.W.ExecContext(ctx, `UPDATE memory_assistant_turns SET accepted = FALSE
 		WHERE account_id = $1 AND user_id = $2 AND id = $3 AND memory_bank_id IS NULL
 		AND (claimed_at IS NULL OR claimed_at < $4)`, accountID, userID, id, now.Add(-claimLapse))
-	return db.turnChanged(ctx, res, err, accountID, userID, id)
+	return r.turnChanged(ctx, res, err, accountID, userID, id)
 }
 
 // turnChanged reads the outcome of a conditional update of a turn: nil when
-// it changed the turn, ErrNotFound when the turn is not the user's, and
-// ErrConflict when its state refused the change.
-func (db *DB) turnChanged(ctx context.Context, res sql.Result, err error, accountID, userID, id string) error {
+// it changed the turn, store.ErrNotFound when the turn is not the user's, and
+// store.ErrConflict when its state refused the change.
+func (r repo) turnChanged(ctx context.Context, res sql.Result, err error, accountID, userID, id string) error {
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
 		return nil
 	}
-	if _, err := db.MemoryAssistantTurn(ctx, accountID, userID, id); err != nil {
+	if _, err := r.AssistantTurn(ctx, accountID, userID, id); err != nil {
 		return err
 	}
-	return ErrConflict
+	return store.ErrConflict
 }

@@ -1,4 +1,4 @@
-package store
+package memory
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sort"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // The stats of a bank (GET /memory_banks/{id}/stats) added up in SQL
@@ -31,21 +33,21 @@ type NameCount struct {
 	Count int
 }
 
-// MemoryStatDay is how many entries of the period were created on a UTC
+// StatDay is how many entries of the period were created on a UTC
 // day and the sum of their times of day in microseconds.
-type MemoryStatDay struct {
+type StatDay struct {
 	Day                 time.Time // midnight, UTC
 	Entries             int64
 	CreatedMicroseconds int64
 }
 
-// MemoryStatSums is what a bank's live entries created in [from, to) add
+// StatSums is what a bank's live entries created in [from, to) add
 // up to.
-type MemoryStatSums struct {
+type StatSums struct {
 	Entries, Summaries int
 	Tokens             []ValueCount // entries per token count, ascending
 	PerKey             []ValueCount // keys per entry count, ascending
-	Days               []MemoryStatDay
+	Days               []StatDay
 	TopKeys            []NameCount // the 10 largest, ties in byte order
 	TopSpeakers        []NameCount
 	TopTags            []NameCount
@@ -78,22 +80,22 @@ func memoryStatSpan(from, to time.Time) (firstDay, endDay string, edges [2][2]ti
 // entries of the edges grouped alike: per day and token count (the
 // tokens histogram, the counts, the days' sums of times), per key, per
 // speaker and tag.
-func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to time.Time) (MemoryStatSums, error) {
-	var s MemoryStatSums
+func (r repo) MemoryStatSummary(ctx context.Context, bankID string, from, to time.Time) (StatSums, error) {
+	var s StatSums
 	firstDay, endDay, span := memoryStatSpan(from, to)
 	args := []any{bankID, firstDay, endDay, span[0][0], span[0][1], span[1][0], span[1][1]}
 	const kept = ` WHERE bank_id = $1 AND day >= $2 AND day < $3`
 	// The edges' entries: two range reads of the time index (one with an
-	// OR of the two ranges would let SQLite read the bank's every entry
+	// OR of the two ranges would let store.SQLite read the bank's every entry
 	// along another index).
 	edge := func(lo, hi string) string {
 		return `SELECT created_at, tokens, summary, partition_key, speaker, tags FROM memory_entries
 			WHERE bank_id = $1 AND deleted_at IS NULL AND created_at >= $` + lo + ` AND created_at < $` + hi
 	}
 	edges := ` (` + edge("4", "5") + ` UNION ALL ` + edge("6", "7") + `) AS e`
-	key, day := db.keyCol(), db.statDayCol("e.created_at")
+	key, day := r.keyCol(), r.statDayCol("e.created_at")
 	collate := ""
-	if db.Dialect == Postgres {
+	if r.db.Dialect == store.Postgres {
 		collate = ` COLLATE "C"`
 	}
 
@@ -101,30 +103,30 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to tim
 	// connection of the pool. The kept totals and the edges are two
 	// queries merged here: a UNION ALL of them would be grouped by sorting
 	// every (day, key) row of the period, where the totals alone are read
-	// in key order off an index (SQLite; migration 00196).
+	// in key order off an index (store.SQLite; migration 00196).
 	keyPass := make(chan statsByKey, 1)
 	keysFrom := ` FROM memory_stat_keys`
-	if db.Dialect == SQLite {
+	if r.db.Dialect == store.SQLite {
 		keysFrom += ` INDEXED BY memory_stat_keys_by_key`
 	}
 	go func() {
-		keyPass <- db.memoryStatsByKey(ctx,
+		keyPass <- r.memoryStatsByKey(ctx,
 			statQuery{`SELECT partition_key, CAST(SUM(entries) AS BIGINT)` + keysFrom + kept + ` GROUP BY partition_key`, args[:3]},
 			statQuery{`SELECT e.` + key + `, COUNT(*) FROM (` + edge("2", "3") + ` UNION ALL ` + edge("4", "5") + `) AS e GROUP BY e.` + key,
 				[]any{bankID, span[0][0], span[0][1], span[1][0], span[1][1]}})
 	}()
-	wait := func(err error) (MemoryStatSums, error) {
+	wait := func(err error) (StatSums, error) {
 		<-keyPass
 		return s, err
 	}
 
-	rows, err := db.R.QueryContext(ctx, `SELECT day, tokens, entries, summaries, created_us FROM memory_stat_tokens`+kept+`
-		UNION ALL SELECT `+day+`, e.tokens, COUNT(*), SUM(CASE WHEN e.summary THEN 1 ELSE 0 END), CAST(SUM(`+db.statTimeOfDayCol("e.created_at")+`) AS BIGINT)
+	rows, err := r.db.R.QueryContext(ctx, `SELECT day, tokens, entries, summaries, created_us FROM memory_stat_tokens`+kept+`
+		UNION ALL SELECT `+day+`, e.tokens, COUNT(*), SUM(CASE WHEN e.summary THEN 1 ELSE 0 END), CAST(SUM(`+r.statTimeOfDayCol("e.created_at")+`) AS BIGINT)
 		FROM`+edges+` GROUP BY `+day+`, e.tokens`, args...)
 	if err != nil {
 		return wait(err)
 	}
-	tokens, days := map[int64]int{}, map[string]MemoryStatDay{}
+	tokens, days := map[int64]int{}, map[string]StatDay{}
 	for rows.Next() {
 		var (
 			d                        string
@@ -164,10 +166,10 @@ func (db *DB) MemoryStatSummary(ctx context.Context, bankID string, from, to tim
 	s.Tokens = histogram(tokens)
 
 	speakers, tags := map[string]int{}, map[string]int{}
-	rows, err = db.R.QueryContext(ctx, `SELECT kind, label, CAST(SUM(n) AS BIGINT) FROM (
+	rows, err = r.db.R.QueryContext(ctx, `SELECT kind, label, CAST(SUM(n) AS BIGINT) FROM (
 		SELECT kind, label, entries AS n FROM memory_stat_labels`+kept+`
 		UNION ALL SELECT 'speaker', e.speaker`+collate+`, COUNT(*) FROM`+edges+` WHERE e.speaker IS NOT NULL GROUP BY e.speaker`+collate+`
-		UNION ALL SELECT 'tag', t.value`+collate+`, COUNT(*) FROM `+db.statTagsFrom(edges)+` GROUP BY t.value`+collate+`) AS l
+		UNION ALL SELECT 'tag', t.value`+collate+`, COUNT(*) FROM `+r.statTagsFrom(edges)+` GROUP BY t.value`+collate+`) AS l
 		GROUP BY kind, label`, args...)
 	if err != nil {
 		return wait(err)
@@ -215,10 +217,10 @@ type statQuery struct {
 	args []any
 }
 
-func (db *DB) memoryStatsByKey(ctx context.Context, queries ...statQuery) (out statsByKey) {
+func (r repo) memoryStatsByKey(ctx context.Context, queries ...statQuery) (out statsByKey) {
 	keys := map[string]int{}
 	for _, q := range queries {
-		rows, err := db.R.QueryContext(ctx, q.sql, q.args...)
+		rows, err := r.db.R.QueryContext(ctx, q.sql, q.args...)
 		if err != nil {
 			return statsByKey{err: err}
 		}
@@ -278,12 +280,12 @@ func topN(m map[string]int) []NameCount {
 // created in [from, to) that has offset newer ones (0: the newest), read
 // along the time index; oldest reads from the other end. ok is false when
 // there is no such entry (entries deleted since they were counted).
-func (db *DB) MemoryStatNewest(ctx context.Context, bankID string, from, to time.Time, offset int, oldest bool) (at time.Time, ok bool, err error) {
+func (r repo) MemoryStatNewest(ctx context.Context, bankID string, from, to time.Time, offset int, oldest bool) (at time.Time, ok bool, err error) {
 	dir := "DESC"
 	if oldest {
 		dir = "ASC"
 	}
-	err = db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL
+	err = r.db.R.QueryRowContext(ctx, `SELECT created_at FROM memory_entries WHERE bank_id = $1 AND deleted_at IS NULL
 		AND created_at >= $2 AND created_at < $3 ORDER BY created_at `+dir+` LIMIT 1 OFFSET $4`, bankID, from, to, offset).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return at, false, nil

@@ -1,4 +1,4 @@
-package store_test
+package memory
 
 import (
 	"context"
@@ -22,17 +22,18 @@ func TestMemoryStatTotalsBackfill(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct := newAccount(t, db)
+		r := repo{db}
+		acct := storetest.NewAccount(t, db)
 		var banks []string
 		for _, typ := range []string{"conversation", "general"} {
-			b, err := db.CreateMemoryBank(ctx, store.MemoryBank{AccountID: acct, Name: "Stats " + typ, Type: typ, Mode: "balanced"})
+			b, err := r.CreateMemoryBank(ctx, MemoryBank{AccountID: acct, Name: "Stats " + typ, Type: typ, Mode: "balanced"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			banks = append(banks, b.ID)
 			speakers := []*string{nil, ptrTo("user"), ptrTo("Zoë")}
 			for i := range 30 {
-				if _, err := db.AddMemoryEntry(ctx, store.MemoryEntry{AccountID: acct, BankID: b.ID, Partition: fmt.Sprint("k", i%4), Speaker: speakers[i%3],
+				if _, err := r.AddMemoryEntry(ctx, Entry{AccountID: acct, BankID: b.ID, Partition: fmt.Sprint("k", i%4), Speaker: speakers[i%3],
 					Content: "x", Tags: [][]string{nil, {"vip"}, {"ü", "ü"}}[i%3], Tokens: i % 5}); err != nil {
 					t.Fatal(err)
 				}
@@ -41,23 +42,23 @@ func TestMemoryStatTotalsBackfill(t *testing.T) {
 			// oldest of a key replaced by one dated as it was, days ago,
 			// at a time with nanoseconds and at a whole second.
 			for j, at := range []time.Time{time.Now().AddDate(0, 0, -3).Add(123), time.Now().AddDate(0, 0, -9).Truncate(time.Second)} {
-				old, err := db.OldestMemoryEntries(ctx, acct, b.ID, fmt.Sprint("k", j), 3)
+				old, err := r.OldestMemoryEntries(ctx, acct, b.ID, fmt.Sprint("k", j), 3)
 				if err != nil {
 					t.Fatal(err)
 				}
 				ids := []string{old[0].ID, old[1].ID, old[2].ID}
-				if _, err := db.ReplaceMemoryEntries(ctx, acct, b.ID, fmt.Sprint("k", j), ids, store.MemoryEntry{Content: "s", Tokens: 9, Speaker: ptrTo("user"),
+				if _, err := r.ReplaceMemoryEntries(ctx, acct, b.ID, fmt.Sprint("k", j), ids, Entry{Content: "s", Tokens: 9, Speaker: ptrTo("user"),
 					Tags: []string{"summary"}, CreatedAt: at}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if _, err := db.ExpireMemoryEntries(ctx, acct, b.ID, time.Now().AddDate(0, 0, -5)); err != nil {
+			if _, err := r.ExpireMemoryEntries(ctx, acct, b.ID, time.Now().AddDate(0, 0, -5)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		kept := map[string][]store.MemoryStatRow{}
+		kept := map[string][]StatRow{}
 		for _, id := range banks {
-			rows, err := db.MemoryStatRows(ctx, id)
+			rows, err := r.MemoryStatRows(ctx, id)
 			if err != nil || len(rows) == 0 {
 				t.Fatalf("kept totals: %d rows, %v", len(rows), err)
 			}
@@ -67,17 +68,17 @@ func TestMemoryStatTotalsBackfill(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range banks {
-			backfilled, err := db.MemoryStatRows(ctx, id)
+			backfilled, err := r.MemoryStatRows(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(backfilled, kept[id]) {
 				t.Fatalf("the migration's backfill differs from the kept totals:\n kept %v\n  got %v", kept[id], backfilled)
 			}
-			if err := db.RebuildMemoryStats(ctx, id); err != nil {
+			if err := r.RebuildMemoryStats(ctx, id); err != nil {
 				t.Fatal(err)
 			}
-			if rebuilt, _ := db.MemoryStatRows(ctx, id); !slices.Equal(rebuilt, kept[id]) {
+			if rebuilt, _ := r.MemoryStatRows(ctx, id); !slices.Equal(rebuilt, kept[id]) {
 				t.Fatalf("RebuildMemoryStats differs from the kept totals:\n kept %v\n  got %v", kept[id], rebuilt)
 			}
 		}

@@ -1,17 +1,20 @@
-package store
+package memory
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
-// MemoryEntry is one entry of a memory bank: a conversation turn, a
+// Entry is one entry of a memory bank: a conversation turn, a
 // general entry, or a summary compaction wrote in place of older ones.
-type MemoryEntry struct {
+type Entry struct {
 	ID, AccountID, BankID string
 	// Partition is the conversation_key (conversation banks) or group_key
 	// (general banks); "" when none was given.
@@ -37,20 +40,20 @@ const memoryEntryColumns = `id, account_id, bank_id, partition_key, speaker, con
 // the oldest entries) first, then by time.
 const memoryEntryOrder = `summary DESC, created_at, id`
 
-func scanMemoryEntry(r rowScanner) (MemoryEntry, error) {
+func scanMemoryEntry(r store.Scanner) (Entry, error) {
 	var (
-		e                 MemoryEntry
+		e                 Entry
 		speaker, cid, run sql.NullString
 		meta, tags        string
 	)
 	err := r.Scan(&e.ID, &e.AccountID, &e.BankID, &e.Partition, &speaker, &e.Content, &meta, &tags, &e.Tokens, &e.Summary, &cid, &run, &e.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return e, ErrNotFound
+		return e, store.ErrNotFound
 	}
 	if err != nil {
 		return e, err
 	}
-	e.Speaker, e.ContentID, e.RunID = StringOrNil(speaker), StringOrNil(cid), StringOrNil(run)
+	e.Speaker, e.ContentID, e.RunID = store.StringOrNil(speaker), store.StringOrNil(cid), store.StringOrNil(run)
 	_ = json.Unmarshal([]byte(meta), &e.Metadata)
 	_ = json.Unmarshal([]byte(tags), &e.Tags)
 	if e.Metadata == nil {
@@ -63,7 +66,7 @@ func scanMemoryEntry(r rowScanner) (MemoryEntry, error) {
 	return e, nil
 }
 
-func memoryEntryArgs(e MemoryEntry) []any {
+func memoryEntryArgs(e Entry) []any {
 	meta, _ := json.Marshal(e.Metadata)
 	if e.Metadata == nil {
 		meta = []byte("{}")
@@ -77,7 +80,7 @@ func memoryEntryArgs(e MemoryEntry) []any {
 
 func insertMemoryEntry(ctx context.Context, ex interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, e MemoryEntry) error {
+}, e Entry) error {
 	_, err := ex.ExecContext(ctx, `INSERT INTO memory_entries (`+memoryEntryColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`, memoryEntryArgs(e)...)
 	return err
 }
@@ -87,16 +90,16 @@ func insertMemoryEntry(ctx context.Context, ex interface {
 // account: one statement checks that and inserts; the bank's stat totals
 // (memory_stat_totals.go) count the entry in the same transaction. On
 // PostgreSQL the insert and the totals are one statement, one round trip
-// as the insert alone was (add_chat_turn's hot path); on SQLite, where a
+// as the insert alone was (add_chat_turn's hot path); on store.SQLite, where a
 // statement costs no round trip, a transaction of them.
-func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, error) {
-	e.ID, e.CreatedAt = NewID(), Now()
+func (r repo) AddMemoryEntry(ctx context.Context, e Entry) (Entry, error) {
+	e.ID, e.CreatedAt = store.NewID(), store.Now()
 	insert := `INSERT INTO memory_entries (` + memoryEntryColumns + `)
 		SELECT $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13 WHERE EXISTS (
 			SELECT 1 FROM memory_banks WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL)`
 	d := newStatDelta()
 	d.add(e, 1)
-	if db.Dialect == Postgres {
+	if r.db.Dialect == store.Postgres {
 		// The bank's row is key-share locked before any total is (as the
 		// insert's foreign key check does, but that runs at the end of
 		// the statement): a reset or a deletion of the bank, which locks
@@ -105,21 +108,21 @@ func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, e
 		insert = strings.Replace(insert, `deleted_at IS NULL)`, `deleted_at IS NULL FOR KEY SHARE)`, 1)
 		q, args := d.withInsert(insert, memoryEntryArgs(e))
 		var n int
-		if err := db.W.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		if err := r.db.W.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 			return e, err
 		}
 		if n == 0 {
-			return e, ErrNotFound
+			return e, store.ErrNotFound
 		}
 		return e, nil
 	}
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, insert, memoryEntryArgs(e)...)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		return d.apply(ctx, tx)
 	})
@@ -127,8 +130,8 @@ func (db *DB) AddMemoryEntry(ctx context.Context, e MemoryEntry) (MemoryEntry, e
 }
 
 // SetMemoryEntryContent records the indexed content of an entry.
-func (db *DB) SetMemoryEntryContent(ctx context.Context, accountID, id, contentID string) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE memory_entries SET content_id = $1 WHERE account_id = $2 AND id = $3`, contentID, accountID, id)
+func (r repo) SetMemoryEntryContent(ctx context.Context, accountID, id, contentID string) error {
+	_, err := r.db.W.ExecContext(ctx, `UPDATE memory_entries SET content_id = $1 WHERE account_id = $2 AND id = $3`, contentID, accountID, id)
 	return err
 }
 
@@ -136,8 +139,8 @@ func (db *DB) SetMemoryEntryContent(ctx context.Context, accountID, id, contentI
 // partition, oldest first: the newest turns, preceded by summaries when
 // fewer turns than limit remain. Each half is one index range read
 // backwards, so the cost does not grow with the partition.
-func (db *DB) LatestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]MemoryEntry, error) {
-	var out []MemoryEntry
+func (r repo) LatestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]Entry, error) {
+	var out []Entry
 	for _, q := range []string{
 		`SELECT ` + memoryEntryColumns + ` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2 AND summary = FALSE
 		AND deleted_at IS NULL AND account_id = $3 ORDER BY summary DESC, created_at DESC, id DESC LIMIT $4`,
@@ -147,7 +150,7 @@ func (db *DB) LatestMemoryEntries(ctx context.Context, accountID, bankID, partit
 		if len(out) >= limit {
 			break
 		}
-		st, err := db.prepared(ctx, q)
+		st, err := r.db.Prepared(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -165,15 +168,15 @@ func (db *DB) LatestMemoryEntries(ctx context.Context, accountID, bankID, partit
 		out[i], out[j] = out[j], out[i]
 	}
 	if out == nil {
-		out = []MemoryEntry{}
+		out = []Entry{}
 	}
 	return out, nil
 }
 
 // OldestMemoryEntries returns the oldest limit live entries of a
 // partition, oldest first (summaries first).
-func (db *DB) OldestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]MemoryEntry, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2
+func (r repo) OldestMemoryEntries(ctx context.Context, accountID, bankID, partition string, limit int) ([]Entry, error) {
+	rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE bank_id = $1 AND partition_key = $2
 		AND deleted_at IS NULL AND account_id = $3 ORDER BY `+memoryEntryOrder+` LIMIT $4`, bankID, partition, accountID, limit)
 	if err != nil {
 		return nil, err
@@ -181,16 +184,16 @@ func (db *DB) OldestMemoryEntries(ctx context.Context, accountID, bankID, partit
 	return collectMemoryEntries(rows)
 }
 
-// MemoryEntriesQuery selects entries of a bank for load_memory and the
+// EntryFilter selects entries of a bank for load_memory and the
 // dry runs: one partition or all (Partition nil), newest or oldest first.
-type MemoryEntriesQuery struct {
+type EntryFilter struct {
 	Partition *string
 	Newest    bool
 	Limit     int
 }
 
 // MemoryEntries lists live entries of a bank.
-func (db *DB) MemoryEntries(ctx context.Context, accountID, bankID string, q MemoryEntriesQuery) ([]MemoryEntry, error) {
+func (r repo) MemoryEntries(ctx context.Context, accountID, bankID string, q EntryFilter) ([]Entry, error) {
 	where, args := `account_id = $1 AND bank_id = $2 AND deleted_at IS NULL`, []any{accountID, bankID}
 	if q.Partition != nil {
 		args = append(args, *q.Partition)
@@ -201,7 +204,7 @@ func (db *DB) MemoryEntries(ctx context.Context, accountID, bankID string, q Mem
 		order = `created_at DESC, id DESC`
 	}
 	args = append(args, q.Limit)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+` ORDER BY `+order+` LIMIT $`+itoa(len(args)), args...)
+	rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE `+where+` ORDER BY `+order+` LIMIT $`+strconv.Itoa(len(args)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +213,8 @@ func (db *DB) MemoryEntries(ctx context.Context, accountID, bankID string, q Mem
 
 // MemoryEntriesByContent returns the live entries of a bank indexed as the
 // given contents, by content id.
-func (db *DB) MemoryEntriesByContent(ctx context.Context, accountID, bankID string, contentIDs []string) (map[string]MemoryEntry, error) {
-	out := map[string]MemoryEntry{}
+func (r repo) MemoryEntriesByContent(ctx context.Context, accountID, bankID string, contentIDs []string) (map[string]Entry, error) {
+	out := map[string]Entry{}
 	if len(contentIDs) == 0 {
 		return out, nil
 	}
@@ -219,9 +222,9 @@ func (db *DB) MemoryEntriesByContent(ctx context.Context, accountID, bankID stri
 	ph := make([]string, len(contentIDs))
 	for i, id := range contentIDs {
 		args = append(args, id)
-		ph[i] = "$" + itoa(len(args))
+		ph[i] = "$" + strconv.Itoa(len(args))
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE account_id = $1 AND bank_id = $2
+	rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryEntryColumns+` FROM memory_entries WHERE account_id = $1 AND bank_id = $2
 		AND deleted_at IS NULL AND content_id IN (`+strings.Join(ph, ",")+`)`, args...)
 	if err != nil {
 		return nil, err
@@ -233,9 +236,9 @@ func (db *DB) MemoryEntriesByContent(ctx context.Context, accountID, bankID stri
 	return out, err
 }
 
-func collectMemoryEntries(rows *sql.Rows) ([]MemoryEntry, error) {
+func collectMemoryEntries(rows *sql.Rows) ([]Entry, error) {
 	defer rows.Close()
-	out := []MemoryEntry{}
+	out := []Entry{}
 	for rows.Next() {
 		e, err := scanMemoryEntry(rows)
 		if err != nil {
@@ -246,8 +249,8 @@ func collectMemoryEntries(rows *sql.Rows) ([]MemoryEntry, error) {
 	return out, rows.Err()
 }
 
-// MemoryPartition sums up the live entries of one partition.
-type MemoryPartition struct {
+// Partition sums up the live entries of one partition.
+type Partition struct {
 	Key     string
 	Entries int
 	Tokens  int
@@ -256,22 +259,22 @@ type MemoryPartition struct {
 
 // MemoryPartitions sums up the live entries of a bank per partition (only
 // the one partition when key is non-nil).
-func (db *DB) MemoryPartitions(ctx context.Context, accountID, bankID string, key *string) ([]MemoryPartition, error) {
+func (r repo) MemoryPartitions(ctx context.Context, accountID, bankID string, key *string) ([]Partition, error) {
 	where, args := `account_id = $1 AND bank_id = $2 AND deleted_at IS NULL`, []any{accountID, bankID}
 	if key != nil {
 		where += ` AND partition_key = $3`
 		args = append(args, *key)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT partition_key, COUNT(*), COALESCE(SUM(tokens), 0),
+	rows, err := r.db.R.QueryContext(ctx, `SELECT partition_key, COUNT(*), COALESCE(SUM(tokens), 0),
 		MIN(CASE WHEN summary THEN NULL ELSE created_at END) FROM memory_entries WHERE `+where+` GROUP BY partition_key ORDER BY partition_key`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []MemoryPartition
+	var out []Partition
 	for rows.Next() {
 		var (
-			p      MemoryPartition
+			p      Partition
 			oldest any
 		)
 		if err := rows.Scan(&p.Key, &p.Entries, &p.Tokens, &oldest); err != nil {
@@ -283,7 +286,7 @@ func (db *DB) MemoryPartitions(ctx context.Context, accountID, bankID string, ke
 	return out, rows.Err()
 }
 
-// anyTime reads an aggregate's timestamp, which SQLite hands back as text.
+// anyTime reads an aggregate's timestamp, which store.SQLite hands back as text.
 func anyTime(v any) time.Time {
 	switch t := v.(type) {
 	case time.Time:
@@ -307,26 +310,26 @@ func anyTime(v any) time.Time {
 // ErrCompactionConflict. It returns the summary as stored. The bank's
 // stat totals lose the replaced entries and gain the summary in the same
 // transaction.
-func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, partition string, ids []string, summary MemoryEntry) (MemoryEntry, error) {
-	summary.ID, summary.AccountID, summary.BankID, summary.Partition, summary.Summary = NewID(), accountID, bankID, partition, true
+func (r repo) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, partition string, ids []string, summary Entry) (Entry, error) {
+	summary.ID, summary.AccountID, summary.BankID, summary.Partition, summary.Summary = store.NewID(), accountID, bankID, partition, true
 	if summary.CreatedAt.IsZero() {
-		summary.CreatedAt = Now()
+		summary.CreatedAt = store.Now()
 	}
 	// Stored to the microsecond, as the totals count it.
 	summary.CreatedAt = summary.CreatedAt.UTC().Truncate(time.Microsecond)
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// Compactions of a bank's partitions share its row; a reset
 		// (ClearMemoryBankSource) and the retention sweep take it alone.
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`+db.lockFor("SHARE"),
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`+r.db.LockFor("SHARE"),
 			accountID, bankID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		now := Now()
+		now := store.Now()
 		d := newStatDelta()
 		for start := 0; start < len(ids); start += 500 {
 			batch := ids[start:min(start+500, len(ids))]
@@ -334,7 +337,7 @@ func (db *DB) ReplaceMemoryEntries(ctx context.Context, accountID, bankID, parti
 			ph := make([]string, len(batch))
 			for i, id := range batch {
 				args = append(args, id)
-				ph[i] = "$" + itoa(len(args))
+				ph[i] = "$" + strconv.Itoa(len(args))
 			}
 			rows, err := tx.QueryContext(ctx, `UPDATE memory_entries SET deleted_at = $1 WHERE account_id = $2 AND bank_id = $3 AND partition_key = $4
 				AND deleted_at IS NULL AND id IN (`+strings.Join(ph, ",")+`) RETURNING created_at, tokens, summary, speaker, tags`, args...)
@@ -369,7 +372,7 @@ func countOut(rows *sql.Rows, d *statDelta, bankID string, partition *string, co
 	for rows.Next() {
 		var (
 			at      any
-			e       = MemoryEntry{BankID: bankID}
+			e       = Entry{BankID: bankID}
 			speaker sql.NullString
 			tags    string
 			live    = true
@@ -394,7 +397,7 @@ func countOut(rows *sql.Rows, d *statDelta, bankID string, partition *string, co
 		if !live {
 			continue
 		}
-		e.CreatedAt, e.Speaker = anyTime(at), StringOrNil(speaker)
+		e.CreatedAt, e.Speaker = anyTime(at), store.StringOrNil(speaker)
 		_ = json.Unmarshal([]byte(tags), &e.Tags)
 		d.add(e, -1)
 	}
@@ -405,17 +408,17 @@ func countOut(rows *sql.Rows, d *statDelta, bankID string, partition *string, co
 // cut, and returns the indexed contents they had. The bank's stat totals
 // of the days before cut's go with them; those of cut's own day lose the
 // live entries deleted from it.
-func (db *DB) ExpireMemoryEntries(ctx context.Context, accountID, bankID string, cut time.Time) ([]string, error) {
+func (r repo) ExpireMemoryEntries(ctx context.Context, accountID, bankID string, cut time.Time) ([]string, error) {
 	var contents []string
 	cutDay, _ := statDay(cut)
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// The bank's row orders the sweep against a compaction (which
 		// could otherwise write a summary dated before cut while the
 		// sweep deletes what is before it) and a reset, not against
 		// inserts (their key-share lock does not conflict), which count
 		// on today's totals, never on the days before cut's.
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2`+db.lockFor("NO KEY UPDATE"), accountID, bankID).Scan(&one)
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM memory_banks WHERE account_id = $1 AND id = $2`+r.db.LockFor("NO KEY UPDATE"), accountID, bankID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -459,8 +462,8 @@ func (db *DB) ExpireMemoryEntries(ctx context.Context, accountID, bankID string,
 
 // MemoryBankAgents lists the live agents of the account whose current
 // definition names the bank, by name.
-func (db *DB) MemoryBankAgents(ctx context.Context, accountID, bankID string) ([][2]string, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id, name FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2 ORDER BY name, id`,
+func (r repo) MemoryBankAgents(ctx context.Context, accountID, bankID string) ([][2]string, error) {
+	rows, err := r.db.R.QueryContext(ctx, `SELECT id, name FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2 ORDER BY name, id`,
 		accountID, "%"+bankID+"%")
 	if err != nil {
 		return nil, err
