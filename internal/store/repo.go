@@ -102,6 +102,9 @@ func (db *DB) LockFor(mode string) string { return db.lockFor(mode) }
 // Placeholders is n numbered placeholders from $from, comma-separated.
 func Placeholders(from, n int) string { return placeholders(from, n) }
 
+// NullIfEmpty is a text value to write: NULL for "".
+func NullIfEmpty(s string) any { return nullIfEmpty(s) }
+
 // TimeOrNil is a nullable time column as a pointer, in UTC: nil for NULL.
 func TimeOrNil(v sql.NullTime) *time.Time {
 	if !v.Valid {

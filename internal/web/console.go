@@ -29,12 +29,14 @@ type Config struct {
 // Console is the web console: server-rendered pages that call the API in
 // process (see inprocess.go) on behalf of a signed-in session.
 type Console struct {
-	db    *store.DB // sessions and sign-in links only: never resource data
-	api   http.Handler
-	cfg   Config
-	pages *pageSet
-	mux   *http.ServeMux
-	log   *slog.Logger
+	db *store.DB // a pasted key's user only: never resource data
+	// sessions keeps the console's sessions and sign-in links.
+	sessions sessionRepo
+	api      http.Handler
+	cfg      Config
+	pages    *pageSet
+	mux      *http.ServeMux
+	log      *slog.Logger
 }
 
 // areas are the route registrations of every pages_<area>.go file, added
@@ -56,7 +58,7 @@ func New(db *store.DB, api http.Handler, cfg Config) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Console{db: db, api: api, cfg: cfg, pages: pages, mux: http.NewServeMux(), log: slog.Default().With("area", "console")}
+	c := &Console{db: db, sessions: sessionRepo{db}, api: api, cfg: cfg, pages: pages, mux: http.NewServeMux(), log: slog.Default().With("area", "console")}
 	c.mux.Handle("GET "+Prefix+"static/", staticHandler())
 	for _, add := range areas {
 		add(c)

@@ -143,7 +143,7 @@ func (c *Console) ssoCallback(req *Request) error {
 	if err != nil {
 		return err
 	}
-	s := &Session{store.ConsoleSession{UserID: u.ID, AccountID: u.PersonalAccountID}}
+	s := &Session{ConsoleSession{UserID: u.ID, AccountID: u.PersonalAccountID}}
 	if err := c.startSession(req.W, req.Request, s.ConsoleSession); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ const SigninLinkTTL = 15 * time.Minute
 // path (under /console/); baseURL is prepended by the caller.
 func NewSigninLink(ctx context.Context, db *store.DB, userID string) (string, error) {
 	token := newToken("acl_")
-	if err := db.CreateSigninLink(ctx, userID, hashToken(token), time.Now().Add(SigninLinkTTL)); err != nil {
+	if err := (sessionRepo{db}).createSigninLink(ctx, userID, hashToken(token), time.Now().Add(SigninLinkTTL)); err != nil {
 		return "", err
 	}
 	return Prefix + "signin/link/" + token, nil
@@ -84,7 +84,7 @@ func (c *Console) signinWithKey(req *Request) error {
 	if err != nil {
 		return err
 	}
-	s := store.ConsoleSession{KeyHash: auth.HashKey(key), AccountID: me.AccountID}
+	s := ConsoleSession{KeyHash: auth.HashKey(key), AccountID: me.AccountID}
 	if k, err := c.db.APIKeyByHash(req.Context(), s.KeyHash); err == nil {
 		s.UserID = k.UserID // so that "sign out everywhere" reaches this session too
 	}
@@ -107,14 +107,14 @@ func (c *Console) signinWithLink(req *Request) error {
 	if !strings.HasPrefix(token, "acl_") || len(token) > 100 {
 		return req.Error(http.StatusNotFound, "This sign-in link is not valid.")
 	}
-	userID, err := c.db.UseSigninLink(req.Context(), hashToken(token))
+	userID, err := c.sessions.useSigninLink(req.Context(), hashToken(token))
 	if errors.Is(err, store.ErrNotFound) {
 		return req.Error(http.StatusGone, "This sign-in link was already used or has expired (links work once, for 15 minutes). Ask for a new one with `agentry admin signin-link`.")
 	}
 	if err != nil {
 		return err
 	}
-	s := &Session{store.ConsoleSession{UserID: userID}}
+	s := &Session{ConsoleSession{UserID: userID}}
 	cl, err := c.apiClient(s)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (c *Console) signinWithLink(req *Request) error {
 
 func (c *Console) signout(req *Request) error {
 	if req.Session != nil {
-		if err := c.db.RevokeConsoleSession(req.Context(), req.Session.ID); err != nil {
+		if err := c.sessions.revoke(req.Context(), req.Session.ID); err != nil {
 			return err
 		}
 	}
@@ -141,7 +141,7 @@ func (c *Console) signout(req *Request) error {
 }
 
 func (c *Console) signoutEverywhere(req *Request) error {
-	if _, err := c.db.RevokeConsoleSessionsOf(req.Context(), req.Session.ConsoleSession); err != nil {
+	if _, err := c.sessions.revokeAllOf(req.Context(), req.Session.ConsoleSession); err != nil {
 		return err
 	}
 	clearSession(req.W, req.Request)
@@ -189,7 +189,7 @@ func (c *Console) switchAccount(req *Request) error {
 	if !ok {
 		return req.Error(http.StatusForbidden, "You are not a member of that account.")
 	}
-	if err := c.db.SetConsoleSessionAccount(req.Context(), req.Session.ID, target); err != nil {
+	if err := c.sessions.setAccount(req.Context(), req.Session.ID, target); err != nil {
 		return err
 	}
 	return req.Redirect(Prefix)

@@ -15,7 +15,7 @@ import (
 
 // Session is the signed-in session of a request.
 type Session struct {
-	store.ConsoleSession
+	ConsoleSession
 }
 
 const (
@@ -45,7 +45,7 @@ func (c *Console) loadSession(r *http.Request) (*Session, string, error) {
 	if err != nil || !strings.HasPrefix(ck.Value, "acs_") || len(ck.Value) > 100 {
 		return nil, "", nil
 	}
-	s, err := c.db.ConsoleSessionByToken(r.Context(), hashToken(ck.Value))
+	s, err := c.sessions.byToken(r.Context(), hashToken(ck.Value))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, "", nil
 	}
@@ -57,7 +57,7 @@ func (c *Console) loadSession(r *http.Request) (*Session, string, error) {
 		return nil, "", nil
 	}
 	if now.Sub(s.LastSeenAt) >= touchEvery {
-		if err := c.db.TouchConsoleSession(r.Context(), s.ID); err != nil {
+		if err := c.sessions.touch(r.Context(), s.ID); err != nil {
 			return nil, "", err
 		}
 	}
@@ -66,11 +66,11 @@ func (c *Console) loadSession(r *http.Request) (*Session, string, error) {
 
 // startSession opens a session and sets its cookie. in names who it acts
 // as (UserID, KeyHash, AccountID).
-func (c *Console) startSession(w http.ResponseWriter, r *http.Request, in store.ConsoleSession) error {
+func (c *Console) startSession(w http.ResponseWriter, r *http.Request, in ConsoleSession) error {
 	c.sweepSessions(r)
 	token := newToken("acs_")
 	in.ExpiresAt = time.Now().Add(c.cfg.SessionLifetime)
-	if _, err := c.db.CreateConsoleSession(r.Context(), in, hashToken(token)); err != nil {
+	if _, err := c.sessions.create(r.Context(), in, hashToken(token)); err != nil {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, HttpOnly: true,
@@ -96,7 +96,7 @@ func secureRequest(r *http.Request) bool {
 // stay as small as the live sessions. A failure is logged: it never stops
 // a sign-in.
 func (c *Console) sweepSessions(r *http.Request) {
-	if err := c.db.DeleteExpiredConsoleSessions(r.Context(), time.Now()); err != nil {
+	if err := c.sessions.deleteExpired(r.Context(), time.Now()); err != nil {
 		c.log.Warn("console: sweeping ended sessions", "err", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
+	"github.com/agentry/agentry/internal/web"
 )
 
 var linkPattern = regexp.MustCompile(`https?://\S+(/console/signin/link/acl_[A-Za-z0-9_-]+)`)
@@ -85,7 +86,7 @@ func TestAdminSigninLink(t *testing.T) {
 		}
 
 		// An expired link is refused.
-		if err := srv.DB.CreateSigninLink(context.Background(), u.ID, hashOf("acl_expired0123456789"), time.Now().Add(-time.Second)); err != nil {
+		if err := web.CreateSigninLinkAt(context.Background(), srv.DB, u.ID, hashOf("acl_expired0123456789"), time.Now().Add(-time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		if p := newBrowser(t, srv).useLink("/console/signin/link/acl_expired0123456789"); p.Status != http.StatusGone {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
+	"github.com/agentry/agentry/internal/web"
 )
 
 func TestSigninWithKeyAndSignout(t *testing.T) {
@@ -218,7 +219,7 @@ func TestSessionExpiry(t *testing.T) {
 		// The next sign-in sweeps the expired session away.
 		absoluteHash := sessionOf(absolute)
 		newBrowser(t, srv).signInWithKey(srv.Key)
-		if _, err := srv.DB.ConsoleSessionByToken(ctx, absoluteHash); err != store.ErrNotFound {
+		if _, err := web.SessionByTokenHash(ctx, srv.DB, absoluteHash); err != store.ErrNotFound {
 			t.Errorf("expired session not swept: %v", err)
 		}
 	})
