@@ -103,11 +103,11 @@ func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *chi
 	return nil
 }
 
-func waitPing(t *testing.T, db *store.DB, id string, within time.Duration, done func(store.JobPing) bool) store.JobPing {
+func waitPing(t *testing.T, db *store.DB, id string, within time.Duration, done func(jobs.PingRecord) bool) jobs.PingRecord {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		p, err := db.JobPingByID(context.Background(), id)
+		p, err := jobs.PingByID(context.Background(), db, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,29 +149,29 @@ func TestJobsSurviveKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		queued, err := db.CreateJobPing(ctx, "queued at kill")
+		queued, err := jobs.CreatePingRecord(ctx, db, "queued at kill")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := q.Insert(ctx, jobs.PingArgs{PingID: queued.ID}, &river.InsertOpts{ScheduledAt: time.Now().Add(3 * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
-		waitPing(t, db, running.ID, 20*time.Second, func(p store.JobPing) bool { return p.StartedAt != nil })
+		waitPing(t, db, running.ID, 20*time.Second, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
 
 		if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		_ = first.cmd.Wait()
 		for _, id := range []string{running.ID, queued.ID} {
-			if p, _ := db.JobPingByID(ctx, id); p.FinishedAt != nil {
+			if p, _ := jobs.PingByID(ctx, db, id); p.FinishedAt != nil {
 				t.Fatalf("ping %s finished before the kill; the test proves nothing", id)
 			}
 		}
 
 		startServe(t, dbURL, dataDir, env...)
-		waitPing(t, db, queued.ID, 30*time.Second, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		waitPing(t, db, queued.ID, 30*time.Second, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 		// The rescue sweep retries it once it has run for 4 s.
-		p := waitPing(t, db, running.ID, 90*time.Second, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		p := waitPing(t, db, running.ID, 90*time.Second, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 		if p.Attempts < 2 {
 			t.Errorf("interrupted job finished in %d attempts; it should have been retried", p.Attempts)
 		}
@@ -202,7 +202,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitPing(t, db, p.ID, 20*time.Second, func(p store.JobPing) bool { return p.StartedAt != nil })
+	waitPing(t, db, p.ID, 20*time.Second, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("did not exit within 20s of SIGTERM")
 	}
-	got, _ := db.JobPingByID(ctx, p.ID)
+	got, _ := jobs.PingByID(ctx, db, p.ID)
 	if got.FinishedAt == nil || got.Attempts != 1 {
 		t.Errorf("running job was not allowed to finish: %+v", got)
 	}

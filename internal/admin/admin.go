@@ -485,7 +485,7 @@ func jobsCommand(o *options) *cobra.Command {
 			}
 			deadline := time.Now().Add(wait)
 			for time.Now().Before(deadline) {
-				got, err := db.JobPingByID(ctx, p.ID)
+				got, err := jobs.PingByID(ctx, db, p.ID)
 				if err != nil {
 					return err
 				}

@@ -471,6 +471,7 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
 	"internal/web":               {"console_sessions", "console_signin_links"},
+	"internal/jobs":              {"job_pings"},
 
 	// The memory area: banks, entries, the stats totals, the assistant.
 	// needs the SQL-only matcher (slicealerts): "memory_banks" is also a

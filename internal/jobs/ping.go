@@ -27,7 +27,7 @@ type PingWorker struct {
 
 // Work records the attempt, does the "work", and records completion.
 func (w *PingWorker) Work(ctx context.Context, job *river.Job[PingArgs]) error {
-	if err := w.DB.StartJobPing(ctx, job.Args.PingID); err != nil {
+	if err := startPing(ctx, w.DB, job.Args.PingID); err != nil {
 		return err
 	}
 	select {
@@ -35,14 +35,14 @@ func (w *PingWorker) Work(ctx context.Context, job *river.Job[PingArgs]) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return w.DB.FinishJobPing(ctx, job.Args.PingID)
+	return finishPing(ctx, w.DB, job.Args.PingID)
 }
 
 // Ping creates a ping record and enqueues its job.
-func Ping(ctx context.Context, db *store.DB, q *Queue, note string, sleep time.Duration) (store.JobPing, error) {
-	p, err := db.CreateJobPing(ctx, note)
+func Ping(ctx context.Context, db *store.DB, q *Queue, note string, sleep time.Duration) (PingRecord, error) {
+	p, err := CreatePingRecord(ctx, db, note)
 	if err != nil {
-		return store.JobPing{}, err
+		return PingRecord{}, err
 	}
 	_, err = q.Insert(ctx, PingArgs{PingID: p.ID, SleepMS: int(sleep / time.Millisecond)}, nil)
 	return p, err

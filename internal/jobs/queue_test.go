@@ -28,11 +28,11 @@ func workingQueue(t *testing.T, db *store.DB) *jobs.Queue {
 	return q
 }
 
-func waitPing(t *testing.T, db *store.DB, id string, done func(store.JobPing) bool) store.JobPing {
+func waitPing(t *testing.T, db *store.DB, id string, done func(jobs.PingRecord) bool) jobs.PingRecord {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		p, err := db.JobPingByID(context.Background(), id)
+		p, err := jobs.PingByID(context.Background(), db, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,20 +66,20 @@ func TestStopCancelsAndReleases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.StartedAt != nil })
+		waitPing(t, db, p.ID, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
 
 		graceful, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		defer cancel()
 		if err := first.Stop(graceful); err != nil {
 			t.Fatalf("stop: %v", err)
 		}
-		if got, _ := db.JobPingByID(ctx, p.ID); got.FinishedAt != nil || got.Attempts != 1 {
+		if got, _ := jobs.PingByID(ctx, db, p.ID); got.FinishedAt != nil || got.Attempts != 1 {
 			t.Fatalf("the job was not interrupted: %+v", got)
 		}
 
 		second := workingQueue(t, db)
 		defer second.Stop(ctx)
-		got := waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		got := waitPing(t, db, p.ID, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 		if got.Attempts != 2 {
 			t.Errorf("finished in %d attempts, want 2", got.Attempts)
 		}
@@ -117,10 +117,10 @@ func TestInsertTxWakesLocalWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitPing(t, db, first.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		waitPing(t, db, first.ID, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 
-		insert := func(note string, commit bool) (store.JobPing, func()) {
-			p, err := db.CreateJobPing(ctx, note)
+		insert := func(note string, commit bool) (jobs.PingRecord, func()) {
+			p, err := jobs.CreatePingRecord(ctx, db, note)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestInsertTxWakesLocalWorker(t *testing.T) {
 		}
 		p, wake := insert("in a transaction", true)
 		wake()
-		waitPing(t, db, p.ID, func(p store.JobPing) bool { return p.FinishedAt != nil })
+		waitPing(t, db, p.ID, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 		gone, _ := insert("rolled back", false)
 		var n int
 		if err := db.R.QueryRow(`SELECT COUNT(*) FROM river_job WHERE CAST(args AS TEXT) LIKE $1`, "%"+gone.ID+"%").Scan(&n); err != nil || n != 0 {

@@ -36,9 +36,9 @@ func TestRescueSweep(t *testing.T) {
 
 		// stuck inserts a ping job and leaves it running since ago, at
 		// attempt attempt of maxAttempts, as a process killed mid-job does.
-		stuck := func(ago time.Duration, attempt, maxAttempts int, kind, metadata string) (store.JobPing, int64) {
+		stuck := func(ago time.Duration, attempt, maxAttempts int, kind, metadata string) (jobs.PingRecord, int64) {
 			t.Helper()
-			p, err := db.CreateJobPing(ctx, "stuck")
+			p, err := jobs.CreatePingRecord(ctx, db, "stuck")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +89,7 @@ func TestRescueSweep(t *testing.T) {
 		}
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			p, err := db.JobPingByID(ctx, retried.ID)
+			p, err := jobs.PingByID(ctx, db, retried.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
