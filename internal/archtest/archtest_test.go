@@ -474,6 +474,13 @@ var tablesOwnedByArea = map[string][]string{
 	// The knowledge area and its exports.
 	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
+
+	// The evaluations area. evaluation_criteria and evaluation_results
+	// are not listed: an agent's import and export write and read its
+	// criteria in the agent's transaction (the store's agents_extras.go),
+	// the account search reads criteria (internal/search), and the
+	// store's migrate.go moves SQLite's results into their own file.
+	"internal/evals": {"criteria_deletions"},
 }
 
 // jsonKeyLikeTable reports a literal of the agent definition format that is

@@ -225,6 +225,9 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// Judgments and plain-language policy rules are metered model calls.
 	s.Evals = evals.New(evals.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
 		Alerts: oversightAlerts(s.Alerts, db)}) // oversight → alerts
+	// The store writes the judgments the runs journal packed as the evals
+	// area, which owns their format, packs them (store → evals).
+	db.SetJudgmentsPacker(evals.PackJudgments)
 	s.Governance = governance.New(governance.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
 		Alerts:        oversightAlerts(s.Alerts, db), // oversight → alerts
 		OutputBlocked: lateOutputBlocks(s)})          // output auto-block (mail area)

@@ -255,3 +255,11 @@ func nullableTime(t *time.Time) any {
 	}
 	return t.UTC()
 }
+
+// AgentForEvaluation returns one of the account's live agents without its
+// definition: the evaluation overseer reads only its settings, once per
+// run.
+func (db *DB) AgentForEvaluation(ctx context.Context, accountID, id string) (Agent, error) {
+	return scanAgent(db.R.QueryRowContext(ctx, `SELECT `+agentListColumns+agentFrom+
+		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
+}

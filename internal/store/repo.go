@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -93,3 +94,33 @@ func TimeOrNil(v sql.NullTime) *time.Time {
 	t := v.Time.UTC()
 	return &t
 }
+
+// ResultsTx is Tx on DB.Results, the evaluation results' writer (on
+// SQLite a file of its own): the evals area writes its results there.
+func (db *DB) ResultsTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.resultsTx(ctx, fn)
+}
+
+// LockFor is a row-locking clause ("UPDATE", "SHARE", "UPDATE SKIP
+// LOCKED") for PostgreSQL, and nothing on SQLite, whose write transaction
+// already excludes every other writer.
+func (db *DB) LockFor(mode string) string { return db.lockFor(mode) }
+
+// Placeholders returns "$from, …" for n parameters, for an IN list.
+func Placeholders(from, n int) string { return placeholders(from, n) }
+
+// NullIfEmpty is a text parameter that is NULL when s is "".
+func NullIfEmpty(s string) any { return nullable(s) }
+
+// NullIfNil is a text parameter that is NULL when s is nil.
+func NullIfNil(s *string) any { return nullablePtr(s) }
+
+// NullJSON is a JSON parameter that is NULL when b is empty or null.
+func NullJSON(b json.RawMessage) any { return nullableJSON(b) }
+
+// RawOrNil is a nullable JSON column as raw JSON: nil for NULL.
+func RawOrNil(v sql.NullString) json.RawMessage { return rawOrNil(v) }
+
+// RowsAffected is how many rows an ExecContext changed, for a statement
+// whose count is the answer (materializing judgments counts what it wrote).
+func RowsAffected(res sql.Result, err error) (int, error) { return rowsAffected(res, err) }
