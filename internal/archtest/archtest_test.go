@@ -481,6 +481,9 @@ var tablesOwnedByArea = map[string][]string{
 	// the account search reads criteria (internal/search), and the
 	// store's migrate.go moves SQLite's results into their own file.
 	"internal/evals": {"criteria_deletions"},
+
+	// The model lifecycle's alerts, upgrades and rollback signals.
+	"internal/models/modelalerts": {"model_alerts", "model_upgrades", "model_signals"},
 }
 
 // jsonKeyLikeTable reports a literal of the agent definition format that is

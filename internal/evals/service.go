@@ -20,6 +20,7 @@ import (
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/oversight"
 	"github.com/agentry/agentry/internal/paging"
@@ -37,6 +38,9 @@ type Deps struct {
 	Catalog *catalog.Catalog
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
+	// Signals records a failed evaluation for the model rollback rules
+	// (the model alerts area's RecordSignal; nil: none).
+	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
 }
 
 // Service is the evaluations area.
@@ -288,8 +292,8 @@ func (s *Service) alert(ctx context.Context, r EvaluationResult, explanation str
 	if explanation != "" {
 		msg += ": " + clip(explanation)
 	}
-	if r.Status == "failed" {
-		if err := s.DB.RecordModelSignal(context.WithoutCancel(ctx), r.AccountID, r.AgentID, "agent_eval_fail", time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if r.Status == "failed" && s.Signals != nil {
+		if err := s.Signals(context.WithoutCancel(ctx), r.AccountID, r.AgentID, lifecycle.SignalEvalFail, time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
 			_ = err // the signal feeds model rollback only; the result stands
 		}
 	}

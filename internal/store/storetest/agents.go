@@ -22,3 +22,14 @@ func JudgedAgent(t testing.TB, db *store.DB, accountID string) string {
 	}
 	return a.ID
 }
+
+// Account creates an account with a few opening credits and returns its
+// id.
+func Account(t testing.TB, db *store.DB) string {
+	t.Helper()
+	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
