@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -20,7 +21,7 @@ func TestEvaluationDaily(t *testing.T) {
 		ctx := context.Background()
 		s := testserver.Start(t, d)
 		agent := s.StoreAgent(t, s.AccountID, "judged", `{"child_steps":[{"id":"t","step_type":"text","text":"a"}]}`, "dynamic_input")
-		crit, err := s.DB.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: s.AccountID, AgentID: agent, StepID: "t",
+		crit, err := s.S.Evals.StoreCriterion(ctx, evals.EvaluationCriterion{AccountID: s.AccountID, AgentID: agent, StepID: "t",
 			EvaluationMode: "manual", Enabled: true, PassThreshold: 0.5})
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +32,7 @@ func TestEvaluationDaily(t *testing.T) {
 			daysAgo int
 			status  string
 		}{{0, "passed"}, {0, "failed"}, {0, "passed"}, {0, "skipped"}, {3, "failed"}, {6, "passed"}, {7, "passed"}, {40, "passed"}} {
-			if _, err := s.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: s.AccountID, AgentID: agent, CriteriaID: crit.ID,
+			if _, err := s.S.Evals.StoreResult(ctx, evals.EvaluationResult{AccountID: s.AccountID, AgentID: agent, CriteriaID: crit.ID,
 				AgentRunID: run, EvaluationMode: "manual", Status: r.status, EvaluatedAt: today.AddDate(0, 0, -r.daysAgo).Add(time.Minute)}); err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +55,7 @@ func TestEvaluationDaily(t *testing.T) {
 			t.Errorf("today: %+v", d)
 		}
 		// 30 days unless given; a day of skipped results alone has no rate.
-		if _, err := s.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: s.AccountID, AgentID: agent, CriteriaID: crit.ID,
+		if _, err := s.S.Evals.StoreResult(ctx, evals.EvaluationResult{AccountID: s.AccountID, AgentID: agent, CriteriaID: crit.ID,
 			AgentRunID: run, EvaluationMode: "manual", Status: "skipped", EvaluatedAt: today.AddDate(0, 0, -20)}); err != nil {
 			t.Fatal(err)
 		}

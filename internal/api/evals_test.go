@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/runs"
@@ -295,7 +296,7 @@ func TestEvaluationCriteriaLimit(t *testing.T) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
 		for range store.MaxCriteriaPerAgent {
-			if _, err := s.DB.CreateEvaluationCriterion(context.Background(), store.EvaluationCriterion{AccountID: s.AccountID, AgentID: agent,
+			if _, err := s.S.Evals.StoreCriterion(context.Background(), evals.EvaluationCriterion{AccountID: s.AccountID, AgentID: agent,
 				StepID: "greet", EvaluationMode: "output_expectation", Enabled: true, PassThreshold: 0.5}); err != nil {
 				t.Fatal(err)
 			}

@@ -477,6 +477,16 @@ var tablesOwnedByArea = map[string][]string{
 	// needs the SQL-only matcher (slicealerts): "memory_banks" is also a
 	// path and a JSON key, "memory_entries" a template's name.
 	// "internal/memory": {"memory_banks", "memory_entries", "memory_stat_tokens", "memory_stat_keys", "memory_stat_labels", "memory_assistant_turns"},
+
+	// The evaluations area. evaluation_criteria and evaluation_results
+	// are not listed: an agent's import and export write and read its
+	// criteria in the agent's transaction (the store's agents_extras.go),
+	// the account search reads criteria (internal/search), and the
+	// store's migrate.go moves SQLite's results into their own file.
+	"internal/evals": {"criteria_deletions"},
+
+	// The model lifecycle's alerts, upgrades and rollback signals.
+	"internal/models/modelalerts": {"model_alerts", "model_upgrades", "model_signals"},
 }
 
 // jsonKeyLikeTable reports a literal of the agent definition format that is

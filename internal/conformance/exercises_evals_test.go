@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
@@ -28,13 +29,13 @@ func evalSetup(t *testing.T, e *Env) Vars {
 	if err != nil || len(steps) == 0 {
 		t.Fatalf("steps: %v", err)
 	}
-	c, err := e.DB.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: e.Tenant.AccountID, AgentID: agent, StepID: "t",
+	c, err := e.S.Evals.StoreCriterion(ctx, evals.EvaluationCriterion{AccountID: e.Tenant.AccountID, AgentID: agent, StepID: "t",
 		EvaluationMode: "sample_and_flag", Enabled: true, PassThreshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	score := 0.8
-	if _, err := e.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: e.Tenant.AccountID, AgentID: agent, CriteriaID: c.ID,
+	if _, err := e.S.Evals.StoreResult(ctx, evals.EvaluationResult{AccountID: e.Tenant.AccountID, AgentID: agent, CriteriaID: c.ID,
 		AgentRunID: run.RunID, AgentStepRunID: steps[0].ID, StepID: "t", EvaluationMode: "sample_and_flag", Status: "passed", Score: &score}); err != nil {
 		t.Fatal(err)
 	}

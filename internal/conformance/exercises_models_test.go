@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -20,7 +20,7 @@ func mdAlerts(n int) func(t *testing.T, e *Env) Vars {
 	return func(t *testing.T, e *Env) Vars {
 		var id string
 		for i := range n {
-			a, _, err := e.DB.RecordModelAlert(context.Background(), store.ModelAlert{AccountID: e.Tenant.AccountID,
+			a, _, err := e.S.ModelAlerts.StoreAlert(context.Background(), modelalerts.ModelAlert{AccountID: e.Tenant.AccountID,
 				AgentID: "0190a3b4-0000-7000-8000-00000000000" + string(rune('a'+i)), ModelID: "openai_gpt_4_turbo", ModelName: "GPT-4 Turbo",
 				Type: "model_sunset", Message: "GPT-4 Turbo was retired; calls to it fail. Switch to GPT-4.1.",
 				SuccessorModelID: "openai_gpt_4_1", SuccessorModelName: "GPT-4.1", DedupeKey: "conformance|" + string(rune('a'+i))})

@@ -8,7 +8,7 @@ import (
 )
 
 // The engine's judgments are journaled with the step attempts they judge
-// and moved into evaluation results in batches (store.MaterializeJudgments):
+// and moved into evaluation results in batches (repo.materializeJudgments):
 // every materializeEvery in the background, and before every read of
 // results, so a reader never misses a judgment its run has journaled.
 
@@ -33,7 +33,7 @@ func (s *Service) Run(ctx context.Context) {
 		case <-t.C:
 			s.logMaterialize(s.Materialize(ctx))
 			// A criterion's deletion that a crash cut short (SQLite).
-			if err := s.DB.FinishCriteriaDeletions(ctx); err != nil && !isCanceled(err) {
+			if err := s.repo.finishCriteriaDeletions(ctx); err != nil && !isCanceled(err) {
 				slog.Warn("deleting the results of deleted evaluation criteria", "err", err)
 			}
 		}
@@ -55,7 +55,7 @@ func isCanceled(err error) bool {
 func (s *Service) Materialize(ctx context.Context) error {
 	s.materializing.Lock()
 	defer s.materializing.Unlock()
-	_, err := s.DB.MaterializeJudgments(ctx)
+	_, err := s.repo.materializeJudgments(ctx)
 	return err
 }
 

@@ -73,7 +73,7 @@ func (s *Service) loadOversight(ctx context.Context, accountID, agentID string) 
 	if mode := a.Settings.EvaluationMode; mode != ModeRetry && mode != ModeSample {
 		return ov, nil
 	}
-	cs, err := s.DB.EnabledCriteria(ctx, accountID, agentID)
+	cs, err := s.repo.enabledCriteria(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func sampled(runID string, rate float64) bool {
 }
 
 type criterion struct {
-	row store.EvaluationCriterion
+	row EvaluationCriterion
 	exp *Expectation
 }
 
@@ -158,7 +158,7 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 			Expect: cr.exp, Threshold: cr.row.PassThreshold, Output: c.Output, AgentInput: w.run.Input})
 		v.Credits += j.Credits
 		bad := j.Status == "failed"
-		r := store.StepJudgment{ID: store.NewID(), CriteriaID: cr.row.ID, EvaluationMode: w.mode, Status: j.Status, RetryCount: c.Retries, RetryTriggered: bad && retriesLeft,
+		r := StepJudgment{ID: store.NewID(), CriteriaID: cr.row.ID, EvaluationMode: w.mode, Status: j.Status, RetryCount: c.Retries, RetryTriggered: bad && retriesLeft,
 			Flagged: bad && (w.mode == ModeSample || !w.settings.RetryOnFailure), EvaluatedAt: store.Now()}
 		if j.Status != "skipped" && j.Status != "error" {
 			score := j.Score
@@ -166,14 +166,14 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 		}
 		span.EvaluationOutcome(cr.row.ID, j.Status, r.Score)
 		span.End(nil)
-		// Journaled with the attempt (see store.MaterializeJudgments):
+		// Journaled with the attempt (see repo.materializeJudgments):
 		// the run writes nothing more for its judgments.
 		b, err := json.Marshal(journaledJudgment{StepJudgment: r, Details: j.Details(cr.row.PassThreshold)})
 		if err != nil {
 			return v, fmt.Errorf("recording the evaluation of step %s: %w", c.Step.ID, err)
 		}
 		v.Judgments = append(v.Judgments, b)
-		w.s.alert(ctx, store.EvaluationResult{ID: r.ID, AccountID: w.run.AccountID, AgentID: w.run.AgentID, CriteriaID: r.CriteriaID,
+		w.s.alert(ctx, EvaluationResult{ID: r.ID, AccountID: w.run.AccountID, AgentID: w.run.AgentID, CriteriaID: r.CriteriaID,
 			AgentRunID: w.run.ID, AgentStepRunID: c.StepRunID, StepID: c.Step.ID, EvaluationMode: r.EvaluationMode, Status: r.Status,
 			Score: r.Score, Flagged: r.Flagged}, j.Explanation)
 		if bad {
@@ -196,10 +196,10 @@ func (w *watcher) AfterStep(ctx context.Context, c engine.StepCheck) (engine.Ver
 	return v, nil
 }
 
-// journaledJudgment encodes as store.StepJudgment, its details encoded in
+// journaledJudgment encodes as StepJudgment, its details encoded in
 // the same pass (the outer Details hides the embedded one).
 type journaledJudgment struct {
-	store.StepJudgment
+	StepJudgment
 	Details ResultDetails `json:"details"`
 }
 

@@ -37,7 +37,7 @@ type RecordedRun struct {
 // Criteria are an agent's enabled criteria and its default tier, read
 // once for every run a regression judges.
 type Criteria struct {
-	rows        []store.EvaluationCriterion
+	rows        []EvaluationCriterion
 	defaultTier *string
 }
 
@@ -50,7 +50,7 @@ func (s *Service) EnabledCriteria(ctx context.Context, accountID, agentID string
 	if err != nil {
 		return Criteria{}, err
 	}
-	rows, err := s.DB.EnabledCriteria(ctx, accountID, agentID)
+	rows, err := s.repo.enabledCriteria(ctx, accountID, agentID)
 	return Criteria{rows: rows, defaultTier: a.Settings.DefaultEvaluationTier}, err
 }
 

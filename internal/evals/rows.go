@@ -2,11 +2,8 @@ package evals
 
 import "github.com/agentry/agentry/internal/store"
 
-// The rows this area returns, under its own name, so that its callers (the
-// API) need not import the store. Interim: aliases of the store's types,
-// until the area declares types of its own.
-type (
-	EvaluationCriterion = store.EvaluationCriterion
-	EvaluationResult    = store.EvaluationResult
-	ResultFilter        = store.ResultFilter
-)
+// EvaluationCriterion is a criterion under this area's name, so that its
+// callers (the API) need not import the store. It stays the store's row
+// because an agent's import and export (the store's agents_extras.go)
+// write and read criteria with their agent, in the agent's transaction.
+type EvaluationCriterion = store.EvaluationCriterion

@@ -20,6 +20,7 @@ import (
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/oversight"
 	"github.com/agentry/agentry/internal/paging"
@@ -37,6 +38,9 @@ type Deps struct {
 	Catalog *catalog.Catalog
 	// Alerts receives non_manual_eval_failed / _flagged (nil: none).
 	Alerts oversight.Alerter
+	// Signals records a failed evaluation for the model rollback rules
+	// (the model alerts area's RecordSignal; nil: none).
+	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
 }
 
 // Service is the evaluations area.
@@ -48,10 +52,11 @@ type Service struct {
 	// wait for it, then find little or nothing left.
 	materializing sync.Mutex
 	watching      revcache.Cache[*agentOversight] // what Watch loaded, by agent revision (overseer.go)
+	repo          repo
 }
 
 // New builds the service from its dependencies.
-func New(d Deps) *Service { return &Service{Deps: d} }
+func New(d Deps) *Service { return &Service{Deps: d, repo: repo{db: d.DB}} }
 
 // Evaluation modes.
 const (
@@ -109,25 +114,25 @@ func (in CriterionInput) validate() error {
 
 // CreateCriterion adds a criterion to an agent. Its evaluation mode and
 // retry settings are the agent's, stored on the row for the record.
-func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string, in CriterionInput) (store.EvaluationCriterion, error) {
+func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string, in CriterionInput) (EvaluationCriterion, error) {
 	if err := in.validate(); err != nil {
-		return store.EvaluationCriterion{}, err
+		return EvaluationCriterion{}, err
 	}
 	a, err := s.DB.Agent(ctx, accountID, agentID)
 	if err != nil {
-		return store.EvaluationCriterion{}, err
+		return EvaluationCriterion{}, err
 	}
-	c := store.EvaluationCriterion{AccountID: accountID, AgentID: agentID, Enabled: true, PassThreshold: 0.5,
+	c := EvaluationCriterion{AccountID: accountID, AgentID: agentID, Enabled: true, PassThreshold: 0.5,
 		EvaluationMode: a.Settings.EvaluationMode, MaxRetries: a.Settings.MaxRetries, RetryOnFailure: a.Settings.RetryOnFailure}
 	applyCriterion(&c, in)
-	c, err = s.DB.CreateEvaluationCriterion(ctx, c)
-	if errors.Is(err, store.ErrTooManyCriteria) {
+	c, err = s.repo.createCriterion(ctx, c)
+	if errors.Is(err, ErrTooManyCriteria) {
 		return c, invalid(fmt.Sprintf("an agent has at most %d evaluation criteria; delete one before adding another", store.MaxCriteriaPerAgent))
 	}
 	return c, err
 }
 
-func applyCriterion(c *store.EvaluationCriterion, in CriterionInput) {
+func applyCriterion(c *EvaluationCriterion, in CriterionInput) {
 	if in.StepID != nil {
 		c.StepID = *in.StepID
 	}
@@ -155,55 +160,55 @@ func applyCriterion(c *store.EvaluationCriterion, in CriterionInput) {
 }
 
 // Criterion returns one criterion with its result counts.
-func (s *Service) Criterion(ctx context.Context, accountID, id string) (store.EvaluationCriterion, map[string]int, error) {
-	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, id)
+func (s *Service) Criterion(ctx context.Context, accountID, id string) (EvaluationCriterion, map[string]int, error) {
+	c, err := s.repo.criterion(ctx, accountID, id)
 	if err != nil {
 		return c, nil, err
 	}
 	s.beforeRead(ctx)
-	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, []string{id})
+	counts, err := s.repo.criteriaResultCounts(ctx, accountID, []string{id})
 	return c, counts[id], err
 }
 
 // UpdateCriterion changes the fields in sets.
-func (s *Service) UpdateCriterion(ctx context.Context, accountID, id string, in CriterionInput) (store.EvaluationCriterion, map[string]int, error) {
+func (s *Service) UpdateCriterion(ctx context.Context, accountID, id string, in CriterionInput) (EvaluationCriterion, map[string]int, error) {
 	if err := in.validate(); err != nil {
-		return store.EvaluationCriterion{}, nil, err
+		return EvaluationCriterion{}, nil, err
 	}
 	if in.StepID != nil && strings.TrimSpace(*in.StepID) == "" {
-		return store.EvaluationCriterion{}, nil, invalid("step_id cannot be empty")
+		return EvaluationCriterion{}, nil, invalid("step_id cannot be empty")
 	}
-	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, id)
+	c, err := s.repo.criterion(ctx, accountID, id)
 	if err != nil {
 		return c, nil, err
 	}
 	applyCriterion(&c, in)
-	if c, err = s.DB.UpdateEvaluationCriterion(ctx, c); err != nil {
+	if c, err = s.repo.updateCriterion(ctx, c); err != nil {
 		return c, nil, err
 	}
 	s.beforeRead(ctx)
-	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, []string{id})
+	counts, err := s.repo.criteriaResultCounts(ctx, accountID, []string{id})
 	return c, counts[id], err
 }
 
 // DeleteCriterion removes a criterion and its results.
 func (s *Service) DeleteCriterion(ctx context.Context, accountID, id string) error {
-	if _, err := s.DB.EvaluationCriterionByID(ctx, accountID, id); err != nil {
+	if _, err := s.repo.criterion(ctx, accountID, id); err != nil {
 		return err
 	}
-	return s.DB.DeleteEvaluationCriterion(ctx, accountID, id)
+	return s.repo.deleteCriterion(ctx, accountID, id)
 }
 
 // Criteria lists an agent's criteria (a page, or all when limit < 0) with
 // their result counts.
-func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page, limit int) ([]store.EvaluationCriterion, map[string]map[string]int, int, error) {
+func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page, limit int) ([]EvaluationCriterion, map[string]map[string]int, int, error) {
 	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
 		if err == nil {
 			err = store.ErrNotFound
 		}
 		return nil, nil, 0, err
 	}
-	cs, total, err := s.DB.EvaluationCriteriaPage(ctx, accountID, agentID, paging.Offset(page, limit), limit)
+	cs, total, err := s.repo.criteriaPage(ctx, accountID, agentID, paging.Offset(page, limit), limit)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -212,7 +217,7 @@ func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page,
 		ids[i] = c.ID
 	}
 	s.beforeRead(ctx)
-	counts, err := s.DB.CriteriaResultCounts(ctx, accountID, ids)
+	counts, err := s.repo.criteriaResultCounts(ctx, accountID, ids)
 	return cs, counts, total, err
 }
 
@@ -236,24 +241,24 @@ var ErrRunMismatch = fault.FieldSentinel([]any{"body", "agent_run_id"}, "value_e
 var ErrStepRunMismatch = fault.FieldSentinel([]any{"body", "agent_step_run_id"}, "value_error", "agent_step_run_id is not a step of agent_run_id")
 
 // CreateResult records a pushed result.
-func (s *Service) CreateResult(ctx context.Context, accountID, criteriaID string, in ResultInput) (store.EvaluationResult, error) {
-	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID)
+func (s *Service) CreateResult(ctx context.Context, accountID, criteriaID string, in ResultInput) (EvaluationResult, error) {
+	c, err := s.repo.criterion(ctx, accountID, criteriaID)
 	if err != nil {
-		return store.EvaluationResult{}, err
+		return EvaluationResult{}, err
 	}
-	if ok, err := s.DB.RunOfAgent(ctx, accountID, c.AgentID, in.AgentRunID); err != nil {
-		return store.EvaluationResult{}, err
+	if ok, err := s.repo.runOfAgent(ctx, accountID, c.AgentID, in.AgentRunID); err != nil {
+		return EvaluationResult{}, err
 	} else if !ok {
-		return store.EvaluationResult{}, ErrRunMismatch
+		return EvaluationResult{}, ErrRunMismatch
 	}
 	if in.AgentStepRunID != "" {
-		if ok, err := s.DB.StepRunOfRun(ctx, accountID, in.AgentRunID, in.AgentStepRunID); err != nil {
-			return store.EvaluationResult{}, err
+		if ok, err := s.repo.stepRunOfRun(ctx, accountID, in.AgentRunID, in.AgentStepRunID); err != nil {
+			return EvaluationResult{}, err
 		} else if !ok {
-			return store.EvaluationResult{}, ErrStepRunMismatch
+			return EvaluationResult{}, ErrStepRunMismatch
 		}
 	}
-	r, err := s.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: accountID, AgentID: c.AgentID, CriteriaID: c.ID,
+	r, err := s.repo.insertResult(ctx, EvaluationResult{AccountID: accountID, AgentID: c.AgentID, CriteriaID: c.ID,
 		AgentRunID: in.AgentRunID, AgentStepRunID: in.AgentStepRunID, StepID: c.StepID, EvaluationMode: c.EvaluationMode,
 		Status: in.Status, Score: in.Score, Flagged: in.Flagged, RetryTriggered: in.RetryTriggered, RetryCount: in.RetryCount,
 		Details: in.Details})
@@ -264,7 +269,7 @@ func (s *Service) CreateResult(ctx context.Context, accountID, criteriaID string
 }
 
 // alert raises the alert a non-manual failed or flagged result is worth.
-func (s *Service) alert(ctx context.Context, r store.EvaluationResult, explanation string) {
+func (s *Service) alert(ctx context.Context, r EvaluationResult, explanation string) {
 	if r.EvaluationMode != ModeRetry && r.EvaluationMode != ModeSample {
 		return
 	}
@@ -287,8 +292,8 @@ func (s *Service) alert(ctx context.Context, r store.EvaluationResult, explanati
 	if explanation != "" {
 		msg += ": " + clip(explanation)
 	}
-	if r.Status == "failed" {
-		if err := s.DB.RecordModelSignal(context.WithoutCancel(ctx), r.AccountID, r.AgentID, "agent_eval_fail", time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if r.Status == "failed" && s.Signals != nil {
+		if err := s.Signals(context.WithoutCancel(ctx), r.AccountID, r.AgentID, lifecycle.SignalEvalFail, time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
 			_ = err // the signal feeds model rollback only; the result stands
 		}
 	}
@@ -298,35 +303,35 @@ func (s *Service) alert(ctx context.Context, r store.EvaluationResult, explanati
 }
 
 // Results lists results by filter.
-func (s *Service) Results(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+func (s *Service) Results(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
 	s.beforeRead(ctx)
-	return s.DB.EvaluationResults(ctx, f)
+	return s.repo.results(ctx, f)
 }
 
 // CriterionResults lists a criterion's results (404 for another account's).
-func (s *Service) CriterionResults(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
-	if _, err := s.DB.EvaluationCriterionByID(ctx, f.AccountID, f.CriteriaID); err != nil {
+func (s *Service) CriterionResults(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
+	if _, err := s.repo.criterion(ctx, f.AccountID, f.CriteriaID); err != nil {
 		return nil, 0, err
 	}
 	s.beforeRead(ctx)
-	return s.DB.EvaluationResults(ctx, f)
+	return s.repo.results(ctx, f)
 }
 
 // AgentResults lists an agent's results.
-func (s *Service) AgentResults(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+func (s *Service) AgentResults(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
 	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
 		return nil, 0, err
 	}
 	s.beforeRead(ctx)
-	return s.DB.EvaluationResults(ctx, f)
+	return s.repo.results(ctx, f)
 }
 
 // RunResults lists a run's results (the run must be the agent's).
-func (s *Service) RunResults(ctx context.Context, f store.ResultFilter) ([]store.EvaluationResult, int, error) {
+func (s *Service) RunResults(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
 	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
 		return nil, 0, err
 	}
-	if ok, err := s.DB.RunOfAgent(ctx, f.AccountID, f.AgentID, f.RunID); err != nil {
+	if ok, err := s.repo.runOfAgent(ctx, f.AccountID, f.AgentID, f.RunID); err != nil {
 		return nil, 0, err
 	} else if !ok {
 		return nil, 0, store.ErrNotFound
@@ -334,19 +339,19 @@ func (s *Service) RunResults(ctx context.Context, f store.ResultFilter) ([]store
 	s.beforeRead(ctx)
 	// A run still going has marked nothing yet: what it has journaled so
 	// far is copied for this read.
-	if _, err := s.DB.MaterializeRunJudgments(ctx, f.AccountID, f.RunID); err != nil && ctx.Err() == nil {
+	if _, err := s.repo.materializeRunJudgments(ctx, f.AccountID, f.RunID); err != nil && ctx.Err() == nil {
 		slog.Warn("materializing a run's evaluation results before a read", "run", f.RunID, "err", err)
 	}
-	return s.DB.EvaluationResults(ctx, f)
+	return s.repo.results(ctx, f)
 }
 
 // Runs groups an agent's results by run.
-func (s *Service) Runs(ctx context.Context, f store.ResultFilter) ([]store.RunEvaluations, int, error) {
+func (s *Service) Runs(ctx context.Context, f ResultFilter) ([]RunEvaluations, int, error) {
 	if err := s.agentExists(ctx, f.AccountID, f.AgentID); err != nil {
 		return nil, 0, err
 	}
 	s.beforeRead(ctx)
-	return s.DB.EvaluationRuns(ctx, f)
+	return s.repo.resultRuns(ctx, f)
 }
 
 func (s *Service) agentExists(ctx context.Context, accountID, agentID string) error {
@@ -358,46 +363,46 @@ func (s *Service) agentExists(ctx context.Context, accountID, agentID string) er
 }
 
 // Summary counts a criterion's results.
-func (s *Service) Summary(ctx context.Context, accountID, criteriaID string) (store.ResultCounts, error) {
-	if _, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID); err != nil {
-		return store.ResultCounts{}, err
+func (s *Service) Summary(ctx context.Context, accountID, criteriaID string) (ResultCounts, error) {
+	if _, err := s.repo.criterion(ctx, accountID, criteriaID); err != nil {
+		return ResultCounts{}, err
 	}
 	s.beforeRead(ctx)
-	return s.DB.EvaluationSummary(ctx, accountID, criteriaID)
+	return s.repo.summary(ctx, accountID, criteriaID)
 }
 
 // NonManualSummary counts results of the automatic modes since from, for
 // the account or one agent (which must exist).
-func (s *Service) NonManualSummary(ctx context.Context, accountID, agentID string, from time.Time, to *time.Time) ([]store.ModeCounts, error) {
+func (s *Service) NonManualSummary(ctx context.Context, accountID, agentID string, from time.Time, to *time.Time) ([]ModeCounts, error) {
 	if agentID != "" {
 		if err := s.agentExists(ctx, accountID, agentID); err != nil {
 			return nil, err
 		}
 	}
 	s.beforeRead(ctx)
-	return s.DB.NonManualCounts(ctx, accountID, agentID, from, to)
+	return s.repo.nonManualCounts(ctx, accountID, agentID, from, to)
 }
 
 // DailyResults adds up an agent's results per UTC day of the last days
 // days (today the last of them).
-func (s *Service) DailyResults(ctx context.Context, accountID, agentID string, days int, now time.Time) ([]store.DayResultCounts, error) {
+func (s *Service) DailyResults(ctx context.Context, accountID, agentID string, days int, now time.Time) ([]DayResultCounts, error) {
 	if err := s.agentExists(ctx, accountID, agentID); err != nil {
 		return nil, err
 	}
 	s.beforeRead(ctx)
-	return s.DB.DailyResultCounts(ctx, accountID, agentID, now.UTC().AddDate(0, 0, 1-days))
+	return s.repo.dailyResultCounts(ctx, accountID, agentID, now.UTC().AddDate(0, 0, 1-days))
 }
 
 // CompatibleRuns lists runs with a completed attempt of the criterion's step.
-func (s *Service) CompatibleRuns(ctx context.Context, accountID, criteriaID string, startedAfter *time.Time, page, limit int) ([]store.CompatibleRun, int, error) {
-	c, err := s.DB.EvaluationCriterionByID(ctx, accountID, criteriaID)
+func (s *Service) CompatibleRuns(ctx context.Context, accountID, criteriaID string, startedAfter *time.Time, page, limit int) ([]CompatibleRun, int, error) {
+	c, err := s.repo.criterion(ctx, accountID, criteriaID)
 	if err != nil {
 		return nil, 0, err
 	}
 	if c.StepID == "" {
 		return nil, 0, nil
 	}
-	return s.DB.CompatibleRuns(ctx, accountID, c.AgentID, c.StepID, startedAfter, paging.Offset(page, limit), limit)
+	return s.repo.compatibleRuns(ctx, accountID, c.AgentID, c.StepID, startedAfter, paging.Offset(page, limit), limit)
 }
 
 // Draft is an ephemeral evaluation.
@@ -439,7 +444,7 @@ func (s *Service) TestDraft(ctx context.Context, accountID, agentID string, d Dr
 	case d.StepOutput != nil:
 		j.Output = *d.StepOutput
 	case d.AgentStepRunID != "":
-		out, in, _, err := s.DB.StepRunOutput(ctx, accountID, agentID, d.AgentStepRunID)
+		out, in, _, err := s.repo.stepRunOutput(ctx, accountID, agentID, d.AgentStepRunID)
 		if err != nil {
 			return Judgment{}, err
 		}

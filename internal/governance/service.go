@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
+	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/models/routing"
 	"github.com/agentry/agentry/internal/oversight"
 	"github.com/agentry/agentry/internal/revcache"
@@ -38,6 +39,9 @@ type Deps struct {
 	// the run it stopped (the mail area's auto-block acts on it for runs
 	// started by an e-mail). It runs on the run's path: it must be quick.
 	OutputBlocked func(ctx context.Context, accountID string, runMetadata map[string]any, v Verdict)
+	// Signals records a flag or block for the model rollback rules (the
+	// model alerts area's RecordSignal; nil: none).
+	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
 }
 
 // Service is the governance area.
@@ -254,12 +258,12 @@ func (s *Service) report(ctx context.Context, w where, stage string, v Verdict) 
 		RunID: w.runID, StepID: w.stepID, PolicyID: v.PolicyID, Stage: stage, Action: v.Action, Rule: v.Rule, Reason: v.Reason}); err != nil {
 		slog.Warn("recording governance violation", "err", err)
 	}
-	signal, alert := "governance_flag", oversight.AlertGovernanceFlagged
+	signal, alert := lifecycle.SignalGovernanceFlag, oversight.AlertGovernanceFlagged
 	if v.Action == ActionBlock {
-		signal, alert = "governance_block", oversight.AlertGovernanceBlocked
+		signal, alert = lifecycle.SignalGovernanceBlock, oversight.AlertGovernanceBlocked
 	}
-	if w.agentID != "" {
-		if err := s.DB.RecordModelSignal(ctx, w.accountID, w.agentID, signal, time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if w.agentID != "" && s.Signals != nil {
+		if err := s.Signals(ctx, w.accountID, w.agentID, signal, time.Now()); err != nil && !errors.Is(err, store.ErrNotFound) {
 			slog.Warn("recording model signal", "err", err)
 		}
 	}

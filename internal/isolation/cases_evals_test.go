@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -37,7 +37,7 @@ func init() {
 			Body: map[string]any{"enabled": false}, Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if got, err := c.DB.EvaluationCriterionByID(context.Background(), c.A.AccountID, c.Vars["criteria_id"]); err != nil || !got.Enabled {
+				if got, err := c.S.Evals.StoredCriterion(context.Background(), c.A.AccountID, c.Vars["criteria_id"]); err != nil || !got.Enabled {
 					t.Errorf("A's criterion changed: %+v %v", got, err)
 				}
 			}, Control: Status(http.StatusOK)},
@@ -77,7 +77,7 @@ func evalOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
 	v := runOfA(t, c)
 	ctx := context.Background()
-	crit, err := c.DB.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: c.A.AccountID, AgentID: v["agent_id"], StepID: "t",
+	crit, err := c.S.Evals.StoreCriterion(ctx, evals.EvaluationCriterion{AccountID: c.A.AccountID, AgentID: v["agent_id"], StepID: "t",
 		EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 0.5})
 	if err != nil {
 		t.Fatal(err)
@@ -87,12 +87,12 @@ func evalOfA(t *testing.T, c *Ctx) Vars {
 		t.Fatalf("A's steps: %v", err)
 	}
 	score := 1.0
-	if _, err := c.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: c.A.AccountID, AgentID: v["agent_id"], CriteriaID: crit.ID,
+	if _, err := c.S.Evals.StoreResult(ctx, evals.EvaluationResult{AccountID: c.A.AccountID, AgentID: v["agent_id"], CriteriaID: crit.ID,
 		AgentRunID: v["run_id"], AgentStepRunID: steps[0].ID, StepID: "t", EvaluationMode: "eval_and_retry", Status: "passed", Score: &score}); err != nil {
 		t.Fatal(err)
 	}
 	bAgent := c.StoreAgent(t, c.B.AccountID, "B's agent", `{"child_steps":[{"id":"t","step_type":"text","text":"b"}]}`, "dynamic_input")
-	bCrit, err := c.DB.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: c.B.AccountID, AgentID: bAgent, StepID: "t",
+	bCrit, err := c.S.Evals.StoreCriterion(ctx, evals.EvaluationCriterion{AccountID: c.B.AccountID, AgentID: bAgent, StepID: "t",
 		EvaluationMode: "output_expectation", Enabled: true, PassThreshold: 0.5})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -58,7 +59,7 @@ func mdLastUsed(want bool) Expectation {
 // mdAlertOfA records an unread alert for account A.
 func mdAlertOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	a, _, err := c.DB.RecordModelAlert(context.Background(), store.ModelAlert{AccountID: c.A.AccountID,
+	a, _, err := c.S.ModelAlerts.StoreAlert(context.Background(), modelalerts.ModelAlert{AccountID: c.A.AccountID,
 		AgentID: "0190a3b4-0000-7000-8000-0000000000aa", ModelID: "openai_gpt_4_turbo", ModelName: "GPT-4 Turbo",
 		Type: "model_sunset", Message: "A's agent uses a retired model", DedupeKey: "isolation"})
 	if err != nil {
@@ -70,7 +71,7 @@ func mdAlertOfA(t *testing.T, c *Ctx) Vars {
 // mdUnreadOf expects an account's unread count.
 func mdUnreadOf(t testing.TB, c *Ctx, accountID string, want int) {
 	t.Helper()
-	n, err := c.DB.UnreadModelAlerts(context.Background(), accountID)
+	n, err := c.S.ModelAlerts.UnreadCount(context.Background(), accountID)
 	if err != nil {
 		t.Fatal(err)
 	}

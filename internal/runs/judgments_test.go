@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/engine"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -33,7 +34,7 @@ func TestJudgmentsOfACrashedAttemptAreRecorded(t *testing.T) {
 		// An API-only server: no worker takes the run but the one below.
 		api := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
 		agent := storeAgent(t, api, def, definition.TriggerDynamicInput)
-		c, err := api.DB.CreateEvaluationCriterion(ctx, store.EvaluationCriterion{AccountID: api.AccountID, AgentID: agent, StepID: "ask",
+		c, err := api.S.Evals.StoreCriterion(ctx, evals.EvaluationCriterion{AccountID: api.AccountID, AgentID: agent, StepID: "ask",
 			EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -48,9 +49,9 @@ func TestJudgmentsOfACrashedAttemptAreRecorded(t *testing.T) {
 		if n, err := api.DB.StartRunAttempt(ctx, r.ID); err != nil || n != 1 {
 			t.Fatalf("attempt %d, %v", n, err)
 		}
-		judgment := store.StepJudgment{ID: store.NewID(), CriteriaID: c.ID, EvaluationMode: "eval_and_retry", Status: "passed",
+		judgment := evals.StepJudgment{ID: store.NewID(), CriteriaID: c.ID, EvaluationMode: "eval_and_retry", Status: "passed",
 			Details: json.RawMessage(`{"checks":[],"explanation":"fine","pass_threshold":1}`), EvaluatedAt: store.Now()}
-		judged, _ := json.Marshal([]store.StepJudgment{judgment})
+		judged, _ := json.Marshal([]evals.StepJudgment{judgment})
 		j := runs.NewJournal(api.S.Runs, r)
 		rec := engine.StepRecord{ID: store.NewID(), Key: "ask", StepID: "ask", StepType: "prompt_call", Status: engine.StatusProcessing,
 			Input: in, Attempt: 1, StartedAt: time.Now()}
@@ -70,7 +71,7 @@ func TestJudgmentsOfACrashedAttemptAreRecorded(t *testing.T) {
 		if got, _ := api.DB.Run(ctx, api.AccountID, r.ID); got.Status != store.RunCompleted {
 			t.Fatalf("the recovered run is %s", got.Status)
 		}
-		rs, total, err := api.S.Evals.AgentResults(ctx, store.ResultFilter{AccountID: api.AccountID, AgentID: agent, Limit: -1})
+		rs, total, err := api.S.Evals.AgentResults(ctx, evals.ResultFilter{AccountID: api.AccountID, AgentID: agent, Limit: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -218,20 +218,26 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// Alerts area: finished runs feed its detectors; webhooks go through
 	// the outbound guard, e-mail through the mail area (alerts → mail).
 	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.WebhookClient(), alertMailer{s.Mail})
+	// Models area: lifecycle alerts, which raise the alerts area's
+	// configs; evaluations and governance record its rollback signals.
+	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
 	// Evaluations and governance: the engine's overseers (governance
 	// first, so a blocked output is never judged) and evaluate_step.
 	// Judgments and plain-language policy rules are metered model calls.
 	s.Evals = evals.New(evals.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
-		Alerts: oversightAlerts(s.Alerts, db)}) // oversight → alerts
+		Alerts:  oversightAlerts(s.Alerts, db), // oversight → alerts
+		Signals: s.ModelAlerts.RecordSignal})   // evals → models
+	// The store writes the judgments the runs journal packed as the evals
+	// area, which owns their format, packs them (store → evals).
+	db.SetJudgmentsPacker(evals.PackJudgments)
 	s.Governance = governance.New(governance.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
 		Alerts:        oversightAlerts(s.Alerts, db), // oversight → alerts
-		OutputBlocked: lateOutputBlocks(s)})          // output auto-block (mail area)
+		OutputBlocked: lateOutputBlocks(s),           // output auto-block (mail area)
+		Signals:       s.ModelAlerts.RecordSignal})   // governance → models
 	s.Evals.RegisterSteps(eng.Registry)
 	eng.AddOverseers(governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
 	s.DefaultModels = defaults.New(db, router, cat)
 
-	// Models area: lifecycle alerts, which raise the alerts area's configs.
-	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
 	// Agents area: the service, its job kinds (upload text extraction,
 	// expired-upload cleanup) and its periodic cleanup.
 	s.Agents = agents.New(db, s.Blobs, agents.Config{SoftwareVersion: SoftwareVersion, UploadRetention: cfg.UploadRetention,

@@ -255,3 +255,36 @@ func nullableTime(t *time.Time) any {
 	}
 	return t.UTC()
 }
+
+// AgentForEvaluation returns one of the account's live agents without its
+// definition: the evaluation overseer reads only its settings, once per
+// run.
+func (db *DB) AgentForEvaluation(ctx context.Context, accountID, id string) (Agent, error) {
+	return scanAgent(db.R.QueryRowContext(ctx, `SELECT `+agentListColumns+agentFrom+
+		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
+}
+
+// AgentRef names an agent of an account.
+type AgentRef struct{ AccountID, ID string }
+
+// AgentsAfter lists live agents of every account in id order, after the
+// id given ("" for the start), at most limit. Only the model lifecycle
+// sweep, a background job over all accounts, may call it; every request
+// path reads agents through the account-scoped methods.
+func (db *DB) AgentsAfter(ctx context.Context, afterID string, limit int) ([]AgentRef, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT account_id, id FROM agents WHERE deleted_at IS NULL AND id > $1 ORDER BY id LIMIT $2`,
+		afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AgentRef
+	for rows.Next() {
+		var r AgentRef
+		if err := rows.Scan(&r.AccountID, &r.ID); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -58,6 +58,12 @@ type EvaluationCriterion struct {
 	UpdatedAt         time.Time
 }
 
+// MaxCriteriaPerAgent bounds an agent's evaluation criteria: each one of
+// a judged step is judged on every run of it, so the count bounds what a
+// run's judging costs the server. Here, not in the evals area, because an
+// agent's import creates its criteria too.
+const MaxCriteriaPerAgent = 100
+
 // Solution groups resources of an account.
 type Solution struct {
 	ID          string

@@ -17,7 +17,7 @@ func TestBlockedInputWithholdsTheEmailSubject(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "G"})
-		agent := judgedAgent(t, db, acct.ID)
+		agent := storetest.JudgedAgent(t, db, acct.ID)
 		md := map[string]any{"inbound_email_id": "e1", "email_from": "ann@example.com", "email_subject": "my card is 4111 1111 1111 1111"}
 		str := func(s string) *string { return &s }
 		blocked, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent, Input: str("my card is 4111 1111 1111 1111"), Metadata: md})

@@ -8,16 +8,9 @@ import (
 // Overseers (evaluations, governance) keep what they load for an agent's
 // runs while agents.oversight_rev stays the same, so every write that
 // changes what oversees an agent bumps it in the same transaction: the
-// agent's own update (updateAgent), its criteria, and (through BumpOversight) the policies over it.
+// agent's own update (updateAgent), and (through BumpOversight) its
+// criteria (the evals area) and the policies over it (governance).
 // An account-wide policy bumps every agent of the account.
-
-// bumpForCriterion bumps the revision of the agent a criterion judges.
-func bumpForCriterion(ctx context.Context, x execer, accountID, criterionID string) error {
-	_, err := x.ExecContext(ctx, `UPDATE agents SET oversight_rev = oversight_rev + 1
-		WHERE account_id = $1 AND id = (SELECT agent_id FROM evaluation_criteria WHERE id = $2 AND account_id = $1)`,
-		accountID, criterionID)
-	return err
-}
 
 // BumpOversight bumps, in tx, the revision of an account's live agent, or
 // of all its live agents when agentID is "": the governance area calls it

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -94,17 +95,6 @@ func (db *DB) Prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.prepared(ctx, query)
 }
 
-// LockFor is the row-lock clause of a SELECT (" FOR UPDATE", " FOR
-// SHARE", …) on PostgreSQL, and nothing on SQLite, whose one writer
-// already serialises the transaction.
-func (db *DB) LockFor(mode string) string { return db.lockFor(mode) }
-
-// Placeholders is n numbered placeholders from $from, comma-separated.
-func Placeholders(from, n int) string { return placeholders(from, n) }
-
-// NullIfEmpty is a text value to write: NULL for "".
-func NullIfEmpty(s string) any { return nullIfEmpty(s) }
-
 // TimeOrNil is a nullable time column as a pointer, in UTC: nil for NULL.
 func TimeOrNil(v sql.NullTime) *time.Time {
 	if !v.Valid {
@@ -113,3 +103,33 @@ func TimeOrNil(v sql.NullTime) *time.Time {
 	t := v.Time.UTC()
 	return &t
 }
+
+// ResultsTx is Tx on DB.Results, the evaluation results' writer (on
+// SQLite a file of its own): the evals area writes its results there.
+func (db *DB) ResultsTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.resultsTx(ctx, fn)
+}
+
+// LockFor is a row-locking clause ("UPDATE", "SHARE", "UPDATE SKIP
+// LOCKED") for PostgreSQL, and nothing on SQLite, whose write transaction
+// already excludes every other writer.
+func (db *DB) LockFor(mode string) string { return db.lockFor(mode) }
+
+// Placeholders returns "$from, …" for n parameters, for an IN list.
+func Placeholders(from, n int) string { return placeholders(from, n) }
+
+// NullIfEmpty is a text parameter that is NULL when s is "".
+func NullIfEmpty(s string) any { return nullable(s) }
+
+// NullIfNil is a text parameter that is NULL when s is nil.
+func NullIfNil(s *string) any { return nullablePtr(s) }
+
+// NullJSON is a JSON parameter that is NULL when b is empty or null.
+func NullJSON(b json.RawMessage) any { return nullableJSON(b) }
+
+// RawOrNil is a nullable JSON column as raw JSON: nil for NULL.
+func RawOrNil(v sql.NullString) json.RawMessage { return rawOrNil(v) }
+
+// RowsAffected is how many rows an ExecContext changed, for a statement
+// whose count is the answer (materializing judgments counts what it wrote).
+func RowsAffected(res sql.Result, err error) (int, error) { return rowsAffected(res, err) }

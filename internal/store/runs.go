@@ -334,7 +334,7 @@ type RunResult struct {
 	Error             string
 	HITLWaitMS        int64
 	// Judged marks the run as holding journaled judgments to materialize
-	// (see MaterializeJudgments); false leaves the mark as it is.
+	// (the evals area materializes them); false leaves the mark as it is.
 	Judged bool
 }
 
@@ -467,8 +467,8 @@ type StepRow struct {
 	Error                      string
 	Stopped, Final, Superseded bool
 	// Judgments are the evaluation results made of the attempt (a JSON
-	// array of StepJudgment, or what PackJudgments made of one), written
-	// by FinishStep; nil: none.
+	// array of the evals area's journaled judgments, or what PackJudgments
+	// made of one), written by FinishStep; nil: none.
 	Judgments json.RawMessage
 }
 
@@ -482,6 +482,39 @@ func (db *DB) InsertStep(ctx context.Context, tx *sql.Tx, s StepRow) (string, er
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		s.ID, s.RunID, s.AccountID, s.Key, s.StepID, s.StepType, s.Attempt, s.Status, s.Input, s.StartedAt.UTC())
 	return s.ID, err
+}
+
+// SetJudgmentsPacker registers how journaled judgments are packed on
+// SQLite: the evals area owns their format (its judgments_pack.go), and
+// the server registers its packing here (internal/server), so the store
+// writes judgments without knowing what they are.
+func (db *DB) SetJudgmentsPacker(pack func(json.RawMessage) json.RawMessage) {
+	db.packJudgments.Store(&pack)
+}
+
+// PackJudgments returns judgments (a JSON array) as FinishStep stores
+// them: packed by the registered packer on SQLite (as they are when none
+// is registered), unchanged on PostgreSQL. The journal packs a step's
+// judgments before it takes the writer, so packing costs no writer time;
+// FinishStep packs what comes to it unpacked.
+func (db *DB) PackJudgments(js json.RawMessage) json.RawMessage {
+	pack := db.packJudgments.Load()
+	if db.Dialect != SQLite || pack == nil {
+		return js
+	}
+	return (*pack)(js)
+}
+
+// storedJudgments is the value FinishStep writes for js: a BLOB of packed
+// judgments on SQLite, the JSON text on PostgreSQL.
+func (db *DB) storedJudgments(js json.RawMessage) any {
+	if len(js) == 0 || string(js) == "null" {
+		return nil
+	}
+	if db.Dialect == SQLite {
+		return []byte(db.PackJudgments(js))
+	}
+	return string(js) // PackJudgments leaves them as they are there
 }
 
 // FinishStep records a step attempt's outcome within tx.

@@ -16,6 +16,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -68,10 +70,9 @@ type DB struct {
 
 	checkpointers []*checkpointer // SQLite: one per file
 
-	// afterJudgmentsRead and afterResultsWritten, when set (by tests), run
-	// on SQLite between reading journaled judgments and writing them, and
-	// between writing them and clearing the runs' marks.
-	afterJudgmentsRead, afterResultsWritten func()
+	// packJudgments is how judgments are packed on SQLite (see
+	// PackJudgments), registered by SetJudgmentsPacker.
+	packJudgments atomic.Pointer[func(json.RawMessage) json.RawMessage]
 }
 
 // prepared returns a statement on the read pool, prepared once per query
@@ -363,4 +364,25 @@ func (db *DB) lockFor(mode string) string {
 		return " FOR " + mode
 	}
 	return ""
+}
+
+// placeholders returns "$from, …" for n parameters.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + itoa(from+i))
+	}
+	return b.String()
+}
+
+// rowsAffected is how many rows an ExecContext changed.
+func rowsAffected(res sql.Result, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
@@ -50,7 +50,7 @@ func BenchmarkEvaluationsPages(b *testing.B) {
 				if i%3 == 0 {
 					status, score = "failed", 0
 				}
-				if _, err := srv.DB.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: srv.AccountID, AgentID: agent, CriteriaID: crit.ID,
+				if _, err := srv.S.Evals.StoreResult(ctx, evals.EvaluationResult{AccountID: srv.AccountID, AgentID: agent, CriteriaID: crit.ID,
 					AgentRunID: runs[i%len(runs)], StepID: "greet", EvaluationMode: "manual", Status: status, Score: &score,
 					Details:     []byte(`{"explanation": "The greeting does not say hello."}`),
 					EvaluatedAt: now.Add(-time.Duration(n-i) * 30 * 24 * time.Hour / n)}); err != nil {

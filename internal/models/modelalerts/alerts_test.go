@@ -126,7 +126,7 @@ func (f *fixture) models(t *testing.T, accountID, agentID string) map[string]str
 	return out
 }
 
-func (f *fixture) alertsOf(t *testing.T, accountID string) []store.ModelAlert {
+func (f *fixture) alertsOf(t *testing.T, accountID string) []modelalerts.ModelAlert {
 	t.Helper()
 	list, _, err := f.svc.List(ctx, accountID, modelalerts.Query{Limit: 100})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestCheckAgentRaisesEachAlertOnce(t *testing.T) {
 		if err != nil || n != 2 {
 			t.Fatalf("CheckAgent = %d, %v; want 2 alerts", n, err)
 		}
-		byType := map[string]store.ModelAlert{}
+		byType := map[string]modelalerts.ModelAlert{}
 		for _, a := range f.alertsOf(t, acct) {
 			byType[a.Type] = a
 		}
@@ -244,7 +244,7 @@ func TestUpgradeStrategies(t *testing.T) {
 
 		// The change is visible: an alert, a definition history entry,
 		// and the upgrade record.
-		var up store.ModelAlert
+		var up modelalerts.ModelAlert
 		for _, a := range f.alertsOf(t, acct) {
 			if a.Type == modelalerts.TypeAutoUpgraded && a.AgentID == early {
 				up = a
@@ -256,7 +256,7 @@ func TestUpgradeStrategies(t *testing.T) {
 		if h, err := f.db.DefinitionHistory(ctx, acct, early); err != nil || len(h) != 1 || !strings.Contains(string(h[0].Definition), "acme_v2") {
 			t.Errorf("history: %d %v", len(h), err)
 		}
-		ups, _ := f.db.ModelUpgrades(ctx, acct, early)
+		ups, _ := f.svc.StoredUpgrades(ctx, acct, early)
 		if len(ups) != 1 || len(ups[0].StepIDs) != 2 || ups[0].FromModel != "acme_v2" {
 			t.Errorf("upgrade record: %+v", ups)
 		}
@@ -328,7 +328,7 @@ func TestRollbackBlockedAndSweeps(t *testing.T) {
 		// evaluation fails after the sunset: there is nothing to go back to.
 		agent := f.agent(t, acct, agentDef("acme_v2", "acme_v2"), store.AgentSettings{ModelUpgradeStrategy: "none",
 			ModelRollbackEnabled: true, ModelRollbackTriggers: []string{"agent_eval_fail"}})
-		if _, err := f.db.RecordModelUpgrade(ctx, store.ModelUpgrade{AccountID: acct, AgentID: agent, FromModel: "acme_v1",
+		if _, err := f.svc.StoreUpgrade(ctx, modelalerts.ModelUpgrade{AccountID: acct, AgentID: agent, FromModel: "acme_v1",
 			ToModel: "acme_v2", StepIDs: []string{"ask", "refine"}, UpgradedAt: f.base.AddDate(0, 0, 19)}); err != nil {
 			t.Fatal(err)
 		}

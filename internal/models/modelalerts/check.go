@@ -39,7 +39,7 @@ func (s *Service) checkAgent(ctx context.Context, a store.Agent) (int, error) {
 			return created, err
 		}
 		for _, al := range found {
-			_, isNew, err := s.DB.RecordModelAlert(ctx, store.ModelAlert{AccountID: a.AccountID, AgentID: a.ID,
+			_, isNew, err := s.repo.recordAlert(ctx, ModelAlert{AccountID: a.AccountID, AgentID: a.ID,
 				ModelID: al.ModelID, ModelName: al.ModelName, Type: string(al.Type),
 				Message:          fmt.Sprintf("Agent %q: %s", a.Name, al.Message),
 				SuccessorModelID: al.SuccessorID, SuccessorModelName: al.SuccessorName,

@@ -30,6 +30,8 @@ type Service struct {
 	// (model_deprecated, model_sunset, model_newer_available) also raises
 	// the account's alert configs of that type.
 	Raiser Raiser
+
+	repo repo
 }
 
 // Raiser raises alerts from alert configs: the alerts area, through the
@@ -50,7 +52,7 @@ type Signal struct {
 // New builds the service over the process's catalog; raiser is the alerts
 // area (nil: lifecycle alerts raise no alert configs).
 func New(db *store.DB, cat *catalog.Catalog, raiser Raiser) *Service {
-	return &Service{DB: db, Catalog: cat, Raiser: raiser, Now: func() time.Time { return time.Now().UTC() }}
+	return &Service{DB: db, Catalog: cat, Raiser: raiser, Now: func() time.Time { return time.Now().UTC() }, repo: repo{db: db}}
 }
 
 func (s *Service) now() time.Time {
@@ -69,24 +71,24 @@ type Query struct {
 }
 
 // List returns a page of an account's alerts, newest first, and the total.
-func (s *Service) List(ctx context.Context, accountID string, q Query) ([]store.ModelAlert, int, error) {
-	return s.DB.ModelAlerts(ctx, accountID, store.ModelAlertFilter{AgentID: q.AgentID, UnreadOnly: q.UnreadOnly}, q.Offset, q.Limit)
+func (s *Service) List(ctx context.Context, accountID string, q Query) ([]ModelAlert, int, error) {
+	return s.repo.alerts(ctx, accountID, alertFilter{AgentID: q.AgentID, UnreadOnly: q.UnreadOnly}, q.Offset, q.Limit)
 }
 
 // UnreadCount counts an account's unread alerts.
 func (s *Service) UnreadCount(ctx context.Context, accountID string) (int, error) {
-	return s.DB.UnreadModelAlerts(ctx, accountID)
+	return s.repo.unreadAlerts(ctx, accountID)
 }
 
 // MarkRead dismisses one alert; store.ErrNotFound for an alert that is
 // not the account's.
 func (s *Service) MarkRead(ctx context.Context, accountID, alertID string) error {
-	return s.DB.MarkModelAlertRead(ctx, accountID, alertID)
+	return s.repo.markAlertRead(ctx, accountID, alertID)
 }
 
 // MarkAllRead dismisses every unread alert of the account.
 func (s *Service) MarkAllRead(ctx context.Context, accountID string) (int, error) {
-	return s.DB.MarkAllModelAlertsRead(ctx, accountID)
+	return s.repo.markAllAlertsRead(ctx, accountID)
 }
 
 // RecordSignal stores a failure signal about an agent for the rollback
@@ -100,5 +102,5 @@ func (s *Service) RecordSignal(ctx context.Context, accountID, agentID string, s
 	if at.IsZero() {
 		at = s.now()
 	}
-	return s.DB.RecordModelSignal(ctx, accountID, agentID, string(signal), at)
+	return s.repo.recordSignal(ctx, accountID, agentID, string(signal), at)
 }

@@ -54,7 +54,7 @@ func (s *Service) upgrade(ctx context.Context, a store.Agent) ([]Change, error) 
 	if err != nil {
 		return nil, nil
 	}
-	history, err := s.DB.ModelUpgrades(ctx, a.AccountID, a.ID)
+	history, err := s.repo.upgrades(ctx, a.AccountID, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Service) upgrade(ctx context.Context, a store.Agent) ([]Change, error) 
 			}
 			return out, err
 		}
-		u, err := s.DB.RecordModelUpgrade(ctx, store.ModelUpgrade{AccountID: a.AccountID, AgentID: a.ID,
+		u, err := s.repo.recordUpgrade(ctx, ModelUpgrade{AccountID: a.AccountID, AgentID: a.ID,
 			FromModel: ch.From, ToModel: ch.To, StepIDs: ch.StepIDs, Reason: ch.Reason, UpgradedAt: now})
 		if err != nil {
 			return out, err
@@ -109,7 +109,7 @@ func (s *Service) rollback(ctx context.Context, a store.Agent) ([]Change, error)
 			}
 		}
 	}
-	history, err := s.DB.ModelUpgrades(ctx, a.AccountID, a.ID)
+	history, err := s.repo.upgrades(ctx, a.AccountID, a.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (s *Service) rollback(ctx context.Context, a store.Agent) ([]Change, error)
 		if u.RolledBackAt != nil || now.Sub(u.UpgradedAt) > window {
 			continue
 		}
-		signals, err := s.DB.ModelSignalsSince(ctx, a.AccountID, a.ID, u.UpgradedAt)
+		signals, err := s.repo.signalsSince(ctx, a.AccountID, a.ID, u.UpgradedAt)
 		if err != nil {
 			return out, err
 		}
@@ -147,7 +147,7 @@ func (s *Service) rollback(ctx context.Context, a store.Agent) ([]Change, error)
 			// Marked even when no step still used the new model (the
 			// author changed it since): the upgrade is over either way,
 			// and the model stays excluded from future upgrades.
-			if err := s.DB.MarkModelUpgradeRolledBack(ctx, a.AccountID, u.ID, string(dec.Trigger)); err != nil {
+			if err := s.repo.markUpgradeRolledBack(ctx, a.AccountID, u.ID, string(dec.Trigger)); err != nil {
 				return out, err
 			}
 			if err := s.alert(ctx, a, TypeAutoRolledBack, ch, "rollback|"+u.ID,
@@ -180,7 +180,7 @@ func (s *Service) apply(ctx context.Context, a store.Agent, ch Change) error {
 
 // alert records an alert about a change, once per key.
 func (s *Service) alert(ctx context.Context, a store.Agent, typ string, ch Change, key, msg string) error {
-	_, _, err := s.DB.RecordModelAlert(ctx, store.ModelAlert{AccountID: a.AccountID, AgentID: a.ID,
+	_, _, err := s.repo.recordAlert(ctx, ModelAlert{AccountID: a.AccountID, AgentID: a.ID,
 		ModelID: ch.From, ModelName: s.name(ch.From), Type: typ, Message: msg,
 		SuccessorModelID: ch.To, SuccessorModelName: s.name(ch.To), DedupeKey: a.ID + "|" + key})
 	return err

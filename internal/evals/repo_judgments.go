@@ -1,4 +1,4 @@
-package store
+package evals
 
 import (
 	"context"
@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // Judgments the engine makes of a run's steps (evaluation criteria judged
@@ -18,19 +19,19 @@ import (
 // the attempt judges it again). The run's end or park marks the run
 // (runs.judgments_pending) in the write it makes anyway.
 //
-// MaterializeJudgments later copies the marked runs' judgments into
+// materializeJudgments later copies the marked runs' judgments into
 // evaluation_results, many runs at a time. Writing results row by row as
 // steps were judged cost a SQLite server 15–22% of its runs per second;
 // batches cost a fraction of that (docs/governance.md, Speed). Readers of
-// results materialize first (the evals area does), so a result is listed
-// as soon as its run has ended or parked; MaterializeRunJudgments serves
+// results materialize first (the service does, materialize.go), so a result is listed
+// as soon as its run has ended or parked; materializeRunJudgments serves
 // a read of one run still going.
 
 // StepJudgment is one evaluation result as journaled with its step
 // attempt. The account, agent, run, attempt and step come from the rows
 // that hold it.
 //
-// EvaluatedAt is in UTC (what Now returns).
+// EvaluatedAt is in UTC (what store.Now returns).
 type StepJudgment struct {
 	ID             string          `json:"id"`
 	CriteriaID     string          `json:"criteria_id"`
@@ -48,19 +49,19 @@ type StepJudgment struct {
 // copies.
 const judgedRunsPerMaterialize = 256
 
-// JudgmentsPending reports whether some run is marked as holding
+// judgmentsPending reports whether some run is marked as holding
 // judgments not yet materialized: one read of a partial index that is
 // empty when there are none, so readers can ask before every read.
-func (db *DB) JudgmentsPending(ctx context.Context) (bool, error) {
+func (rp repo) judgmentsPending(ctx context.Context) (bool, error) {
 	var one int
-	err := db.R.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE judgments_pending LIMIT 1`).Scan(&one)
+	err := rp.db.R.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE judgments_pending LIMIT 1`).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// MaterializeJudgments copies the judgments of every marked run into
+// materializeJudgments copies the judgments of every marked run into
 // evaluation_results, in transactions of up to judgedRunsPerMaterialize
 // runs each, clears the marks, and returns how many results it wrote. A
 // judgment already copied is skipped (a run parked and resumed is marked
@@ -68,14 +69,14 @@ func (db *DB) JudgmentsPending(ctx context.Context) (bool, error) {
 // the delete dropped the criterion's other results. On PostgreSQL,
 // replicas materialize side by side: each takes the runs the others have
 // not locked.
-func (db *DB) MaterializeJudgments(ctx context.Context) (int, error) {
+func (rp repo) materializeJudgments(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		pending, err := db.JudgmentsPending(ctx)
+		pending, err := rp.judgmentsPending(ctx)
 		if err != nil || !pending {
 			return total, err
 		}
-		n, runs, err := db.materializeJudgmentsOnce(ctx, "", "")
+		n, runs, err := rp.materializeJudgmentsOnce(ctx, "", "")
 		total += n
 		if err != nil || runs < judgedRunsPerMaterialize {
 			return total, err
@@ -83,20 +84,20 @@ func (db *DB) MaterializeJudgments(ctx context.Context) (int, error) {
 	}
 }
 
-// MaterializeRunJudgments copies what one run of the account has
+// materializeRunJudgments copies what one run of the account has
 // journaled so far while it is still going (it marks itself only as it
-// ends or parks). An ended run is left to MaterializeJudgments, without
+// ends or parks). An ended run is left to materializeJudgments, without
 // taking SQLite's writer for a read.
-func (db *DB) MaterializeRunJudgments(ctx context.Context, accountID, runID string) (int, error) {
+func (rp repo) materializeRunJudgments(ctx context.Context, accountID, runID string) (int, error) {
 	var status string
-	err := db.R.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && RunTerminal(status)) {
+	err := rp.db.R.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && store.RunTerminal(status)) {
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	n, _, err := db.materializeJudgmentsOnce(ctx, accountID, runID)
+	n, _, err := rp.materializeJudgmentsOnce(ctx, accountID, runID)
 	return n, err
 }
 
@@ -107,38 +108,29 @@ type judgedRun struct{ id, accountID, agentID, updatedAt string }
 // materializeJudgmentsOnce copies the judgments of up to
 // judgedRunsPerMaterialize marked runs, or of the account's one run
 // runID, and clears their marks.
-func (db *DB) materializeJudgmentsOnce(ctx context.Context, accountID, runID string) (written, runs int, err error) {
-	if db.Dialect == SQLite {
-		return db.materializeJudgmentsSQLite(ctx, accountID, runID)
+func (rp repo) materializeJudgmentsOnce(ctx context.Context, accountID, runID string) (written, runs int, err error) {
+	if rp.db.Dialect == store.SQLite {
+		return rp.materializeJudgmentsSQLite(ctx, accountID, runID)
 	}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		q, args := markedRunsQuery(accountID, runID)
-		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q+db.lockFor("UPDATE SKIP LOCKED"), args...))
+		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q+rp.db.LockFor("UPDATE SKIP LOCKED"), args...))
 		if err != nil || len(marked) == 0 {
 			return err
 		}
 		runs = len(marked)
 		byID, ids := indexJudgedRuns(marked)
-		written, err = db.copyJudgments(ctx, tx, ids, byID)
+		written, err = rp.copyJudgments(ctx, tx, ids, byID)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE WHERE judgments_pending AND id IN (`+placeholders(1, len(ids))+`)`, ids...)
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE WHERE judgments_pending AND id IN (`+store.Placeholders(1, len(ids))+`)`, ids...)
 		return err
 	})
 	if err != nil {
 		return 0, 0, err
 	}
 	return written, runs, nil
-}
-
-// rowsAffected is how many rows an ExecContext changed.
-func rowsAffected(res sql.Result, err error) (int, error) {
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
 }
 
 // markedRunsQuery selects up to judgedRunsPerMaterialize marked runs, or
@@ -193,12 +185,12 @@ func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
 // tx, which holds the runs' rows (PostgreSQL). Decoding them here, not in
 // SQL, lets a malformed value be skipped and the rest copied: PostgreSQL
 // 15 has no way to test a value before a ::json cast fails the statement.
-func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs map[string]judgedRun) (int, error) {
+func (rp repo) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs map[string]judgedRun) (int, error) {
 	rs, err := journaledResults(ctx, tx, ids, runs)
 	if err != nil {
 		return 0, err
 	}
-	live, err := db.liveCriteria(ctx, tx, rs)
+	live, err := rp.liveCriteria(ctx, tx, rs)
 	if err != nil {
 		return 0, err
 	}
@@ -219,26 +211,26 @@ func (db *DB) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs map
 // judgments were read (updated_at, which every start and settle of the
 // run sets): one that journaled more meanwhile keeps its mark, and the
 // next pass copies the rest.
-func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID string) (written, runs int, err error) {
+func (rp repo) materializeJudgmentsSQLite(ctx context.Context, accountID, runID string) (written, runs int, err error) {
 	q, args := markedRunsQuery(accountID, runID)
-	marked, err := scanJudgedRuns(db.R.QueryContext(ctx, q, args...))
+	marked, err := scanJudgedRuns(rp.db.R.QueryContext(ctx, q, args...))
 	if err != nil || len(marked) == 0 {
 		return 0, 0, err
 	}
 	byID, ids := indexJudgedRuns(marked)
-	rs, err := journaledResults(ctx, db.R, ids, byID)
+	rs, err := journaledResults(ctx, rp.db.R, ids, byID)
 	if err != nil {
 		return 0, 0, err
 	}
-	if db.afterJudgmentsRead != nil {
-		db.afterJudgmentsRead()
+	if rp.afterJudgmentsRead != nil {
+		rp.afterJudgmentsRead()
 	}
-	err = db.resultsTx(ctx, func(tx *sql.Tx) error {
+	err = rp.db.ResultsTx(ctx, func(tx *sql.Tx) error {
 		// Which criteria still exist is read holding the results file's
 		// writer, which a criterion's deletion takes to delete its results
-		// once the criterion is gone (DeleteEvaluationCriterion): a
+		// once the criterion is gone (deleteCriterion): a
 		// criterion found here is deleted, with what this writes, after.
-		live, err := db.liveCriteria(ctx, db.R, rs)
+		live, err := rp.liveCriteria(ctx, rp.db.R, rs)
 		if err != nil {
 			return err
 		}
@@ -248,11 +240,11 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 			// with 32 rows and positional parameters, as with one row;
 			// 35 µs with the numbered parameters the store writes). The
 			// rows and their B-trees are the cost, not the statements.
-			n, err := rowsAffected(tx.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
+			n, err := store.RowsAffected(tx.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
 				agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (id) DO NOTHING`,
 				r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, r.AgentStepRunID, r.StepID, r.EvaluationMode, r.Status,
-				r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt, r.CreatedAt))
+				r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, store.NullJSON(r.Details), r.EvaluatedAt, r.CreatedAt))
 			if err != nil {
 				return err
 			}
@@ -263,12 +255,12 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 	if err != nil {
 		return 0, 0, err
 	}
-	if db.afterResultsWritten != nil {
-		db.afterResultsWritten()
+	if rp.afterResultsWritten != nil {
+		rp.afterResultsWritten()
 	}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		for _, r := range marked {
-			n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE
+			n, err := store.RowsAffected(tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE
 				WHERE id = $1 AND judgments_pending AND CAST(updated_at AS TEXT) = $2`, r.id, r.updatedAt))
 			if err != nil {
 				return err
@@ -280,16 +272,16 @@ func (db *DB) materializeJudgmentsSQLite(ctx context.Context, accountID, runID s
 	if err != nil {
 		return written, 0, err
 	}
-	// runs counts the marks cleared, so MaterializeJudgments goes on only
+	// runs counts the marks cleared, so materializeJudgments goes on only
 	// while a full batch made way.
 	return written, runs, nil
 }
 
 // journaledResults reads the judgments the runs' step attempts hold, as
 // results of those runs.
-func journaledResults(ctx context.Context, q querier, runIDs []any, runs map[string]judgedRun) ([]EvaluationResult, error) {
+func journaledResults(ctx context.Context, q store.Querier, runIDs []any, runs map[string]judgedRun) ([]EvaluationResult, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, run_id, step_id, judgments FROM run_steps
-		WHERE run_id IN (`+placeholders(1, len(runIDs))+`) AND judgments IS NOT NULL`, runIDs...)
+		WHERE run_id IN (`+store.Placeholders(1, len(runIDs))+`) AND judgments IS NOT NULL`, runIDs...)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +320,7 @@ func journaledResults(ctx context.Context, q querier, runIDs []any, runs map[str
 // and kept from being deleted until it ends; on SQLite read through the
 // read pool while the caller holds the results file's writer (see
 // materializeJudgmentsSQLite).
-func (db *DB) liveCriteria(ctx context.Context, tx querier, rs []EvaluationResult) (map[string]string, error) {
+func (rp repo) liveCriteria(ctx context.Context, tx store.Querier, rs []EvaluationResult) (map[string]string, error) {
 	seen := map[string]bool{}
 	var ids []any
 	for _, r := range rs {
@@ -341,7 +333,7 @@ func (db *DB) liveCriteria(ctx context.Context, tx querier, rs []EvaluationResul
 	if len(ids) == 0 {
 		return live, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, account_id FROM evaluation_criteria WHERE id IN (`+placeholders(1, len(ids))+`)`+db.lockFor("SHARE"), ids...)
+	rows, err := tx.QueryContext(ctx, `SELECT id, account_id FROM evaluation_criteria WHERE id IN (`+store.Placeholders(1, len(ids))+`)`+rp.db.LockFor("SHARE"), ids...)
 	if err != nil {
 		return nil, err
 	}
@@ -354,16 +346,4 @@ func (db *DB) liveCriteria(ctx context.Context, tx querier, rs []EvaluationResul
 		live[id] = account
 	}
 	return live, rows.Err()
-}
-
-// placeholders returns "$from, …" for n parameters.
-func placeholders(from, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("$" + itoa(from+i))
-	}
-	return b.String()
 }

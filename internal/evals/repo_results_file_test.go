@@ -1,4 +1,4 @@
-package store_test
+package evals
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func newResultsFixture(t *testing.T, db *store.DB, name string) resultsFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := resultsFixture{db: db, account: acct.ID, agent: judgedAgent(t, db, acct.ID)}
+	f := resultsFixture{db: db, account: acct.ID, agent: storetest.JudgedAgent(t, db, acct.ID)}
 	f.criterion = f.newCriterion(t)
 	r, err := db.CreateRun(ctx, store.Run{AccountID: f.account, AgentID: f.agent})
 	if err != nil {
@@ -37,7 +37,7 @@ func newResultsFixture(t *testing.T, db *store.DB, name string) resultsFixture {
 
 func (f resultsFixture) newCriterion(t *testing.T) string {
 	t.Helper()
-	c, err := f.db.CreateEvaluationCriterion(context.Background(), store.EvaluationCriterion{AccountID: f.account, AgentID: f.agent,
+	c, err := repo{db: f.db}.createCriterion(context.Background(), EvaluationCriterion{AccountID: f.account, AgentID: f.agent,
 		StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -47,14 +47,14 @@ func (f resultsFixture) newCriterion(t *testing.T) string {
 
 // push records a result as an external harness does.
 func (f resultsFixture) push(criterion string) error {
-	_, err := f.db.InsertEvaluationResult(context.Background(), store.EvaluationResult{AccountID: f.account, AgentID: f.agent,
+	_, err := repo{db: f.db}.insertResult(context.Background(), EvaluationResult{AccountID: f.account, AgentID: f.agent,
 		CriteriaID: criterion, AgentRunID: f.run, EvaluationMode: "manual", Status: "passed"})
 	return err
 }
 
 func (f resultsFixture) count(t *testing.T, criterion string) int {
 	t.Helper()
-	_, total, err := f.db.EvaluationResults(context.Background(), store.ResultFilter{AccountID: f.account, CriteriaID: criterion, Limit: -1})
+	_, total, err := repo{db: f.db}.results(context.Background(), ResultFilter{AccountID: f.account, CriteriaID: criterion, Limit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +69,7 @@ func TestCriterionResultsFollowTheCriterion(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
+		rp := repo{db: db}
 		f := newResultsFixture(t, db, "R")
 		other := newResultsFixture(t, db, "S")
 		kept := f.newCriterion(t)
@@ -80,10 +81,10 @@ func TestCriterionResultsFollowTheCriterion(t *testing.T) {
 		if err := other.push(f.criterion); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a result under another account's criterion: %v", err)
 		}
-		if err := db.DeleteEvaluationCriterion(ctx, other.account, f.criterion); !errors.Is(err, store.ErrNotFound) {
+		if err := rp.deleteCriterion(ctx, other.account, f.criterion); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another account deleted the criterion: %v", err)
 		}
-		if err := db.DeleteEvaluationCriterion(ctx, f.account, f.criterion); err != nil {
+		if err := rp.deleteCriterion(ctx, f.account, f.criterion); err != nil {
 			t.Fatal(err)
 		}
 		if n := f.count(t, f.criterion); n != 0 {
@@ -95,7 +96,7 @@ func TestCriterionResultsFollowTheCriterion(t *testing.T) {
 		if err := f.push(f.criterion); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a result under a deleted criterion: %v", err)
 		}
-		if err := db.DeleteEvaluationCriterion(ctx, f.account, f.criterion); !errors.Is(err, store.ErrNotFound) {
+		if err := rp.deleteCriterion(ctx, f.account, f.criterion); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleted twice: %v", err)
 		}
 	})
@@ -155,7 +156,7 @@ func TestResultsFileTakesOverTheDatabasesResults(t *testing.T) {
 	if err := db.W.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'evaluation_results'`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("the database still has its table: %d %v", left, err)
 	}
-	rs, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: f.account, CriteriaID: f.criterion, Limit: -1})
+	rs, total, err := repo{db: db}.results(ctx, ResultFilter{AccountID: f.account, CriteriaID: f.criterion, Limit: -1})
 	if err != nil || total != 2 {
 		t.Fatalf("%d results after the move, %v; want the one recorded and the one moved", total, err)
 	}
@@ -178,6 +179,7 @@ func TestFinishCriteriaDeletions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Open(t, store.SQLite)
+	rp := repo{db: db}
 	f := newResultsFixture(t, db, "F")
 	live := f.newCriterion(t)
 	for _, c := range []string{f.criterion, live} {
@@ -191,7 +193,7 @@ func TestFinishCriteriaDeletions(t *testing.T) {
 	if _, err := db.W.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1`, f.criterion); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishCriteriaDeletions(ctx); err != nil {
+	if err := rp.finishCriteriaDeletions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}

@@ -1,4 +1,4 @@
-package store_test
+package evals
 
 import (
 	"bytes"
@@ -25,7 +25,9 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		accountID, criterionID, r := judgedRun(t, db)
+		db.SetJudgmentsPacker(PackJudgments) // as the server does
+		rp := repo{db: db}
+		accountID, criterionID, r := newJudgedRun(t, db)
 		if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -34,10 +36,10 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 		want := map[string]bool{}
 		journal := func(pack bool) (stepRun string, plain json.RawMessage) {
 			t.Helper()
-			j := store.StepJudgment{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry", Status: "passed",
+			j := StepJudgment{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry", Status: "passed",
 				Score: &score, Details: typicalJudgment, EvaluatedAt: judged}
 			want[j.ID] = true
-			plain, _ = json.Marshal([]store.StepJudgment{j})
+			plain, _ = json.Marshal([]StepJudgment{j})
 			stored := plain
 			if pack {
 				stored = db.PackJudgments(plain)
@@ -77,10 +79,10 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 		if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := db.MaterializeJudgments(ctx); err != nil || n != 3 {
+		if n, err := rp.materializeJudgments(ctx); err != nil || n != 3 {
 			t.Fatalf("materialized %d, %v; want 3", n, err)
 		}
-		rs, _, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: accountID, RunID: r.ID, Limit: -1})
+		rs, _, err := rp.results(ctx, ResultFilter{AccountID: accountID, RunID: r.ID, Limit: -1})
 		if err != nil || len(rs) != 3 {
 			t.Fatalf("results %+v %v", rs, err)
 		}

@@ -1,4 +1,4 @@
-package store
+package evals
 
 import (
 	"encoding/json"
@@ -56,29 +56,17 @@ const maxJudgmentsBytes = 16 << 20
 
 var judgmentsS2Dict1 = s2.MakeDict([]byte(judgmentsDict1), nil)
 
-// PackJudgments returns judgments (a JSON array) as FinishStep stores
-// them: packed on SQLite, unchanged on PostgreSQL. The journal packs a
-// step's judgments before it takes the writer, so packing costs no writer
-// time; FinishStep packs what comes to it unpacked.
-func (db *DB) PackJudgments(js json.RawMessage) json.RawMessage {
-	if db.Dialect != SQLite || len(js) == 0 || js[0] == judgmentsDict1Tag {
+// PackJudgments packs judgments (a JSON array) as SQLite keeps them;
+// a value packed already, or empty, is returned as it is. The server
+// registers it with the store (store.DB.SetJudgmentsPacker), whose
+// FinishStep and the runs' journal pack with it on SQLite only.
+func PackJudgments(js json.RawMessage) json.RawMessage {
+	if len(js) == 0 || js[0] == judgmentsDict1Tag {
 		return js
 	}
 	out := make([]byte, 1+s2.MaxEncodedLen(len(js)))
 	out[0] = judgmentsDict1Tag
 	return out[:1+len(judgmentsS2Dict1.Encode(out[1:], js))]
-}
-
-// storedJudgments is the value FinishStep writes for js: a BLOB of packed
-// judgments on SQLite, the JSON text on PostgreSQL.
-func (db *DB) storedJudgments(js json.RawMessage) any {
-	if len(js) == 0 || string(js) == "null" {
-		return nil
-	}
-	if db.Dialect == SQLite {
-		return []byte(db.PackJudgments(js))
-	}
-	return string(js) // PackJudgments leaves them as they are there
 }
 
 // unpackJudgments returns the JSON of a stored value, packed or not.

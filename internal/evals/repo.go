@@ -1,4 +1,10 @@
-package store
+package evals
+
+// The evaluations area keeps its own persistence (issue 31's vertical
+// slices): evaluation criteria (created also by agent imports, whose
+// transaction the store's agents_extras.go writes them in), their results
+// and, on SQLite, the record of criteria deletions under way. Every query
+// is scoped by account id.
 
 import (
 	"context"
@@ -6,18 +12,29 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
-// Evaluation criteria (created by imports in agents_extras.go, managed here)
-// and their results. Every query is scoped by account id.
+// repo is the area's SQL. afterJudgmentsRead and afterResultsWritten,
+// when set (by tests), run on SQLite between reading journaled judgments
+// and writing them, and between writing them and clearing the runs' marks.
+type repo struct {
+	db                                      *store.DB
+	afterJudgmentsRead, afterResultsWritten func()
+}
+
+// itoa numbers a query's parameters.
+func itoa(n int) string { return strconv.Itoa(n) }
 
 const criterionColumns = `id, account_id, agent_id, COALESCE(step_id, ''), description, evaluation_mode, enabled,
 	expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold, evaluation_tier, extra,
 	created_at, updated_at`
 
-func scanCriterion(row interface{ Scan(...any) error }) (EvaluationCriterion, error) {
+func scanCriterion(row store.Scanner) (EvaluationCriterion, error) {
 	var (
 		c                  EvaluationCriterion
 		desc, prompt, tier sql.NullString
@@ -27,31 +44,31 @@ func scanCriterion(row interface{ Scan(...any) error }) (EvaluationCriterion, er
 		&c.MaxRetries, &c.RetryOnFailure, &prompt, &c.PassThreshold, &tier, &extra, &c.CreatedAt, &c.UpdatedAt); err != nil {
 		return c, err
 	}
-	c.Description, c.EvaluationPrompt, c.EvaluationTier = nullString(desc), nullString(prompt), nullString(tier)
-	c.ExpectationConfig, c.Extra = rawOrNil(expectation), rawOrNil(extra)
+	c.Description, c.EvaluationPrompt, c.EvaluationTier = store.StringOrNil(desc), store.StringOrNil(prompt), store.StringOrNil(tier)
+	c.ExpectationConfig, c.Extra = store.RawOrNil(expectation), store.RawOrNil(extra)
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 	return c, nil
 }
 
-// CreateEvaluationCriterion stores a criterion of one of the account's
-// agents; ErrNotFound when the agent is not the account's.
-func (db *DB) CreateEvaluationCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
-	now := Now()
-	c.ID, c.CreatedAt, c.UpdatedAt = NewID(), now, now
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+// createCriterion stores a criterion of one of the account's
+// agents; store.ErrNotFound when the agent is not the account's.
+func (rp repo) createCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
+	now := store.Now()
+	c.ID, c.CreatedAt, c.UpdatedAt = store.NewID(), now, now
+	err := rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
 			evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
 			evaluation_tier, extra, created_at, updated_at)
 			SELECT $1, account_id, id, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15 FROM agents
 			WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`,
-			c.ID, c.AccountID, c.AgentID, nullable(c.StepID), nullablePtr(c.Description), c.EvaluationMode, c.Enabled,
-			nullableJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, nullablePtr(c.EvaluationPrompt), c.PassThreshold,
-			nullablePtr(c.EvaluationTier), nullableJSON(c.Extra), now)
+			c.ID, c.AccountID, c.AgentID, store.NullIfEmpty(c.StepID), store.NullIfNil(c.Description), c.EvaluationMode, c.Enabled,
+			store.NullJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, store.NullIfNil(c.EvaluationPrompt), c.PassThreshold,
+			store.NullIfNil(c.EvaluationTier), store.NullJSON(c.Extra), now)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		// The bump locks the agent's row (PostgreSQL; SQLite has one
 		// writer), so creates counting after it cannot pass the limit
@@ -64,7 +81,7 @@ func (db *DB) CreateEvaluationCriterion(ctx context.Context, c EvaluationCriteri
 			c.AgentID, c.AccountID).Scan(&n); err != nil {
 			return err
 		}
-		if n > MaxCriteriaPerAgent {
+		if n > store.MaxCriteriaPerAgent {
 			return ErrTooManyCriteria
 		}
 		return nil
@@ -72,53 +89,48 @@ func (db *DB) CreateEvaluationCriterion(ctx context.Context, c EvaluationCriteri
 	return c, err
 }
 
-// MaxCriteriaPerAgent bounds an agent's evaluation criteria: each one of
-// a judged step is judged on every run of it, so the count bounds what a
-// run's judging costs the server.
-const MaxCriteriaPerAgent = 100
-
-// ErrTooManyCriteria means the agent has MaxCriteriaPerAgent criteria
-// already.
+// ErrTooManyCriteria means the agent has store.MaxCriteriaPerAgent
+// criteria already.
 var ErrTooManyCriteria = errors.New("too many evaluation criteria")
 
-// EvaluationCriterionByID returns one criterion of the account (of a live agent).
-func (db *DB) EvaluationCriterionByID(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {
-	c, err := scanCriterion(db.R.QueryRowContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria c
+// criterion returns one criterion of the account (of a live agent).
+func (rp repo) criterion(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {
+	c, err := scanCriterion(rp.db.R.QueryRowContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria c
 		WHERE c.id = $1 AND c.account_id = $2
 		AND EXISTS (SELECT 1 FROM agents a WHERE a.id = c.agent_id AND a.account_id = c.account_id AND a.deleted_at IS NULL)`, id, accountID))
 	if err == sql.ErrNoRows {
-		return c, ErrNotFound
+		return c, store.ErrNotFound
 	}
 	return c, err
 }
 
-// UpdateEvaluationCriterion writes the editable fields of c back.
-func (db *DB) UpdateEvaluationCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
-	c.UpdatedAt = Now()
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+// updateCriterion writes the editable fields of c back.
+func (rp repo) updateCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
+	c.UpdatedAt = store.Now()
+	err := rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE evaluation_criteria SET step_id = $3, description = $4, enabled = $5,
 			expectation_config = $6, evaluation_prompt = $7, pass_threshold = $8, evaluation_tier = $9, updated_at = $10
-			WHERE id = $1 AND account_id = $2`, c.ID, c.AccountID, nullable(c.StepID), nullablePtr(c.Description), c.Enabled,
-			nullableJSON(c.ExpectationConfig), nullablePtr(c.EvaluationPrompt), c.PassThreshold, nullablePtr(c.EvaluationTier), c.UpdatedAt)
+			WHERE id = $1 AND account_id = $2`, c.ID, c.AccountID, store.NullIfEmpty(c.StepID), store.NullIfNil(c.Description), c.Enabled,
+			store.NullJSON(c.ExpectationConfig), store.NullIfNil(c.EvaluationPrompt), c.PassThreshold, store.NullIfNil(c.EvaluationTier), c.UpdatedAt)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		return bumpForCriterion(ctx, tx, c.AccountID, c.ID)
 	})
 	return c, err
 }
 
-// DeleteEvaluationCriterion removes a criterion and its results.
-func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id string) error {
-	if db.Dialect == SQLite {
-		return db.deleteEvaluationCriterionSQLite(ctx, accountID, id)
+// deleteCriterion removes a criterion and its results.
+func (rp repo) deleteCriterion(ctx context.Context, accountID, id string) error {
+	if rp.db.Dialect == store.SQLite {
+		return rp.deleteCriterionSQLite(ctx, accountID, id)
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		// The criterion first, then its results: materializing takes them
-		// in that order too (MaterializeJudgments), so the two wait for
+		// in that order too (materializeJudgments), so the two wait for
 		// each other instead of deadlocking.
 		if _, err := tx.ExecContext(ctx, `SELECT id FROM evaluation_criteria WHERE id = $1 AND account_id = $2 FOR UPDATE`, id, accountID); err != nil {
 			return err
@@ -134,27 +146,38 @@ func (db *DB) DeleteEvaluationCriterion(ctx context.Context, accountID, id strin
 }
 
 // deleteCriterionRow deletes the account's criterion id within tx;
-// ErrNotFound when there is none.
+// store.ErrNotFound when there is none.
 func deleteCriterionRow(ctx context.Context, tx *sql.Tx, accountID, id string) error {
-	n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID))
-	if err == nil && n == 0 {
-		return ErrNotFound
-	}
-	return err
+	return store.Affected(ctx, tx, `DELETE FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID)
 }
 
-// EvaluationCriteriaPage lists a page of an agent's criteria, oldest first,
+// bumpForCriterion bumps, in tx, the oversight revision of the agent a
+// criterion judges (store.BumpOversight), so overseers reload what they
+// keep of it; nothing when the criterion is not the account's.
+func bumpForCriterion(ctx context.Context, tx *sql.Tx, accountID, criterionID string) error {
+	var agentID string
+	err := tx.QueryRowContext(ctx, `SELECT agent_id FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, criterionID, accountID).Scan(&agentID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return store.BumpOversight(ctx, tx, accountID, agentID)
+}
+
+// criteriaPage lists a page of an agent's criteria, oldest first,
 // and how many there are. limit < 0 lists them all.
-func (db *DB) EvaluationCriteriaPage(ctx context.Context, accountID, agentID string, offset, limit int) ([]EvaluationCriterion, int, error) {
+func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offset, limit int) ([]EvaluationCriterion, int, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_criteria WHERE account_id = $1 AND agent_id = $2`,
+	if err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_criteria WHERE account_id = $1 AND agent_id = $2`,
 		accountID, agentID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	if limit < 0 {
 		limit = total + 1
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
 		WHERE account_id = $1 AND agent_id = $2 ORDER BY id LIMIT $3 OFFSET $4`, accountID, agentID, limit, offset)
 	if err != nil {
 		return nil, 0, err
@@ -171,10 +194,10 @@ func (db *DB) EvaluationCriteriaPage(ctx context.Context, accountID, agentID str
 	return out, total, rows.Err()
 }
 
-// EnabledCriteria lists the enabled criteria of an agent that target a
+// enabledCriteria lists the enabled criteria of an agent that target a
 // step, for the engine to judge its steps by.
-func (db *DB) EnabledCriteria(ctx context.Context, accountID, agentID string) ([]EvaluationCriterion, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
+func (rp repo) enabledCriteria(ctx context.Context, accountID, agentID string) ([]EvaluationCriterion, error) {
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
 		WHERE account_id = $1 AND agent_id = $2 AND enabled AND step_id IS NOT NULL ORDER BY id`, accountID, agentID)
 	if err != nil {
 		return nil, err
@@ -191,8 +214,8 @@ func (db *DB) EnabledCriteria(ctx context.Context, accountID, agentID string) ([
 	return out, rows.Err()
 }
 
-// CriteriaResultCounts counts the results of each criterion by status.
-func (db *DB) CriteriaResultCounts(ctx context.Context, accountID string, ids []string) (map[string]map[string]int, error) {
+// criteriaResultCounts counts the results of each criterion by status.
+func (rp repo) criteriaResultCounts(ctx context.Context, accountID string, ids []string) (map[string]map[string]int, error) {
 	out := map[string]map[string]int{}
 	if len(ids) == 0 {
 		return out, nil
@@ -204,7 +227,7 @@ func (db *DB) CriteriaResultCounts(ctx context.Context, accountID string, ids []
 		ph[i] = "$" + itoa(i+2)
 		out[id] = map[string]int{}
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT criteria_id, status, COUNT(*) FROM evaluation_results
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT criteria_id, status, COUNT(*) FROM evaluation_results
 		WHERE account_id = $1 AND criteria_id IN (`+strings.Join(ph, ", ")+`) GROUP BY criteria_id, status`, args...)
 	if err != nil {
 		return nil, err
@@ -240,19 +263,19 @@ type EvaluationResult struct {
 	CriteriaDescription *string
 }
 
-// InsertEvaluationResult stores a result; its id and times are set here
-// when empty. ErrNotFound: the criterion is not the account's.
-func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (EvaluationResult, error) {
+// insertResult stores a result; its id and times are set here
+// when empty. store.ErrNotFound: the criterion is not the account's.
+func (rp repo) insertResult(ctx context.Context, r EvaluationResult) (EvaluationResult, error) {
 	// The criterion is looked up holding the results' writer. On SQLite no
 	// foreign key reaches the results file, and a criterion's deletion
 	// takes that writer, once the criterion is gone, to delete its results
 	// (deleteEvaluationCriterionSQLite); on PostgreSQL the foreign key
 	// also stops a result of a criterion deleted meanwhile.
 	var out EvaluationResult
-	err := db.resultsTx(ctx, func(tx *sql.Tx) error {
-		var criteria querier = tx
-		if db.Dialect == SQLite {
-			criteria = db.R // the results file's writer sees only that file
+	err := rp.db.ResultsTx(ctx, func(tx *sql.Tx) error {
+		var criteria store.Querier = tx
+		if rp.db.Dialect == store.SQLite {
+			criteria = rp.db.R // the results file's writer sees only that file
 		}
 		if err := criterionExists(ctx, criteria, r.AccountID, r.CriteriaID); err != nil {
 			return err
@@ -264,34 +287,34 @@ func (db *DB) InsertEvaluationResult(ctx context.Context, r EvaluationResult) (E
 	return out, err
 }
 
-// criterionExists is nil when the account has the criterion, ErrNotFound
+// criterionExists is nil when the account has the criterion, store.ErrNotFound
 // when not.
-func criterionExists(ctx context.Context, q querier, accountID, id string) error {
+func criterionExists(ctx context.Context, q store.Querier, accountID, id string) error {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM evaluation_criteria WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return err
 }
 
-// deleteEvaluationCriterionSQLite is DeleteEvaluationCriterion on SQLite,
+// deleteCriterionSQLite is deleteCriterion on SQLite,
 // whose results sit in a file of their own (DB.Results), out of reach of
 // the criterion's foreign key and of its transaction. The deletion is
 // recorded in that file first, the criterion deleted, then its results
 // and the record: once the criterion is gone nothing writes results of it
 // (writers look it up holding the file's writer), and a crash before the
-// results are gone leaves the record, which FinishCriteriaDeletions
+// results are gone leaves the record, which finishCriteriaDeletions
 // finishes.
-func (db *DB) deleteEvaluationCriterionSQLite(ctx context.Context, accountID, id string) error {
-	if err := criterionExists(ctx, db.R, accountID, id); err != nil {
+func (rp repo) deleteCriterionSQLite(ctx context.Context, accountID, id string) error {
+	if err := criterionExists(ctx, rp.db.R, accountID, id); err != nil {
 		return err
 	}
-	if _, err := db.Results.ExecContext(ctx, `INSERT INTO criteria_deletions (criteria_id, account_id) VALUES ($1, $2)
+	if _, err := rp.db.Results.ExecContext(ctx, `INSERT INTO criteria_deletions (criteria_id, account_id) VALUES ($1, $2)
 		ON CONFLICT (criteria_id) DO NOTHING`, id, accountID); err != nil {
 		return err
 	}
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		if err := bumpForCriterion(ctx, tx, accountID, id); err != nil {
 			return err
 		}
@@ -302,9 +325,9 @@ func (db *DB) deleteEvaluationCriterionSQLite(ctx context.Context, accountID, id
 		// the rest); a record of a criterion that exists changes nothing.
 		return err
 	}
-	if err := db.deleteCriterionResults(ctx, accountID, id); err != nil {
+	if err := rp.deleteCriterionResults(ctx, accountID, id); err != nil {
 		// The criterion is gone; its record has the results deleted
-		// within a second (FinishCriteriaDeletions).
+		// within a second (finishCriteriaDeletions).
 		slog.Warn("deleting a deleted criterion's results", "criteria_id", id, "err", err)
 	}
 	return nil
@@ -312,8 +335,8 @@ func (db *DB) deleteEvaluationCriterionSQLite(ctx context.Context, accountID, id
 
 // deleteCriterionResults deletes a deleted criterion's results and the
 // record of its deletion (SQLite).
-func (db *DB) deleteCriterionResults(ctx context.Context, accountID, id string) error {
-	return db.resultsTx(ctx, func(tx *sql.Tx) error {
+func (rp repo) deleteCriterionResults(ctx context.Context, accountID, id string) error {
+	return rp.db.ResultsTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM evaluation_results WHERE criteria_id = $1 AND account_id = $2`, id, accountID); err != nil {
 			return err
 		}
@@ -322,22 +345,22 @@ func (db *DB) deleteCriterionResults(ctx context.Context, accountID, id string) 
 	})
 }
 
-// FinishCriteriaDeletions deletes the results of criteria whose deletion
+// finishCriteriaDeletions deletes the results of criteria whose deletion
 // was recorded and whose results a crash kept (SQLite; see
-// deleteEvaluationCriterionSQLite). The record holds only deletions under
+// deleteCriterionSQLite). The record holds only deletions under
 // way and the odd one that failed (its criterion still there), so this is
 // one read of a table all but empty.
-func (db *DB) FinishCriteriaDeletions(ctx context.Context) error {
-	if db.Dialect != SQLite {
+func (rp repo) finishCriteriaDeletions(ctx context.Context) error {
+	if rp.db.Dialect != store.SQLite {
 		return nil
 	}
-	gone, err := scanCriteriaDeletions(db.R.QueryContext(ctx, `SELECT d.criteria_id, d.account_id FROM criteria_deletions d
+	gone, err := scanCriteriaDeletions(rp.db.R.QueryContext(ctx, `SELECT d.criteria_id, d.account_id FROM criteria_deletions d
 		WHERE NOT EXISTS (SELECT 1 FROM evaluation_criteria c WHERE c.id = d.criteria_id)`))
 	if err != nil {
 		return err
 	}
 	for _, d := range gone {
-		if err := db.deleteCriterionResults(ctx, d.accountID, d.id); err != nil {
+		if err := rp.deleteCriterionResults(ctx, d.accountID, d.id); err != nil {
 			return err
 		}
 	}
@@ -367,7 +390,7 @@ func scanCriteriaDeletions(rows *sql.Rows, err error) ([]criteriaDeletion, error
 // times as given), skipping any already recorded, and returns how many it
 // wrote: one multi-row INSERT per resultRowsPerInsert results instead of
 // one per result.
-func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResult) (int64, error) {
+func insertEvaluationResults(ctx context.Context, x store.Querier, rs []EvaluationResult) (int64, error) {
 	const resultRowsPerInsert = 64
 	var written int64
 	for start := 0; start < len(rs); start += resultRowsPerInsert {
@@ -388,8 +411,8 @@ func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResul
 				q.WriteString("$" + itoa(len(args)+k))
 			}
 			q.WriteByte(')')
-			args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID),
-				r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt.UTC())
+			args = append(args, r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, store.NullIfEmpty(r.AgentStepRunID), store.NullIfEmpty(r.StepID),
+				r.EvaluationMode, r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, store.NullJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt.UTC())
 		}
 		q.WriteString(" ON CONFLICT (id) DO NOTHING")
 		res, err := x.ExecContext(ctx, q.String(), args...)
@@ -405,31 +428,23 @@ func insertEvaluationResults(ctx context.Context, x execer, rs []EvaluationResul
 	return written, nil
 }
 
-// AgentForEvaluation returns one of the account's live agents without its
-// definition: the evaluation overseer reads only its settings, once per
-// run.
-func (db *DB) AgentForEvaluation(ctx context.Context, accountID, id string) (Agent, error) {
-	return scanAgent(db.R.QueryRowContext(ctx, `SELECT `+agentListColumns+agentFrom+
-		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
-}
-
 func insertEvaluationResult(ctx context.Context, x interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
 }, r EvaluationResult) (EvaluationResult, error) {
 	if r.ID == "" {
-		r.ID = NewID()
+		r.ID = store.NewID()
 	}
-	r.CreatedAt = Now()
+	r.CreatedAt = store.Now()
 	if r.EvaluatedAt.IsZero() {
 		r.EvaluatedAt = r.CreatedAt
 	}
 	_, err := x.ExecContext(ctx, `INSERT INTO evaluation_results (id, account_id, agent_id, criteria_id, agent_run_id,
 		agent_step_run_id, step_id, evaluation_mode, status, score, flagged, retry_triggered, retry_count, details, evaluated_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-		r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, nullable(r.AgentStepRunID), nullable(r.StepID), r.EvaluationMode,
-		r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, nullableJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
-	if err != nil && isForeignKeyViolation(err) {
-		return r, ErrNotFound
+		r.ID, r.AccountID, r.AgentID, r.CriteriaID, r.AgentRunID, store.NullIfEmpty(r.AgentStepRunID), store.NullIfEmpty(r.StepID), r.EvaluationMode,
+		r.Status, r.Score, r.Flagged, r.RetryTriggered, r.RetryCount, store.NullJSON(r.Details), r.EvaluatedAt.UTC(), r.CreatedAt)
+	if err != nil && store.IsForeignKeyViolation(err) {
+		return r, store.ErrNotFound
 	}
 	return r, err
 }
@@ -478,12 +493,12 @@ func (f ResultFilter) where() (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
-// EvaluationResults lists results newest first, with their criterion's
+// results lists results newest first, with their criterion's
 // description, and how many match.
-func (db *DB) EvaluationResults(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
+func (rp repo) results(ctx context.Context, f ResultFilter) ([]EvaluationResult, int, error) {
 	where, args := f.where()
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_results r`+where, args...).Scan(&total); err != nil {
+	if err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_results r`+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	limit := f.Limit
@@ -491,7 +506,7 @@ func (db *DB) EvaluationResults(ctx context.Context, f ResultFilter) ([]Evaluati
 		limit = total + 1
 	}
 	args = append(args, limit, f.Offset)
-	rows, err := db.R.QueryContext(ctx, `SELECT r.id, r.account_id, r.agent_id, r.criteria_id, r.agent_run_id,
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT r.id, r.account_id, r.agent_id, r.criteria_id, r.agent_run_id,
 		COALESCE(r.agent_step_run_id, ''), COALESCE(r.step_id, ''), r.evaluation_mode, r.status, r.score, r.flagged,
 		r.retry_triggered, r.retry_count, r.details, r.evaluated_at, r.created_at, c.description
 		FROM evaluation_results r JOIN evaluation_criteria c ON c.id = r.criteria_id`+where+
@@ -517,7 +532,7 @@ func (db *DB) EvaluationResults(ctx context.Context, f ResultFilter) ([]Evaluati
 			v := score.Float64
 			r.Score = &v
 		}
-		r.Details, r.CriteriaDescription = rawOrNil(details), nullString(desc)
+		r.Details, r.CriteriaDescription = store.RawOrNil(details), store.StringOrNil(desc)
 		r.EvaluatedAt, r.CreatedAt = r.EvaluatedAt.UTC(), r.CreatedAt.UTC()
 		out = append(out, r)
 	}
@@ -530,13 +545,13 @@ type ResultCounts struct {
 	AverageScore                                            *float64
 }
 
-// EvaluationSummary counts the results of a criterion.
-func (db *DB) EvaluationSummary(ctx context.Context, accountID, criteriaID string) (ResultCounts, error) {
+// summary counts the results of a criterion.
+func (rp repo) summary(ctx context.Context, accountID, criteriaID string) (ResultCounts, error) {
 	var (
 		c   ResultCounts
 		avg sql.NullFloat64
 	)
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*),
+	err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*),
 		COALESCE(SUM(CASE WHEN status = 'passed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'error' THEN 1 ELSE 0 END), 0),
@@ -557,10 +572,10 @@ type ModeCounts struct {
 	Total, Passed, Failed, Flagged int
 }
 
-// NonManualCounts counts the results recorded under the automatic modes
+// nonManualCounts counts the results recorded under the automatic modes
 // (eval_and_retry, sample_and_flag) since from (and until to when set),
 // account-wide or for one agent.
-func (db *DB) NonManualCounts(ctx context.Context, accountID, agentID string, from time.Time, to *time.Time) ([]ModeCounts, error) {
+func (rp repo) nonManualCounts(ctx context.Context, accountID, agentID string, from time.Time, to *time.Time) ([]ModeCounts, error) {
 	q := `SELECT evaluation_mode, COUNT(*),
 		COALESCE(SUM(CASE WHEN status = 'passed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
@@ -576,7 +591,7 @@ func (db *DB) NonManualCounts(ctx context.Context, accountID, agentID string, fr
 		args = append(args, agentID)
 		q += ` AND agent_id = $` + itoa(len(args))
 	}
-	rows, err := db.R.QueryContext(ctx, q+` GROUP BY evaluation_mode ORDER BY evaluation_mode`, args...)
+	rows, err := rp.db.R.QueryContext(ctx, q+` GROUP BY evaluation_mode ORDER BY evaluation_mode`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -599,9 +614,9 @@ type RunEvaluations struct {
 	ResultCounts
 }
 
-// EvaluationRuns groups an agent's results by run, newest run first. A
+// resultRuns groups an agent's results by run, newest run first. A
 // status filter keeps the runs with at least one result of that status.
-func (db *DB) EvaluationRuns(ctx context.Context, f ResultFilter) ([]RunEvaluations, int, error) {
+func (rp repo) resultRuns(ctx context.Context, f ResultFilter) ([]RunEvaluations, int, error) {
 	status := f.Status
 	f.Status = ""
 	where, args := f.where()
@@ -613,7 +628,7 @@ func (db *DB) EvaluationRuns(ctx context.Context, f ResultFilter) ([]RunEvaluati
 	from := ` FROM evaluation_results r JOIN runs u ON u.id = r.agent_run_id AND u.account_id = r.account_id` + where +
 		` GROUP BY r.agent_run_id, u.status, u.created_at` + having
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT r.agent_run_id`+from+`) g`, args...).Scan(&total); err != nil {
+	if err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT r.agent_run_id`+from+`) g`, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	limit := f.Limit
@@ -621,7 +636,7 @@ func (db *DB) EvaluationRuns(ctx context.Context, f ResultFilter) ([]RunEvaluati
 		limit = total + 1
 	}
 	args = append(args, limit, f.Offset)
-	rows, err := db.R.QueryContext(ctx, `SELECT r.agent_run_id, u.status, u.created_at, COUNT(*),
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT r.agent_run_id, u.status, u.created_at, COUNT(*),
 		COALESCE(SUM(CASE WHEN r.status = 'passed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'error' THEN 1 ELSE 0 END), 0),
@@ -651,9 +666,9 @@ type CompatibleRun struct {
 	StartedAt, CompletedAt      *time.Time
 }
 
-// CompatibleRuns lists the completed, current attempts of step stepID in
+// compatibleRuns lists the completed, current attempts of step stepID in
 // the agent's runs, newest first.
-func (db *DB) CompatibleRuns(ctx context.Context, accountID, agentID, stepID string, startedAfter *time.Time, offset, limit int) ([]CompatibleRun, int, error) {
+func (rp repo) compatibleRuns(ctx context.Context, accountID, agentID, stepID string, startedAfter *time.Time, offset, limit int) ([]CompatibleRun, int, error) {
 	where := ` FROM run_steps s JOIN runs u ON u.id = s.run_id
 		WHERE s.account_id = $1 AND u.account_id = $1 AND u.agent_id = $2 AND s.step_id = $3 AND s.status = 'completed' AND NOT s.superseded`
 	args := []any{accountID, agentID, stepID}
@@ -662,11 +677,11 @@ func (db *DB) CompatibleRuns(ctx context.Context, accountID, agentID, stepID str
 		where += ` AND u.started_at >= $4`
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
+	if err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	args = append(args, limit, offset)
-	rows, err := db.R.QueryContext(ctx, `SELECT u.id, s.id, u.status, u.input, u.started_at, s.ended_at`+where+
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT u.id, s.id, u.status, u.input, u.started_at, s.ended_at`+where+
 		` ORDER BY u.created_at DESC, s.id DESC LIMIT $`+itoa(len(args)-1)+` OFFSET $`+itoa(len(args)), args...)
 	if err != nil {
 		return nil, 0, err
@@ -682,7 +697,7 @@ func (db *DB) CompatibleRuns(ctx context.Context, accountID, agentID, stepID str
 		if err := rows.Scan(&c.RunID, &c.StepRunID, &c.RunStatus, &input, &started, &end); err != nil {
 			return nil, 0, err
 		}
-		c.Input = nullString(input)
+		c.Input = store.StringOrNil(input)
 		if started.Valid {
 			t := started.Time.UTC()
 			c.StartedAt = &t
@@ -696,31 +711,31 @@ func (db *DB) CompatibleRuns(ctx context.Context, accountID, agentID, stepID str
 	return out, total, rows.Err()
 }
 
-// StepRunOutput returns the output of a completed step attempt of one of
+// stepRunOutput returns the output of a completed step attempt of one of
 // the agent's runs, with the run's input.
-func (db *DB) StepRunOutput(ctx context.Context, accountID, agentID, stepRunID string) (output, runInput, stepID string, err error) {
+func (rp repo) stepRunOutput(ctx context.Context, accountID, agentID, stepRunID string) (output, runInput, stepID string, err error) {
 	var out, in sql.NullString
-	err = db.R.QueryRowContext(ctx, `SELECT s.output, u.input, s.step_id FROM run_steps s JOIN runs u ON u.id = s.run_id
+	err = rp.db.R.QueryRowContext(ctx, `SELECT s.output, u.input, s.step_id FROM run_steps s JOIN runs u ON u.id = s.run_id
 		WHERE s.id = $1 AND s.account_id = $2 AND u.account_id = $2 AND u.agent_id = $3 AND s.status = 'completed'`,
 		stepRunID, accountID, agentID).Scan(&out, &in, &stepID)
 	if err == sql.ErrNoRows {
-		return "", "", "", ErrNotFound
+		return "", "", "", store.ErrNotFound
 	}
 	return out.String, in.String, stepID, err
 }
 
-// RunOfAgent reports whether runID is a run of the account's agent agentID.
-func (db *DB) RunOfAgent(ctx context.Context, accountID, agentID, runID string) (bool, error) {
+// runOfAgent reports whether runID is a run of the account's agent agentID.
+func (rp repo) runOfAgent(ctx context.Context, accountID, agentID, runID string) (bool, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = $1 AND account_id = $2 AND agent_id = $3`,
+	err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = $1 AND account_id = $2 AND agent_id = $3`,
 		runID, accountID, agentID).Scan(&n)
 	return n > 0, err
 }
 
-// StepRunOfRun reports whether stepRunID is a step attempt of run runID.
-func (db *DB) StepRunOfRun(ctx context.Context, accountID, runID, stepRunID string) (bool, error) {
+// stepRunOfRun reports whether stepRunID is a step attempt of run runID.
+func (rp repo) stepRunOfRun(ctx context.Context, accountID, runID, stepRunID string) (bool, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_steps WHERE id = $1 AND run_id = $2 AND account_id = $3`,
+	err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_steps WHERE id = $1 AND run_id = $2 AND account_id = $3`,
 		stepRunID, runID, accountID).Scan(&n)
 	return n > 0, err
 }

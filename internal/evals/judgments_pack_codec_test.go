@@ -1,18 +1,28 @@
-package store
+package evals
 
 import (
 	"bytes"
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/agentry/agentry/internal/store"
 )
+
+// packingDB is a database of dialect d that packs judgments as the server
+// has it do (store.DB.SetJudgmentsPacker).
+func packingDB(d store.Dialect) *store.DB {
+	db := &store.DB{Dialect: d}
+	db.SetJudgmentsPacker(PackJudgments)
+	return db
+}
 
 // The codec takes judgments of every kind back to the bytes they were,
 // names its dictionary in what it writes, and refuses, rather than
 // expands without bound, a value that is not what it wrote.
 func TestJudgmentsCodec(t *testing.T) {
 	t.Parallel()
-	sqlite := &DB{Dialect: SQLite}
+	sqlite := packingDB(store.SQLite)
 	for _, js := range []string{`[]`, judgmentsDict1, `[{"id":"x","details":{"explanation":"` + strings.Repeat("é", 5000) + `"}}]`} {
 		packed := sqlite.PackJudgments([]byte(js))
 		if len(packed) == 0 || packed[0] != judgmentsDict1Tag {
@@ -26,7 +36,7 @@ func TestJudgmentsCodec(t *testing.T) {
 			t.Errorf("unpacked %q, %v", plain, err)
 		}
 	}
-	if got := (&DB{Dialect: Postgres}).PackJudgments([]byte(`[]`)); string(got) != `[]` {
+	if got := packingDB(store.Postgres).PackJudgments([]byte(`[]`)); string(got) != `[]` {
 		t.Errorf("PostgreSQL packed %q", got)
 	}
 	if plain, err := unpackJudgments([]byte(`[{"id":"x"}]`)); err != nil || string(plain) != `[{"id":"x"}]` {
@@ -45,7 +55,7 @@ func TestJudgmentsCodec(t *testing.T) {
 // FuzzUnpackJudgments: whatever a stored value holds, reading it returns
 // an error or at most maxJudgmentsBytes, never a panic.
 func FuzzUnpackJudgments(f *testing.F) {
-	sqlite := &DB{Dialect: SQLite}
+	sqlite := packingDB(store.SQLite)
 	f.Add([]byte(sqlite.PackJudgments([]byte(judgmentsDict1))))
 	f.Add([]byte(`[{"id":"x"}]`))
 	f.Add([]byte{judgmentsDict1Tag, 0x80, 0x80, 0x80, 0x08, 0})
@@ -60,7 +70,7 @@ func FuzzUnpackJudgments(f *testing.F) {
 // BenchmarkPackJudgments: what packing and unpacking a typical
 // deterministic judgment costs, and what it packs to.
 func BenchmarkPackJudgments(b *testing.B) {
-	sqlite := &DB{Dialect: SQLite}
+	sqlite := packingDB(store.SQLite)
 	// Not the dictionary's own example: other ids, time and checks.
 	js := []byte(`[{"id":"01a2b7e9-4c1d-7f02-a3b8-5d9e0c6f1a27","criteria_id":"01a2b7e9-4b90-73c5-9e14-8a2f6d3c0b95","evaluation_mode":"eval_and_retry",` +
 		`"status":"passed","score":1,"evaluated_at":"2026-11-25T01:42:17.093512Z","details":{"checks":[{"check":"regex","passed":true,` +

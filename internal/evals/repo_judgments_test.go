@@ -1,4 +1,4 @@
-package store_test
+package evals
 
 import (
 	"context"
@@ -21,16 +21,17 @@ func TestMaterializeJudgments(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
+		rp := repo{db: db}
 		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "J"})
 		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "K"})
 		agents := map[string]string{}
 		for _, account := range []string{acct.ID, other.ID} {
-			agents[account] = judgedAgent(t, db, account)
+			agents[account] = storetest.JudgedAgent(t, db, account)
 		}
 		criterion := func(accountID string) string { return judgedCriterion(t, db, accountID, agents[accountID]) }
 		kept, deleted, foreign := criterion(acct.ID), criterion(acct.ID), criterion(other.ID)
 
-		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
+		if pending, err := rp.judgmentsPending(ctx); err != nil || pending {
 			t.Fatalf("pending on an empty journal: %v %v", pending, err)
 		}
 		r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agents[acct.ID]})
@@ -42,53 +43,53 @@ func TestMaterializeJudgments(t *testing.T) {
 		}
 		judged := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
 		score := 1.0
-		judgment := func(criteriaID string) store.StepJudgment {
-			return store.StepJudgment{ID: store.NewID(), CriteriaID: criteriaID, EvaluationMode: "eval_and_retry",
+		judgment := func(criteriaID string) StepJudgment {
+			return StepJudgment{ID: store.NewID(), CriteriaID: criteriaID, EvaluationMode: "eval_and_retry",
 				Status: "passed", Score: &score, RetryCount: 1, Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: judged}
 		}
 		good := judgment(kept)
 		journal := func(judgments json.RawMessage) string { return journalStep(t, db, r.ID, acct.ID, judgments) }
-		all, _ := json.Marshal([]store.StepJudgment{good, judgment(deleted), judgment(foreign)})
+		all, _ := json.Marshal([]StepJudgment{good, judgment(deleted), judgment(foreign)})
 		stepRun := journal(all)
 		journal(json.RawMessage(`{not json`)) // never blocks the rest
 		journal(nil)                          // nothing judged: nothing pending
-		if err := db.DeleteEvaluationCriterion(ctx, acct.ID, deleted); err != nil {
+		if err := rp.deleteCriterion(ctx, acct.ID, deleted); err != nil {
 			t.Fatal(err)
 		}
 
 		// Journaled but not marked (the run is still going): only a read
 		// of the run itself copies them.
-		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
+		if pending, err := rp.judgmentsPending(ctx); err != nil || pending {
 			t.Fatalf("pending before the run marked itself: %v %v", pending, err)
 		}
-		if n, err := db.MaterializeRunJudgments(ctx, other.ID, r.ID); err != nil || n != 0 {
+		if n, err := rp.materializeRunJudgments(ctx, other.ID, r.ID); err != nil || n != 0 {
 			t.Fatalf("another account materialized the run: %d %v", n, err)
 		}
-		if n, err := db.MaterializeRunJudgments(ctx, acct.ID, r.ID); err != nil || n != 1 {
+		if n, err := rp.materializeRunJudgments(ctx, acct.ID, r.ID); err != nil || n != 1 {
 			t.Fatalf("materialized %d of the running run, %v; want the one judgment whose criterion is the account's and still there", n, err)
 		}
 		// The run ends: its mark brings what it journaled since, and the
 		// judgment copied already is not copied twice.
 		later := judgment(kept)
-		more, _ := json.Marshal([]store.StepJudgment{later})
+		more, _ := json.Marshal([]StepJudgment{later})
 		laterStep := journal(more)
 		if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
 			t.Fatal(err)
 		}
-		if pending, err := db.JudgmentsPending(ctx); err != nil || !pending {
+		if pending, err := rp.judgmentsPending(ctx); err != nil || !pending {
 			t.Fatalf("nothing pending after the run ended marked: %v %v", pending, err)
 		}
-		n, err := db.MaterializeJudgments(ctx)
+		n, err := rp.materializeJudgments(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("materialized %d, %v; want the one judgment made since", n, err)
 		}
-		if pending, err := db.JudgmentsPending(ctx); err != nil || pending {
+		if pending, err := rp.judgmentsPending(ctx); err != nil || pending {
 			t.Fatalf("still pending after materializing: %v %v", pending, err)
 		}
-		if n, err := db.MaterializeJudgments(ctx); err != nil || n != 0 {
+		if n, err := rp.materializeJudgments(ctx); err != nil || n != 0 {
 			t.Fatalf("materialized again: %d %v", n, err)
 		}
-		rs, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: acct.ID, RunID: r.ID, Limit: -1})
+		rs, total, err := rp.results(ctx, ResultFilter{AccountID: acct.ID, RunID: r.ID, Limit: -1})
 		if err != nil || total != 2 || len(rs) != 2 {
 			t.Fatalf("results %+v %d %v", rs, total, err)
 		}
@@ -97,7 +98,7 @@ func TestMaterializeJudgments(t *testing.T) {
 				t.Errorf("later result %+v", got)
 			}
 		}
-		var got store.EvaluationResult
+		var got EvaluationResult
 		for _, r := range rs {
 			if r.ID == good.ID {
 				got = r
@@ -108,7 +109,7 @@ func TestMaterializeJudgments(t *testing.T) {
 			string(got.Details) != `{"checks":[]}` {
 			t.Errorf("result %+v", got)
 		}
-		if _, total, _ := db.EvaluationResults(ctx, store.ResultFilter{AccountID: other.ID, CriteriaID: foreign, Limit: -1}); total != 0 {
+		if _, total, _ := rp.results(ctx, ResultFilter{AccountID: other.ID, CriteriaID: foreign, Limit: -1}); total != 0 {
 			t.Errorf("a judgment journaled in one account was recorded in another's")
 		}
 	})
@@ -121,7 +122,8 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Open(t, store.SQLite)
-	accountID, criterionID, r := judgedRun(t, db)
+	rp := repo{db: db}
+	accountID, criterionID, r := newJudgedRun(t, db)
 	// attempt journals one judged step and settles the run as status,
 	// marking it.
 	attempt := func(status string) {
@@ -130,7 +132,7 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		js, _ := json.Marshal([]store.StepJudgment{{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry",
+		js, _ := json.Marshal([]StepJudgment{{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry",
 			Status: "passed", Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: store.Now()}})
 		err = db.Tx(ctx, func(tx *sql.Tx) error {
 			id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
@@ -150,22 +152,22 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 	}
 	attempt(store.RunWaitingHuman)
 	resumed := false
-	db.SetAfterJudgmentsRead(func() {
+	rp.afterJudgmentsRead = (func() {
 		if !resumed {
 			resumed = true
 			attempt(store.RunCompleted)
 		}
 	})
-	if n, err := db.MaterializeJudgments(ctx); err != nil || n != 1 {
+	if n, err := rp.materializeJudgments(ctx); err != nil || n != 1 {
 		t.Fatalf("materialized %d, %v; want the judgment read before the run resumed", n, err)
 	}
-	if pending, err := db.JudgmentsPending(ctx); err != nil || !pending {
+	if pending, err := rp.judgmentsPending(ctx); err != nil || !pending {
 		t.Fatalf("the run that resumed meanwhile lost its mark: %v %v", pending, err)
 	}
-	if n, err := db.MaterializeJudgments(ctx); err != nil || n != 1 {
+	if n, err := rp.materializeJudgments(ctx); err != nil || n != 1 {
 		t.Fatalf("materialized %d, %v; want the judgment the resumed run added", n, err)
 	}
-	if _, total, err := db.EvaluationResults(ctx, store.ResultFilter{AccountID: accountID, RunID: r.ID, Limit: -1}); err != nil || total != 2 {
+	if _, total, err := rp.results(ctx, ResultFilter{AccountID: accountID, RunID: r.ID, Limit: -1}); err != nil || total != 2 {
 		t.Fatalf("%d results, %v", total, err)
 	}
 }
@@ -178,8 +180,9 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 func BenchmarkMaterializeJudgments(b *testing.B) {
 	ctx := context.Background()
 	db := storetest.Open(b, store.SQLite)
+	rp := repo{db: db}
 	_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "B"})
-	agent := judgedAgent(b, db, acct.ID)
+	agent := storetest.JudgedAgent(b, db, acct.ID)
 	var criteria []string
 	for range 5 {
 		criteria = append(criteria, judgedCriterion(b, db, acct.ID, agent))
@@ -203,7 +206,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 					if err != nil {
 						return err
 					}
-					js, _ := json.Marshal([]store.StepJudgment{{ID: store.NewID(), CriteriaID: c, EvaluationMode: "eval_and_retry",
+					js, _ := json.Marshal([]StepJudgment{{ID: store.NewID(), CriteriaID: c, EvaluationMode: "eval_and_retry",
 						Status: "passed", Score: &score, Details: details, EvaluatedAt: store.Now()}})
 					ended := time.Now()
 					if err := db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js}); err != nil {
@@ -221,8 +224,8 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 		}
 	}
 	var read, written time.Time
-	db.SetAfterJudgmentsRead(func() { read = time.Now() })
-	db.SetAfterResultsWritten(func() { written = time.Now() })
+	rp.afterJudgmentsRead = (func() { read = time.Now() })
+	rp.afterResultsWritten = (func() { written = time.Now() })
 	var writingResults, clearingMarks time.Duration
 	b.ResetTimer()
 	results := 0
@@ -230,7 +233,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 		b.StopTimer()
 		journalRuns(256)
 		b.StartTimer()
-		n, err := db.MaterializeJudgments(ctx)
+		n, err := rp.materializeJudgments(ctx)
 		writingResults += written.Sub(read)
 		clearingMarks += time.Since(written)
 		if err != nil || n != 256*len(criteria) {
@@ -269,7 +272,7 @@ func journalStep(t testing.TB, db *store.DB, runID, accountID string, judgments 
 // agent's step s and returns its id.
 func judgedCriterion(t testing.TB, db *store.DB, accountID, agentID string) string {
 	t.Helper()
-	c, err := db.CreateEvaluationCriterion(context.Background(), store.EvaluationCriterion{AccountID: accountID, AgentID: agentID, StepID: "s",
+	c, err := repo{db: db}.createCriterion(context.Background(), EvaluationCriterion{AccountID: accountID, AgentID: agentID, StepID: "s",
 		EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -277,33 +280,19 @@ func judgedCriterion(t testing.TB, db *store.DB, accountID, agentID string) stri
 	return c.ID
 }
 
-// judgedRun creates an account with a judged agent (judgedAgent), one
+// newJudgedRun creates an account with a judged agent (judgedAgent), one
 // criterion of its step and a run of it not yet started.
-func judgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, run store.Run) {
+func newJudgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, run store.Run) {
 	t.Helper()
 	ctx := context.Background()
 	_, acct, err := db.CreateUser(ctx, store.NewUser{Name: "J"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent := judgedAgent(t, db, acct.ID)
+	agent := storetest.JudgedAgent(t, db, acct.ID)
 	criterionID = judgedCriterion(t, db, acct.ID, agent)
 	if run, err = db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent}); err != nil {
 		t.Fatal(err)
 	}
 	return acct.ID, criterionID, run
-}
-
-// judgedAgent creates an eval_and_retry agent of the account with one
-// step, s, and returns its id.
-func judgedAgent(t testing.TB, db *store.DB, accountID string) string {
-	t.Helper()
-	a, err := db.CreateAgent(context.Background(), store.NewAgent{Agent: store.Agent{AccountID: accountID, Name: "a",
-		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
-		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.ID
 }

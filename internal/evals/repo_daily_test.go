@@ -1,4 +1,4 @@
-package store_test
+package evals
 
 import (
 	"context"
@@ -19,11 +19,12 @@ func TestDailyResultCounts(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
+		rp := repo{db: db}
 		f, other := newResultsFixture(t, db, "R"), newResultsFixture(t, db, "S")
 		today := time.Now().UTC().Truncate(24 * time.Hour)
 		push := func(f resultsFixture, at time.Time, status string, flagged bool) {
 			t.Helper()
-			if _, err := db.InsertEvaluationResult(ctx, store.EvaluationResult{AccountID: f.account, AgentID: f.agent, CriteriaID: f.criterion,
+			if _, err := rp.insertResult(ctx, EvaluationResult{AccountID: f.account, AgentID: f.agent, CriteriaID: f.criterion,
 				AgentRunID: f.run, EvaluationMode: "manual", Status: status, Flagged: flagged, EvaluatedAt: at}); err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +43,7 @@ func TestDailyResultCounts(t *testing.T) {
 		push(f, today.AddDate(0, 0, -3).Add(23*time.Hour), "passed", false)
 		push(other, today.Add(time.Hour), "failed", false)
 
-		days, err := db.DailyResultCounts(ctx, f.account, f.agent, today.AddDate(0, 0, -2).Add(15*time.Hour))
+		days, err := rp.dailyResultCounts(ctx, f.account, f.agent, today.AddDate(0, 0, -2).Add(15*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestDailyResultCounts(t *testing.T) {
 		if strings.Join(got, "; ") != strings.Join(want, "; ") {
 			t.Errorf("days:\n got %q\nwant %q", got, want)
 		}
-		if days, err := db.DailyResultCounts(ctx, other.account, f.agent, today.AddDate(0, 0, -30)); err != nil || len(days) != 0 {
+		if days, err := rp.dailyResultCounts(ctx, other.account, f.agent, today.AddDate(0, 0, -30)); err != nil || len(days) != 0 {
 			t.Errorf("another account, the agent's id: %v %v", days, err)
 		}
 	})

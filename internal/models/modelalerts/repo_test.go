@@ -1,4 +1,4 @@
-package store_test
+package modelalerts
 
 import (
 	"context"
@@ -6,19 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-func TestModelAlertsStore(t *testing.T) {
+func TestModelAlertsRepo(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct, other := newAccount(t, db), newAccount(t, db)
+		rp := repo{db: db}
+		acct, other := storetest.Account(t, db), storetest.Account(t, db)
 		rec := func(accountID, agent, key string) bool {
 			t.Helper()
-			_, created, err := db.RecordModelAlert(ctx, store.ModelAlert{AccountID: accountID, AgentID: agent, ModelID: "m",
+			_, created, err := rp.recordAlert(ctx, ModelAlert{AccountID: accountID, AgentID: agent, ModelID: "m",
 				ModelName: "M", Type: "model_sunset", Message: "msg", DedupeKey: key})
 			if err != nil {
 				t.Fatal(err)
@@ -28,45 +30,35 @@ func TestModelAlertsStore(t *testing.T) {
 		if !rec(acct, "agent-1", "k1") || rec(acct, "agent-1", "k1") || !rec(acct, "", "k2") || !rec(other, "agent-1", "k1") {
 			t.Fatal("dedupe by account and key")
 		}
-		list, n, err := db.ModelAlerts(ctx, acct, store.ModelAlertFilter{}, 0, 10)
+		list, n, err := rp.alerts(ctx, acct, alertFilter{}, 0, 10)
 		if err != nil || n != 2 || list[0].DedupeKey != "k2" || list[0].AgentID != "" || list[1].AgentID != "agent-1" {
 			t.Fatalf("list: %+v %v", list, err)
 		}
-		if _, n, _ := db.ModelAlerts(ctx, acct, store.ModelAlertFilter{AgentID: "agent-1"}, 0, 10); n != 1 {
+		if _, n, _ := rp.alerts(ctx, acct, alertFilter{AgentID: "agent-1"}, 0, 10); n != 1 {
 			t.Errorf("by agent: %d", n)
 		}
-		if err := db.MarkModelAlertRead(ctx, other, list[0].ID); !errors.Is(err, store.ErrNotFound) {
+		if err := rp.markAlertRead(ctx, other, list[0].ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("other account: %v", err)
 		}
-		if err := db.MarkModelAlertRead(ctx, acct, list[0].ID); err != nil {
+		if err := rp.markAlertRead(ctx, acct, list[0].ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, n, _ := db.ModelAlerts(ctx, acct, store.ModelAlertFilter{UnreadOnly: true}, 0, 10); n != 1 {
+		if _, n, _ := rp.alerts(ctx, acct, alertFilter{UnreadOnly: true}, 0, 10); n != 1 {
 			t.Errorf("unread: %d", n)
 		}
-		if n, _ := db.MarkAllModelAlertsRead(ctx, acct); n != 1 {
+		if n, _ := rp.markAllAlertsRead(ctx, acct); n != 1 {
 			t.Errorf("mark all: %d", n)
 		}
-		if n, _ := db.UnreadModelAlerts(ctx, other); n != 1 {
+		if n, _ := rp.unreadAlerts(ctx, other); n != 1 {
 			t.Errorf("other account's unread: %d", n)
 		}
-		if _, _, err := db.RecordModelAlert(ctx, store.ModelAlert{AccountID: "0190a3b4-0000-7000-8000-000000000000", DedupeKey: "x"}); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := rp.recordAlert(ctx, ModelAlert{AccountID: "0190a3b4-0000-7000-8000-000000000000", DedupeKey: "x"}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("unknown account: %v", err)
-		}
-
-		// The usage log names the latest models.
-		for _, m := range []string{"old", "new"} {
-			if _, _, err := db.RecordUsage(ctx, store.Usage{AccountID: acct, Purpose: "playground", Model: m}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if ms, err := db.RecentModels(ctx, acct, 5); err != nil || len(ms) != 2 || ms[0] != "new" {
-			t.Errorf("recent models: %v %v", ms, err)
 		}
 
 		// Failure signals: recorded ones and failed runs, not cancelled runs.
 		since := store.Now().Add(-time.Minute)
-		if err := db.RecordModelSignal(ctx, acct, "agent-1", "agent_eval_fail", store.Now()); err != nil {
+		if err := rp.recordSignal(ctx, acct, "agent-1", "agent_eval_fail", store.Now()); err != nil {
 			t.Fatal(err)
 		}
 		for _, cancel := range []bool{false, true} {
@@ -84,11 +76,11 @@ func TestModelAlertsStore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sig, err := db.ModelSignalsSince(ctx, acct, "agent-1", since)
-		if err != nil || len(sig) != 2 || sig[0].Signal != "agent_eval_fail" || sig[1].Signal != store.SignalRunFailed {
+		sig, err := rp.signalsSince(ctx, acct, "agent-1", since)
+		if err != nil || len(sig) != 2 || sig[0].Signal != "agent_eval_fail" || sig[1].Signal != string(lifecycle.SignalRunFailed) {
 			t.Errorf("signals: %+v %v", sig, err)
 		}
-		if sig, _ := db.ModelSignalsSince(ctx, other, "agent-1", since); len(sig) != 0 {
+		if sig, _ := rp.signalsSince(ctx, other, "agent-1", since); len(sig) != 0 {
 			t.Errorf("other account's signals: %+v", sig)
 		}
 	})

@@ -1,8 +1,10 @@
-package store
+package evals
 
 import (
 	"context"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // DayResultCounts are an agent's evaluation results of one UTC day (by
@@ -12,21 +14,21 @@ type DayResultCounts struct {
 	Total, Passed, Failed, Error, Skipped, Pending, Flagged int
 }
 
-// DailyResultCounts adds up an agent's evaluation results per UTC day of
+// dailyResultCounts adds up an agent's evaluation results per UTC day of
 // their evaluated_at, from the start of from's day, oldest day first; days
 // without results are left out. It is one aggregate over the agent's
 // index, however many results there are (the console's pass-rate chart
 // reads it instead of pages of results).
-func (db *DB) DailyResultCounts(ctx context.Context, accountID, agentID string, from time.Time) ([]DayResultCounts, error) {
+func (rp repo) dailyResultCounts(ctx context.Context, accountID, agentID string, from time.Time) ([]DayResultCounts, error) {
 	// SQLite keeps times as text, "2006-01-02 15:04:05…" in UTC (they
 	// are written UTC); PostgreSQL as timestamps, whose UTC date is cheap
 	// to group by and formatted once per day, not once per result.
 	day, label := `substr(evaluated_at, 1, 10)`, `r.day`
-	if db.Dialect == Postgres {
+	if rp.db.Dialect == store.Postgres {
 		day, label = `(evaluated_at AT TIME ZONE 'UTC')::date`, `to_char(r.day, 'YYYY-MM-DD')`
 	}
 	from = from.UTC().Truncate(24 * time.Hour)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+label+`, COUNT(*),
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+label+`, COUNT(*),
 		COALESCE(SUM(CASE WHEN r.status = 'passed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'error' THEN 1 ELSE 0 END), 0),
