@@ -2,10 +2,8 @@ package alerts
 
 import "github.com/agentry/agentry/internal/store"
 
-// The rows this area returns, under its own name, so that its callers (the
-// API) need not import the store. Interim: aliases of the store's types,
-// until the area declares types of its own.
-type (
-	Alert       = store.Alert
-	AlertConfig = store.AlertConfig
-)
+// AlertConfig is an alert configuration, under this area's name so that
+// its callers (the API) need not import the store. Interim: an alias of
+// the store's type, which an agent import still writes through the store
+// (store.NewAgent.AlertConfigs).
+type AlertConfig = store.AlertConfig

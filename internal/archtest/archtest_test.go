@@ -471,6 +471,9 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/mail/inbound": {"inbound_emails", "email_trigger_configs"},
 	"internal/mail/protect": {"email_blocked_senders", "inbound_email_rejections", "inbound_email_state"},
 
+	"internal/alerts": {"alerts", "alert_history", "alert_comments", "alert_subscribers", "alert_preferences", "alert_configs",
+		"alert_default_configs", "alert_run_marks", "alert_source_pulls", "alert_deliveries"},
+
 	// The knowledge area and its exports.
 	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
@@ -568,6 +571,15 @@ func sqlTexts(g goFile, consts map[string]string, fn func(pos token.Pos, s strin
 	})
 }
 
+// sharedQueries are the queries of an owned table left, for a reason, in
+// a file outside its area, by file and table:
+//   - an agent import writes its alert configurations in the agent's
+//     transaction, and an export reads them back, through the store's
+//     agent extras (store.NewAgent.AlertConfigs, AgentAlertConfigs).
+var sharedQueries = map[string][]string{
+	"internal/store/agents_extras.go": {"alert_configs"},
+}
+
 func TestAreasOwnTheirTables(t *testing.T) {
 	var files []goFile
 	for _, dir := range []string{"internal", "cmd"} {
@@ -583,13 +595,17 @@ func TestAreasOwnTheirTables(t *testing.T) {
 			if strings.HasPrefix(g.path, area+"/") {
 				continue
 			}
+			shared := map[string]bool{}
+			for _, tb := range sharedQueries[g.path] {
+				shared[tb] = true
+			}
 			// A literal is also part of its concatenation: one report a place.
 			seen := map[string]bool{}
 			sqlTexts(g, consts[filepath.Dir(g.path)], func(pos token.Pos, s string) {
 				for i, p := range pats {
 					at := g.fset.Position(pos)
 					key := at.String() + " " + tables[i]
-					if p.MatchString(s) && !seen[key] {
+					if p.MatchString(s) && !seen[key] && !shared[tables[i]] {
 						seen[key] = true
 						t.Errorf("%s: names %s, which only %s reads and writes", at, tables[i], area)
 					}

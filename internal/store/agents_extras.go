@@ -37,6 +37,13 @@ type AlertConfig struct {
 	CheckedAt         *time.Time
 }
 
+// MaxAlertConfigsPerScope bounds an account's own alert configurations
+// (account and source ones), and each agent's: every one of a type is
+// considered on each event of that type. It stays beside AlertConfig
+// because both the alerts area and an agent import (which writes its
+// configurations here, in the agent's transaction) enforce it.
+const MaxAlertConfigsPerScope = 100
+
 // EvaluationCriterion is an evaluation criterion of an agent step
 // (EvaluationCriteriaResponse without the computed result summary).
 type EvaluationCriterion struct {

@@ -14,11 +14,6 @@ func (db *DB) SetAfterJudgmentsRead(f func()) { db.afterJudgmentsRead = f }
 // and clearing the runs' marks (SQLite).
 func (db *DB) SetAfterResultsWritten(f func()) { db.afterResultsWritten = f }
 
-// AlertsQueries exposes the inbox's queries, for their plans.
-func AlertsQueries(accountID string, f AlertFilter) (count, page string, args []any) {
-	return alertsQueries(accountID, f)
-}
-
 // RedoMigration rolls the schema back to before version, then up again:
 // what a test of a migration's backfill runs.
 func (db *DB) RedoMigration(ctx context.Context, version int64) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -93,3 +94,18 @@ func TimeOrNil(v sql.NullTime) *time.Time {
 	t := v.Time.UTC()
 	return &t
 }
+
+// Nullable is a text column's value: NULL for "". Exported for the areas'
+// repositories, whose optional text columns store "" as NULL the way the
+// store's own do.
+func Nullable(s string) any { return nullable(s) }
+
+// NullableJSON is a JSON column's value: NULL for none (or JSON null).
+func NullableJSON(b json.RawMessage) any { return nullableJSON(b) }
+
+// RawOrNil is a nullable JSON column as raw JSON: nil for NULL.
+func RawOrNil(s sql.NullString) json.RawMessage { return rawOrNil(s) }
+
+// NonNil is s, or an empty list for nil, so that a list column stores
+// (and a response encodes) [] rather than null.
+func NonNil(s []string) []string { return nonNil(s) }

@@ -1,7 +1,9 @@
-package store_test
+package alerts
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +12,28 @@ import (
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
+
+// newAccount makes an account.
+func newAccount(t *testing.T, db *store.DB) string {
+	t.Helper()
+	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
+
+func newAgent(t *testing.T, db *store.DB, accountID string) string {
+	t.Helper()
+	a, err := db.CreateAgent(context.Background(), store.NewAgent{Agent: store.Agent{AccountID: accountID, Name: "a",
+		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
+		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
 
 // seedAlertRows writes n alerts of an account, one a minute back from end,
 // every fourth acknowledged and of agent "agent-b", the rest triggered.
@@ -41,6 +65,7 @@ func TestAlertsList(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		acct, other := newAccount(t, db), newAccount(t, db)
+		r := repo{db}
 		end := time.Now().UTC().Truncate(time.Second)
 		ids := seedAlertRows(t, db, acct, 400, end)
 		seedAlertRows(t, db, other, 400, end)
@@ -53,24 +78,24 @@ func TestAlertsList(t *testing.T) {
 			}
 		}
 		for i, id := range []string{ids[1], ids[1], ids[1], ids[2]} {
-			if err := db.AddAlertComment(ctx, acct, id, "u1", fmt.Sprint("comment ", i)); err != nil {
+			if err := r.addComment(ctx, acct, id, "u1", fmt.Sprint("comment ", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, s := range [][2]string{{ids[1], "viewer"}, {ids[1], "u2"}, {ids[3], "u2"}} {
-			if err := db.SubscribeToAlert(ctx, acct, s[0], s[1]); err != nil {
+			if err := r.subscribeTo(ctx, acct, s[0], s[1]); err != nil {
 				t.Fatal(err)
 			}
 		}
 
-		page, total, err := db.Alerts(ctx, acct, "viewer", store.AlertFilter{}, 0, 5)
+		page, total, err := r.list(ctx, acct, "viewer", alertFilter{}, 0, 5)
 		if err != nil || total != 402 || len(page) != 5 {
 			t.Fatalf("first page: %d of %d, %v", len(page), total, err)
 		}
 		if page[0].ID != tie[1] || page[1].ID != tie[0] || page[2].ID != ids[0] || page[3].ID != ids[1] || page[4].ID != ids[2] {
 			t.Errorf("order: %s %s %s %s %s", page[0].ID, page[1].ID, page[2].ID, page[3].ID, page[4].ID)
 		}
-		got := func(a store.Alert) string {
+		got := func(a Alert) string {
 			return fmt.Sprintf("%d/%d/%v", a.CommentCount, a.SubscriberCount, a.IsSubscribed)
 		}
 		if got(page[2]) != "0/0/false" || got(page[3]) != "3/2/true" || got(page[4]) != "1/0/false" {
@@ -78,24 +103,24 @@ func TestAlertsList(t *testing.T) {
 		}
 		// The same counts as an alert read alone.
 		for _, a := range page {
-			one, err := db.Alert(ctx, acct, "viewer", a.ID)
+			one, err := r.alert(ctx, acct, "viewer", a.ID)
 			if err != nil || got(one) != got(a) {
 				t.Errorf("alert %s alone: %s, in the list %s (%v)", a.ID, got(one), got(a), err)
 			}
 		}
-		if p, _, _ := db.Alerts(ctx, acct, "u2", store.AlertFilter{}, 3, 3); len(p) != 3 || got(p[0]) != "3/2/true" || got(p[2]) != "0/1/true" {
+		if p, _, _ := r.list(ctx, acct, "u2", alertFilter{}, 3, 3); len(p) != 3 || got(p[0]) != "3/2/true" || got(p[2]) != "0/1/true" {
 			t.Errorf("another viewer, offset 3: %+v", p)
 		}
 
 		from, to := end.Add(-99*time.Minute), end.Add(-10*time.Minute)
-		p, total, err := db.Alerts(ctx, acct, "viewer", store.AlertFilter{Status: "acknowledged", AgentID: "agent-b", From: &from, To: &to}, 0, 100)
+		p, total, err := r.list(ctx, acct, "viewer", alertFilter{Status: "acknowledged", AgentID: "agent-b", From: &from, To: &to}, 0, 100)
 		if err != nil || total != 22 || len(p) != 22 || p[0].ID != ids[12] || p[21].ID != ids[96] {
 			t.Fatalf("filtered: %d of %d, %v", len(p), total, err)
 		}
-		if _, total, _ := db.Alerts(ctx, acct, "viewer", store.AlertFilter{SourceConnectionID: "none"}, 0, 10); total != 0 {
+		if _, total, _ := r.list(ctx, acct, "viewer", alertFilter{SourceConnectionID: "none"}, 0, 10); total != 0 {
 			t.Errorf("source filter: %d", total)
 		}
-		if p, total, _ := db.Alerts(ctx, acct, "viewer", store.AlertFilter{}, 500, 10); total != 402 || len(p) != 0 {
+		if p, total, _ := r.list(ctx, acct, "viewer", alertFilter{}, 500, 10); total != 402 || len(p) != 0 {
 			t.Errorf("past the end: %d of %d", len(p), total)
 		}
 
@@ -104,7 +129,7 @@ func TestAlertsList(t *testing.T) {
 		if _, err := db.W.ExecContext(ctx, `ANALYZE`); err != nil {
 			t.Fatal(err)
 		}
-		count, pageQ, args := store.AlertsQueries(acct, store.AlertFilter{})
+		count, pageQ, args := alertsQueries(acct, alertFilter{})
 		plan := storetest.QueryPlan(t, db, pageQ, append(args, 50, 0)...)
 		t.Logf("the page's plan:\n%s", plan)
 		if !strings.Contains(plan, "alerts_account_created") || strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "Sort") {
@@ -116,10 +141,46 @@ func TestAlertsList(t *testing.T) {
 			t.Errorf("the count's plan:\n%s", countPlan)
 		}
 		// Older than a time: the same index, from that point back.
-		_, pageQ, args = store.AlertsQueries(acct, store.AlertFilter{To: &to})
+		_, pageQ, args = alertsQueries(acct, alertFilter{To: &to})
 		if plan := storetest.QueryPlan(t, db, pageQ, append(args, 50, 0)...); !strings.Contains(plan, "alerts_account_created") ||
 			strings.Contains(plan, "TEMP B-TREE") || strings.Contains(plan, "Sort") {
 			t.Errorf("an older page's plan:\n%s", plan)
+		}
+	})
+}
+
+// Alert configurations are bounded per scope: the account's own, and each
+// agent's (governance policies: internal/governance's repo_test.go).
+func TestPerScopeLimits(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "P"})
+		agent := newAgent(t, db, acct.ID)
+		r := repo{db}
+		for _, kind := range []struct {
+			name   string
+			limit  int
+			refuse error
+			create func(agentID string) error
+		}{
+			{"alert configs", store.MaxAlertConfigsPerScope, ErrTooManyAlertConfigs, func(agentID string) error {
+				_, err := r.createConfig(ctx, AlertConfig{AccountID: acct.ID, AgentID: agentID, AlertType: "agent_run_failed",
+					Enabled: true, CooldownMinutes: 60, DistributionType: "owner"})
+				return err
+			}},
+		} {
+			for _, scope := range []string{"", agent} {
+				for range kind.limit {
+					if err := kind.create(scope); err != nil {
+						t.Fatal(kind.name, err)
+					}
+				}
+				if err := kind.create(scope); !errors.Is(err, kind.refuse) {
+					t.Errorf("%s of scope %q past the limit: %v", kind.name, scope, err)
+				}
+			}
 		}
 	})
 }
