@@ -49,6 +49,9 @@ type Config struct {
 	// Policies keeps the governance policies imports create and exports
 	// write; nil: imports skip them and exports have none.
 	Policies Policies
+	// AlertConfigs keeps the alert configurations imports create and
+	// exports write; nil: imports skip them and exports have none.
+	AlertConfigs AlertConfigs
 }
 
 // Enqueuer inserts background jobs (*jobs.Queue).

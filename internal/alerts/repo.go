@@ -6,8 +6,9 @@ package alerts
 // alert_run_marks, alert_source_pulls and alert_deliveries are read and
 // written only here (repo.go, repo_configs.go, repo_signals.go). The
 // store lends its pools, transactions and scan helpers; an agent import's
-// alert configurations are still written by the store's agent creation
-// (store.NewAgent.AlertConfigs), in the agent's transaction.
+// configurations are written here too, in the agent's transaction
+// (store.NewAgent.Also), and the agents area reaches them through the
+// server's wiring.
 //
 // Alerts raised from configurations, their history, comments and
 // subscribers. An alert is open while triggered or acknowledged; a

@@ -1,7 +1,7 @@
 package alerts
 
-// Alert configurations as the alerts area reads and writes them (an
-// agent import creates an agent's through the store, agents_extras.go).
+// Alert configurations as the alerts area reads and writes them, and as
+// an agent import creates them and an export reads them back.
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func (r repo) createConfig(ctx context.Context, c AlertConfig) (AlertConfig, err
 			c.AccountID, c.AgentID).Scan(&n); err != nil {
 			return err
 		}
-		if n >= store.MaxAlertConfigsPerScope {
+		if n >= MaxAlertConfigsPerScope {
 			return ErrTooManyAlertConfigs
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
@@ -295,4 +295,35 @@ func (r repo) createDefault(ctx context.Context, c AlertConfig) (bool, error) {
 		return err
 	})
 	return created, err
+}
+
+// createWithAgent stores an imported agent's configurations in tx, the
+// transaction that creates the agent (store.NewAgent.Also). The import
+// checked them, and their number, before.
+func (r repo) createWithAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string, cs []AlertConfig) error {
+	now := store.Now()
+	for _, c := range cs {
+		recipients, err := json.Marshal(store.NonNil(c.RecipientUserIDs))
+		if err != nil {
+			return err
+		}
+		var last any
+		if c.LastAlertedAt != nil {
+			last = c.LastAlertedAt.UTC()
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
+			enabled, threshold, cooldown_minutes, last_alerted_at, distribution_type, recipient_user_ids, extra, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+			store.NewID(), accountID, agentID, store.Nullable(c.SourceConnectionID), c.AlertType, c.Enabled, store.NullableJSON(c.Threshold),
+			c.CooldownMinutes, last, c.DistributionType, string(recipients), store.NullableJSON(c.Extra), now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ofAgent lists the configurations of an agent, oldest first, for its export.
+func (r repo) ofAgent(ctx context.Context, accountID, agentID string) ([]AlertConfig, error) {
+	return store.All(ctx, r.db.R, scanAlertConfig, `SELECT `+alertConfigColumns+` FROM alert_configs
+		WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
 }

@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,7 +166,7 @@ func TestPerScopeLimits(t *testing.T) {
 			refuse error
 			create func(agentID string) error
 		}{
-			{"alert configs", store.MaxAlertConfigsPerScope, ErrTooManyAlertConfigs, func(agentID string) error {
+			{"alert configs", MaxAlertConfigsPerScope, ErrTooManyAlertConfigs, func(agentID string) error {
 				_, err := r.createConfig(ctx, AlertConfig{AccountID: acct.ID, AgentID: agentID, AlertType: "agent_run_failed",
 					Enabled: true, CooldownMinutes: 60, DistributionType: "owner"})
 				return err
@@ -181,6 +182,42 @@ func TestPerScopeLimits(t *testing.T) {
 					t.Errorf("%s of scope %q past the limit: %v", kind.name, scope, err)
 				}
 			}
+		}
+	})
+}
+
+// An agent import's configurations are stored in the agent's transaction
+// and read back for its export, scoped by account (they were the store's
+// agent extras once: internal/store's TestAgents).
+func TestAgentConfigs(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		r := repo{db}
+		u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := newAccount(t, db)
+		in := store.NewAgent{Agent: store.Agent{AccountID: acct.ID, Name: "full",
+			Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
+			Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}}
+		in.Also = append(in.Also, func(ctx context.Context, tx *sql.Tx, agentID string) error {
+			return r.createWithAgent(ctx, tx, acct.ID, agentID, []AlertConfig{{AlertType: "agent_run_failed", Enabled: true,
+				Threshold: json.RawMessage(`{"count":3}`), CooldownMinutes: 60, DistributionType: "selected_members", RecipientUserIDs: []string{u.ID}}})
+		})
+		a, err := db.CreateAgent(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alerts, err := r.ofAgent(ctx, acct.ID, a.ID)
+		if err != nil || len(alerts) != 1 || alerts[0].RecipientUserIDs[0] != u.ID || string(alerts[0].Threshold) != `{"count":3}` {
+			t.Fatalf("extras: %+v %v", alerts, err)
+		}
+		if list, _ := r.ofAgent(ctx, other, a.ID); len(list) != 0 {
+			t.Fatal("another account's alerts")
 		}
 	})
 }

@@ -183,10 +183,10 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 	case errors.Is(err, store.ErrNotFound):
 		return out, invalid("agent_id", "no agent %s in this account", c.AgentID)
 	case errors.Is(err, ErrTooManyAlertConfigs) && c.AgentID != "":
-		return out, invalid("agent_id", "an agent has at most %d alert configs; delete one before adding another", store.MaxAlertConfigsPerScope)
+		return out, invalid("agent_id", "an agent has at most %d alert configs; delete one before adding another", MaxAlertConfigsPerScope)
 	case errors.Is(err, ErrTooManyAlertConfigs):
 		return out, invalid("alert_type", "an account has at most %d alert configs of its own (not an agent's); delete one before adding another",
-			store.MaxAlertConfigsPerScope)
+			MaxAlertConfigsPerScope)
 	}
 	return out, err
 }
@@ -250,6 +250,17 @@ func (s *Service) apply(ctx context.Context, c *AlertConfig, in ConfigInput) err
 		}
 	}
 	return nil
+}
+
+// CreateAgentConfigs stores an imported agent's configurations in tx, the
+// transaction that creates the agent; the import has checked them.
+func (s *Service) CreateAgentConfigs(ctx context.Context, tx *sql.Tx, accountID, agentID string, cs []AlertConfig) error {
+	return s.repo.createWithAgent(ctx, tx, accountID, agentID, cs)
+}
+
+// AgentConfigs lists an agent's configurations, oldest first (its export).
+func (s *Service) AgentConfigs(ctx context.Context, accountID, agentID string) ([]AlertConfig, error) {
+	return s.repo.ofAgent(ctx, accountID, agentID)
 }
 
 // Config returns one of an account's configurations.
