@@ -180,8 +180,8 @@ func (s *Service) importNew(ctx context.Context, in CreateInput, name string, tr
 	a, err := s.db.CreateAgent(ctx, store.NewAgent{
 		Agent: store.Agent{AccountID: in.AccountID, Name: name, Description: desc, SchemaVersion: schema, Definition: body,
 			Settings: settings, CreatedBy: in.UserID, CallTargets: im.Definition.CallTargets()},
-		Trigger: trig, AlertConfigs: x.Alerts, EvaluationCriteria: x.Criteria, SolutionIDs: x.SolutionIDs,
-		Also: s.withPolicies(in.AccountID, x.Policies),
+		Trigger: trig, EvaluationCriteria: x.Criteria, SolutionIDs: x.SolutionIDs,
+		Also: append(s.withAlerts(in.AccountID, x.Alerts), s.withPolicies(in.AccountID, x.Policies)...),
 	})
 	s.saved(ctx, a, err)
 	if err != nil {

@@ -24,9 +24,11 @@ func (s *Service) Export(ctx context.Context, accountID, agentID string) (*def.E
 	if in.Trigger, err = triggerSnapshot(trig); err != nil {
 		return nil, err
 	}
-	alerts, err := s.db.AgentAlertConfigs(ctx, accountID, agentID)
-	if err != nil {
-		return nil, err
+	var alerts []AlertConfig
+	if s.cfg.AlertConfigs != nil {
+		if alerts, err = s.cfg.AlertConfigs.OfAgent(ctx, accountID, agentID); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range alerts {
 		in.AlertConfigs = append(in.AlertConfigs, withExtra(c.Extra, map[string]any{

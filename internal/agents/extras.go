@@ -32,7 +32,7 @@ var (
 // applied is what an import's extras become.
 type applied struct {
 	Schedules   []store.Schedule
-	Alerts      []store.AlertConfig
+	Alerts      []AlertConfig
 	Criteria    []store.EvaluationCriterion
 	Policies    []Policy
 	SolutionIDs []string
@@ -74,8 +74,12 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 		if err != nil {
 			return applied{}, err
 		}
-		if why == "" && len(out.Alerts) == store.MaxAlertConfigsPerScope {
-			why = fmt.Sprintf("an agent has at most %d alert configs", store.MaxAlertConfigsPerScope)
+		switch {
+		case why != "":
+		case s.cfg.AlertConfigs == nil:
+			why = "this server keeps no alert configs"
+		case len(out.Alerts) == s.cfg.AlertConfigs.MaxPerAgent():
+			why = fmt.Sprintf("an agent has at most %d alert configs", s.cfg.AlertConfigs.MaxPerAgent())
 		}
 		if why != "" {
 			skip(def.SkipAlertConfig, map[string]any{"index": i, "alert_type": m["alert_type"]}, "alert config %d not applied: %s", i, why)
@@ -134,8 +138,8 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 
 // alertConfig reads an imported alert configuration. why is set when the
 // item cannot be applied; dropped is told each recipient left out.
-func (s *Service) alertConfig(ctx context.Context, accountID string, m map[string]any, dropped func(userID string)) (store.AlertConfig, string, error) {
-	c := store.AlertConfig{AlertType: m["alert_type"].(string), DistributionType: "owner", CooldownMinutes: 60}
+func (s *Service) alertConfig(ctx context.Context, accountID string, m map[string]any, dropped func(userID string)) (AlertConfig, string, error) {
+	c := AlertConfig{AlertType: m["alert_type"].(string), DistributionType: "owner", CooldownMinutes: 60}
 	var ok bool
 	if c.DistributionType, ok = optString(m, "distribution_type", "owner"); !ok || !slices.Contains(distributionTypes, c.DistributionType) {
 		return c, fmt.Sprintf("distribution_type must be one of %v", distributionTypes), nil

@@ -49,6 +49,9 @@ type Config struct {
 	// Policies keeps the governance policies imports create and exports
 	// write; nil: imports skip them and exports have none.
 	Policies Policies
+	// AlertConfigs keeps the alert configurations imports create and
+	// exports write; nil: imports skip them and exports have none.
+	AlertConfigs AlertConfigs
 	// MemoryBank looks up a memory bank of the account that a definition
 	// references (store.ErrNotFound when it has none by that id); nil: no
 	// reference to a memory bank resolves.

@@ -49,7 +49,7 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 		if st != "failed" {
 			t.Fatalf("flaky agent: %s", st)
 		}
-		ended, err := s.DB.RunBriefOf(ctx, s.AccountID, runID)
+		ended, err := s.DB.Run(ctx, s.AccountID, runID)
 		if err != nil {
 			t.Fatal(err)
 		}

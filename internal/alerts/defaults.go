@@ -28,7 +28,7 @@ const defaultCooldown = 24 * 60
 // account-level type unless it has one of its own or was given it before.
 // It reports whether it created one.
 func (s *Service) EnsureDefault(ctx context.Context, accountID, alertType string) (bool, error) {
-	c := store.AlertConfig{AccountID: accountID, AlertType: alertType, Enabled: true, CooldownMinutes: defaultCooldown,
+	c := AlertConfig{AccountID: accountID, AlertType: alertType, Enabled: true, CooldownMinutes: defaultCooldown,
 		DistributionType: DistributionOwner, RecipientUserIDs: []string{}}
 	if alertType == InboundEmailPaused {
 		c.CooldownMinutes = 60
@@ -38,7 +38,7 @@ func (s *Service) EnsureDefault(ctx context.Context, accountID, alertType string
 	} else if a.Kind == store.KindOrganization {
 		c.DistributionType = DistributionOwnerAdmins
 	}
-	created, err := s.DB.CreateDefaultAlertConfig(ctx, c)
+	created, err := s.repo.createDefault(ctx, c)
 	if created {
 		slog.InfoContext(ctx, "default alert configuration created", "account_id", accountID, "type", alertType)
 	}
@@ -52,7 +52,7 @@ func (s *Service) CreateCreditDefaults(ctx context.Context) error {
 	for _, t := range CreditTypes {
 		after := ""
 		for {
-			ids, err := s.DB.ActiveAccountsWithoutConfig(ctx, t, since, after, sweepPage)
+			ids, err := s.repo.activeWithoutConfig(ctx, t, since, after, sweepPage)
 			if err != nil {
 				return err
 			}

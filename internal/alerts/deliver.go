@@ -118,23 +118,23 @@ const deliverAttempts = 6
 // configuration's webhook, and e-mail to the alert's subscribers (less
 // whoever caused the event, and anyone who opted out of the type).
 func (s *Service) fanOut(ctx context.Context, args NotifyArgs) error {
-	a, err := s.DB.Alert(ctx, args.AccountID, "", args.AlertID)
+	a, err := s.repo.alert(ctx, args.AccountID, "", args.AlertID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	var deliveries []store.AlertDelivery
+	var deliveries []AlertDelivery
 	if a.ConfigID != "" {
-		c, err := s.DB.AlertConfig(ctx, a.AccountID, a.ConfigID)
+		c, err := s.repo.config(ctx, a.AccountID, a.ConfigID)
 		if err == nil && c.WebhookURL != "" {
-			deliveries = append(deliveries, store.AlertDelivery{Channel: ChannelWebhook, Target: c.WebhookURL, Status: store.AlertDeliveryPending})
+			deliveries = append(deliveries, AlertDelivery{Channel: ChannelWebhook, Target: c.WebhookURL, Status: AlertDeliveryPending})
 		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 	}
-	th, err := s.DB.AlertThread(ctx, a.ID)
+	th, err := s.repo.thread(ctx, a.ID)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (s *Service) fanOut(ctx context.Context, args NotifyArgs) error {
 			continue
 		}
 		if acct.Kind == store.KindOrganization {
-			opted, err := s.DB.AlertOptOuts(ctx, sub.UserID, a.AccountID)
+			opted, err := s.repo.optOuts(ctx, sub.UserID, a.AccountID)
 			if err != nil {
 				return err
 			}
@@ -155,22 +155,22 @@ func (s *Service) fanOut(ctx context.Context, args NotifyArgs) error {
 				continue
 			}
 		}
-		d := store.AlertDelivery{Channel: ChannelEmail, Target: sub.UserID, Status: store.AlertDeliveryPending}
+		d := AlertDelivery{Channel: ChannelEmail, Target: sub.UserID, Status: AlertDeliveryPending}
 		switch {
 		case s.Mailer == nil:
-			d.Status, d.Error = store.AlertDeliverySkipped, SkippedNoMailer
+			d.Status, d.Error = AlertDeliverySkipped, SkippedNoMailer
 		case sub.Email == "":
-			d.Status, d.Error = store.AlertDeliverySkipped, "the user has no e-mail address"
+			d.Status, d.Error = AlertDeliverySkipped, "the user has no e-mail address"
 		}
 		deliveries = append(deliveries, d)
 	}
 	for _, d := range deliveries {
 		d.AccountID, d.AlertID, d.ConfigID, d.Event = a.AccountID, a.ID, a.ConfigID, args.Event
-		d, err := s.DB.CreateAlertDelivery(ctx, d)
+		d, err := s.repo.createDelivery(ctx, d)
 		if err != nil {
 			return err
 		}
-		if d.Status != store.AlertDeliveryPending {
+		if d.Status != AlertDeliveryPending {
 			continue
 		}
 		if _, err := s.Queue.Insert(ctx, DeliverArgs{DeliveryID: d.ID}, &river.InsertOpts{MaxAttempts: deliverAttempts}); err != nil {
@@ -214,17 +214,17 @@ func (p permanent) Unwrap() error { return p.error }
 // deliver makes one attempt of a delivery and records its outcome. An
 // error return asks River for another attempt.
 func (s *Service) deliver(ctx context.Context, id string, attempt, maxAttempts int) error {
-	d, err := s.DB.AlertDeliveryOf(ctx, id)
+	d, err := s.repo.delivery(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if d.Status != store.AlertDeliveryPending {
+	if d.Status != AlertDeliveryPending {
 		return nil
 	}
-	a, err := s.DB.Alert(ctx, d.AccountID, "", d.AlertID)
+	a, err := s.repo.alert(ctx, d.AccountID, "", d.AlertID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -241,15 +241,15 @@ func (s *Service) deliver(ctx context.Context, id string, attempt, maxAttempts i
 		err = permanent{fmt.Errorf("unknown channel %q", d.Channel)}
 	}
 	if err == nil {
-		return s.DB.UpdateAlertDelivery(ctx, d.ID, store.AlertDeliveryDelivered, attempt, code, "")
+		return s.repo.updateDelivery(ctx, d.ID, AlertDeliveryDelivered, attempt, code, "")
 	}
 	var p permanent
 	final := errors.As(err, &p) || attempt >= maxAttempts
-	status := store.AlertDeliveryPending
+	status := AlertDeliveryPending
 	if final {
-		status = store.AlertDeliveryFailed
+		status = AlertDeliveryFailed
 	}
-	if uerr := s.DB.UpdateAlertDelivery(ctx, d.ID, status, attempt, code, clip(err.Error(), 1000)); uerr != nil {
+	if uerr := s.repo.updateDelivery(ctx, d.ID, status, attempt, code, clip(err.Error(), 1000)); uerr != nil {
 		return uerr
 	}
 	if final {
@@ -261,8 +261,8 @@ func (s *Service) deliver(ctx context.Context, id string, attempt, maxAttempts i
 // webhookTimeout bounds one webhook request.
 const webhookTimeout = 10 * time.Second
 
-func (s *Service) postWebhook(ctx context.Context, d store.AlertDelivery, a store.Alert) (int, error) {
-	c, err := s.DB.AlertConfig(ctx, d.AccountID, d.ConfigID)
+func (s *Service) postWebhook(ctx context.Context, d AlertDelivery, a Alert) (int, error) {
+	c, err := s.repo.config(ctx, d.AccountID, d.ConfigID)
 	if errors.Is(err, store.ErrNotFound) {
 		return 0, permanent{errors.New("the alert config was deleted")}
 	}
@@ -322,7 +322,7 @@ func (s *Service) postWebhook(ctx context.Context, d store.AlertDelivery, a stor
 	}
 }
 
-func (s *Service) sendMail(ctx context.Context, d store.AlertDelivery, a store.Alert) error {
+func (s *Service) sendMail(ctx context.Context, d AlertDelivery, a Alert) error {
 	if s.Mailer == nil {
 		return permanent{errors.New(SkippedNoMailer)}
 	}

@@ -71,14 +71,14 @@ func (s *Service) Run(ctx context.Context) {
 }
 
 func (s *Service) runFinished(ctx context.Context, f finishedRun) error {
-	configs, err := s.DB.MatchingAlertConfigs(ctx, f.AccountID, runTypes, f.AgentID, "")
+	configs, err := s.repo.matching(ctx, f.AccountID, runTypes, f.AgentID, "")
 	if err != nil || len(configs) == 0 {
 		return err
 	}
-	run := store.RunBrief{ID: f.RunID, AgentID: f.AgentID, Status: f.Status, Error: f.Error}
+	run := runBrief{ID: f.RunID, AgentID: f.AgentID, Status: f.Status, Error: f.Error}
 	for _, c := range configs {
 		if c.AlertType == SlowRun && run.EndedAt == nil {
-			if run, err = s.DB.RunBriefOf(ctx, f.AccountID, f.RunID); err != nil {
+			if run, err = s.repo.runBriefOf(ctx, f.AccountID, f.RunID); err != nil {
 				return err
 			}
 		}
@@ -90,7 +90,7 @@ func (s *Service) runFinished(ctx context.Context, f finishedRun) error {
 }
 
 // detectRun applies configuration c to one finished run.
-func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.RunBrief) error {
+func (s *Service) detectRun(ctx context.Context, c AlertConfig, r runBrief) error {
 	th, _ := ParseThreshold(c.AlertType, c.Threshold) // validated when stored
 	ev := Signal{AccountID: c.AccountID, AgentID: r.AgentID, RunID: r.ID}
 	switch c.AlertType {
@@ -120,7 +120,7 @@ func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.Ru
 		if r.Status != store.RunFailed {
 			return nil
 		}
-		statuses, err := s.DB.RecentTerminalRuns(ctx, c.AccountID, r.AgentID, th.Count)
+		statuses, err := s.repo.recentTerminalRuns(ctx, c.AccountID, r.AgentID, th.Count)
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func (s *Service) detectRun(ctx context.Context, c store.AlertConfig, r store.Ru
 }
 
 // openPerRun counts run r for c once, raising it.
-func (s *Service) openPerRun(ctx context.Context, c store.AlertConfig, ev Signal) error {
+func (s *Service) openPerRun(ctx context.Context, c AlertConfig, ev Signal) error {
 	_, err := s.open(ctx, c, ev, true, ev.RunID)
 	return err
 }
@@ -155,10 +155,10 @@ func (s *Service) openPerRun(ctx context.Context, c store.AlertConfig, ev Signal
 // detectWindow evaluates the error rate or burst of c's scope over its
 // window: the configuration's agent, or for an account-level
 // configuration the whole account.
-func (s *Service) detectWindow(ctx context.Context, c store.AlertConfig, th Threshold, agentID, runID string) error {
+func (s *Service) detectWindow(ctx context.Context, c AlertConfig, th Threshold, agentID, runID string) error {
 	scope := c.AgentID
 	window := time.Duration(th.WindowMinutes) * time.Minute
-	w, err := s.DB.RunWindowOf(ctx, c.AccountID, scope, s.now().Add(-window))
+	w, err := s.repo.runWindowOf(ctx, c.AccountID, scope, s.now().Add(-window))
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ const sweepOverlap = 2 * time.Minute
 func (s *Service) DetectRuns(ctx context.Context) (int, error) {
 	after, n := "", 0
 	for {
-		configs, err := s.DB.EnabledAlertConfigsAfter(ctx, runTypes, after, sweepPage)
+		configs, err := s.repo.enabledAfter(ctx, runTypes, after, sweepPage)
 		if err != nil {
 			return n, err
 		}
@@ -223,7 +223,7 @@ func (s *Service) DetectRuns(ctx context.Context) (int, error) {
 	}
 }
 
-func (s *Service) sweepConfig(ctx context.Context, c store.AlertConfig) error {
+func (s *Service) sweepConfig(ctx context.Context, c AlertConfig) error {
 	now := s.now()
 	from := c.CreatedAt
 	if c.CheckedAt != nil {
@@ -237,7 +237,7 @@ func (s *Service) sweepConfig(ctx context.Context, c store.AlertConfig) error {
 		}
 	default:
 		for {
-			runs, err := s.DB.RunsEndedBetween(ctx, c.AccountID, c.AgentID, from, now, sweepPage)
+			runs, err := s.repo.runsEndedBetween(ctx, c.AccountID, c.AgentID, from, now, sweepPage)
 			if err != nil {
 				return err
 			}
@@ -252,16 +252,16 @@ func (s *Service) sweepConfig(ctx context.Context, c store.AlertConfig) error {
 			}
 		}
 	}
-	return s.DB.SetAlertConfigChecked(ctx, c.ID, now)
+	return s.repo.setChecked(ctx, c.ID, now)
 }
 
 // sourcePull records a pull's outcome and runs the source detectors.
 func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 	failed := ev.Type == PullFailed
-	if err := s.DB.RecordSourcePull(ctx, ev.AccountID, ev.SourceID, failed); err != nil {
+	if err := s.repo.recordPull(ctx, ev.AccountID, ev.SourceID, failed); err != nil {
 		return err
 	}
-	configs, err := s.DB.MatchingAlertConfigs(ctx, ev.AccountID, SourceTypes, "", ev.SourceID)
+	configs, err := s.repo.matching(ctx, ev.AccountID, SourceTypes, "", ev.SourceID)
 	if err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 		case PullFailed:
 			repeat = true
 		case ConsecutivePullFailures:
-			recent, err := s.DB.RecentSourcePulls(ctx, ev.AccountID, ev.SourceID, th.Count)
+			recent, err := s.repo.recentPulls(ctx, ev.AccountID, ev.SourceID, th.Count)
 			if err != nil {
 				return err
 			}
@@ -289,7 +289,7 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 			}
 			e.Message = describe(fmt.Sprintf("The source's last %d pulls failed.", th.Count), ev.Message)
 		case PullErrorRateSpike:
-			total, bad, err := s.DB.SourcePullWindow(ctx, ev.AccountID, ev.SourceID, s.now().Add(-time.Duration(th.WindowMinutes)*time.Minute))
+			total, bad, err := s.repo.pullWindow(ctx, ev.AccountID, ev.SourceID, s.now().Add(-time.Duration(th.WindowMinutes)*time.Minute))
 			if err != nil {
 				return err
 			}
@@ -311,7 +311,7 @@ func (s *Service) sourcePull(ctx context.Context, ev Signal) error {
 
 // pullSucceeded resolves what a successful pull clears: a run of failed
 // pulls at once, an error rate once it is back under the threshold.
-func (s *Service) pullSucceeded(ctx context.Context, c store.AlertConfig, th Threshold, ev Signal) error {
+func (s *Service) pullSucceeded(ctx context.Context, c AlertConfig, th Threshold, ev Signal) error {
 	switch c.AlertType {
 	case ConsecutivePullFailures:
 		_, err := s.clear(ctx, c, "the source's latest pull succeeded.")
@@ -320,7 +320,7 @@ func (s *Service) pullSucceeded(ctx context.Context, c store.AlertConfig, th Thr
 		if open, err := s.hasOpen(ctx, c); err != nil || !open {
 			return err
 		}
-		total, bad, err := s.DB.SourcePullWindow(ctx, ev.AccountID, ev.SourceID, s.now().Add(-time.Duration(th.WindowMinutes)*time.Minute))
+		total, bad, err := s.repo.pullWindow(ctx, ev.AccountID, ev.SourceID, s.now().Add(-time.Duration(th.WindowMinutes)*time.Minute))
 		if err != nil {
 			return err
 		}
@@ -342,7 +342,7 @@ func (s *Service) DetectCredits(ctx context.Context) (int, error) {
 	}
 	after, n := "", 0
 	for {
-		configs, err := s.DB.EnabledAlertConfigsAfter(ctx, CreditTypes, after, sweepPage)
+		configs, err := s.repo.enabledAfter(ctx, CreditTypes, after, sweepPage)
 		if err != nil {
 			return n, err
 		}
@@ -362,7 +362,7 @@ func (s *Service) DetectCredits(ctx context.Context) (int, error) {
 	}
 }
 
-func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error {
+func (s *Service) detectCredits(ctx context.Context, c AlertConfig) error {
 	th, _ := ParseThreshold(c.AlertType, c.Threshold)
 	balance, err := s.DB.Balance(ctx, c.AccountID)
 	if err != nil {
@@ -380,7 +380,7 @@ func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error 
 		ev.Message = fmt.Sprintf("The balance is %.2f credits, below the %.2f threshold.", balance, th.Credits)
 		ev.Details = map[string]any{"balance": balance, "threshold": th.Credits}
 	case CreditsRunoutPrediction:
-		spent, err := s.DB.CreditsSpent(ctx, c.AccountID, now.Add(-window), now)
+		spent, err := s.repo.creditsSpent(ctx, c.AccountID, now.Add(-window), now)
 		if err != nil {
 			return err
 		}
@@ -397,7 +397,7 @@ func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error 
 		ev.Message = fmt.Sprintf("At %.2f credits a day, the balance of %.2f runs out in %.1f days.", perDay, balance, days)
 		ev.Details = map[string]any{"balance": balance, "credits_per_day": perDay, "days_left": days, "threshold_days": th.Days}
 	case CreditsUsageSpike:
-		spent, err := s.DB.CreditsSpent(ctx, c.AccountID, now.Add(-window), now)
+		spent, err := s.repo.creditsSpent(ctx, c.AccountID, now.Add(-window), now)
 		if err != nil {
 			return err
 		}
@@ -406,7 +406,7 @@ func (s *Service) detectCredits(ctx context.Context, c store.AlertConfig) error 
 			return err
 		}
 		const baselineWindows = 7
-		before, err := s.DB.CreditsSpent(ctx, c.AccountID, now.Add(-window*(baselineWindows+1)), now.Add(-window))
+		before, err := s.repo.creditsSpent(ctx, c.AccountID, now.Add(-window*(baselineWindows+1)), now.Add(-window))
 		if err != nil {
 			return err
 		}

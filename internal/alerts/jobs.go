@@ -46,7 +46,7 @@ func (w *DetectWorker) Work(ctx context.Context, _ *river.Job[DetectArgs]) error
 		slog.WarnContext(ctx, "finished runs overflowed the inline alert queue; the sweep counted them", "runs", lost)
 	}
 	slog.DebugContext(ctx, "alert run detectors swept", "configs", n)
-	return w.S.DB.PruneAlertMarks(ctx, w.S.now().Add(-markRetention))
+	return w.S.repo.pruneMarks(ctx, w.S.now().Add(-markRetention))
 }
 
 // CreditsWorker runs the credits sweep.

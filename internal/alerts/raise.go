@@ -45,7 +45,7 @@ func (s *Service) Raise(ctx context.Context, ev Signal) error {
 	if !slices.Contains(AllTypes, ev.Type) {
 		return fmt.Errorf("alerts: unknown alert type %q", ev.Type)
 	}
-	configs, err := s.DB.MatchingAlertConfigs(ctx, ev.AccountID, []string{ev.Type}, ev.AgentID, ev.SourceID)
+	configs, err := s.repo.matching(ctx, ev.AccountID, []string{ev.Type}, ev.AgentID, ev.SourceID)
 	if err != nil {
 		return err
 	}
@@ -86,8 +86,8 @@ var titles = map[string]string{
 // markRunID, when set, counts that run for c once: a run already counted
 // raises nothing. It reports whether a new alert was opened; the new
 // alert's notification job commits with it.
-func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repeat bool, markRunID string) (bool, error) {
-	a := store.Alert{AccountID: c.AccountID, ConfigID: c.ID, Type: c.AlertType, Title: titles[c.AlertType],
+func (s *Service) open(ctx context.Context, c AlertConfig, ev Signal, repeat bool, markRunID string) (bool, error) {
+	a := Alert{AccountID: c.AccountID, ConfigID: c.ID, Type: c.AlertType, Title: titles[c.AlertType],
 		Description: ev.Message, AgentID: ev.AgentID, RunID: ev.RunID, SourceConnectionID: ev.SourceID, Details: ev.Details}
 	if a.AgentID == "" {
 		a.AgentID = c.AgentID
@@ -110,7 +110,7 @@ func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repe
 		subs[i] = r.UserID
 	}
 	var wake func()
-	opened, outcome, err := s.DB.OpenAlertThen(ctx, a, subs, s.now(), markRunID, func(tx *sql.Tx, conn *sql.Conn, a store.Alert) error {
+	opened, outcome, err := s.repo.openThen(ctx, a, subs, s.now(), markRunID, func(tx *sql.Tx, conn *sql.Conn, a Alert) error {
 		if s.Queue == nil {
 			return nil
 		}
@@ -118,7 +118,7 @@ func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repe
 		wake, err = s.Queue.InsertTx(ctx, tx, conn, NotifyArgs{AccountID: a.AccountID, AlertID: a.ID, Event: EventTriggered}, notifyOpts)
 		return err
 	})
-	if err != nil || outcome != store.AlertOpened {
+	if err != nil || outcome != AlertOpened {
 		return false, err
 	}
 	if wake != nil {
@@ -128,18 +128,18 @@ func (s *Service) open(ctx context.Context, c store.AlertConfig, ev Signal, repe
 	return true, nil
 }
 
-func (s *Service) hasOpen(ctx context.Context, c store.AlertConfig) (bool, error) {
-	return s.DB.ConfigHasOpenAlert(ctx, c.ID)
+func (s *Service) hasOpen(ctx context.Context, c AlertConfig) (bool, error) {
+	return s.repo.hasOpen(ctx, c.ID)
 }
 
 // recipients are the members a configuration distributes to, less those
 // who opted out of its type in the organization.
-func (s *Service) recipients(ctx context.Context, c store.AlertConfig) ([]store.AlertMember, error) {
-	members, err := s.DB.AlertMembers(ctx, c.AccountID)
+func (s *Service) recipients(ctx context.Context, c AlertConfig) ([]AlertMember, error) {
+	members, err := s.repo.members(ctx, c.AccountID)
 	if err != nil {
 		return nil, err
 	}
-	var out []store.AlertMember
+	var out []AlertMember
 	for _, m := range members {
 		var in bool
 		switch c.DistributionType {
@@ -154,7 +154,7 @@ func (s *Service) recipients(ctx context.Context, c store.AlertConfig) ([]store.
 			continue
 		}
 		if m.AccountKind == store.KindOrganization {
-			opted, err := s.DB.AlertOptOuts(ctx, m.UserID, c.AccountID)
+			opted, err := s.repo.optOuts(ctx, m.UserID, c.AccountID)
 			if err != nil {
 				return nil, err
 			}

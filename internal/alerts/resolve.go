@@ -27,12 +27,12 @@ func IsConditionType(alertType string) bool { return slices.Contains(conditionTy
 
 // clear resolves c's open alert, if any, saying why. It reports whether
 // one was resolved.
-func (s *Service) clear(ctx context.Context, c store.AlertConfig, why string) (bool, error) {
-	id, err := s.DB.OpenAlertOfConfig(ctx, c.ID)
+func (s *Service) clear(ctx context.Context, c AlertConfig, why string) (bool, error) {
+	id, err := s.repo.openOf(ctx, c.ID)
 	if err != nil || id == "" {
 		return false, err
 	}
-	prev, err := s.DB.SetAlertStatus(ctx, c.AccountID, id, StatusResolved, "", "Resolved automatically: "+why)
+	prev, err := s.repo.setStatus(ctx, c.AccountID, id, StatusResolved, "", "Resolved automatically: "+why)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil // deleted meanwhile
 	}
@@ -57,7 +57,7 @@ func (s *Service) Resolve(ctx context.Context, ev Signal) error {
 	if !IsConditionType(ev.Type) {
 		return fmt.Errorf("alerts: %q alerts do not resolve themselves", ev.Type)
 	}
-	configs, err := s.DB.MatchingAlertConfigs(ctx, ev.AccountID, []string{ev.Type}, ev.AgentID, ev.SourceID)
+	configs, err := s.repo.matching(ctx, ev.AccountID, []string{ev.Type}, ev.AgentID, ev.SourceID)
 	if err != nil {
 		return err
 	}

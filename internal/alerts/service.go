@@ -43,7 +43,10 @@ type Secrets interface {
 
 // Service is the alerts area.
 type Service struct {
+	// DB serves what the area reads of others' (accounts, users, credits
+	// balance); the area's own tables are its repo's.
 	DB      *store.DB
+	repo    repo
 	Queue   Queue
 	Secrets Secrets
 	// HTTP sends webhooks; it must be the outbound guard's client
@@ -63,7 +66,7 @@ type Service struct {
 // New builds the service; mailer sends alert e-mail (nil: e-mail
 // deliveries are recorded as skipped).
 func New(db *store.DB, q Queue, secrets Secrets, httpClient *http.Client, mailer Mailer) *Service {
-	return &Service{DB: db, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, finished: make(chan finishedRun, finishedBuffer)}
+	return &Service{DB: db, repo: repo{db}, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, finished: make(chan finishedRun, finishedBuffer)}
 }
 
 func (s *Service) now() time.Time {
@@ -130,11 +133,11 @@ type ConfigInput struct {
 // CreateConfig validates and stores a configuration. Organization accounts
 // are normalized to the owner_admins distribution unless members are
 // selected by name.
-func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigInput) (store.AlertConfig, error) {
+func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigInput) (AlertConfig, error) {
 	if !slices.Contains(AllTypes, in.AlertType) {
-		return store.AlertConfig{}, invalid("alert_type", "must be one of %s", strings.Join(AllTypes, ", "))
+		return AlertConfig{}, invalid("alert_type", "must be one of %s", strings.Join(AllTypes, ", "))
 	}
-	c := store.AlertConfig{AccountID: accountID, AlertType: in.AlertType, Enabled: true, CooldownMinutes: 60,
+	c := AlertConfig{AccountID: accountID, AlertType: in.AlertType, Enabled: true, CooldownMinutes: 60,
 		DistributionType: DistributionOwner, RecipientUserIDs: []string{}}
 	if in.AgentID != nil && *in.AgentID != "" {
 		c.AgentID = *in.AgentID
@@ -157,7 +160,7 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 		return c, invalid("agent_id", "is not a UUID")
 	}
 	if c.SourceConnectionID != "" {
-		// Checked here, as agent_id is by the store: another account's
+		// Checked here, as agent_id is by the repo: another account's
 		// source, a deleted one or a malformed id would otherwise make a
 		// config that can never fire, and echo the id back as if it named
 		// something.
@@ -175,21 +178,21 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 	if err := s.apply(ctx, &c, in); err != nil {
 		return c, err
 	}
-	out, err := s.DB.CreateAlertConfig(ctx, c)
+	out, err := s.repo.createConfig(ctx, c)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return out, invalid("agent_id", "no agent %s in this account", c.AgentID)
-	case errors.Is(err, store.ErrTooManyAlertConfigs) && c.AgentID != "":
-		return out, invalid("agent_id", "an agent has at most %d alert configs; delete one before adding another", store.MaxAlertConfigsPerScope)
-	case errors.Is(err, store.ErrTooManyAlertConfigs):
+	case errors.Is(err, ErrTooManyAlertConfigs) && c.AgentID != "":
+		return out, invalid("agent_id", "an agent has at most %d alert configs; delete one before adding another", MaxAlertConfigsPerScope)
+	case errors.Is(err, ErrTooManyAlertConfigs):
 		return out, invalid("alert_type", "an account has at most %d alert configs of its own (not an agent's); delete one before adding another",
-			store.MaxAlertConfigsPerScope)
+			MaxAlertConfigsPerScope)
 	}
 	return out, err
 }
 
 // apply validates and applies the changeable fields of in to c.
-func (s *Service) apply(ctx context.Context, c *store.AlertConfig, in ConfigInput) error {
+func (s *Service) apply(ctx context.Context, c *AlertConfig, in ConfigInput) error {
 	if in.Enabled != nil {
 		c.Enabled = *in.Enabled
 	}
@@ -249,9 +252,20 @@ func (s *Service) apply(ctx context.Context, c *store.AlertConfig, in ConfigInpu
 	return nil
 }
 
+// CreateAgentConfigs stores an imported agent's configurations in tx, the
+// transaction that creates the agent; the import has checked them.
+func (s *Service) CreateAgentConfigs(ctx context.Context, tx *sql.Tx, accountID, agentID string, cs []AlertConfig) error {
+	return s.repo.createWithAgent(ctx, tx, accountID, agentID, cs)
+}
+
+// AgentConfigs lists an agent's configurations, oldest first (its export).
+func (s *Service) AgentConfigs(ctx context.Context, accountID, agentID string) ([]AlertConfig, error) {
+	return s.repo.ofAgent(ctx, accountID, agentID)
+}
+
 // Config returns one of an account's configurations.
-func (s *Service) Config(ctx context.Context, accountID, id string) (store.AlertConfig, error) {
-	return s.DB.AlertConfig(ctx, accountID, id)
+func (s *Service) Config(ctx context.Context, accountID, id string) (AlertConfig, error) {
+	return s.repo.config(ctx, accountID, id)
 }
 
 // ConfigQuery selects configurations (see the contract's filters).
@@ -261,29 +275,29 @@ type ConfigQuery struct {
 }
 
 // Configs lists an account's configurations.
-func (s *Service) Configs(ctx context.Context, accountID string, q ConfigQuery) ([]store.AlertConfig, int, error) {
+func (s *Service) Configs(ctx context.Context, accountID string, q ConfigQuery) ([]AlertConfig, int, error) {
 	if q.Scope != "" && q.Scope != "source" {
 		return nil, 0, invalidIn("query", "scope", "must be 'source' or left out")
 	}
-	return s.DB.AlertConfigs(ctx, accountID, store.AlertConfigFilter{AgentID: q.AgentID, SourceConnectionID: q.SourceConnectionID,
+	return s.repo.configs(ctx, accountID, configFilter{AgentID: q.AgentID, SourceConnectionID: q.SourceConnectionID,
 		SourceScope: q.Scope == "source", SourceTypes: SourceTypes}, q.Offset, q.Limit)
 }
 
 // UpdateConfig changes the fields in sets.
-func (s *Service) UpdateConfig(ctx context.Context, accountID, id string, in ConfigInput) (store.AlertConfig, error) {
-	c, err := s.DB.AlertConfig(ctx, accountID, id)
+func (s *Service) UpdateConfig(ctx context.Context, accountID, id string, in ConfigInput) (AlertConfig, error) {
+	c, err := s.repo.config(ctx, accountID, id)
 	if err != nil {
 		return c, err
 	}
 	if err := s.apply(ctx, &c, in); err != nil {
 		return c, err
 	}
-	return s.DB.UpdateAlertConfig(ctx, c)
+	return s.repo.updateConfig(ctx, c)
 }
 
 // DeleteConfig removes a configuration; alerts it raised stay.
 func (s *Service) DeleteConfig(ctx context.Context, accountID, id string) error {
-	return s.DB.DeleteAlertConfig(ctx, accountID, id)
+	return s.repo.deleteConfig(ctx, accountID, id)
 }
 
 // MaxWebhookURLBytes bounds a webhook URL.
@@ -292,44 +306,44 @@ const MaxWebhookURLBytes = 2048
 // SetWebhook makes a configuration's alerts post to rawURL, signed with the
 // account secret secretName (which must exist). The address itself is
 // checked when a delivery connects, after DNS resolution.
-func (s *Service) SetWebhook(ctx context.Context, accountID, id, rawURL, secretName string) (store.AlertConfig, error) {
+func (s *Service) SetWebhook(ctx context.Context, accountID, id, rawURL, secretName string) (AlertConfig, error) {
 	if len(rawURL) > MaxWebhookURLBytes {
-		return store.AlertConfig{}, invalid("url", "is longer than %d bytes", MaxWebhookURLBytes)
+		return AlertConfig{}, invalid("url", "is longer than %d bytes", MaxWebhookURLBytes)
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return store.AlertConfig{}, invalid("url", "must be an absolute http or https URL without credentials")
+		return AlertConfig{}, invalid("url", "must be an absolute http or https URL without credentials")
 	}
-	if _, err := s.DB.AlertConfig(ctx, accountID, id); err != nil {
-		return store.AlertConfig{}, err
+	if _, err := s.repo.config(ctx, accountID, id); err != nil {
+		return AlertConfig{}, err
 	}
 	sec, err := s.Secrets.Reveal(ctx, accountID, secretName)
 	if err != nil {
 		if errors.Is(err, secrets.ErrMissingSecret) || errors.Is(err, store.ErrNotFound) {
-			return store.AlertConfig{}, invalid("secret_name", "%s", err.Error())
+			return AlertConfig{}, invalid("secret_name", "%s", err.Error())
 		}
-		return store.AlertConfig{}, err
+		return AlertConfig{}, err
 	}
 	// Signatures made with the secret go where the secret may go: to the
 	// hosts its writer bound it to.
 	if err := outbound.CheckSecretHosts([]outbound.SecretBinding{sec.Binding()}, u); err != nil {
-		return store.AlertConfig{}, invalid("secret_name", "%s", err.Error())
+		return AlertConfig{}, invalid("secret_name", "%s", err.Error())
 	}
-	return s.DB.SetAlertWebhook(ctx, accountID, id, rawURL, secretName)
+	return s.repo.setWebhook(ctx, accountID, id, rawURL, secretName)
 }
 
 // ClearWebhook stops posting a configuration's alerts.
 func (s *Service) ClearWebhook(ctx context.Context, accountID, id string) error {
-	_, err := s.DB.SetAlertWebhook(ctx, accountID, id, "", "")
+	_, err := s.repo.setWebhook(ctx, accountID, id, "", "")
 	return err
 }
 
 // Deliveries lists the delivery log of a configuration's alerts.
-func (s *Service) Deliveries(ctx context.Context, accountID, configID string, offset, limit int) ([]store.AlertDelivery, int, error) {
-	if _, err := s.DB.AlertConfig(ctx, accountID, configID); err != nil {
+func (s *Service) Deliveries(ctx context.Context, accountID, configID string, offset, limit int) ([]AlertDelivery, int, error) {
+	if _, err := s.repo.config(ctx, accountID, configID); err != nil {
 		return nil, 0, err
 	}
-	return s.DB.AlertDeliveries(ctx, accountID, configID, "", offset, limit)
+	return s.repo.deliveries(ctx, accountID, configID, "", offset, limit)
 }
 
 // AlertQuery selects alerts.
@@ -340,27 +354,27 @@ type AlertQuery struct {
 }
 
 // Alerts lists an account's alerts, as userID sees them.
-func (s *Service) Alerts(ctx context.Context, accountID, userID string, q AlertQuery) ([]store.Alert, int, error) {
+func (s *Service) Alerts(ctx context.Context, accountID, userID string, q AlertQuery) ([]Alert, int, error) {
 	if q.Status != "" && !slices.Contains(Statuses, q.Status) {
 		return nil, 0, invalidIn("query", "status", "must be one of %s", strings.Join(Statuses, ", "))
 	}
-	return s.DB.Alerts(ctx, accountID, userID, store.AlertFilter{Status: q.Status, AgentID: q.AgentID,
+	return s.repo.list(ctx, accountID, userID, alertFilter{Status: q.Status, AgentID: q.AgentID,
 		SourceConnectionID: q.SourceConnectionID, From: q.From, To: q.To}, q.Offset, q.Limit)
 }
 
 // Detail is an alert with its thread.
 type Detail struct {
-	Alert store.Alert
-	store.AlertThread
+	Alert Alert
+	AlertThread
 }
 
 // Detail returns an alert with its history, comments and subscribers.
 func (s *Service) Detail(ctx context.Context, accountID, userID, id string) (Detail, error) {
-	a, err := s.DB.Alert(ctx, accountID, userID, id)
+	a, err := s.repo.alert(ctx, accountID, userID, id)
 	if err != nil {
 		return Detail{}, err
 	}
-	th, err := s.DB.AlertThread(ctx, id)
+	th, err := s.repo.thread(ctx, id)
 	return Detail{Alert: a, AlertThread: th}, err
 }
 
@@ -372,7 +386,7 @@ func (s *Service) ChangeStatus(ctx context.Context, accountID, userID, id, statu
 	if len(note) > MaxNoteBytes {
 		return Detail{}, invalid("note", "is longer than %d bytes", MaxNoteBytes)
 	}
-	prev, err := s.DB.SetAlertStatus(ctx, accountID, id, status, userID, note)
+	prev, err := s.repo.setStatus(ctx, accountID, id, status, userID, note)
 	if errors.Is(err, store.ErrConflict) {
 		return Detail{}, ErrReopened
 	}
@@ -396,7 +410,7 @@ func (s *Service) Comment(ctx context.Context, accountID, userID, id, body strin
 	if userID == "" {
 		return Detail{}, invalid("body", "comments need a user; this API key has none")
 	}
-	if err := s.DB.AddAlertComment(ctx, accountID, id, userID, body); err != nil {
+	if err := s.repo.addComment(ctx, accountID, id, userID, body); err != nil {
 		return Detail{}, err
 	}
 	s.notify(ctx, accountID, id, EventCommented, userID)
@@ -408,7 +422,7 @@ func (s *Service) Subscribe(ctx context.Context, accountID, userID, id string) (
 	if userID == "" {
 		return Detail{}, invalid("alert_id", "subscriptions need a user; this API key has none")
 	}
-	if err := s.DB.SubscribeToAlert(ctx, accountID, id, userID); err != nil {
+	if err := s.repo.subscribeTo(ctx, accountID, id, userID); err != nil {
 		return Detail{}, err
 	}
 	return s.Detail(ctx, accountID, userID, id)
@@ -416,7 +430,7 @@ func (s *Service) Subscribe(ctx context.Context, accountID, userID, id string) (
 
 // Unsubscribe removes userID's subscription.
 func (s *Service) Unsubscribe(ctx context.Context, accountID, userID, id string) (Detail, error) {
-	if err := s.DB.UnsubscribeFromAlert(ctx, accountID, id, userID); err != nil {
+	if err := s.repo.unsubscribeFrom(ctx, accountID, id, userID); err != nil {
 		return Detail{}, err
 	}
 	return s.Detail(ctx, accountID, userID, id)
@@ -444,7 +458,7 @@ func (s *Service) Preferences(ctx context.Context, userID, orgID string, include
 		if (orgID != "" && m.AccountID != orgID) || (m.Role != store.RoleOwner && m.Role != store.RoleAdmin) {
 			continue
 		}
-		optOuts, err := s.DB.AlertOptOuts(ctx, userID, m.AccountID)
+		optOuts, err := s.repo.optOuts(ctx, userID, m.AccountID)
 		if err != nil {
 			return nil, err
 		}
@@ -485,7 +499,7 @@ func (s *Service) SetPreference(ctx context.Context, userID, orgID, alertType st
 	if role != store.RoleOwner && role != store.RoleAdmin {
 		return Preference{}, ErrForbidden
 	}
-	if err := s.DB.SetAlertOptOut(ctx, userID, orgID, alertType, !subscribed); err != nil {
+	if err := s.repo.setOptOut(ctx, userID, orgID, alertType, !subscribed); err != nil {
 		return Preference{}, err
 	}
 	return Preference{OrganizationID: orgID, AlertType: alertType, Subscribed: subscribed, IsOverride: !subscribed}, nil

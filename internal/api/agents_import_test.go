@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
@@ -75,11 +76,11 @@ func TestAgentImportLimits(t *testing.T) {
 			pols = append(pols, map[string]any{"name": "No PII", "policy_type": "pii"})
 		}
 		payload["governance_policies"] = pols
-		var alerts []any
-		for range store.MaxAlertConfigsPerScope + 1 {
-			alerts = append(alerts, map[string]any{"alert_type": "agent_run_failed"})
+		var configs []any
+		for range alerts.MaxAlertConfigsPerScope + 1 {
+			configs = append(configs, map[string]any{"alert_type": "agent_run_failed"})
 		}
-		payload["alert_configs"] = alerts
+		payload["alert_configs"] = configs
 		r := s.Do(t, "POST", "/agents", s.Key, map[string]any{"name": "Many", "agent_definition": payload})
 		wantStatus(t, r, http.StatusCreated)
 		for _, want := range []string{`evaluation criteria 100 not applied: an agent has at most 100 evaluation criteria`,
@@ -98,7 +99,7 @@ func TestAgentImportLimits(t *testing.T) {
 		if got := e["governance_policies"].([]any); len(got) != governance.MaxPoliciesPerScope {
 			t.Errorf("%d policies imported", len(got))
 		}
-		if got := e["alert_configs"].([]any); len(got) != store.MaxAlertConfigsPerScope {
+		if got := e["alert_configs"].([]any); len(got) != alerts.MaxAlertConfigsPerScope {
 			t.Errorf("%d alert configs imported", len(got))
 		}
 	})

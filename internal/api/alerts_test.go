@@ -346,9 +346,8 @@ func TestAlertConfigLimit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := s.StoreAgent(t, s.AccountID, "A", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, "dynamic_input")
-		for range store.MaxAlertConfigsPerScope {
-			if _, err := s.DB.CreateAlertConfig(context.Background(), store.AlertConfig{AccountID: s.AccountID, AgentID: agent,
-				AlertType: "run_failed", Enabled: true, CooldownMinutes: 60, DistributionType: "owner"}); err != nil {
+		for range alerts.MaxAlertConfigsPerScope {
+			if _, err := s.S.Alerts.CreateConfig(context.Background(), s.AccountID, alerts.ConfigInput{AlertType: "run_failed", AgentID: &agent}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -467,6 +467,9 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/mail/inbound": {"inbound_emails", "email_trigger_configs"},
 	"internal/mail/protect": {"email_blocked_senders", "inbound_email_rejections", "inbound_email_state"},
 
+	"internal/alerts": {"alerts", "alert_history", "alert_comments", "alert_subscribers", "alert_preferences", "alert_configs",
+		"alert_default_configs", "alert_run_marks", "alert_source_pulls", "alert_deliveries"},
+
 	// The knowledge area and its exports.
 	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
@@ -474,9 +477,7 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/jobs":              {"job_pings"},
 
 	// The memory area: banks, entries, the stats totals, the assistant.
-	// needs the SQL-only matcher (slicealerts): "memory_banks" is also a
-	// path and a JSON key, "memory_entries" a template's name.
-	// "internal/memory": {"memory_banks", "memory_entries", "memory_stat_tokens", "memory_stat_keys", "memory_stat_labels", "memory_assistant_turns"},
+	"internal/memory": {"memory_banks", "memory_entries", "memory_stat_tokens", "memory_stat_keys", "memory_stat_labels", "memory_assistant_turns"},
 
 	// The evaluations area. evaluation_criteria and evaluation_results
 	// are not listed: an agent's import and export write and read its
@@ -489,32 +490,183 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/models/modelalerts": {"model_alerts", "model_upgrades", "model_signals"},
 }
 
-// jsonKeyLikeTable reports a literal of the agent definition format that is
-// one of its JSON keys (a key or a json struct tag), which shares a
-// table's name (governance_policies) without naming the table.
-func jsonKeyLikeTable(path, s, table string) bool {
-	return strings.HasPrefix(path, "internal/agents/definition/") && (s == table || s == `json:"`+table+`"`)
+// sqlNamesTable answers a matcher of SQL that names table: right after
+// FROM (DELETE FROM included, and the later items of a FROM list), JOIN,
+// INTO, UPDATE, TABLE, USING or REFERENCES, case-insensitively, the name
+// possibly qualified by a schema and quoted. Only SQL counts: the alerts
+// area's table names are words of its messages, routes (/alerts) and docs,
+// and an agent definition's JSON key governance_policies is no table.
+func sqlNamesTable(table string) *regexp.Regexp {
+	q := "[\"`]?"
+	name := `(?:` + q + `\w+` + q + `\.)?` + q + regexp.QuoteMeta(table) + q + `(?:\W|$)`
+	lead := `(?:ONLY\s+|IF\s+(?:NOT\s+)?EXISTS\s+)?`
+	// A FROM list's earlier items: a name, an optional alias, a comma.
+	list := `(?:[\w."` + "`" + `]+(?:\s+(?:AS\s+)?\w+)?\s*,\s*)*`
+	return regexp.MustCompile(`(?is)(?:\bFROM\s+` + lead + list + `|\b(?:JOIN|INTO|UPDATE|TABLE|USING|REFERENCES)\s+` + lead + `)` + name)
+}
+
+// stringConstants maps the package-level string constants of the files of
+// one directory to their values, so that SQL put together from a constant
+// ("FROM " + table) is read whole.
+func stringConstants(files []goFile) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, g := range files {
+		dir := filepath.Dir(g.path)
+		if out[dir] == nil {
+			out[dir] = map[string]string{}
+		}
+		for _, d := range g.file.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if i >= len(vs.Values) {
+						continue
+					}
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if v, err := strconv.Unquote(lit.Value); err == nil {
+							out[dir][n.Name] = v
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sqlTexts calls fn with every string literal of a file and with every
+// concatenation (a + b + ...) of literals and the package's string
+// constants, other operands read as a placeholder.
+func sqlTexts(g goFile, consts map[string]string, fn func(pos token.Pos, s string)) {
+	stringLiterals(g, func(lit *ast.BasicLit, s string) { fn(lit.Pos(), s) })
+	inner := map[ast.Node]bool{}
+	ast.Inspect(g.file, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryExpr)
+		if !ok || b.Op != token.ADD || inner[b] {
+			return true
+		}
+		var sb strings.Builder
+		var walk func(e ast.Expr)
+		walk = func(e ast.Expr) {
+			switch x := e.(type) {
+			case *ast.BinaryExpr:
+				if x.Op == token.ADD {
+					inner[x] = true
+					walk(x.X)
+					walk(x.Y)
+					return
+				}
+			case *ast.ParenExpr:
+				walk(x.X)
+				return
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING {
+					sb.WriteString(s)
+					return
+				}
+			case *ast.Ident:
+				if v, ok := consts[x.Name]; ok {
+					sb.WriteString(v)
+					return
+				}
+			}
+			sb.WriteString(" ? ")
+		}
+		walk(b)
+		fn(b.Pos(), sb.String())
+		return true
+	})
 }
 
 func TestAreasOwnTheirTables(t *testing.T) {
+	var files []goFile
+	for _, dir := range []string{"internal", "cmd"} {
+		files = append(files, sources(t, dir, true, false)...)
+	}
+	consts := stringConstants(files)
 	for area, tables := range tablesOwnedByArea {
 		pats := make([]*regexp.Regexp, len(tables))
 		for i, tb := range tables {
-			pats[i] = regexp.MustCompile(`\b` + regexp.QuoteMeta(tb) + `\b`)
+			pats[i] = sqlNamesTable(tb)
 		}
-		for _, dir := range []string{"internal", "cmd"} {
-			for _, g := range sources(t, dir, true, false) {
-				if strings.HasPrefix(g.path, area+"/") {
-					continue
-				}
-				stringLiterals(g, func(lit *ast.BasicLit, s string) {
-					for i, p := range pats {
-						if p.MatchString(s) && !jsonKeyLikeTable(g.path, s, tables[i]) {
-							t.Errorf("%s: names %s, which only %s reads and writes", g.fset.Position(lit.Pos()), tables[i], area)
-						}
-					}
-				})
+		for _, g := range files {
+			if strings.HasPrefix(g.path, area+"/") {
+				continue
 			}
+			// A literal is also part of its concatenation: one report a place.
+			seen := map[string]bool{}
+			sqlTexts(g, consts[filepath.Dir(g.path)], func(pos token.Pos, s string) {
+				for i, p := range pats {
+					at := g.fset.Position(pos)
+					key := at.String() + " " + tables[i]
+					if p.MatchString(s) && !seen[key] {
+						seen[key] = true
+						t.Errorf("%s: names %s, which only %s reads and writes", at, tables[i], area)
+					}
+				}
+			})
 		}
+	}
+}
+
+// TestSQLNamesTable keeps the matcher of TestAreasOwnTheirTables honest:
+// every way SQL names a table is caught, the same word outside SQL is not.
+func TestSQLNamesTable(t *testing.T) {
+	p := sqlNamesTable("alerts")
+	for _, s := range []string{
+		`SELECT id FROM alerts WHERE id = $1`,
+		`select id from alerts`,
+		"SELECT COUNT(*)\n\t\tFROM\talerts a",
+		`DELETE FROM alerts WHERE created_at < $1`,
+		`INSERT INTO alerts (id) VALUES ($1)`,
+		`INSERT OR IGNORE INTO "alerts" (id) VALUES ($1)`,
+		`UPDATE alerts SET status = $1`,
+		`UPDATE ONLY public.alerts SET status = $1`,
+		`SELECT 1 FROM accounts a JOIN alerts b ON b.account_id = a.id`,
+		`SELECT 1 FROM accounts a LEFT JOIN public."alerts" b ON true`,
+		`SELECT 1 FROM accounts a, alerts b WHERE b.account_id = a.id`,
+		`SELECT 1 FROM accounts AS a, users u, alerts`,
+		`DELETE FROM runs USING alerts WHERE alerts.id = runs.id`,
+		`ALTER TABLE alerts ADD COLUMN x TEXT`,
+		`DROP TABLE IF EXISTS alerts`,
+		`TRUNCATE TABLE alerts`,
+		`FOREIGN KEY (alert_id) REFERENCES alerts(id)`,
+		"SELECT id FROM `alerts`",
+		`SELECT id FROM alerts`,
+	} {
+		if !p.MatchString(s) {
+			t.Errorf("missed: %q", s)
+		}
+	}
+	for _, s := range []string{
+		`alerts`,
+		`/alerts/{alert_id}`,
+		`json:"alerts"`,
+		`List the account's alerts, newest first.`,
+		`SELECT id FROM model_alerts`,
+		`SELECT id FROM alerts_archive`,
+		`UPDATE alert_configs SET enabled = $1`,
+		`SELECT alerts.id, x FROM runs`,
+		`Alerts raised when a run fails.`,
+	} {
+		if p.MatchString(s) {
+			t.Errorf("matched outside SQL: %q", s)
+		}
+	}
+	// A table named through a constant is read with it.
+	g := goFile{path: "x/x.go", fset: token.NewFileSet()}
+	f, err := parser.ParseFile(g.fset, "x.go", "package x\nconst tb = \"alerts\"\nvar q = `DELETE FROM ` + tb + ` WHERE id = $1`\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.file = f
+	found := false
+	sqlTexts(g, stringConstants([]goFile{g})["x"], func(_ token.Pos, s string) { found = found || p.MatchString(s) })
+	if !found {
+		t.Error("missed a table named through a constant")
 	}
 }

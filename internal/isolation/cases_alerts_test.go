@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/alerts"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -42,7 +41,7 @@ func alConfigOfA(t *testing.T, c *Ctx) Vars {
 	if _, err := svc.Comment(ctx, c.A.AccountID, c.A.UserID, list[0].ID, "A's comment"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.DB.CreateAlertDelivery(ctx, store.AlertDelivery{AccountID: c.A.AccountID, AlertID: list[0].ID, ConfigID: cfg.ID,
+	if _, err := svc.RecordDelivery(ctx, alerts.AlertDelivery{AccountID: c.A.AccountID, AlertID: list[0].ID, ConfigID: cfg.ID,
 		Event: "alert.triggered", Channel: "webhook", Target: "http://127.0.0.1:9/a", Status: "delivered"}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +52,12 @@ func alConfigOfA(t *testing.T, c *Ctx) Vars {
 func alStateOfA(t testing.TB, c *Ctx) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := c.DB.AlertConfig(ctx, c.A.AccountID, c.Vars["config_id"])
+	cfg, err := c.S.Alerts.Config(ctx, c.A.AccountID, c.Vars["config_id"])
 	if err != nil || !cfg.Enabled || cfg.CooldownMinutes != 60 || cfg.WebhookURL != "http://127.0.0.1:9/a" {
 		t.Errorf("A's config changed: %+v %v", cfg, err)
 	}
-	a, err := c.DB.Alert(ctx, c.A.AccountID, c.A.UserID, c.Vars["alert_id"])
+	d, err := c.S.Alerts.Detail(ctx, c.A.AccountID, c.A.UserID, c.Vars["alert_id"])
+	a := d.Alert
 	if err != nil || a.Status != "triggered" || a.CommentCount != 1 || a.SubscriberCount != 1 || !a.IsSubscribed {
 		t.Errorf("A's alert changed: %+v %v", a, err)
 	}
@@ -78,7 +78,7 @@ func alOrgOfA(t *testing.T, c *Ctx) Vars {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DB.SetAlertOptOut(context.Background(), c.A.UserID, org.ID, "run_burst", true); err != nil {
+	if _, err := c.S.Alerts.SetPreference(context.Background(), c.A.UserID, org.ID, "run_burst", false); err != nil {
 		t.Fatal(err)
 	}
 	return Vars{"organization_id": org.ID}
@@ -96,7 +96,7 @@ func init() {
 			Body: func(v Vars) any { return map[string]any{"alert_type": "run_failed", "agent_id": v["agent_id"]} },
 			Expect: Status(http.StatusUnprocessableEntity, func(t testing.TB, c *Ctx, _ testserver.Response) {
 				t.Helper()
-				if _, n, _ := c.DB.AlertConfigs(context.Background(), c.B.AccountID, store.AlertConfigFilter{AgentID: c.Vars["agent_id"]}, 0, 10); n != 0 {
+				if _, n, _ := c.S.Alerts.Configs(context.Background(), c.B.AccountID, alerts.ConfigQuery{AgentID: c.Vars["agent_id"], Limit: 10}); n != 0 {
 					t.Errorf("B has %d configs on A's agent", n)
 				}
 			}),
@@ -106,12 +106,12 @@ func init() {
 			Expect: Status(http.StatusCreated, func(t testing.TB, c *Ctx, _ testserver.Response) {
 				t.Helper()
 				_ = c.S.Alerts.Raise(context.Background(), alerts.Signal{AccountID: c.B.AccountID, Type: "governance_blocked", AgentID: c.Vars["agent_id"]})
-				if _, n, _ := c.DB.Alerts(context.Background(), c.B.AccountID, "", store.AlertFilter{}, 0, 10); n != 1 {
+				if _, n, _ := c.S.Alerts.Alerts(context.Background(), c.B.AccountID, "", alerts.AlertQuery{Limit: 10}); n != 1 {
 					t.Errorf("B's own account-level config should have raised B's alert: %d", n)
 				}
-				a, _ := c.DB.Alert(context.Background(), c.A.AccountID, "", c.Vars["alert_id"])
-				if a.Details["occurrences"] != 1.0 {
-					t.Errorf("B's signal counted on A's alert: %v", a.Details)
+				d, _ := c.S.Alerts.Detail(context.Background(), c.A.AccountID, "", c.Vars["alert_id"])
+				if d.Alert.Details["occurrences"] != 1.0 {
+					t.Errorf("B's signal counted on A's alert: %v", d.Alert.Details)
 				}
 			}),
 			NoControl: true},
@@ -149,7 +149,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				out, _ := c.DB.AlertOptOuts(context.Background(), c.B.UserID, c.Vars["organization_id"])
+				out, _ := c.S.Alerts.OptOuts(context.Background(), c.B.UserID, c.Vars["organization_id"])
 				if len(out) != 0 {
 					t.Errorf("B stored preferences in A's organization: %v", out)
 				}

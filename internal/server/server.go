@@ -245,6 +245,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		S3AllowedBuckets: cfg.S3AllowedBuckets,
 		KnownModel:       func(id string) bool { _, ok := cat.Get(id); return ok },
 		Policies:         agentPolicies{s.Governance}, // agents → governance
+		AlertConfigs:     agentAlerts{s.Alerts},       // agents → alerts
 		MemoryBank:       lateMemoryBank(s),           // agents → memory
 		// A saved workflow's models are checked for deprecation at once.
 		OnSaved: func(ctx context.Context, accountID, agentID string) {

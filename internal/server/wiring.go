@@ -210,6 +210,35 @@ func (a agentPolicies) OfAgent(ctx context.Context, accountID, agentID string) (
 
 func (agentPolicies) MaxPerAgent() int { return governance.MaxPoliciesPerScope }
 
+// agentAlerts keeps agents' alert configurations (agents.AlertConfigs) in
+// the alerts area: an import creates them with the agent, an export reads
+// them back.
+type agentAlerts struct{ a *alerts.Service }
+
+func (w agentAlerts) CreateWithAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string, cs []agents.AlertConfig) error {
+	rows := make([]alerts.AlertConfig, len(cs))
+	for i, c := range cs {
+		rows[i] = alerts.AlertConfig{AlertType: c.AlertType, Enabled: c.Enabled, Threshold: c.Threshold, CooldownMinutes: c.CooldownMinutes,
+			DistributionType: c.DistributionType, RecipientUserIDs: c.RecipientUserIDs, Extra: c.Extra}
+	}
+	return w.a.CreateAgentConfigs(ctx, tx, accountID, agentID, rows)
+}
+
+func (w agentAlerts) OfAgent(ctx context.Context, accountID, agentID string) ([]agents.AlertConfig, error) {
+	rows, err := w.a.AgentConfigs(ctx, accountID, agentID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agents.AlertConfig, len(rows))
+	for i, c := range rows {
+		out[i] = agents.AlertConfig{AlertType: c.AlertType, Enabled: c.Enabled, Threshold: c.Threshold, CooldownMinutes: c.CooldownMinutes,
+			DistributionType: c.DistributionType, RecipientUserIDs: c.RecipientUserIDs, Extra: c.Extra}
+	}
+	return out, nil
+}
+
+func (agentAlerts) MaxPerAgent() int { return alerts.MaxAlertConfigsPerScope }
+
 // runVerdicts reads, for runs, the policies that blocked and flagged
 // something in a run from the governance area's records.
 func runVerdicts(g *governance.Service) func(ctx context.Context, accountID, runID string) (blocked, flagged []runs.PolicyRef, err error) {

@@ -7,35 +7,12 @@ import (
 	"time"
 )
 
-// The extras of an agent: alert configs, evaluation criteria and solution
-// links (its governance policies are the governance area's, written in the
-// same transaction through NewAgent.Also). Imports create them with the agent, exports
+// The extras of an agent: evaluation criteria and solution links (its
+// alert configurations and governance policies are the alerts and
+// governance areas', written in the same transaction through
+// NewAgent.Also). Imports create them with the agent, exports
 // read them back. Each row keeps the keys of an imported item this version
 // does not model in Extra, so nothing of a payload is lost on a round trip.
-
-// AlertConfig is an alert configuration (AlertConfigResponse).
-type AlertConfig struct {
-	ID                 string
-	AccountID          string
-	AgentID            string
-	SourceConnectionID string
-	AlertType          string
-	Enabled            bool
-	Threshold          json.RawMessage // JSON object or nil
-	CooldownMinutes    int
-	LastAlertedAt      *time.Time
-	DistributionType   string
-	RecipientUserIDs   []string
-	Extra              json.RawMessage
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
-	// WebhookURL and WebhookSecretName (alerts area, an extension): where
-	// the config's alerts are also posted, and the account secret that
-	// signs them. CheckedAt is the detectors' watermark.
-	WebhookURL        string
-	WebhookSecretName string
-	CheckedAt         *time.Time
-}
 
 // EvaluationCriterion is an evaluation criterion of an agent step
 // (EvaluationCriteriaResponse without the computed result summary).
@@ -75,19 +52,6 @@ type Solution struct {
 }
 
 func insertExtras(ctx context.Context, tx *sql.Tx, a Agent, in NewAgent, now time.Time) error {
-	for _, c := range in.AlertConfigs {
-		recipients, err := json.Marshal(nonNil(c.RecipientUserIDs))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
-			enabled, threshold, cooldown_minutes, last_alerted_at, distribution_type, recipient_user_ids, extra, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
-			NewID(), a.AccountID, a.ID, nullable(c.SourceConnectionID), c.AlertType, c.Enabled, nullableJSON(c.Threshold),
-			c.CooldownMinutes, nullableTime(c.LastAlertedAt), c.DistributionType, string(recipients), nullableJSON(c.Extra), now); err != nil {
-			return err
-		}
-	}
 	for _, c := range in.EvaluationCriteria {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
 			evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
@@ -108,41 +72,6 @@ func insertExtras(ctx context.Context, tx *sql.Tx, a Agent, in NewAgent, now tim
 		}
 	}
 	return nil
-}
-
-// AgentAlertConfigs lists the alert configurations of an agent, oldest first.
-func (db *DB) AgentAlertConfigs(ctx context.Context, accountID, agentID string) ([]AlertConfig, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id, account_id, COALESCE(agent_id, ''), COALESCE(source_connection_id, ''),
-		alert_type, enabled, threshold, cooldown_minutes, last_alerted_at, distribution_type, recipient_user_ids, extra,
-		created_at, updated_at FROM alert_configs WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []AlertConfig
-	for rows.Next() {
-		var (
-			c                AlertConfig
-			threshold, extra sql.NullString
-			last             sql.NullTime
-			recipients       string
-		)
-		if err := rows.Scan(&c.ID, &c.AccountID, &c.AgentID, &c.SourceConnectionID, &c.AlertType, &c.Enabled, &threshold,
-			&c.CooldownMinutes, &last, &c.DistributionType, &recipients, &extra, &c.CreatedAt, &c.UpdatedAt); err != nil {
-			return nil, err
-		}
-		c.Threshold, c.Extra = rawOrNil(threshold), rawOrNil(extra)
-		if last.Valid {
-			t := last.Time.UTC()
-			c.LastAlertedAt = &t
-		}
-		if err := json.Unmarshal([]byte(recipients), &c.RecipientUserIDs); err != nil {
-			return nil, err
-		}
-		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // AgentEvaluationCriteria lists the evaluation criteria of an agent, oldest first.

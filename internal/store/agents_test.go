@@ -47,11 +47,10 @@ func TestAgentsStore(t *testing.T) {
 		in.Agent.Settings.ModelRollbackTriggers = []string{}
 		in.Trigger = store.Trigger{Type: "schedule", Config: json.RawMessage(`{"name":"n"}`), Schedules: []store.Schedule{
 			{CronExpression: "0 6 * * 1", Timezone: "Europe/Paris", Enabled: true, Extra: json.RawMessage(`{"note":"x"}`), NextRunAt: &next}}}
-		in.AlertConfigs = []store.AlertConfig{{AlertType: "agent_run_failed", Enabled: true, Threshold: json.RawMessage(`{"count":3}`),
-			CooldownMinutes: 60, DistributionType: "selected_members", RecipientUserIDs: []string{u.ID}}}
 		in.EvaluationCriteria = []store.EvaluationCriterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true, MaxRetries: 2, PassThreshold: 0.7}}
-		// Another area's write (governance's policies) runs in the
-		// agent's transaction, with its id.
+		// Another area's write (alerts' configurations, governance's
+		// policies: their repo_test.go) runs in the agent's transaction,
+		// with its id.
 		var alsoSaw int
 		in.Also = append(in.Also, func(ctx context.Context, tx *sql.Tx, agentID string) error {
 			return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1`, agentID).Scan(&alsoSaw)
@@ -72,14 +71,12 @@ func TestAgentsStore(t *testing.T) {
 			!trig.Schedules[0].Enabled || string(trig.Schedules[0].Extra) != `{"note":"x"}` || !trig.Schedules[0].NextRunAt.Equal(next) {
 			t.Fatalf("trigger %+v %v", trig, err)
 		}
-		alerts, _ := db.AgentAlertConfigs(ctx, acct.ID, a.ID)
 		crit, _ := db.AgentEvaluationCriteria(ctx, acct.ID, a.ID)
 		sols, _ := db.AgentSolutions(ctx, acct.ID, a.ID)
-		if len(alerts) != 1 || alerts[0].RecipientUserIDs[0] != u.ID || string(alerts[0].Threshold) != `{"count":3}` ||
-			len(crit) != 1 || crit[0].PassThreshold != 0.7 || crit[0].MaxRetries != 2 ||
+		if len(crit) != 1 || crit[0].PassThreshold != 0.7 || crit[0].MaxRetries != 2 ||
 			alsoSaw != 1 ||
 			len(sols) != 1 || sols[0].ID != sol.ID {
-			t.Fatalf("extras: %+v %+v %d %+v", alerts, crit, alsoSaw, sols)
+			t.Fatalf("extras: %+v %d %+v", crit, alsoSaw, sols)
 		}
 		// A failing write of another area stores nothing of the agent.
 		failing := newAgent(acct.ID, "not stored")
@@ -94,9 +91,6 @@ func TestAgentsStore(t *testing.T) {
 		}
 		if _, err := db.AgentTrigger(ctx, other.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another account's trigger: %v", err)
-		}
-		if list, _ := db.AgentAlertConfigs(ctx, other.ID, a.ID); len(list) != 0 {
-			t.Fatal("another account's alerts")
 		}
 
 		// An agent of an account that does not exist is refused.

@@ -13,11 +13,11 @@ import (
 type NewAgent struct {
 	Agent              Agent // ID, ChangeID and times are assigned
 	Trigger            Trigger
-	AlertConfigs       []AlertConfig
 	EvaluationCriteria []EvaluationCriterion
 	SolutionIDs        []string
 	// Also are writes of other areas that go with the agent (an import's
-	// governance policies), each run in its transaction once it is stored.
+	// alert configurations and governance policies), each run in its
+	// transaction once it is stored.
 	Also []func(ctx context.Context, tx *sql.Tx, agentID string) error
 }
 

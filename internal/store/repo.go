@@ -133,3 +133,7 @@ func RawOrNil(v sql.NullString) json.RawMessage { return rawOrNil(v) }
 // RowsAffected is how many rows an ExecContext changed, for a statement
 // whose count is the answer (materializing judgments counts what it wrote).
 func RowsAffected(res sql.Result, err error) (int, error) { return rowsAffected(res, err) }
+
+// NonNil is s, or an empty list for nil, so that a list column stores
+// (and a response encodes) [] rather than null.
+func NonNil(s []string) []string { return nonNil(s) }

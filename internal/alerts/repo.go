@@ -1,18 +1,34 @@
-package store
+package alerts
+
+// The alerts area keeps its own persistence (issue 31's vertical slices):
+// the tables alerts, alert_history, alert_comments, alert_subscribers,
+// alert_preferences, alert_configs, alert_default_configs,
+// alert_run_marks, alert_source_pulls and alert_deliveries are read and
+// written only here (repo.go, repo_configs.go, repo_signals.go). The
+// store lends its pools, transactions and scan helpers; an agent import's
+// configurations are written here too, in the agent's transaction
+// (store.NewAgent.Also), and the agents area reaches them through the
+// server's wiring.
+//
+// Alerts raised from configurations, their history, comments and
+// subscribers. An alert is open while triggered or acknowledged; a
+// configuration has at most one open alert (alerts.open_config_id is
+// unique), and opens no new one within its cooldown.
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
-// Alerts raised from configurations, their history, comments and
-// subscribers. An alert is open while triggered or acknowledged; a
-// configuration has at most one open alert (alerts.open_config_id is
-// unique), and opens no new one within its cooldown.
+// repo is the area's SQL.
+type repo struct{ db *store.DB }
 
 // Alert statuses.
 const (
@@ -22,8 +38,8 @@ const (
 	AlertDismissed    = "dismissed"
 )
 
-// AlertOpen reports whether an alert in status is still open.
-func AlertOpen(status string) bool { return status == AlertTriggered || status == AlertAcknowledged }
+// alertOpen reports whether an alert in status is still open.
+func alertOpen(status string) bool { return status == AlertTriggered || status == AlertAcknowledged }
 
 // Alert is one raised alert.
 type Alert struct {
@@ -36,7 +52,7 @@ type Alert struct {
 	IsSubscribed                  bool
 }
 
-// OpenOutcome says what OpenAlert did.
+// OpenOutcome says what openThen did.
 type OpenOutcome int
 
 const (
@@ -46,31 +62,26 @@ const (
 	AlertCounted                     // nothing: the run was counted for the config already
 )
 
-// OpenAlert raises a for its configuration (a.ConfigID): a new alert in
+// openThen raises a for its configuration (a.ConfigID): a new alert in
 // status triggered, with its first history entry and subscribers, and the
 // configuration's last_alerted_at set — unless the configuration already
 // has an open alert (which counts one more occurrence and is returned) or
-// its cooldown since the last alert has not passed.
-func (db *DB) OpenAlert(ctx context.Context, a Alert, subscribers []string, now time.Time) (Alert, OpenOutcome, error) {
-	return db.OpenAlertThen(ctx, a, subscribers, now, "", nil)
-}
-
-// OpenAlertThen is OpenAlert that, in the same transaction, first marks
-// markRunID as counted for the config (when set; a run already marked
-// changes nothing and reports AlertCounted), and calls opened for a new
-// alert, so that what follows from it (its notification job) commits with
-// it. One transaction instead of three keeps a raised alert's latency low
+// its cooldown since the last alert has not passed. In the same
+// transaction it first marks markRunID as counted for the config (when
+// set; a run already marked changes nothing and reports AlertCounted),
+// and calls opened for a new alert, so that what follows from it (its
+// notification job) commits with it. One transaction instead of three keeps a raised alert's latency low
 // where writers queue (SQLite has one).
-func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, now time.Time, markRunID string,
+func (r repo) openThen(ctx context.Context, a Alert, subscribers []string, now time.Time, markRunID string,
 	opened func(tx *sql.Tx, conn *sql.Conn, a Alert) error) (Alert, OpenOutcome, error) {
 	now = now.UTC()
 	var outcome OpenOutcome
-	err := db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
+	err := r.db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		if markRunID != "" {
 			res, err := tx.ExecContext(ctx, `INSERT INTO alert_run_marks (alert_config_id, run_id, created_at) VALUES ($1, $2, $3)
 				ON CONFLICT (alert_config_id, run_id) DO NOTHING`, a.ConfigID, markRunID, now)
 			if err != nil {
-				if isForeignKeyViolation(err) {
+				if store.IsForeignKeyViolation(err) {
 					outcome = AlertCounted // the config was deleted meanwhile
 					return nil
 				}
@@ -90,7 +101,7 @@ func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, 
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT id FROM alerts WHERE open_config_id = c.id), cooldown_minutes, last_alerted_at
 			FROM alert_configs c WHERE c.id = $1 AND c.account_id = $2`, a.ConfigID, a.AccountID).Scan(&openID, &cooldown, &last); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return ErrNotFound
+				return store.ErrNotFound
 			}
 			return err
 		}
@@ -103,7 +114,7 @@ func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, 
 			return nil
 		}
 		outcome = AlertOpened
-		a.ID, a.Status, a.CreatedAt, a.UpdatedAt = NewID(), AlertTriggered, now, now
+		a.ID, a.Status, a.CreatedAt, a.UpdatedAt = store.NewID(), AlertTriggered, now, now
 		if a.Details == nil {
 			a.Details = map[string]any{}
 		}
@@ -115,8 +126,8 @@ func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, 
 		if _, err := tx.ExecContext(ctx, `INSERT INTO alerts (id, account_id, alert_config_id, alert_type, title, description, status,
 			agent_id, agent_run_id, source_connection_id, source_connection_pull_id, details, open_config_id, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $3, $13, $13)`,
-			a.ID, a.AccountID, a.ConfigID, a.Type, a.Title, nullable(a.Description), a.Status, nullable(a.AgentID), nullable(a.RunID),
-			nullable(a.SourceConnectionID), nullable(a.SourcePullID), string(details), now); err != nil {
+			a.ID, a.AccountID, a.ConfigID, a.Type, a.Title, store.NullIfEmpty(a.Description), a.Status, store.NullIfEmpty(a.AgentID), store.NullIfEmpty(a.RunID),
+			store.NullIfEmpty(a.SourceConnectionID), store.NullIfEmpty(a.SourcePullID), string(details), now); err != nil {
 			return err
 		}
 		if err := addHistory(ctx, tx, a.ID, "", AlertTriggered, "", "", now); err != nil {
@@ -137,7 +148,7 @@ func (db *DB) OpenAlertThen(ctx context.Context, a Alert, subscribers []string, 
 		return nil
 	})
 	if err != nil {
-		if isUniqueViolation(err) {
+		if store.IsUniqueViolation(err) {
 			// Another process opened the config's alert first.
 			return Alert{}, AlertRepeated, nil
 		}
@@ -170,13 +181,13 @@ func repeatAlert(ctx context.Context, tx *sql.Tx, id string, a Alert, now time.T
 
 func addHistory(ctx context.Context, tx *sql.Tx, alertID, prev, next, userID, note string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO alert_history (id, alert_id, previous_status, new_status, changed_by_user_id, note, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, NewID(), alertID, nullable(prev), next, nullable(userID), nullable(note), now)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, store.NewID(), alertID, store.NullIfEmpty(prev), next, store.NullIfEmpty(userID), store.NullIfEmpty(note), now)
 	return err
 }
 
 func subscribe(ctx context.Context, tx *sql.Tx, alertID, userID string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO alert_subscribers (id, alert_id, user_id, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (alert_id, user_id) DO NOTHING`, NewID(), alertID, userID, now)
+		ON CONFLICT (alert_id, user_id) DO NOTHING`, store.NewID(), alertID, userID, now)
 	return err
 }
 
@@ -194,7 +205,7 @@ func alertColumns(viewer string) string {
 	(SELECT COUNT(*) FROM alert_subscribers s WHERE s.alert_id = a.id AND s.user_id = ` + viewer + `)`
 }
 
-func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
+func scanAlert(row store.Scanner) (Alert, error) {
 	var mine int
 	a, err := scanAlertInto(row, &mine)
 	a.IsSubscribed = mine > 0
@@ -203,7 +214,7 @@ func scanAlert(row interface{ Scan(...any) error }) (Alert, error) {
 
 // scanAlertInto reads alertBaseColumns and then counts, if any (the
 // comments, the subscribers and the reader's own subscriptions).
-func scanAlertInto(row interface{ Scan(...any) error }, mine *int) (Alert, error) {
+func scanAlertInto(row store.Scanner, mine *int) (Alert, error) {
 	var (
 		a       Alert
 		details string
@@ -215,7 +226,7 @@ func scanAlertInto(row interface{ Scan(...any) error }, mine *int) (Alert, error
 	}
 	err := row.Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return a, ErrNotFound
+		return a, store.ErrNotFound
 	}
 	if err != nil {
 		return a, err
@@ -226,26 +237,26 @@ func scanAlertInto(row interface{ Scan(...any) error }, mine *int) (Alert, error
 	return a, nil
 }
 
-// AlertFilter selects an account's alerts.
-type AlertFilter struct {
+// alertFilter selects an account's alerts.
+type alertFilter struct {
 	Status, AgentID, SourceConnectionID string
 	From, To                            *time.Time
 }
 
-// Alerts returns a page of an account's alerts, newest first, and how many
+// list returns a page of an account's alerts, newest first, and how many
 // match; viewerUserID decides IsSubscribed.
 //
 // Only the filters given are in the query, so that without them the count
 // reads the index (account_id, created_at, id) alone, and the page walks
 // that index backwards and stops at its limit. The page's comment and
 // subscriber counts are read for all its alerts at once, after it.
-func (db *DB) Alerts(ctx context.Context, accountID, viewerUserID string, f AlertFilter, offset, limit int) ([]Alert, int, error) {
+func (r repo) list(ctx context.Context, accountID, viewerUserID string, f alertFilter, offset, limit int) ([]Alert, int, error) {
 	count, page, args := alertsQueries(accountID, f)
 	var total int
-	if err := db.R.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, page, append(args, limit, offset)...)
+	rows, err := r.db.R.QueryContext(ctx, page, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -262,17 +273,17 @@ func (db *DB) Alerts(ctx context.Context, accountID, viewerUserID string, f Aler
 		return nil, 0, err
 	}
 	rows.Close()
-	return out, total, db.alertCounts(ctx, out, viewerUserID)
+	return out, total, r.counts(ctx, out, viewerUserID)
 }
 
 // alertsQueries returns the inbox's count query and page query (whose last
 // two placeholders, after args, are the limit and the offset).
-func alertsQueries(accountID string, f AlertFilter) (count, page string, args []any) {
+func alertsQueries(accountID string, f alertFilter) (count, page string, args []any) {
 	where := ` FROM alerts a WHERE a.account_id = $1`
 	args = []any{accountID}
 	and := func(cond string, v any) {
 		args = append(args, v)
-		where += ` AND ` + cond + ` $` + itoa(len(args))
+		where += ` AND ` + cond + ` $` + strconv.Itoa(len(args))
 	}
 	if f.Status != "" {
 		and(`a.status =`, f.Status)
@@ -290,13 +301,13 @@ func alertsQueries(accountID string, f AlertFilter) (count, page string, args []
 		and(`a.created_at <=`, f.To.UTC())
 	}
 	n := len(args)
-	return `SELECT COUNT(*)` + where, `SELECT ` + alertBaseColumns + where + ` ORDER BY a.created_at DESC, a.id DESC LIMIT $` + itoa(n+1) +
-		` OFFSET $` + itoa(n+2), args
+	return `SELECT COUNT(*)` + where, `SELECT ` + alertBaseColumns + where + ` ORDER BY a.created_at DESC, a.id DESC LIMIT $` + strconv.Itoa(n+1) +
+		` OFFSET $` + strconv.Itoa(n+2), args
 }
 
-// alertCounts fills in the comment and subscriber counts and IsSubscribed
+// counts fills in the comment and subscriber counts and IsSubscribed
 // of a page of alerts in one query.
-func (db *DB) alertCounts(ctx context.Context, page []Alert, viewerUserID string) error {
+func (r repo) counts(ctx context.Context, page []Alert, viewerUserID string) error {
 	if len(page) == 0 {
 		return nil
 	}
@@ -306,10 +317,10 @@ func (db *DB) alertCounts(ctx context.Context, page []Alert, viewerUserID string
 	for i, a := range page {
 		at[a.ID] = i
 		args = append(args, a.ID)
-		in[i] = "$" + itoa(len(args))
+		in[i] = "$" + strconv.Itoa(len(args))
 	}
 	ids := strings.Join(in, ", ")
-	rows, err := db.R.QueryContext(ctx, `SELECT alert_id, COUNT(*), 0, 0 FROM alert_comments WHERE alert_id IN (`+ids+`) GROUP BY alert_id
+	rows, err := r.db.R.QueryContext(ctx, `SELECT alert_id, COUNT(*), 0, 0 FROM alert_comments WHERE alert_id IN (`+ids+`) GROUP BY alert_id
 		UNION ALL
 		SELECT alert_id, 0, COUNT(*), SUM(CASE WHEN user_id = $1 THEN 1 ELSE 0 END) FROM alert_subscribers WHERE alert_id IN (`+ids+`) GROUP BY alert_id`,
 		args...)
@@ -333,9 +344,9 @@ func (db *DB) alertCounts(ctx context.Context, page []Alert, viewerUserID string
 	return rows.Err()
 }
 
-// Alert returns one of an account's alerts.
-func (db *DB) Alert(ctx context.Context, accountID, viewerUserID, id string) (Alert, error) {
-	return scanAlert(db.R.QueryRowContext(ctx, `SELECT `+alertColumns("$1")+` FROM alerts a WHERE a.id = $2 AND a.account_id = $3`,
+// alert returns one of an account's alerts.
+func (r repo) alert(ctx context.Context, accountID, viewerUserID, id string) (Alert, error) {
+	return scanAlert(r.db.R.QueryRowContext(ctx, `SELECT `+alertColumns("$1")+` FROM alerts a WHERE a.id = $2 AND a.account_id = $3`,
 		viewerUserID, id, accountID))
 }
 
@@ -364,11 +375,11 @@ type AlertThread struct {
 	Subscribers []AlertSubscriber
 }
 
-// AlertThread reads the history, comments and subscribers of an alert
+// thread reads the history, comments and subscribers of an alert
 // (the caller has checked the alert is the account's).
-func (db *DB) AlertThread(ctx context.Context, alertID string) (AlertThread, error) {
+func (r repo) thread(ctx context.Context, alertID string) (AlertThread, error) {
 	th := AlertThread{History: []AlertHistoryEntry{}, Comments: []AlertComment{}, Subscribers: []AlertSubscriber{}}
-	rows, err := db.R.QueryContext(ctx, `SELECT h.id, COALESCE(h.previous_status, ''), h.new_status, COALESCE(h.changed_by_user_id, ''),
+	rows, err := r.db.R.QueryContext(ctx, `SELECT h.id, COALESCE(h.previous_status, ''), h.new_status, COALESCE(h.changed_by_user_id, ''),
 		COALESCE(u.name, ''), COALESCE(h.note, ''), h.created_at FROM alert_history h LEFT JOIN users u ON u.id = h.changed_by_user_id
 		WHERE h.alert_id = $1 ORDER BY h.id`, alertID)
 	if err != nil {
@@ -384,7 +395,7 @@ func (db *DB) AlertThread(ctx context.Context, alertID string) (AlertThread, err
 		th.History = append(th.History, e)
 	}
 	rows.Close()
-	rows, err = db.R.QueryContext(ctx, `SELECT c.id, c.user_id, COALESCE(u.name, ''), c.body, c.created_at FROM alert_comments c
+	rows, err = r.db.R.QueryContext(ctx, `SELECT c.id, c.user_id, COALESCE(u.name, ''), c.body, c.created_at FROM alert_comments c
 		LEFT JOIN users u ON u.id = c.user_id WHERE c.alert_id = $1 ORDER BY c.id`, alertID)
 	if err != nil {
 		return th, err
@@ -399,7 +410,7 @@ func (db *DB) AlertThread(ctx context.Context, alertID string) (AlertThread, err
 		th.Comments = append(th.Comments, c)
 	}
 	rows.Close()
-	rows, err = db.R.QueryContext(ctx, `SELECT s.id, s.user_id, COALESCE(u.name, ''), COALESCE(u.email, ''), s.created_at
+	rows, err = r.db.R.QueryContext(ctx, `SELECT s.id, s.user_id, COALESCE(u.name, ''), COALESCE(u.email, ''), s.created_at
 		FROM alert_subscribers s LEFT JOIN users u ON u.id = s.user_id WHERE s.alert_id = $1 ORDER BY s.id`, alertID)
 	if err != nil {
 		return th, err
@@ -416,28 +427,28 @@ func (db *DB) AlertThread(ctx context.Context, alertID string) (AlertThread, err
 	return th, rows.Err()
 }
 
-// SetAlertStatus moves one of an account's alerts to status, recording
+// setStatus moves one of an account's alerts to status, recording
 // who did it and why. Reopening an alert whose configuration has opened
-// another since is ErrConflict.
-func (db *DB) SetAlertStatus(ctx context.Context, accountID, id, status, userID, note string) (prev string, err error) {
-	now := Now()
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+// another since is store.ErrConflict.
+func (r repo) setStatus(ctx context.Context, accountID, id, status, userID, note string) (prev string, err error) {
+	now := store.Now()
+	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
 		var configID sql.NullString
 		if err := tx.QueryRowContext(ctx, `SELECT status, alert_config_id FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).
 			Scan(&prev, &configID); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return ErrNotFound
+				return store.ErrNotFound
 			}
 			return err
 		}
 		var open any
-		if AlertOpen(status) && configID.Valid {
+		if alertOpen(status) && configID.Valid {
 			open = configID.String
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET status = $1, open_config_id = $2, updated_at = $3 WHERE id = $4`,
 			status, open, now, id); err != nil {
-			if isUniqueViolation(err) {
-				return ErrConflict
+			if store.IsUniqueViolation(err) {
+				return store.ErrConflict
 			}
 			return err
 		}
@@ -446,41 +457,41 @@ func (db *DB) SetAlertStatus(ctx context.Context, accountID, id, status, userID,
 	return prev, err
 }
 
-// AddAlertComment adds a comment by userID to one of an account's alerts.
-func (db *DB) AddAlertComment(ctx context.Context, accountID, id, userID, body string) error {
-	res, err := db.W.ExecContext(ctx, `INSERT INTO alert_comments (id, alert_id, user_id, body, created_at)
-		SELECT $1, id, $2, $3, $4 FROM alerts WHERE id = $5 AND account_id = $6`, NewID(), userID, body, Now(), id, accountID)
+// addComment adds a comment by userID to one of an account's alerts.
+func (r repo) addComment(ctx context.Context, accountID, id, userID, body string) error {
+	res, err := r.db.W.ExecContext(ctx, `INSERT INTO alert_comments (id, alert_id, user_id, body, created_at)
+		SELECT $1, id, $2, $3, $4 FROM alerts WHERE id = $5 AND account_id = $6`, store.NewID(), userID, body, store.Now(), id, accountID)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return nil
 }
 
-// SubscribeToAlert subscribes userID to one of an account's alerts (again is a no-op).
-func (db *DB) SubscribeToAlert(ctx context.Context, accountID, id, userID string) error {
+// subscribeTo subscribes userID to one of an account's alerts (again is a no-op).
+func (r repo) subscribeTo(ctx context.Context, accountID, id, userID string) error {
 	var n int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&n); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error { return subscribe(ctx, tx, id, userID, Now()) })
+	return r.db.Tx(ctx, func(tx *sql.Tx) error { return subscribe(ctx, tx, id, userID, store.Now()) })
 }
 
-// UnsubscribeFromAlert removes userID's subscription (none is a no-op).
-func (db *DB) UnsubscribeFromAlert(ctx context.Context, accountID, id, userID string) error {
+// unsubscribeFrom removes userID's subscription (none is a no-op).
+func (r repo) unsubscribeFrom(ctx context.Context, accountID, id, userID string) error {
 	var n int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&n); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
-	_, err := db.W.ExecContext(ctx, `DELETE FROM alert_subscribers WHERE alert_id = $1 AND user_id = $2`, id, userID)
+	_, err := r.db.W.ExecContext(ctx, `DELETE FROM alert_subscribers WHERE alert_id = $1 AND user_id = $2`, id, userID)
 	return err
 }
 
@@ -490,10 +501,10 @@ type AlertMember struct {
 	AccountKind               string
 }
 
-// AlertMembers lists an account's members with their roles and e-mail
+// members lists an account's members with their roles and e-mail
 // addresses, and the account's kind.
-func (db *DB) AlertMembers(ctx context.Context, accountID string) ([]AlertMember, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT m.user_id, u.name, COALESCE(u.email, ''), m.role, a.kind FROM memberships m
+func (r repo) members(ctx context.Context, accountID string) ([]AlertMember, error) {
+	rows, err := r.db.R.QueryContext(ctx, `SELECT m.user_id, u.name, COALESCE(u.email, ''), m.role, a.kind FROM memberships m
 		JOIN users u ON u.id = m.user_id JOIN accounts a ON a.id = m.account_id WHERE m.account_id = $1 ORDER BY m.user_id`, accountID)
 	if err != nil {
 		return nil, err
@@ -510,9 +521,9 @@ func (db *DB) AlertMembers(ctx context.Context, accountID string) ([]AlertMember
 	return out, rows.Err()
 }
 
-// AlertOptOuts lists the alert types userID opted out of in organization orgID.
-func (db *DB) AlertOptOuts(ctx context.Context, userID, orgID string) (map[string]bool, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT alert_type FROM alert_preferences WHERE user_id = $1 AND organization_id = $2`, userID, orgID)
+// optOuts lists the alert types userID opted out of in organization orgID.
+func (r repo) optOuts(ctx context.Context, userID, orgID string) (map[string]bool, error) {
+	rows, err := r.db.R.QueryContext(ctx, `SELECT alert_type FROM alert_preferences WHERE user_id = $1 AND organization_id = $2`, userID, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -528,34 +539,34 @@ func (db *DB) AlertOptOuts(ctx context.Context, userID, orgID string) (map[strin
 	return out, rows.Err()
 }
 
-// SetAlertOptOut records (optOut) or removes userID's opt-out of one alert
+// setOptOut records (optOut) or removes userID's opt-out of one alert
 // type in organization orgID.
-func (db *DB) SetAlertOptOut(ctx context.Context, userID, orgID, alertType string, optOut bool) error {
+func (r repo) setOptOut(ctx context.Context, userID, orgID, alertType string, optOut bool) error {
 	if !optOut {
-		_, err := db.W.ExecContext(ctx, `DELETE FROM alert_preferences WHERE user_id = $1 AND organization_id = $2 AND alert_type = $3`,
+		_, err := r.db.W.ExecContext(ctx, `DELETE FROM alert_preferences WHERE user_id = $1 AND organization_id = $2 AND alert_type = $3`,
 			userID, orgID, alertType)
 		return err
 	}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO alert_preferences (user_id, organization_id, alert_type, created_at)
-		VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, organization_id, alert_type) DO NOTHING`, userID, orgID, alertType, Now())
-	if err != nil && isForeignKeyViolation(err) {
-		return ErrNotFound
+	_, err := r.db.W.ExecContext(ctx, `INSERT INTO alert_preferences (user_id, organization_id, alert_type, created_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, organization_id, alert_type) DO NOTHING`, userID, orgID, alertType, store.Now())
+	if err != nil && store.IsForeignKeyViolation(err) {
+		return store.ErrNotFound
 	}
 	return err
 }
 
-// ConfigHasOpenAlert reports whether a configuration has an open alert.
-func (db *DB) ConfigHasOpenAlert(ctx context.Context, configID string) (bool, error) {
+// hasOpen reports whether a configuration has an open alert.
+func (r repo) hasOpen(ctx context.Context, configID string) (bool, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE open_config_id = $1`, configID).Scan(&n)
+	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM alerts WHERE open_config_id = $1`, configID).Scan(&n)
 	return n > 0, err
 }
 
-// OpenAlertOfConfig returns the id of a configuration's open (triggered
+// openOf returns the id of a configuration's open (triggered
 // or acknowledged) alert, or "" when it has none.
-func (db *DB) OpenAlertOfConfig(ctx context.Context, configID string) (string, error) {
+func (r repo) openOf(ctx context.Context, configID string) (string, error) {
 	var id string
-	err := db.R.QueryRowContext(ctx, `SELECT id FROM alerts WHERE open_config_id = $1 LIMIT 1`, configID).Scan(&id)
+	err := r.db.R.QueryRowContext(ctx, `SELECT id FROM alerts WHERE open_config_id = $1 LIMIT 1`, configID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -1,22 +1,25 @@
-package store
+package alerts
+
+// Alert configurations as the alerts area reads and writes them, and as
+// an agent import creates them and an export reads them back.
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
-)
 
-// Alert configurations as the alerts area reads and writes them (imports
-// create them through the agents area's extras, agents_extras.go).
+	"github.com/agentry/agentry/internal/store"
+)
 
 const alertConfigColumns = `id, account_id, COALESCE(agent_id, ''), COALESCE(source_connection_id, ''),
 	alert_type, enabled, threshold, cooldown_minutes, last_alerted_at, distribution_type, recipient_user_ids, extra,
 	created_at, updated_at, COALESCE(webhook_url, ''), COALESCE(webhook_secret_name, ''), checked_at`
 
-func scanAlertConfig(row interface{ Scan(...any) error }) (AlertConfig, error) {
+func scanAlertConfig(row store.Scanner) (AlertConfig, error) {
 	var (
 		c                AlertConfig
 		threshold, extra sql.NullString
@@ -27,11 +30,11 @@ func scanAlertConfig(row interface{ Scan(...any) error }) (AlertConfig, error) {
 		&c.CooldownMinutes, &last, &c.DistributionType, &recipients, &extra, &c.CreatedAt, &c.UpdatedAt,
 		&c.WebhookURL, &c.WebhookSecretName, &checked); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return c, ErrNotFound
+			return c, store.ErrNotFound
 		}
 		return c, err
 	}
-	c.Threshold, c.Extra = rawOrNil(threshold), rawOrNil(extra)
+	c.Threshold, c.Extra = store.RawOrNil(threshold), store.RawOrNil(extra)
 	if last.Valid {
 		t := last.Time.UTC()
 		c.LastAlertedAt = &t
@@ -43,47 +46,31 @@ func scanAlertConfig(row interface{ Scan(...any) error }) (AlertConfig, error) {
 	if err := json.Unmarshal([]byte(recipients), &c.RecipientUserIDs); err != nil {
 		return c, err
 	}
-	c.RecipientUserIDs = nonNil(c.RecipientUserIDs)
+	c.RecipientUserIDs = store.NonNil(c.RecipientUserIDs)
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 	return c, nil
 }
 
-func scanAlertConfigs(rows *sql.Rows, err error) ([]AlertConfig, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []AlertConfig{}
-	for rows.Next() {
-		c, err := scanAlertConfig(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// CreateAlertConfig stores a new configuration; ErrNotFound when its
+// createConfig stores a new configuration; store.ErrNotFound when its
 // agent is not the account's.
-func (db *DB) CreateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig, error) {
-	c.ID, c.CreatedAt = NewID(), Now()
+func (r repo) createConfig(ctx context.Context, c AlertConfig) (AlertConfig, error) {
+	c.ID, c.CreatedAt = store.NewID(), store.Now()
 	c.UpdatedAt = c.CreatedAt
-	c.RecipientUserIDs = nonNil(c.RecipientUserIDs)
+	c.RecipientUserIDs = store.NonNil(c.RecipientUserIDs)
 	recipients, _ := json.Marshal(c.RecipientUserIDs)
 	if c.AgentID != "" {
 		var n int
-		if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2`, c.AgentID, c.AccountID).Scan(&n); err != nil {
+		if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2`, c.AgentID, c.AccountID).Scan(&n); err != nil {
 			return c, err
 		}
 		if n == 0 {
-			return c, ErrNotFound
+			return c, store.ErrNotFound
 		}
 	}
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// Counted under the account row's lock, so creates cannot pass
 		// the limit together.
-		if err := lockAccountRow(ctx, tx, c.AccountID); err != nil {
+		if err := store.LockAccount(ctx, tx, c.AccountID); err != nil {
 			return err
 		}
 		var n int
@@ -97,13 +84,13 @@ func (db *DB) CreateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig
 		_, err := tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
 			enabled, threshold, cooldown_minutes, distribution_type, recipient_user_ids, created_at, updated_at, checked_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $11)`,
-			c.ID, c.AccountID, nullable(c.AgentID), nullable(c.SourceConnectionID), c.AlertType, c.Enabled, nullableJSON(c.Threshold),
+			c.ID, c.AccountID, store.NullIfEmpty(c.AgentID), store.NullIfEmpty(c.SourceConnectionID), c.AlertType, c.Enabled, store.NullJSON(c.Threshold),
 			c.CooldownMinutes, c.DistributionType, string(recipients), c.CreatedAt)
 		return err
 	})
 	if err != nil {
-		if isForeignKeyViolation(err) {
-			return c, ErrNotFound
+		if store.IsForeignKeyViolation(err) {
+			return c, store.ErrNotFound
 		}
 		return c, err
 	}
@@ -112,33 +99,28 @@ func (db *DB) CreateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig
 	return c, nil
 }
 
-// MaxAlertConfigsPerScope bounds an account's own alert configurations
-// (account and source ones), and each agent's: every one of a type is
-// considered on each event of that type.
-const MaxAlertConfigsPerScope = 100
-
 // ErrTooManyAlertConfigs means the scope holds MaxAlertConfigsPerScope
 // configurations already.
 var ErrTooManyAlertConfigs = errors.New("too many alert configurations")
 
-// AlertConfig returns one of an account's configurations.
-func (db *DB) AlertConfig(ctx context.Context, accountID, id string) (AlertConfig, error) {
-	return scanAlertConfig(db.R.QueryRowContext(ctx, `SELECT `+alertConfigColumns+` FROM alert_configs
+// config returns one of an account's configurations.
+func (r repo) config(ctx context.Context, accountID, id string) (AlertConfig, error) {
+	return scanAlertConfig(r.db.R.QueryRowContext(ctx, `SELECT `+alertConfigColumns+` FROM alert_configs
 		WHERE id = $1 AND account_id = $2`, id, accountID))
 }
 
-// AlertConfigFilter selects configurations: those of an agent, of a
+// configFilter selects configurations: those of an agent, of a
 // source, or (neither) the account-level ones of agent alerts, or with
 // SourceScope the account-level ones of source alerts.
-type AlertConfigFilter struct {
+type configFilter struct {
 	AgentID, SourceConnectionID string
 	SourceScope                 bool
 	SourceTypes                 []string // what counts as a source alert type
 }
 
-// AlertConfigs returns a page of an account's configurations, oldest
+// configs returns a page of an account's configurations, oldest
 // first, and how many match.
-func (db *DB) AlertConfigs(ctx context.Context, accountID string, f AlertConfigFilter, offset, limit int) ([]AlertConfig, int, error) {
+func (r repo) configs(ctx context.Context, accountID string, f configFilter, offset, limit int) ([]AlertConfig, int, error) {
 	where := ` FROM alert_configs WHERE account_id = $1`
 	args := []any{accountID}
 	switch {
@@ -153,7 +135,7 @@ func (db *DB) AlertConfigs(ctx context.Context, accountID string, f AlertConfigF
 		if len(f.SourceTypes) > 0 {
 			ph := make([]string, len(f.SourceTypes))
 			for i, t := range f.SourceTypes {
-				ph[i] = "$" + itoa(len(args)+1)
+				ph[i] = "$" + strconv.Itoa(len(args)+1)
 				args = append(args, t)
 			}
 			not := " NOT"
@@ -164,47 +146,47 @@ func (db *DB) AlertConfigs(ctx context.Context, accountID string, f AlertConfigF
 		}
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	n := len(args)
-	list, err := scanAlertConfigs(db.R.QueryContext(ctx, `SELECT `+alertConfigColumns+where+
-		` ORDER BY id LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2), append(args, limit, offset)...))
+	list, err := store.All(ctx, r.db.R, scanAlertConfig, `SELECT `+alertConfigColumns+where+
+		` ORDER BY id LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2), append(args, limit, offset)...)
 	return list, total, err
 }
 
-// UpdateAlertConfig writes the changeable fields of c (enabled, threshold,
+// updateConfig writes the changeable fields of c (enabled, threshold,
 // cooldown, distribution, recipients).
-func (db *DB) UpdateAlertConfig(ctx context.Context, c AlertConfig) (AlertConfig, error) {
-	recipients, _ := json.Marshal(nonNil(c.RecipientUserIDs))
-	res, err := db.W.ExecContext(ctx, `UPDATE alert_configs SET enabled = $1, threshold = $2, cooldown_minutes = $3,
+func (r repo) updateConfig(ctx context.Context, c AlertConfig) (AlertConfig, error) {
+	recipients, _ := json.Marshal(store.NonNil(c.RecipientUserIDs))
+	res, err := r.db.W.ExecContext(ctx, `UPDATE alert_configs SET enabled = $1, threshold = $2, cooldown_minutes = $3,
 		distribution_type = $4, recipient_user_ids = $5, updated_at = $6 WHERE id = $7 AND account_id = $8`,
-		c.Enabled, nullableJSON(c.Threshold), c.CooldownMinutes, c.DistributionType, string(recipients), Now(), c.ID, c.AccountID)
+		c.Enabled, store.NullJSON(c.Threshold), c.CooldownMinutes, c.DistributionType, string(recipients), store.Now(), c.ID, c.AccountID)
 	if err != nil {
 		return c, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return c, ErrNotFound
+		return c, store.ErrNotFound
 	}
-	return db.AlertConfig(ctx, c.AccountID, c.ID)
+	return r.config(ctx, c.AccountID, c.ID)
 }
 
-// SetAlertWebhook sets (url "" clears) where a configuration's alerts are posted.
-func (db *DB) SetAlertWebhook(ctx context.Context, accountID, id, url, secretName string) (AlertConfig, error) {
-	res, err := db.W.ExecContext(ctx, `UPDATE alert_configs SET webhook_url = $1, webhook_secret_name = $2, updated_at = $3
-		WHERE id = $4 AND account_id = $5`, nullable(url), nullable(secretName), Now(), id, accountID)
+// setWebhook sets (url "" clears) where a configuration's alerts are posted.
+func (r repo) setWebhook(ctx context.Context, accountID, id, url, secretName string) (AlertConfig, error) {
+	res, err := r.db.W.ExecContext(ctx, `UPDATE alert_configs SET webhook_url = $1, webhook_secret_name = $2, updated_at = $3
+		WHERE id = $4 AND account_id = $5`, store.NullIfEmpty(url), store.NullIfEmpty(secretName), store.Now(), id, accountID)
 	if err != nil {
 		return AlertConfig{}, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return AlertConfig{}, ErrNotFound
+		return AlertConfig{}, store.ErrNotFound
 	}
-	return db.AlertConfig(ctx, accountID, id)
+	return r.config(ctx, accountID, id)
 }
 
-// DeleteAlertConfig removes a configuration; its alerts stay, detached.
-func (db *DB) DeleteAlertConfig(ctx context.Context, accountID, id string) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+// deleteConfig removes a configuration; its alerts stay, detached.
+func (r repo) deleteConfig(ctx context.Context, accountID, id string) error {
+	return r.db.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE alerts SET open_config_id = NULL WHERE open_config_id = $1 AND account_id = $2`, id, accountID); err != nil {
 			return err
 		}
@@ -213,53 +195,53 @@ func (db *DB) DeleteAlertConfig(ctx context.Context, accountID, id string) error
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		return nil
 	})
 }
 
-// MatchingAlertConfigs returns the enabled configurations of an account
+// matching returns the enabled configurations of an account
 // of one of types that apply to an event about agentID or sourceID: those
 // naming that agent or source, and the account-level ones.
-func (db *DB) MatchingAlertConfigs(ctx context.Context, accountID string, types []string, agentID, sourceID string) ([]AlertConfig, error) {
+func (r repo) matching(ctx context.Context, accountID string, types []string, agentID, sourceID string) ([]AlertConfig, error) {
 	args := []any{accountID, agentID, sourceID}
 	ph := make([]string, len(types))
 	for i, t := range types {
-		ph[i] = "$" + itoa(len(args)+1)
+		ph[i] = "$" + strconv.Itoa(len(args)+1)
 		args = append(args, t)
 	}
-	return scanAlertConfigs(db.R.QueryContext(ctx, `SELECT `+alertConfigColumns+` FROM alert_configs
+	return store.All(ctx, r.db.R, scanAlertConfig, `SELECT `+alertConfigColumns+` FROM alert_configs
 		WHERE account_id = $1 AND enabled AND alert_type IN (`+strings.Join(ph, ", ")+`)
 		AND (agent_id IS NULL OR agent_id = $2) AND (source_connection_id IS NULL OR source_connection_id = $3)
-		ORDER BY id`, args...))
+		ORDER BY id`, args...)
 }
 
-// EnabledAlertConfigsAfter pages through every account's enabled
+// enabledAfter pages through every account's enabled
 // configurations of the given types, by id, for the detectors' sweeps.
-func (db *DB) EnabledAlertConfigsAfter(ctx context.Context, types []string, afterID string, limit int) ([]AlertConfig, error) {
+func (r repo) enabledAfter(ctx context.Context, types []string, afterID string, limit int) ([]AlertConfig, error) {
 	args := []any{afterID, limit}
 	ph := make([]string, len(types))
 	for i, t := range types {
-		ph[i] = "$" + itoa(len(args)+1)
+		ph[i] = "$" + strconv.Itoa(len(args)+1)
 		args = append(args, t)
 	}
-	return scanAlertConfigs(db.R.QueryContext(ctx, `SELECT `+alertConfigColumns+` FROM alert_configs
-		WHERE enabled AND id > $1 AND alert_type IN (`+strings.Join(ph, ", ")+`) ORDER BY id LIMIT $2`, args...))
+	return store.All(ctx, r.db.R, scanAlertConfig, `SELECT `+alertConfigColumns+` FROM alert_configs
+		WHERE enabled AND id > $1 AND alert_type IN (`+strings.Join(ph, ", ")+`) ORDER BY id LIMIT $2`, args...)
 }
 
-// SetAlertConfigChecked moves a configuration's detector watermark.
-func (db *DB) SetAlertConfigChecked(ctx context.Context, id string, at time.Time) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE alert_configs SET checked_at = $1 WHERE id = $2`, at.UTC(), id)
+// setChecked moves a configuration's detector watermark.
+func (r repo) setChecked(ctx context.Context, id string, at time.Time) error {
+	_, err := r.db.W.ExecContext(ctx, `UPDATE alert_configs SET checked_at = $1 WHERE id = $2`, at.UTC(), id)
 	return err
 }
 
-// ActiveAccountsWithoutConfig lists accounts that have used credits since
+// activeWithoutConfig lists accounts that have used credits since
 // `since`, have no configuration of alertType and were never given its
 // default, after afterID, for the credits sweep that creates the default
 // configurations.
-func (db *DB) ActiveAccountsWithoutConfig(ctx context.Context, alertType string, since time.Time, afterID string, limit int) ([]string, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT a.id FROM accounts a WHERE a.id > $1
+func (r repo) activeWithoutConfig(ctx context.Context, alertType string, since time.Time, afterID string, limit int) ([]string, error) {
+	rows, err := r.db.R.QueryContext(ctx, `SELECT a.id FROM accounts a WHERE a.id > $1
 		AND EXISTS (SELECT 1 FROM credit_ledger l WHERE l.account_id = a.id AND l.delta < 0 AND l.created_at >= $2)
 		AND NOT EXISTS (SELECT 1 FROM alert_configs c WHERE c.account_id = a.id AND c.alert_type = $3)
 		AND NOT EXISTS (SELECT 1 FROM alert_default_configs d WHERE d.account_id = a.id AND d.alert_type = $3)
@@ -279,15 +261,15 @@ func (db *DB) ActiveAccountsWithoutConfig(ctx context.Context, alertType string,
 	return out, rows.Err()
 }
 
-// CreateDefaultAlertConfig stores c as the account's default configuration
+// createDefault stores c as the account's default configuration
 // of its type, once: when the account already has a configuration of the
 // type or was given its default before, it stores nothing and reports
 // false.
-func (db *DB) CreateDefaultAlertConfig(ctx context.Context, c AlertConfig) (bool, error) {
+func (r repo) createDefault(ctx context.Context, c AlertConfig) (bool, error) {
 	created := false
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO alert_default_configs (account_id, alert_type, created_at) VALUES ($1, $2, $3)
-			ON CONFLICT (account_id, alert_type) DO NOTHING`, c.AccountID, c.AlertType, Now())
+			ON CONFLICT (account_id, alert_type) DO NOTHING`, c.AccountID, c.AlertType, store.Now())
 		if err != nil {
 			return err
 		}
@@ -303,14 +285,45 @@ func (db *DB) CreateDefaultAlertConfig(ctx context.Context, c AlertConfig) (bool
 			return nil
 		}
 		created = true
-		c.ID, c.CreatedAt = NewID(), Now()
-		recipients, _ := json.Marshal(nonNil(c.RecipientUserIDs))
+		c.ID, c.CreatedAt = store.NewID(), store.Now()
+		recipients, _ := json.Marshal(store.NonNil(c.RecipientUserIDs))
 		_, err = tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
 			enabled, threshold, cooldown_minutes, distribution_type, recipient_user_ids, created_at, updated_at, checked_at)
 			VALUES ($1, $2, NULL, NULL, $3, $4, $5, $6, $7, $8, $9, $9, $9)`,
-			c.ID, c.AccountID, c.AlertType, c.Enabled, nullableJSON(c.Threshold), c.CooldownMinutes, c.DistributionType,
+			c.ID, c.AccountID, c.AlertType, c.Enabled, store.NullJSON(c.Threshold), c.CooldownMinutes, c.DistributionType,
 			string(recipients), c.CreatedAt)
 		return err
 	})
 	return created, err
+}
+
+// createWithAgent stores an imported agent's configurations in tx, the
+// transaction that creates the agent (store.NewAgent.Also). The import
+// checked them, and their number, before.
+func (r repo) createWithAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string, cs []AlertConfig) error {
+	now := store.Now()
+	for _, c := range cs {
+		recipients, err := json.Marshal(store.NonNil(c.RecipientUserIDs))
+		if err != nil {
+			return err
+		}
+		var last any
+		if c.LastAlertedAt != nil {
+			last = c.LastAlertedAt.UTC()
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_configs (id, account_id, agent_id, source_connection_id, alert_type,
+			enabled, threshold, cooldown_minutes, last_alerted_at, distribution_type, recipient_user_ids, extra, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+			store.NewID(), accountID, agentID, store.NullIfEmpty(c.SourceConnectionID), c.AlertType, c.Enabled, store.NullJSON(c.Threshold),
+			c.CooldownMinutes, last, c.DistributionType, string(recipients), store.NullJSON(c.Extra), now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ofAgent lists the configurations of an agent, oldest first, for its export.
+func (r repo) ofAgent(ctx context.Context, accountID, agentID string) ([]AlertConfig, error) {
+	return store.All(ctx, r.db.R, scanAlertConfig, `SELECT `+alertConfigColumns+` FROM alert_configs
+		WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
 }
