@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -92,4 +94,23 @@ func TimeOrNil(v sql.NullTime) *time.Time {
 	}
 	t := v.Time.UTC()
 	return &t
+}
+
+// NullableJSON is a JSON column's value: NULL for no document (empty or
+// JSON null), else its text. Areas whose rows hold optional JSON write it
+// as the store's own queries do.
+func NullableJSON(b json.RawMessage) any { return nullableJSON(b) }
+
+// EscapeLike escapes the LIKE wildcards of s (the escape character is \):
+// the store's search and the areas' name filters match a literal part.
+func EscapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// KnowledgeBaseSources returns the live sources of several knowledge
+// bases, each in its order, every id in the map. The knowledge bases'
+// SQL is still the store's; the solutions area lists a solution's
+// knowledge bases with their sources through this one query.
+func (db *DB) KnowledgeBaseSources(ctx context.Context, kbIDs []string) (map[string][]string, error) {
+	return db.kbSourcesOf(ctx, kbIDs)
 }
