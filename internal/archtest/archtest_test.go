@@ -479,6 +479,9 @@ var tablesOwnedByArea = map[string][]string{
 	// are also named by the agents area's import and export, still in
 	// internal/store/agents_extras.go (an import links the new agent in its
 	// own transaction); solutions is a common word besides.
+	// The reviews human_in_the_loop steps ask for: the runs area's.
+	"internal/runs": {"run_reviews"},
+
 	"internal/regressions": {"regression_items" /* , "regressions": needs the SQL-only matcher (slicealerts) */},
 
 	"internal/solutions": {"solution_knowledge_bases", "solution_sources", "assistant_conversations", "agent_assistant_turns", "assistant_feedback" /* , "solutions", "solution_agents": needs the SQL-only matcher (slicealerts) and the agents area's solution links out of the store */},

@@ -96,6 +96,10 @@ func TimeOrNil(v sql.NullTime) *time.Time {
 	return &t
 }
 
+// NullableString is a nullable text column's value: NULL for "", as the
+// store's own queries write optional text.
+func NullableString(s string) any { return nullable(s) }
+
 // NullableJSON is a JSON column's value: NULL for no document (empty or
 // JSON null), else its text. Areas whose rows hold optional JSON write it
 // as the store's own queries do.
