@@ -22,9 +22,8 @@ func reviewsCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List undecided reviews, oldest first",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			// Rows that cannot be read are reported after the others. The
-			// runs area owns reviews; listing them needs only its database.
-			rs, readErr := runs.New(runs.Deps{DB: db}).OpenReviews(ctx, account, 500)
+			// Rows that cannot be read are reported after the others.
+			rs, readErr := runs.OpenReviews(ctx, db, account, 500)
 			if readErr != nil && len(rs) == 0 {
 				return readErr
 			}

@@ -479,6 +479,8 @@ var tablesOwnedByArea = map[string][]string{
 	// are also named by the agents area's import and export, still in
 	// internal/store/agents_extras.go (an import links the new agent in its
 	// own transaction); solutions is a common word besides.
+	"internal/playground": {"playground_experiments"},
+
 	// The reviews human_in_the_loop steps ask for: the runs area's.
 	"internal/runs": {"run_reviews"},
 

@@ -183,6 +183,8 @@ func (s *Service) PendingReviews(ctx context.Context, accountID string, who Revi
 // OpenReviews lists undecided reviews, oldest first; every account's when
 // accountID is "" (agentry admin, never a tenant's request). Rows that
 // cannot be read are skipped and reported in the error, beside the others.
-func (s *Service) OpenReviews(ctx context.Context, accountID string, limit int) ([]Review, error) {
-	return s.reviews.open(ctx, accountID, limit)
+// It is a read of the database alone, so the operator's list needs no
+// runs service (which only server assembly builds whole).
+func OpenReviews(ctx context.Context, db *store.DB, accountID string, limit int) ([]Review, error) {
+	return reviewRepo{db}.open(ctx, accountID, limit)
 }

@@ -87,6 +87,9 @@ func StringOrNil(v sql.NullString) *string {
 	return &v.String
 }
 
+// IntOrNil is a nullable integer column as a pointer: nil for NULL.
+func IntOrNil(v sql.NullInt64) *int { return nullInt(v) }
+
 // TimeOrNil is a nullable time column as a pointer, in UTC: nil for NULL.
 func TimeOrNil(v sql.NullTime) *time.Time {
 	if !v.Valid {
@@ -99,6 +102,9 @@ func TimeOrNil(v sql.NullTime) *time.Time {
 // NullableString is a nullable text column's value: NULL for "", as the
 // store's own queries write optional text.
 func NullableString(s string) any { return nullable(s) }
+
+// NullablePtr is an optional text column's value: NULL for nil.
+func NullablePtr(s *string) any { return nullablePtr(s) }
 
 // NullableJSON is a JSON column's value: NULL for no document (empty or
 // JSON null), else its text. Areas whose rows hold optional JSON write it
