@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/regressions"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -124,12 +125,15 @@ func TestRegressionResumesAfterKill(t *testing.T) {
 
 		startServe(t, dbURL, dataDir, env...)
 		deadline := time.Now().Add(150 * time.Second)
-		var done store.Regression
+		// The regression and its items, read through the area's service
+		// (its report holds both) on the database the servers share.
+		regs := regressions.New(db, nil, nil, nil)
+		var done regressions.Report
 		for {
-			if done, err = db.Regression(ctx, accountID, agentID, reg.RegressionID); err != nil {
+			if done, err = regs.Get(ctx, accountID, agentID, reg.RegressionID); err != nil {
 				t.Fatal(err)
 			}
-			if store.RegressionTerminal(done.Status) {
+			if regressions.Terminal(done.Status) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -137,17 +141,14 @@ func TestRegressionResumesAfterKill(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		items, err := db.RegressionItems(ctx, reg.RegressionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if done.Status != store.RegressionCompleted || len(items) != recorded {
+		items := done.Items
+		if done.Status != regressions.StatusCompleted || len(items) != recorded {
 			t.Fatalf("regression %s with %d items", done.Status, len(items))
 		}
 		replays := map[string]bool{}
 		var outcomes []string
 		for _, it := range items {
-			if it.Status != store.ItemDone || it.ReplayRunID == "" || replays[it.ReplayRunID] {
+			if it.Status != regressions.ItemDone || it.ReplayRunID == "" || replays[it.ReplayRunID] {
 				t.Errorf("item %+v", it)
 			}
 			replays[it.ReplayRunID] = true

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/agentry/agentry/internal/solutions"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/spf13/cobra"
 )
@@ -17,7 +18,9 @@ func feedbackCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "assistant-feedback", Short: "List flagged AI assistant feedback, newest first",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			fs, err := db.FlaggedAssistantFeedback(ctx, min(max(limit, 1), 1000))
+			// The solutions area owns the feedback; listing it needs none of
+			// the service's other parts (agents, the assistant model).
+			fs, err := solutions.New(db, nil, nil, "").FlaggedFeedback(ctx, min(max(limit, 1), 1000))
 			if err != nil {
 				return err
 			}

@@ -23,7 +23,7 @@ func reviewsCommand(o *options) *cobra.Command {
 		Use: "list", Short: "List undecided reviews, oldest first",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
 			// Rows that cannot be read are reported after the others.
-			rs, readErr := db.OpenReviews(ctx, account, 500)
+			rs, readErr := runs.OpenReviews(ctx, db, account, 500)
 			if readErr != nil && len(rs) == 0 {
 				return readErr
 			}
@@ -70,7 +70,7 @@ func reviewsCommand(o *options) *cobra.Command {
 			if err != nil {
 				return notFound(err, "run", args[0])
 			}
-			if _, err := svc.Decide(ctx, r.AccountID, r.ID, args[1], store.Decision{Approved: approve, Edited: edited, Comment: comment}); err != nil {
+			if _, err := svc.Decide(ctx, r.AccountID, r.ID, args[1], runs.Decision{Approved: approve, Edited: edited, Comment: comment}); err != nil {
 				switch {
 				case errors.Is(err, runs.ErrReviewDecided):
 					return fmt.Errorf("review %s of run %s is already decided", args[1], r.ID)

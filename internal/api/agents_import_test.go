@@ -125,7 +125,7 @@ func TestAgentImport(t *testing.T) {
 		ctx := context.Background()
 		stranger := s.NewTenant(t, "stranger")
 		callee := createAgent(t, s, s.Key, map[string]any{"name": "Escalation desk"})
-		if _, err := s.DB.CreateSolution(ctx, s.AccountID, "Compliance", ""); err != nil {
+		if _, err := s.S.Solutions.Create(ctx, s.AccountID, "Compliance", ""); err != nil {
 			t.Fatal(err)
 		}
 		payload := fullExport(callee.ID, s.UserID, stranger.UserID)

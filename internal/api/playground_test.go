@@ -71,7 +71,7 @@ func waitExperiment(t *testing.T, s *testserver.Server, key, id string, what str
 	}
 }
 
-func finished(e experiment) bool { return store.ExperimentTerminal(e.Status) }
+func finished(e experiment) bool { return playground.Terminal(e.Status) }
 
 func fund(t *testing.T, s *testserver.Server, accountID string, credits float64) {
 	t.Helper()
@@ -412,7 +412,7 @@ func TestPlaygroundRequests(t *testing.T) {
 		if list.Total != 1 {
 			t.Errorf("list after delete: %d", list.Total)
 		}
-		if kept, err := s.DB.ExperimentForWorker(context.Background(), id); err != nil || kept.Status != "failed" {
+		if kept, err := s.S.Playground.Stored(context.Background(), id); err != nil || kept.Status != "failed" {
 			t.Errorf("the deleted experiment is not kept: %+v %v", kept, err)
 		}
 	})

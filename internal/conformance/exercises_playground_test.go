@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -19,7 +19,7 @@ const pgPath = "/models/playground/experiments"
 
 // pgPending stores a pending experiment of the exercise's account.
 func pgPending(t *testing.T, e *Env) Vars {
-	x, err := e.DB.CreateExperiment(context.Background(), store.Experiment{AccountID: e.Tenant.AccountID, Prompt: "Name a colour.",
+	x, err := e.S.Playground.StorePending(context.Background(), playground.Experiment{AccountID: e.Tenant.AccountID, Prompt: "Name a colour.",
 		ModelIDs: []string{"agentry_offline"}, EvaluationMode: "manual", EvaluationComplexity: "medium"})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func pgRun(t *testing.T, e *Env) Vars {
 	for {
 		var x struct{ Status string }
 		e.Do(t, http.MethodGet, pgPath+"/"+c.ID, nil).JSON(t, &x)
-		if store.ExperimentTerminal(x.Status) {
+		if playground.Terminal(x.Status) {
 			return Vars{"experiment_id": c.ID}
 		}
 		if time.Now().After(deadline) {

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -15,7 +15,7 @@ import (
 
 func pgExperimentOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	x, err := c.DB.CreateExperiment(context.Background(), store.Experiment{AccountID: c.A.AccountID, Prompt: "A's secret prompt",
+	x, err := c.S.Playground.StorePending(context.Background(), playground.Experiment{AccountID: c.A.AccountID, Prompt: "A's secret prompt",
 		ModelIDs: []string{"agentry_offline"}, EvaluationMode: "manual", EvaluationComplexity: "medium"})
 	if err != nil {
 		t.Fatal(err)
@@ -26,8 +26,8 @@ func pgExperimentOfA(t *testing.T, c *Ctx) Vars {
 // pgIntact expects A's experiment to be visible to A and still pending.
 func pgIntact(t testing.TB, c *Ctx) {
 	t.Helper()
-	x, err := c.DB.Experiment(context.Background(), c.A.AccountID, c.Vars["experiment_id"])
-	if err != nil || x.Status != store.ExperimentPending || x.CancelRequested {
+	x, err := c.S.Playground.Get(context.Background(), c.A.AccountID, c.Vars["experiment_id"])
+	if err != nil || x.Status != playground.StatusPending || x.CancelRequested {
 		t.Errorf("A's experiment after B's attempt: %+v %v", x, err)
 	}
 }
@@ -57,10 +57,10 @@ func init() {
 				}
 				r.JSON(t, &created)
 				ctx := context.Background()
-				if _, err := c.DB.Experiment(ctx, c.B.AccountID, created.ID); err != nil {
+				if _, err := c.S.Playground.Get(ctx, c.B.AccountID, created.ID); err != nil {
 					t.Errorf("B's experiment is not in B's account: %v", err)
 				}
-				if _, err := c.DB.Experiment(ctx, c.A.AccountID, created.ID); err == nil {
+				if _, err := c.S.Playground.Get(ctx, c.A.AccountID, created.ID); err == nil {
 					t.Error("B's experiment landed in A's account")
 				}
 				pgIntact(t, c)

@@ -37,7 +37,7 @@ func runOfAAgentOfB(t *testing.T, c *Ctx) Vars {
 func regNotCancelled(t testing.TB, c *Ctx, r testserver.Response) {
 	t.Helper()
 	NotFound()(t, c, r)
-	reg, err := c.DB.Regression(context.Background(), c.A.AccountID, c.Vars["agent_id"], c.Vars["regression_id"])
+	reg, err := c.S.Regressions.Get(context.Background(), c.A.AccountID, c.Vars["agent_id"], c.Vars["regression_id"])
 	if err != nil || reg.CancelRequested {
 		t.Errorf("B's cancel reached A's regression: %+v %v", reg, err)
 	}
@@ -49,7 +49,7 @@ func noSuchRun(t testing.TB, c *Ctx, r testserver.Response) {
 	if r.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d, want 422: %s", r.Status, r.Body)
 	}
-	regs, _, err := c.DB.Regressions(context.Background(), c.B.AccountID, c.Vars["b_agent"], 10, 0)
+	regs, _, err := c.S.Regressions.List(context.Background(), c.B.AccountID, c.Vars["b_agent"], 1, 10)
 	if err != nil || len(regs) != 0 {
 		t.Errorf("B's attempt made regressions %v (%v)", regs, err)
 	}

@@ -47,7 +47,7 @@ func init() {
 			Body: map[string]any{"decision": "approve", "comment": "from B"},
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				NotFound()(t, c, r)
-				if rv, err := c.DB.Review(context.Background(), c.A.AccountID, c.Vars["run_id"], "review"); err != nil || rv.DecidedAt != nil {
+				if rv, err := c.S.Runs.Review(context.Background(), c.A.AccountID, c.Vars["run_id"], "review"); err != nil || rv.DecidedAt != nil {
 					t.Errorf("B's decision touched A's review: %+v %v", rv, err)
 				}
 			}},

@@ -163,19 +163,19 @@ func TestCreateChecksAndResume(t *testing.T) {
 				Evaluation: &Evaluation{Status: CallCompleted, Score: ptr(0.5)}},
 			{ModelID: "openai_gpt_4o", Status: CallPending}}}
 		body, _ := json.Marshal(prior)
-		if ok, err := s.DB.StartExperiment(ctx, e.ID, 4, "Running"); !ok || err != nil {
+		if ok, err := s.repo.start(ctx, e.ID, 4, "Running"); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
-		if err := s.DB.UpdateExperimentProgress(ctx, e.ID, 2, "2 of 4", body); err != nil {
+		if err := s.repo.progress(ctx, e.ID, 2, "2 of 4", body); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.execute(ctx, e.ID, true); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := s.DB.Experiment(ctx, acct, e.ID)
+		got, _ := s.repo.experiment(ctx, acct, e.ID)
 		var res Results
 		_ = json.Unmarshal(got.ResultData, &res)
-		if got.Status != store.ExperimentCompleted || *got.ProgressCurrent != 4 || len(fake.Requests()) != 1 ||
+		if got.Status != StatusCompleted || *got.ProgressCurrent != 4 || len(fake.Requests()) != 1 ||
 			*res.Models[0].Output != "kept" || *res.Models[1].Output != "fresh" || res.Models[1].Evaluation.Status != CallCompleted {
 			t.Errorf("resume: %+v %d requests %+v", got, len(fake.Requests()), res)
 		}
@@ -213,7 +213,7 @@ func TestShutdownResumes(t *testing.T) {
 			// Once the offline model has answered and the other call is in
 			// flight, the process shuts down.
 			for {
-				x, err := s.DB.Experiment(context.Background(), acct, e.ID)
+				x, err := s.repo.experiment(context.Background(), acct, e.ID)
 				if err == nil && x.ProgressCurrent != nil && *x.ProgressCurrent == 1 && len(fake.Requests()) == 1 {
 					break
 				}
@@ -224,19 +224,19 @@ func TestShutdownResumes(t *testing.T) {
 		if err := s.execute(jobCtx, e.ID, true); !errors.Is(err, context.Canceled) {
 			t.Fatalf("interrupted job returned %v", err)
 		}
-		got, _ := s.DB.Experiment(context.Background(), acct, e.ID)
+		got, _ := s.repo.experiment(context.Background(), acct, e.ID)
 		var res Results
 		_ = json.Unmarshal(got.ResultData, &res)
-		if got.Status != store.ExperimentRunning || *got.ProgressCurrent != 1 || res.Models[0].Status != CallCompleted || res.Models[1].Status != CallPending {
+		if got.Status != StatusRunning || *got.ProgressCurrent != 1 || res.Models[0].Status != CallCompleted || res.Models[1].Status != CallPending {
 			t.Fatalf("after the interruption: %+v %+v", got, res.Models)
 		}
 		fake.SetDefault(fakellm.Reply{Text: "fast", Usage: fakellm.Usage{Input: 3, Output: 1}})
 		if err := s.execute(context.Background(), e.ID, true); err != nil {
 			t.Fatal(err)
 		}
-		got, _ = s.DB.Experiment(context.Background(), acct, e.ID)
+		got, _ = s.repo.experiment(context.Background(), acct, e.ID)
 		_ = json.Unmarshal(got.ResultData, &res)
-		if got.Status != store.ExperimentCompleted || *res.Models[1].Output != "fast" || len(fake.Requests()) != 2 {
+		if got.Status != StatusCompleted || *res.Models[1].Output != "fast" || len(fake.Requests()) != 2 {
 			t.Errorf("resumed: %+v %+v", got, res.Models)
 		}
 		// On its last attempt, an interrupted job records the outcome instead.
@@ -252,7 +252,7 @@ func TestShutdownResumes(t *testing.T) {
 		if err := s.execute(jobCtx, e2.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := s.DB.Experiment(context.Background(), acct, e2.ID); got.Status != store.ExperimentFailed {
+		if got, _ := s.repo.experiment(context.Background(), acct, e2.ID); got.Status != StatusFailed {
 			t.Errorf("last attempt: %s", got.Status)
 		}
 	})
@@ -279,7 +279,7 @@ func TestBestModelOnlyWhenStrictlyBest(t *testing.T) {
 		{"failed model is not a tie", []ModelResult{judged("a", 0.9), {ModelID: "b", Status: CallFailed}}, "a"},
 		{"nothing judged", []ModelResult{{ModelID: "a", Status: CallCompleted, Evaluation: &Evaluation{Status: CallUnavailable}}}, ""},
 	} {
-		r := &runner{e: store.Experiment{EvaluatorModelID: "agentry_offline"}, res: Results{Models: c.models}}
+		r := &runner{e: Experiment{EvaluatorModelID: "agentry_offline"}, res: Results{Models: c.models}}
 		sum := r.summary()
 		got := ""
 		if sum.BestModelID != nil {
@@ -311,7 +311,7 @@ func TestOfflineEvaluatorJudgesOrAbstains(t *testing.T) {
 			if err := s.execute(ctx, e.ID, true); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := s.DB.Experiment(ctx, acct, e.ID)
+			got, _ := s.repo.experiment(ctx, acct, e.ID)
 			var res Results
 			_ = json.Unmarshal(got.ResultData, &res)
 			return res

@@ -39,6 +39,7 @@ type Enqueuer interface {
 // Service runs playground experiments.
 type Service struct {
 	DB      *store.DB
+	repo    repo
 	Queue   Enqueuer
 	Router  *routing.Router // the configured providers, unmetered
 	Catalog *catalog.Catalog
@@ -53,7 +54,7 @@ type Service struct {
 // New builds the service: q takes experiment jobs, router answers them
 // (unmetered) and meter charges them.
 func New(db *store.DB, q Enqueuer, router *routing.Router, cat *catalog.Catalog, meter llm.Meter) *Service {
-	return &Service{DB: db, Queue: q, Router: router, Catalog: cat, Meter: meter}
+	return &Service{DB: db, repo: repo{db}, Queue: q, Router: router, Catalog: cat, Meter: meter}
 }
 
 // Problem is one thing wrong with a request, located like a 422 item.
@@ -109,37 +110,37 @@ type CreateInput struct {
 
 // Create validates an experiment, checks that the account can pay for it,
 // stores it as pending and schedules its job.
-func (s *Service) Create(ctx context.Context, in CreateInput) (store.Experiment, error) {
+func (s *Service) Create(ctx context.Context, in CreateInput) (Experiment, error) {
 	plan, err := s.plan(in)
 	if err != nil {
-		return store.Experiment{}, err
+		return Experiment{}, err
 	}
 	if err := s.DB.RequireCredits(ctx, in.AccountID, float64(plan.estimate)); err != nil {
-		return store.Experiment{}, err
+		return Experiment{}, err
 	}
 	total := plan.total()
 	msg := "Queued"
-	e, err := s.DB.CreateExperiment(ctx, store.Experiment{AccountID: in.AccountID, CreatedBy: in.UserID,
+	e, err := s.repo.create(ctx, Experiment{AccountID: in.AccountID, CreatedBy: in.UserID,
 		Prompt: in.Prompt, SystemPrompt: in.SystemPrompt, ModelIDs: plan.models, EvaluationMode: plan.mode,
 		EvaluationComplexity: plan.complexity, EvaluatorModelID: plan.evaluator, IncludeStepOutput: in.IncludeStepOutput,
 		SelectedStepOutput: in.SelectedStepOutput, JSONTemplate: in.JSONTemplate,
 		ProgressCurrent: new(int), ProgressTotal: &total, ProgressMessage: &msg})
 	if err != nil {
-		return store.Experiment{}, err
+		return Experiment{}, err
 	}
 	if s.Queue == nil {
 		_ = s.fail(ctx, e.ID, "no job queue in this process")
-		return store.Experiment{}, errNoQueue
+		return Experiment{}, errNoQueue
 	}
 	if _, err := s.Queue.Insert(ctx, RunArgs{ExperimentID: e.ID}, &river.InsertOpts{MaxAttempts: 3}); err != nil {
 		_ = s.fail(context.WithoutCancel(ctx), e.ID, "could not be queued: "+err.Error())
-		return store.Experiment{}, err
+		return Experiment{}, err
 	}
 	return e, nil
 }
 
 func (s *Service) fail(ctx context.Context, id, msg string) error {
-	_, err := s.DB.FinishExperiment(ctx, id, store.ExperimentFailed, "Failed", &msg, nil)
+	_, err := s.repo.finish(ctx, id, StatusFailed, "Failed", &msg, nil)
 	return err
 }
 
@@ -283,20 +284,20 @@ func orDefault(s, d string) string {
 }
 
 // Get returns one of an account's experiments.
-func (s *Service) Get(ctx context.Context, accountID, id string) (store.Experiment, error) {
-	return s.DB.Experiment(ctx, accountID, id)
+func (s *Service) Get(ctx context.Context, accountID, id string) (Experiment, error) {
+	return s.repo.experiment(ctx, accountID, id)
 }
 
 // List returns a page of an account's experiments created in [from, to).
-func (s *Service) List(ctx context.Context, accountID string, from, to time.Time, offset, limit int) ([]store.Experiment, int, error) {
-	return s.DB.Experiments(ctx, accountID, from, to, offset, limit)
+func (s *Service) List(ctx context.Context, accountID string, from, to time.Time, offset, limit int) ([]Experiment, int, error) {
+	return s.repo.list(ctx, accountID, from, to, offset, limit)
 }
 
 // Cancel stops a pending or running experiment: it is marked canceled at
 // once, and its in-flight model calls are aborted (here at once, on
 // another replica within CancelPoll). A finished one is ErrFinished.
-func (s *Service) Cancel(ctx context.Context, accountID, id string) (store.Experiment, error) {
-	e, err := s.DB.CancelExperiment(ctx, accountID, id)
+func (s *Service) Cancel(ctx context.Context, accountID, id string) (Experiment, error) {
+	e, err := s.repo.cancel(ctx, accountID, id)
 	if errors.Is(err, store.ErrConflict) {
 		return e, ErrFinished
 	}
@@ -309,7 +310,7 @@ func (s *Service) Cancel(ctx context.Context, accountID, id string) (store.Exper
 
 // Delete soft-deletes an experiment, cancelling it if it still runs.
 func (s *Service) Delete(ctx context.Context, accountID, id string) error {
-	if err := s.DB.DeleteExperiment(ctx, accountID, id); err != nil {
+	if err := s.repo.remove(ctx, accountID, id); err != nil {
 		return err
 	}
 	s.abort(id)

@@ -48,7 +48,7 @@ func AddWorkers(workers *river.Workers, s *Service) {
 // execute runs an experiment. canRetry says whether River will run the
 // job again if it returns an error.
 func (s *Service) execute(ctx context.Context, id string, canRetry bool) error {
-	e, err := s.DB.ExperimentForWorker(ctx, id)
+	e, err := s.repo.forWorker(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted with its account
 	}
@@ -57,7 +57,7 @@ func (s *Service) execute(ctx context.Context, id string, canRetry bool) error {
 	}
 	r := &runner{s: s, e: e, meta: llm.CallMeta{AccountID: e.AccountID, Purpose: "playground", ExperimentID: e.ID}}
 	r.load()
-	ok, err := s.DB.StartExperiment(ctx, id, r.total(), fmt.Sprintf("Running %d models", len(e.ModelIDs)))
+	ok, err := s.repo.start(ctx, id, r.total(), fmt.Sprintf("Running %d models", len(e.ModelIDs)))
 	if err != nil || !ok {
 		return err // cancelled or finished before it started
 	}
@@ -94,7 +94,7 @@ func (s *Service) watchCancel(ctx context.Context, id string, cancel context.Can
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if c, err := s.DB.ExperimentCancelRequested(ctx, id); err == nil && c {
+			if c, err := s.repo.cancelRequested(ctx, id); err == nil && c {
 				cancel(errCanceled)
 				return
 			}
@@ -105,7 +105,7 @@ func (s *Service) watchCancel(ctx context.Context, id string, cancel context.Can
 // runner is one execution of an experiment.
 type runner struct {
 	s    *Service
-	e    store.Experiment
+	e    Experiment
 	meta llm.CallMeta
 
 	mu      sync.Mutex
@@ -254,7 +254,7 @@ func (r *runner) step(ctx context.Context, what string) {
 		msg = fmt.Sprintf("%d of %d calls and evaluations finished", r.done, r.total())
 	}
 	body, _ := json.Marshal(r.res)
-	if err := r.s.DB.UpdateExperimentProgress(context.WithoutCancel(ctx), r.e.ID, r.done, msg, body); err != nil {
+	if err := r.s.repo.progress(context.WithoutCancel(ctx), r.e.ID, r.done, msg, body); err != nil {
 		slog.WarnContext(ctx, "playground progress not saved", "experiment_id", r.e.ID, "err", err)
 	}
 }
@@ -273,7 +273,7 @@ func (r *runner) save(ctx context.Context) {
 		done += r.steps()
 	}
 	body, _ := json.Marshal(r.res)
-	if err := r.s.DB.UpdateExperimentProgress(ctx, r.e.ID, done, "Interrupted; resuming", body); err != nil {
+	if err := r.s.repo.progress(ctx, r.e.ID, done, "Interrupted; resuming", body); err != nil {
 		slog.WarnContext(ctx, "playground progress not saved", "experiment_id", r.e.ID, "err", err)
 	}
 }
@@ -313,19 +313,19 @@ func (r *runner) finish(ctx context.Context, cause error) error {
 	if err != nil {
 		return err
 	}
-	status, msg := store.ExperimentCompleted, "Completed"
+	status, msg := StatusCompleted, "Completed"
 	var errMsg *string
 	switch {
 	case errors.Is(cause, errCanceled):
-		status, msg = store.ExperimentCanceled, "Canceled"
+		status, msg = StatusCanceled, "Canceled"
 	case answered == 0:
 		e := fmt.Sprintf("no model answered (%s)", firstErr)
 		if cause != nil {
 			e = fmt.Sprintf("no model answered: %v", cause)
 		}
-		status, msg, errMsg = store.ExperimentFailed, "Failed", &e
+		status, msg, errMsg = StatusFailed, "Failed", &e
 	}
-	_, err = r.s.DB.FinishExperiment(ctx, r.e.ID, status, msg, errMsg, body)
+	_, err = r.s.repo.finish(ctx, r.e.ID, status, msg, errMsg, body)
 	return err
 }
 

@@ -17,7 +17,7 @@ const (
 
 // Report is a regression with its progress and what it found so far.
 type Report struct {
-	store.Regression
+	Regression
 	Total, Started, Finished int // recorded runs; replays started; replays judged
 	// Passed counts the judged runs that passed, original and replay; the
 	// pass rates are Passed over Finished (nil before any is judged).
@@ -40,7 +40,7 @@ func (r Report) PassRate(passed int) *float64 {
 
 // ItemView is one recorded run, its replay and the comparison.
 type ItemView struct {
-	store.RegressionItem
+	RegressionItem
 	SourceStatus, ReplayStatus string
 	// The outputs, side by side, for a changed output only.
 	SourceOutput, ReplayOutput *string
@@ -49,8 +49,8 @@ type ItemView struct {
 	ReplayCredits              float64
 }
 
-func (s *Service) report(ctx context.Context, reg store.Regression, withItems bool) (Report, error) {
-	items, err := s.DB.RegressionItems(ctx, reg.ID)
+func (s *Service) report(ctx context.Context, reg Regression, withItems bool) (Report, error) {
+	items, err := s.repo.items(ctx, reg.ID)
 	if err != nil {
 		return Report{}, err
 	}
@@ -69,7 +69,7 @@ func (s *Service) report(ctx context.Context, reg store.Regression, withItems bo
 				v.ReplayOutput = replay.Output
 			}
 		}
-		if it.Status == store.ItemDone {
+		if it.Status == ItemDone {
 			rep.Finished++
 			if it.SourcePassed != nil && *it.SourcePassed {
 				rep.PassedBefore++

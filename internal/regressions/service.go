@@ -38,6 +38,7 @@ const (
 // Service runs regressions.
 type Service struct {
 	DB    *store.DB
+	repo  repo
 	Queue jobs.Enqueuer
 	Runs  *runs.Service
 	Evals *evals.Service
@@ -51,7 +52,7 @@ type Service struct {
 // New builds the service: q takes regression jobs, whose replays are runs
 // judged by evals.
 func New(db *store.DB, q jobs.Enqueuer, r *runs.Service, evals *evals.Service) *Service {
-	return &Service{DB: db, Queue: q, Runs: r, Evals: evals}
+	return &Service{DB: db, repo: repo{db}, Queue: q, Runs: r, Evals: evals}
 }
 
 // Request asks for a regression: the version to replay on ("" for the
@@ -90,43 +91,43 @@ var ErrFinished error = &fault.Conflict{Err: errors.New("the regression has alre
 // Start validates a request, estimates its cost (402 above the balance),
 // records the regression with its items and enqueues its job, in one
 // transaction.
-func (s *Service) Start(ctx context.Context, accountID, agentID string, req Request) (store.Regression, error) {
+func (s *Service) Start(ctx context.Context, accountID, agentID string, req Request) (Regression, error) {
 	a, err := s.Runs.Agents.ForRunAt(ctx, accountID, agentID, req.ChangeID)
 	if errors.Is(err, runs.ErrUnknownVersion) {
-		return store.Regression{}, fieldError("the agent has no version with this change_id (see GET /agents/{agent_id}/versions)", "change_id")
+		return Regression{}, fieldError("the agent has no version with this change_id (see GET /agents/{agent_id}/versions)", "change_id")
 	}
 	if err != nil {
-		return store.Regression{}, err
+		return Regression{}, err
 	}
 	sources, selection, err := s.sources(ctx, accountID, agentID, req)
 	if err != nil {
-		return store.Regression{}, err
+		return Regression{}, err
 	}
 	if a.Disabled {
-		return store.Regression{}, runs.ErrDisabled
+		return Regression{}, runs.ErrDisabled
 	}
 	if missing := s.Runs.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
-		return store.Regression{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", runs.ErrUnavailableStep, strings.Join(missing, ", "))
+		return Regression{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", runs.ErrUnavailableStep, strings.Join(missing, ", "))
 	}
 	// What the recorded runs cost is what replaying them is expected to.
 	estimate, err := s.DB.RunCreditsOf(ctx, accountID, sources)
 	if err != nil {
-		return store.Regression{}, err
+		return Regression{}, err
 	}
 	if err := s.DB.RequireCredits(ctx, accountID, estimate); err != nil {
-		return store.Regression{}, err
+		return Regression{}, err
 	}
-	reg := store.Regression{AccountID: accountID, AgentID: agentID, ChangeID: a.ChangeID, Selection: selection, Estimate: estimate}
+	reg := Regression{AccountID: accountID, AgentID: agentID, ChangeID: a.ChangeID, Selection: selection, Estimate: estimate}
 	var wake func()
 	err = s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
-		if reg, err = s.DB.CreateRegressionTx(ctx, tx, reg, sources); err != nil {
+		if reg, err = s.repo.createTx(ctx, tx, reg, sources); err != nil {
 			return err
 		}
 		wake, err = s.Queue.InsertTx(ctx, tx, conn, Args{RegressionID: reg.ID, AccountID: accountID}, nil)
 		return err
 	})
 	if err != nil {
-		return store.Regression{}, err
+		return Regression{}, err
 	}
 	wake()
 	return reg, nil
@@ -179,7 +180,7 @@ func (s *Service) sources(ctx context.Context, accountID, agentID string, req Re
 
 // Get reads one of an agent's regressions with its report.
 func (s *Service) Get(ctx context.Context, accountID, agentID, id string) (Report, error) {
-	reg, err := s.DB.Regression(ctx, accountID, agentID, id)
+	reg, err := s.repo.regression(ctx, accountID, agentID, id)
 	if err != nil {
 		return Report{}, err
 	}
@@ -194,7 +195,7 @@ func (s *Service) List(ctx context.Context, accountID, agentID string, page, lim
 		}
 		return nil, 0, err
 	}
-	regs, total, err := s.DB.Regressions(ctx, accountID, agentID, limit, paging.Offset(page, limit))
+	regs, total, err := s.repo.list(ctx, accountID, agentID, limit, paging.Offset(page, limit))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -210,17 +211,17 @@ func (s *Service) List(ctx context.Context, accountID, agentID string, page, lim
 // Cancel asks a regression to stop: its job cancels the replays running
 // and settles it cancelled. ErrFinished when it had ended.
 func (s *Service) Cancel(ctx context.Context, accountID, agentID, id string) (Report, error) {
-	if _, err := s.DB.Regression(ctx, accountID, agentID, id); err != nil {
+	if _, err := s.repo.regression(ctx, accountID, agentID, id); err != nil {
 		return Report{}, err
 	}
-	asked, err := s.DB.RequestRegressionCancel(ctx, accountID, agentID, id)
+	asked, err := s.repo.requestCancel(ctx, accountID, agentID, id)
 	if err != nil {
 		return Report{}, err
 	}
 	if !asked {
 		return Report{}, ErrFinished
 	}
-	reg, err := s.DB.Regression(ctx, accountID, agentID, id)
+	reg, err := s.repo.regression(ctx, accountID, agentID, id)
 	if err != nil {
 		return Report{}, err
 	}

@@ -2,6 +2,7 @@ package regressions
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -80,32 +81,32 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 // replays that ended; start replays up to InFlight; settle it once every
 // recorded run is judged. It answers whether the regression has ended.
 func (s *Service) advance(ctx context.Context, accountID, id string) (bool, error) {
-	reg, err := s.DB.RegressionForWorker(ctx, accountID, id)
+	reg, err := s.repo.forWorker(ctx, accountID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return true, nil // its account was deleted
 	}
 	if err != nil {
 		return false, err
 	}
-	if store.RegressionTerminal(reg.Status) {
+	if Terminal(reg.Status) {
 		return true, nil
 	}
-	items, err := s.DB.RegressionItems(ctx, reg.ID)
+	items, err := s.repo.items(ctx, reg.ID)
 	if err != nil {
 		return false, err
 	}
 	if reg.CancelRequested {
 		return true, s.cancel(ctx, reg, items)
 	}
-	if reg.Status == store.RegressionQueued {
-		if err := s.DB.MarkRegressionRunning(ctx, reg.ID); err != nil {
+	if reg.Status == StatusQueued {
+		if err := s.repo.markRunning(ctx, reg.ID); err != nil {
 			return false, err
 		}
 	}
 	var criteria *evals.Criteria
 	running, open := 0, 0
 	for _, it := range items {
-		if it.Status != store.ItemReplaying {
+		if it.Status != ItemReplaying {
 			continue
 		}
 		replay, err := s.DB.Run(ctx, accountID, it.ReplayRunID)
@@ -133,7 +134,7 @@ func (s *Service) advance(ctx context.Context, accountID, id string) (bool, erro
 		inFlight = DefaultInFlight
 	}
 	for _, it := range items {
-		if it.Status != store.ItemPending {
+		if it.Status != ItemPending {
 			continue
 		}
 		open++
@@ -144,7 +145,9 @@ func (s *Service) advance(ctx context.Context, accountID, id string) (bool, erro
 		if err != nil {
 			return false, err
 		}
-		if _, err := s.Runs.Replay(ctx, src, reg.ChangeID, reg.ID); err != nil && !errors.Is(err, store.ErrConflict) {
+		if _, err := s.Runs.Replay(ctx, src, reg.ChangeID, reg.ID, func(ctx context.Context, tx *sql.Tx, replayRunID string) error {
+			return s.repo.setReplayTx(ctx, tx, reg.ID, src.ID, replayRunID)
+		}); err != nil && !errors.Is(err, store.ErrConflict) {
 			return false, err
 		}
 		running++
@@ -152,12 +155,12 @@ func (s *Service) advance(ctx context.Context, accountID, id string) (bool, erro
 	if open > 0 {
 		return false, nil
 	}
-	return true, s.DB.EndRegression(ctx, reg.ID, store.RegressionCompleted)
+	return true, s.repo.end(ctx, reg.ID, StatusCompleted)
 }
 
 // judge compares a replay that ended with its original: both judged with
 // the agent's criteria, their outputs compared.
-func (s *Service) judge(ctx context.Context, it store.RegressionItem, replay store.Run, cs evals.Criteria) error {
+func (s *Service) judge(ctx context.Context, it RegressionItem, replay store.Run, cs evals.Criteria) error {
 	src, err := s.DB.Run(ctx, replay.AccountID, it.SourceRunID)
 	if err != nil {
 		return err
@@ -190,20 +193,20 @@ func (s *Service) judge(ctx context.Context, it store.RegressionItem, replay sto
 	if it.ReplayChecks, err = marshal(rv); err != nil {
 		return err
 	}
-	return s.DB.FinishRegressionItem(ctx, it)
+	return s.repo.finishItem(ctx, it)
 }
 
 // cancel stops the replays still running and settles the regression.
-func (s *Service) cancel(ctx context.Context, reg store.Regression, items []store.RegressionItem) error {
+func (s *Service) cancel(ctx context.Context, reg Regression, items []RegressionItem) error {
 	for _, it := range items {
-		if it.Status != store.ItemReplaying {
+		if it.Status != ItemReplaying {
 			continue
 		}
 		if _, err := s.Runs.Cancel(ctx, reg.AccountID, it.ReplayRunID); err != nil && !errors.Is(err, runs.ErrTerminal) {
 			slog.WarnContext(ctx, "cancelling a regression's replay", "regression_id", reg.ID, "run_id", it.ReplayRunID, "err", err)
 		}
 	}
-	return s.DB.EndRegression(ctx, reg.ID, store.RegressionCancelled)
+	return s.repo.end(ctx, reg.ID, StatusCancelled)
 }
 
 func deref(s *string) string {

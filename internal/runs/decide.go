@@ -34,76 +34,76 @@ type Reviewer struct {
 }
 
 // mayDecide reports whether the reviewer may decide rv.
-func (who Reviewer) mayDecide(rv store.Review) bool {
+func (who Reviewer) mayDecide(rv Review) bool {
 	return who.Admin || (who.UserID != "" && slices.Contains(rv.AssigneeUserIDs, who.UserID))
 }
 
 // Decide records a decision on a run's review (an operator or a deadline
 // deciding: no reviewer check) and makes sure the run continues.
-func (s *Service) Decide(ctx context.Context, accountID, runID, stepKey string, d store.Decision) (store.Review, error) {
+func (s *Service) Decide(ctx context.Context, accountID, runID, stepKey string, d Decision) (Review, error) {
 	return s.decide(ctx, accountID, runID, stepKey, d, nil)
 }
 
 // DecideAs is Decide for a user of the account: an owner or admin, or a
 // user the step names as assignee.
 // An empty stepKey names the run's only pending review.
-func (s *Service) DecideAs(ctx context.Context, accountID string, who Reviewer, runID, stepKey string, d store.Decision) (store.Review, error) {
+func (s *Service) DecideAs(ctx context.Context, accountID string, who Reviewer, runID, stepKey string, d Decision) (Review, error) {
 	d.DecidedBy, d.TimedOut = who.UserID, false
 	if stepKey == "" {
-		open, _, err := s.DB.PendingReviews(ctx, accountID, store.PendingReviewFilter{RunID: runID}, 2, 0)
+		open, _, err := s.reviews.pending(ctx, accountID, pendingFilter{RunID: runID}, 2, 0)
 		if err != nil {
-			return store.Review{}, err
+			return Review{}, err
 		}
 		switch len(open) {
 		case 0:
 			// Decided already, or never asked for.
-			all, err := s.DB.ReviewsOfRun(ctx, accountID, runID)
+			all, err := s.reviews.ofRun(ctx, accountID, runID)
 			if err != nil {
-				return store.Review{}, err
+				return Review{}, err
 			}
 			if len(all) == 0 {
-				return store.Review{}, fmt.Errorf("no review of run %s: %w", runID, store.ErrNotFound)
+				return Review{}, fmt.Errorf("no review of run %s: %w", runID, store.ErrNotFound)
 			}
 			if last := all[len(all)-1]; who.mayDecide(last) {
 				return last, ErrReviewDecided
 			}
-			return store.Review{}, ErrNotReviewer
+			return Review{}, ErrNotReviewer
 		case 1:
 			stepKey = open[0].StepKey
 		default:
-			return store.Review{}, ErrStepKeyNeeded
+			return Review{}, ErrStepKeyNeeded
 		}
 	}
 	return s.decide(ctx, accountID, runID, stepKey, d, &who)
 }
 
-func (s *Service) decide(ctx context.Context, accountID, runID, stepKey string, d store.Decision, who *Reviewer) (store.Review, error) {
-	rv, err := s.DB.Review(ctx, accountID, runID, stepKey)
+func (s *Service) decide(ctx context.Context, accountID, runID, stepKey string, d Decision, who *Reviewer) (Review, error) {
+	rv, err := s.reviews.review(ctx, accountID, runID, stepKey)
 	if err != nil {
-		return store.Review{}, err
+		return Review{}, err
 	}
 	if who != nil && !who.mayDecide(rv) {
-		return store.Review{}, ErrNotReviewer
+		return Review{}, ErrNotReviewer
 	}
 	if rv.DecidedAt != nil {
 		return rv, ErrReviewDecided
 	}
 	if d.Edited != "" && !rv.AllowEdit {
-		return store.Review{}, ErrEditNotAllowed
+		return Review{}, ErrEditNotAllowed
 	}
 	r, err := s.DB.Run(ctx, accountID, runID)
 	if err != nil {
-		return store.Review{}, err
+		return Review{}, err
 	}
 	if store.RunTerminal(r.Status) {
-		return store.Review{}, ErrReviewRunFinished
+		return Review{}, ErrReviewRunFinished
 	}
-	rv, err = s.DB.DecideReview(ctx, accountID, runID, stepKey, d)
+	rv, err = s.reviews.decide(ctx, accountID, runID, stepKey, d)
 	if errors.Is(err, store.ErrConflict) {
 		return rv, ErrReviewDecided
 	}
 	if err != nil {
-		return store.Review{}, err
+		return Review{}, err
 	}
 	return rv, s.resumeIfParked(ctx, accountID, runID, stepKey)
 }
@@ -130,7 +130,7 @@ func (s *Service) resumeIfParked(ctx context.Context, accountID, runID, stepKey 
 // resumeOwed enqueues a resume for every review of a just-parked run that
 // was decided while the run was being parked.
 func (s *Service) resumeOwed(ctx context.Context, r store.Run) error {
-	keys, err := s.DB.DecidedUnconsumed(ctx, r.ID)
+	keys, err := s.reviews.decidedUnconsumed(ctx, r.ID)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (s *Service) resumeOwed(ctx context.Context, r store.Run) error {
 // that failed after a decision, a process that died in between). It
 // returns how many resumes it enqueued; one failure does not stop it.
 func (s *Service) ResumeDecided(ctx context.Context) (int, error) {
-	due, err := s.DB.ParkedWithDecision(ctx, 500)
+	due, err := s.reviews.parkedWithDecision(ctx, 500)
 	errs := []error{err}
 	n := 0
 	for _, rv := range due {
@@ -169,13 +169,22 @@ func (s *Service) ResumeDecided(ctx context.Context) (int, error) {
 // PendingReviews lists a page of the account's undecided reviews the
 // reviewer may decide: all of them for owners and admins, those naming
 // the user otherwise. runID narrows to one run.
-func (s *Service) PendingReviews(ctx context.Context, accountID string, who Reviewer, runID string, page, limit int) ([]store.Review, int, error) {
-	f := store.PendingReviewFilter{RunID: runID}
+func (s *Service) PendingReviews(ctx context.Context, accountID string, who Reviewer, runID string, page, limit int) ([]Review, int, error) {
+	f := pendingFilter{RunID: runID}
 	if !who.Admin {
 		if who.UserID == "" {
-			return []store.Review{}, 0, nil
+			return []Review{}, 0, nil
 		}
 		f.AssigneeUserID = who.UserID
 	}
-	return s.DB.PendingReviews(ctx, accountID, f, limit, paging.Offset(page, limit))
+	return s.reviews.pending(ctx, accountID, f, limit, paging.Offset(page, limit))
+}
+
+// OpenReviews lists undecided reviews, oldest first; every account's when
+// accountID is "" (agentry admin, never a tenant's request). Rows that
+// cannot be read are skipped and reported in the error, beside the others.
+// It is a read of the database alone, so the operator's list needs no
+// runs service (which only server assembly builds whole).
+func OpenReviews(ctx context.Context, db *store.DB, accountID string, limit int) ([]Review, error) {
+	return reviewRepo{db}.open(ctx, accountID, limit)
 }

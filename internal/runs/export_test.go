@@ -1,6 +1,8 @@
 package runs
 
 import (
+	"context"
+
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -16,4 +18,9 @@ func SetBeforeEnqueueHook(s *Service, f func(runID string) error) { s.beforeEnqu
 // NewJournal returns the journal a worker keeps for run r.
 func NewJournal(s *Service, r store.Run) engine.Journal {
 	return &journal{db: s.DB, bus: s.Bus, run: r}
+}
+
+// RequestReview records a review request as a human_in_the_loop step does.
+func RequestReview(ctx context.Context, s *Service, r Review) (Review, error) {
+	return s.reviews.request(ctx, r)
 }

@@ -28,7 +28,7 @@ type ReviewDeadlinesWorker struct {
 // others: every error is reported, joined, at the end (River logs it and
 // the next sweep tries the failed ones again).
 func (w *ReviewDeadlinesWorker) Work(ctx context.Context, _ *river.Job[ReviewDeadlinesArgs]) error {
-	due, err := w.S.DB.OverdueReviews(ctx, time.Now())
+	due, err := w.S.reviews.overdue(ctx, time.Now())
 	errs := []error{err} // rows that could not be read; the others are still swept
 	for _, rv := range due {
 		if err := w.S.applyTimeout(ctx, rv); err != nil {
@@ -42,8 +42,8 @@ func (w *ReviewDeadlinesWorker) Work(ctx context.Context, _ *river.Job[ReviewDea
 }
 
 // applyTimeout decides an overdue review by its on_timeout policy.
-func (s *Service) applyTimeout(ctx context.Context, rv store.Review) error {
-	d := store.Decision{Approved: rv.OnTimeout == "approve", TimedOut: true}
+func (s *Service) applyTimeout(ctx context.Context, rv Review) error {
+	d := Decision{Approved: rv.OnTimeout == "approve", TimedOut: true}
 	if rv.OnTimeout != "fail" {
 		_, err := s.Decide(ctx, rv.AccountID, rv.RunID, rv.StepKey, d)
 		if errors.Is(err, ErrReviewDecided) || errors.Is(err, ErrReviewRunFinished) {
@@ -51,7 +51,7 @@ func (s *Service) applyTimeout(ctx context.Context, rv store.Review) error {
 		}
 		return err
 	}
-	if _, err := s.DB.DecideReview(ctx, rv.AccountID, rv.RunID, rv.StepKey, d); errors.Is(err, store.ErrConflict) {
+	if _, err := s.reviews.decide(ctx, rv.AccountID, rv.RunID, rv.StepKey, d); errors.Is(err, store.ErrConflict) {
 		return nil
 	} else if err != nil {
 		return err

@@ -6,8 +6,6 @@ import "github.com/agentry/agentry/internal/store"
 // API) need not import the store. Interim: aliases of the store's types,
 // until the area declares types of its own.
 type (
-	Decision    = store.Decision
-	Review      = store.Review
 	RunFilter   = store.RunFilter
 	RunListItem = store.RunListItem
 )

@@ -119,7 +119,7 @@ func TestDecisionWhileParking(t *testing.T) {
 			if got.Status != store.RunProcessing {
 				t.Errorf("the hook ran with the run %s", got.Status)
 			}
-			_, decided = s.S.Runs.Decide(ctx, s.AccountID, runID, key, store.Decision{Approved: true, Edited: "edited"})
+			_, decided = s.S.Runs.Decide(ctx, s.AccountID, runID, key, runs.Decision{Approved: true, Edited: "edited"})
 		})
 		in := "draft"
 		r, err := s.S.Runs.Start(ctx, s.AccountID, agent, runs.StartRequest{Input: &in})
@@ -178,7 +178,7 @@ func TestDeadlineSweepGoesPastBadReview(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.DB.RequestReview(ctx, store.Review{RunID: r.ID, StepKey: "h", AccountID: reviewAccount, Deadline: deadline, OnTimeout: "reject"}); err != nil && reviewAccount == s.AccountID {
+			if _, err := runs.RequestReview(ctx, s.S.Runs, runs.Review{RunID: r.ID, StepKey: "h", AccountID: reviewAccount, Deadline: deadline, OnTimeout: "reject"}); err != nil && reviewAccount == s.AccountID {
 				t.Fatal(err)
 			}
 			if err := s.DB.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunWaitingHuman}); err != nil {
@@ -193,7 +193,7 @@ func TestDeadlineSweepGoesPastBadReview(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), bad.ID) {
 			t.Errorf("the sweep did not report the bad review: %v", err)
 		}
-		rv, err := s.DB.Review(ctx, s.AccountID, good.ID, "h")
+		rv, err := s.S.Runs.Review(ctx, s.AccountID, good.ID, "h")
 		if err != nil || rv.DecidedAt == nil || rv.Approved || !rv.TimedOut {
 			t.Fatalf("the good review after the sweep: %+v %v", rv, err)
 		}
@@ -263,7 +263,7 @@ func TestFailDeadlineWhileParking(t *testing.T) {
 		if err := workJob(ctx, s, r.ID); err != nil || swept != nil {
 			t.Fatalf("work: %v; sweep: %v", err, swept)
 		}
-		if rv, _ := s.DB.Review(ctx, s.AccountID, r.ID, "review"); rv.DecidedAt == nil || !rv.TimedOut {
+		if rv, _ := s.S.Runs.Review(ctx, s.AccountID, r.ID, "review"); rv.DecidedAt == nil || !rv.TimedOut {
 			t.Fatalf("the deadline did not apply: %+v", rv)
 		}
 		w := &runs.Worker{S: s.S.Runs}

@@ -104,10 +104,13 @@ type Service struct {
 	// transaction recording a run, before its job is inserted; an error
 	// fails the transaction there.
 	beforeEnqueue atomic.Pointer[func(runID string) error]
+
+	// reviews is the SQL of the reviews human_in_the_loop steps ask for.
+	reviews reviewRepo
 }
 
 // New builds the service from its dependencies.
-func New(d Deps) *Service { return &Service{Deps: d} }
+func New(d Deps) *Service { return &Service{Deps: d, reviews: reviewRepo{d.DB}} }
 
 // StartRequest is a run request.
 type StartRequest struct {

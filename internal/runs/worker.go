@@ -301,7 +301,7 @@ func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instruction
 			}
 		}
 	}
-	rv, err := h.s.DB.RequestReview(ctx, store.Review{RunID: run.ID, StepKey: key, AccountID: run.AccountID, Instructions: instructions,
+	rv, err := h.s.reviews.request(ctx, Review{RunID: run.ID, StepKey: key, AccountID: run.AccountID, Instructions: instructions,
 		Content: content, Deadline: time.Now().Add(time.Duration(minutes * float64(time.Minute))), OnTimeout: onTimeout,
 		AssigneeUserIDs: assignees, AllowEdit: allowEdit})
 	if err != nil {
@@ -314,7 +314,7 @@ func (h *host) AwaitHuman(ctx context.Context, run *engine.Run, key, instruction
 		}
 		return false, "", engine.ErrParked
 	}
-	if err := h.s.DB.ConsumeReview(ctx, run.ID, key); err != nil {
+	if err := h.s.reviews.consume(ctx, run.ID, key); err != nil {
 		return false, "", err
 	}
 	h.hitlWait += rv.DecidedAt.Sub(rv.RequestedAt)

@@ -10,7 +10,6 @@ import (
 
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/llm"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The agent assistant writes an agent's whole workflow (generate-steps) or
@@ -105,7 +104,7 @@ func (s *Service) GenerateSteps(ctx context.Context, in StepsRequest) (StepsResu
 	if res.Success {
 		cfg, _ = json.Marshal(map[string]any{"child_steps": res.Steps})
 	}
-	t, err := s.DB.CreateAgentAssistantTurn(ctx, store.AgentAssistantTurn{AccountID: in.AccountID, AgentID: in.AgentID,
+	t, err := s.repo.createAgentTurn(ctx, AgentAssistantTurn{AccountID: in.AccountID, AgentID: in.AgentID,
 		StepType: WorkflowStepType, UserInput: in.Input, AINote: &res.Note, ResultingConfig: cfg})
 	if err != nil {
 		return StepsResult{}, err
@@ -408,7 +407,7 @@ func (s *Service) StepConfig(ctx context.Context, in StepConfigRequest) (StepCon
 		res.Note += " It does not validate yet: " + strings.Join(probs, "; ")
 	}
 	cb, _ := json.Marshal(cfg)
-	turn, err := s.DB.CreateAgentAssistantTurn(ctx, store.AgentAssistantTurn{AccountID: in.AccountID, AgentID: in.AgentID,
+	turn, err := s.repo.createAgentTurn(ctx, AgentAssistantTurn{AccountID: in.AccountID, AgentID: in.AgentID,
 		StepType: in.StepType, StepID: in.StepID, UserInput: in.Input, AINote: &res.Note, ResultingConfig: cb})
 	if err != nil {
 		return StepConfigResult{}, err
@@ -418,11 +417,11 @@ func (s *Service) StepConfig(ctx context.Context, in StepConfigRequest) (StepCon
 }
 
 // AgentHistory lists an agent's assistant turns of a step type.
-func (s *Service) AgentHistory(ctx context.Context, accountID, agentID, stepType string, stepID *string, limit, offset int) ([]store.AgentAssistantTurn, int, error) {
+func (s *Service) AgentHistory(ctx context.Context, accountID, agentID, stepType string, stepID *string, limit, offset int) ([]AgentAssistantTurn, int, error) {
 	if _, err := s.DB.Agent(ctx, accountID, agentID); err != nil {
 		return nil, 0, err
 	}
-	return s.DB.AgentAssistantTurns(ctx, accountID, agentID, stepType, stepID, limit, offset)
+	return s.repo.agentTurns(ctx, accountID, agentID, stepType, stepID, limit, offset)
 }
 
 // MarkSuggestion records accepted or declined on a turn; nothing else changes.
@@ -430,5 +429,5 @@ func (s *Service) MarkSuggestion(ctx context.Context, accountID, agentID, turnID
 	if _, err := s.DB.Agent(ctx, accountID, agentID); err != nil {
 		return err
 	}
-	return s.DB.MarkAgentAssistantTurn(ctx, accountID, agentID, turnID, accepted)
+	return s.repo.markAgentTurn(ctx, accountID, agentID, turnID, accepted)
 }

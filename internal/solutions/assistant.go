@@ -75,7 +75,7 @@ func (s *Service) Plan(ctx context.Context, ex Executor, r Request) (Proposal, e
 	}
 	var solID *string
 	if r.SolutionID != "" {
-		if _, err := s.DB.SolutionByID(ctx, r.AccountID, r.SolutionID); err != nil {
+		if _, err := s.repo.byID(ctx, r.AccountID, r.SolutionID); err != nil {
 			return Proposal{}, err
 		}
 		solID = &r.SolutionID
@@ -96,7 +96,7 @@ func (s *Service) Plan(ctx context.Context, ex Executor, r Request) (Proposal, e
 	if err != nil {
 		return Proposal{}, err
 	}
-	c, err := s.DB.CreateAssistantConversation(ctx, store.AssistantConversation{AccountID: r.AccountID, SolutionID: solID, UserID: r.UserID,
+	c, err := s.repo.createConversation(ctx, AssistantConversation{AccountID: r.AccountID, SolutionID: solID, UserID: r.UserID,
 		Kind: r.Kind, UserInput: r.Input, AIResponse: &note, Actions: b})
 	if err != nil {
 		return Proposal{}, err
@@ -133,7 +133,7 @@ func (s *Service) checkPlan(ctx context.Context, ex Executor, accountID, kind st
 	return append(out, ps...), err
 }
 
-func actionsOf(c store.AssistantConversation) []Action {
+func actionsOf(c AssistantConversation) []Action {
 	var v struct {
 		Actions []Action `json:"proposed_actions"`
 	}
@@ -165,7 +165,7 @@ type AcceptResult struct {
 // plan's, or one made from SolutionName for a standalone plan), and reports
 // each action's result. A plan with deletions needs ConfirmDeletions.
 func (s *Service) Accept(ctx context.Context, ex Executor, r AcceptRequest) (AcceptResult, error) {
-	c, err := s.DB.AssistantConversationByID(ctx, r.AccountID, r.SolutionID, r.ConversationID)
+	c, err := s.repo.conversation(ctx, r.AccountID, r.SolutionID, r.ConversationID)
 	if err != nil {
 		return AcceptResult{}, err
 	}
@@ -190,7 +190,7 @@ func (s *Service) Accept(ctx context.Context, ex Executor, r AcceptRequest) (Acc
 		}
 	}
 	// Claim the turn first, so two accepts never execute it twice.
-	if err := s.DB.DecideAssistantConversation(ctx, r.AccountID, c.ID, true, true); err != nil {
+	if err := s.repo.decideConversation(ctx, r.AccountID, c.ID, true, true); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return AcceptResult{}, ErrDecided
 		}
@@ -218,7 +218,7 @@ func (s *Service) Accept(ctx context.Context, ex Executor, r AcceptRequest) (Acc
 		if r.SolutionDescription != nil {
 			desc = *r.SolutionDescription
 		}
-		sol, err := s.DB.CreateSolution(ctx, r.AccountID, strings.TrimSpace(*r.SolutionName), desc)
+		sol, err := s.repo.create(ctx, r.AccountID, strings.TrimSpace(*r.SolutionName), desc)
 		if err != nil {
 			return res, err
 		}
@@ -231,15 +231,13 @@ func (s *Service) Accept(ctx context.Context, ex Executor, r AcceptRequest) (Acc
 			if !ok {
 				continue
 			}
-			kind := map[string]string{ResourceSource: store.LinkSources, ResourceKnowledgeBase: store.LinkKnowledgeBases,
-				ResourceAgent: store.LinkAgents}[actionSpecs[a.Type].resource]
-			if err := s.DB.LinkSolution(ctx, r.AccountID, solutionID, kind, []string{id}); err != nil && !errors.Is(err, store.ErrLinkTarget) {
+			if err := s.repo.link(ctx, r.AccountID, solutionID, resourceKind[actionSpecs[a.Type].resource], []string{id}); err != nil && !errors.Is(err, errLinkTarget) {
 				return res, err
 			}
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"proposed_actions": actions, "executed_actions": res.Executed, "solution_id": res.SolutionID})
-	if err := s.DB.SetAssistantConversationResults(ctx, r.AccountID, c.ID, b); err != nil {
+	if err := s.repo.setConversationResults(ctx, r.AccountID, c.ID, b); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -324,14 +322,14 @@ func errorText(b []byte) string {
 
 // Decline marks a pending plan declined; nothing changes.
 func (s *Service) Decline(ctx context.Context, accountID, solutionID, conversationID string) error {
-	c, err := s.DB.AssistantConversationByID(ctx, accountID, solutionID, conversationID)
+	c, err := s.repo.conversation(ctx, accountID, solutionID, conversationID)
 	if err != nil {
 		return err
 	}
 	if c.Kind == kindManual {
 		return store.ErrNotFound
 	}
-	if err := s.DB.DecideAssistantConversation(ctx, accountID, conversationID, false, true); err != nil {
+	if err := s.repo.decideConversation(ctx, accountID, conversationID, false, true); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return ErrDecided
 		}
@@ -341,45 +339,45 @@ func (s *Service) Decline(ctx context.Context, accountID, solutionID, conversati
 }
 
 // Conversations lists a solution's turns, oldest first.
-func (s *Service) Conversations(ctx context.Context, accountID, solutionID string) ([]store.AssistantConversation, error) {
-	if _, err := s.DB.SolutionByID(ctx, accountID, solutionID); err != nil {
+func (s *Service) Conversations(ctx context.Context, accountID, solutionID string) ([]AssistantConversation, error) {
+	if _, err := s.repo.byID(ctx, accountID, solutionID); err != nil {
 		return nil, err
 	}
-	return s.DB.AssistantConversations(ctx, accountID, solutionID, nil, MaxConversations)
+	return s.repo.conversations(ctx, accountID, solutionID, nil, MaxConversations)
 }
 
 // AddTurn records a turn by hand.
-func (s *Service) AddTurn(ctx context.Context, accountID, userID, solutionID, input string, response *string, actions map[string]any) (store.AssistantConversation, error) {
+func (s *Service) AddTurn(ctx context.Context, accountID, userID, solutionID, input string, response *string, actions map[string]any) (AssistantConversation, error) {
 	if err := checkText("user_input", input, 1, MaxInputLength); err != nil {
-		return store.AssistantConversation{}, err
+		return AssistantConversation{}, err
 	}
 	if response != nil {
 		if err := checkText("ai_response", *response, 0, 4*MaxInputLength); err != nil {
-			return store.AssistantConversation{}, err
+			return AssistantConversation{}, err
 		}
 	}
-	if _, err := s.DB.SolutionByID(ctx, accountID, solutionID); err != nil {
-		return store.AssistantConversation{}, err
+	if _, err := s.repo.byID(ctx, accountID, solutionID); err != nil {
+		return AssistantConversation{}, err
 	}
 	var raw json.RawMessage
 	if actions != nil {
 		b, err := json.Marshal(actions)
 		if err != nil {
-			return store.AssistantConversation{}, invalid("actions_taken must be a JSON object", "body", "actions_taken")
+			return AssistantConversation{}, invalid("actions_taken must be a JSON object", "body", "actions_taken")
 		}
 		if len(b) > 256<<10 {
-			return store.AssistantConversation{}, invalid("actions_taken is larger than 256 KiB", "body", "actions_taken")
+			return AssistantConversation{}, invalid("actions_taken is larger than 256 KiB", "body", "actions_taken")
 		}
 		raw = b
 	}
-	return s.DB.CreateAssistantConversation(ctx, store.AssistantConversation{AccountID: accountID, SolutionID: &solutionID, UserID: userID,
+	return s.repo.createConversation(ctx, AssistantConversation{AccountID: accountID, SolutionID: &solutionID, UserID: userID,
 		Kind: kindManual, UserInput: input, AIResponse: response, Actions: raw})
 }
 
 // MarkTurn records whether a turn was accepted, without executing anything.
 func (s *Service) MarkTurn(ctx context.Context, accountID, solutionID, conversationID string, accepted bool) error {
-	if _, err := s.DB.AssistantConversationByID(ctx, accountID, solutionID, conversationID); err != nil {
+	if _, err := s.repo.conversation(ctx, accountID, solutionID, conversationID); err != nil {
 		return err
 	}
-	return s.DB.DecideAssistantConversation(ctx, accountID, conversationID, accepted, false)
+	return s.repo.decideConversation(ctx, accountID, conversationID, accepted, false)
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Feedback is a thumbs up or down on an assistant's answer. Negative
@@ -65,32 +63,32 @@ func classify(comment string) string {
 const MaxFeedbackComment = 4000
 
 // Feedback stores feedback and reports whether it was flagged.
-func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (store.AssistantFeedback, error) {
+func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (AssistantFeedback, error) {
 	if in.Rating != ThumbsUp && in.Rating != ThumbsDown {
-		return store.AssistantFeedback{}, invalid("rating must be thumbs_up or thumbs_down", "body", "rating")
+		return AssistantFeedback{}, invalid("rating must be thumbs_up or thumbs_down", "body", "rating")
 	}
 	if err := checkText("feature", strings.TrimSpace(in.Feature), 1, 100); err != nil {
-		return store.AssistantFeedback{}, err
+		return AssistantFeedback{}, err
 	}
 	if in.Comment != nil {
 		if err := checkText("comment", *in.Comment, 0, MaxFeedbackComment); err != nil {
-			return store.AssistantFeedback{}, err
+			return AssistantFeedback{}, err
 		}
 	}
 	for field, v := range map[string]*string{"conversation_id": in.ConversationID, "agent_conversation_id": in.AgentConversationID, "prompt_call_id": in.PromptCallID} {
 		if v != nil && len(*v) > 100 {
-			return store.AssistantFeedback{}, invalid(field+" must be at most 100 characters", "body", field)
+			return AssistantFeedback{}, invalid(field+" must be at most 100 characters", "body", field)
 		}
 	}
 	var ctxJSON json.RawMessage
 	if in.Context != nil {
 		b, err := json.Marshal(in.Context)
 		if err != nil || len(b) > 16<<10 {
-			return store.AssistantFeedback{}, invalid("context must be a JSON object of at most 16 KiB", "body", "context")
+			return AssistantFeedback{}, invalid("context must be a JSON object of at most 16 KiB", "body", "context")
 		}
 		ctxJSON = b
 	}
-	f := store.AssistantFeedback{AccountID: in.AccountID, UserID: in.UserID, Feature: strings.TrimSpace(in.Feature), Rating: in.Rating,
+	f := AssistantFeedback{AccountID: in.AccountID, UserID: in.UserID, Feature: strings.TrimSpace(in.Feature), Rating: in.Rating,
 		Comment: in.Comment, ConversationID: in.ConversationID, AgentConversationID: in.AgentConversationID, PromptCallID: in.PromptCallID,
 		Context: ctxJSON}
 	if in.Rating == ThumbsDown && in.Comment != nil && strings.TrimSpace(*in.Comment) != "" {
@@ -98,7 +96,7 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (store.Assista
 			f.Flagged, f.FlagReason = true, &reason
 		}
 	}
-	f, err := s.DB.CreateAssistantFeedback(ctx, f)
+	f, err := s.repo.createFeedback(ctx, f)
 	if err != nil {
 		return f, err
 	}
@@ -109,6 +107,6 @@ func (s *Service) Feedback(ctx context.Context, in FeedbackInput) (store.Assista
 }
 
 // FlaggedFeedback lists flagged feedback of every account, for operators.
-func (s *Service) FlaggedFeedback(ctx context.Context, limit int) ([]store.AssistantFeedback, error) {
-	return s.DB.FlaggedAssistantFeedback(ctx, limit)
+func (s *Service) FlaggedFeedback(ctx context.Context, limit int) ([]AssistantFeedback, error) {
+	return s.repo.flaggedFeedback(ctx, limit)
 }

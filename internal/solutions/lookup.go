@@ -1,20 +1,19 @@
 package solutions
 
-import (
-	"context"
-	"strings"
-)
+import "context"
+
+// resourceKind is the link kind of each resource a plan names: the kind's
+// queries (linkSQL) find, check and link it.
+var resourceKind = map[string]string{ResourceSource: LinkSources, ResourceKnowledgeBase: LinkKnowledgeBases, ResourceAgent: LinkAgents}
 
 // lookup finds the account's resources by name for the planner.
 func (s *Service) lookup(ctx context.Context, accountID string) Lookup {
 	return func(resource, name string) (string, bool) {
-		table := map[string]string{ResourceSource: "sources", ResourceKnowledgeBase: "knowledge_bases", ResourceAgent: "agents"}[resource]
-		if table == "" {
+		kind, ok := resourceKind[resource]
+		if !ok {
 			return "", false
 		}
-		var id string
-		err := s.DB.R.QueryRowContext(ctx, `SELECT id FROM `+table+` WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2
-			ORDER BY id LIMIT 1`, accountID, strings.ToLower(strings.TrimSpace(name))).Scan(&id)
+		id, err := s.repo.idNamed(ctx, accountID, kind, name)
 		return id, err == nil
 	}
 }

@@ -50,7 +50,7 @@ func (s *Service) modelPlan(ctx context.Context, ex Executor, r Request) (string
 	msgs := []llm.Message{llm.System(fmt.Sprintf(planSystem, strings.Join(allowedResources[r.Kind], ", ")))}
 	// The solution's earlier turns (since HistorySince) are the context.
 	if r.SolutionID != "" {
-		past, err := s.DB.AssistantConversations(ctx, r.AccountID, r.SolutionID, r.HistorySince, MaxConversations)
+		past, err := s.repo.conversations(ctx, r.AccountID, r.SolutionID, r.HistorySince, MaxConversations)
 		if err != nil {
 			return "", nil, nil, err
 		}

@@ -267,8 +267,7 @@ func (s *Service) ValidatePlan(ctx context.Context, accountID string, ex Executo
 }
 
 func (s *Service) exists(ctx context.Context, accountID, resource, id string) (bool, error) {
-	kind := map[string]string{ResourceSource: "sources", ResourceKnowledgeBase: "knowledge_bases", ResourceAgent: "agents"}[resource]
-	missing, err := s.DB.MissingResources(ctx, accountID, kind, []string{id})
+	missing, err := s.repo.missing(ctx, accountID, resourceKind[resource], []string{id})
 	return len(missing) == 0, err
 }
 

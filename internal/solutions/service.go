@@ -19,6 +19,7 @@ import (
 // Service is the solutions area.
 type Service struct {
 	DB     *store.DB
+	repo   repo
 	Agents *agents.Service
 	// Model and AssistantModel, when both set, make the planning and agent
 	// assistants ask that catalog model (metered to the account); otherwise
@@ -29,7 +30,7 @@ type Service struct {
 
 // New builds the service; model and assistantModel as in Service.
 func New(db *store.DB, agents *agents.Service, model llm.Provider, assistantModel string) *Service {
-	return &Service{DB: db, Agents: agents, Model: model, AssistantModel: assistantModel}
+	return &Service{DB: db, repo: repo{db}, Agents: agents, Model: model, AssistantModel: assistantModel}
 }
 
 // InvalidError is a refused field: a 422 at Loc.
@@ -81,10 +82,10 @@ func checkText(field, s string, min, max int) error {
 
 // Solution is a solution with its linked resources.
 type Solution struct {
-	store.Solution
-	Agents         []store.LinkedAgent
-	KnowledgeBases []store.LinkedKnowledgeBase
-	Sources        []store.LinkedSource
+	Record
+	Agents         []LinkedAgent
+	KnowledgeBases []LinkedKnowledgeBase
+	Sources        []LinkedSource
 }
 
 // Create makes a solution.
@@ -96,7 +97,7 @@ func (s *Service) Create(ctx context.Context, accountID, name, description strin
 	if err := checkText("description", description, 0, MaxDescriptionLength); err != nil {
 		return Solution{}, err
 	}
-	sol, err := s.DB.CreateSolution(ctx, accountID, name, description)
+	sol, err := s.repo.create(ctx, accountID, name, description)
 	if err != nil {
 		return Solution{}, err
 	}
@@ -105,18 +106,18 @@ func (s *Service) Create(ctx context.Context, accountID, name, description strin
 
 // Get returns a solution with its links.
 func (s *Service) Get(ctx context.Context, accountID, id string) (Solution, error) {
-	sol, err := s.DB.SolutionByID(ctx, accountID, id)
+	sol, err := s.repo.byID(ctx, accountID, id)
 	if err != nil {
 		return Solution{}, err
 	}
-	out := Solution{Solution: sol}
-	out.Agents, out.KnowledgeBases, out.Sources, err = s.DB.SolutionLinks(ctx, accountID, id)
+	out := Solution{Record: sol}
+	out.Agents, out.KnowledgeBases, out.Sources, err = s.repo.links(ctx, accountID, id)
 	return out, err
 }
 
 // List pages through the account's solutions.
-func (s *Service) List(ctx context.Context, accountID, search, sort string, desc bool, page, limit int) ([]store.SolutionSummary, int, error) {
-	return s.DB.ListSolutions(ctx, accountID, search, sort, desc, paging.Offset(page, limit), limit)
+func (s *Service) List(ctx context.Context, accountID, search, sort string, desc bool, page, limit int) ([]SolutionSummary, int, error) {
+	return s.repo.list(ctx, accountID, search, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // Update changes a solution's name or description.
@@ -133,7 +134,7 @@ func (s *Service) Update(ctx context.Context, accountID, id string, name, descri
 			return Solution{}, err
 		}
 	}
-	if _, err := s.DB.UpdateSolution(ctx, accountID, id, name, description); err != nil {
+	if _, err := s.repo.update(ctx, accountID, id, name, description); err != nil {
 		return Solution{}, err
 	}
 	return s.Get(ctx, accountID, id)
@@ -141,7 +142,7 @@ func (s *Service) Update(ctx context.Context, accountID, id string, name, descri
 
 // Delete removes a solution and its links; the resources stay.
 func (s *Service) Delete(ctx context.Context, accountID, id string) error {
-	return s.DB.DeleteSolution(ctx, accountID, id)
+	return s.repo.remove(ctx, accountID, id)
 }
 
 // NotLinkableError names ids that are not resources of the account (or
@@ -167,24 +168,24 @@ func (e *NotLinkableError) Error() string {
 	return fmt.Sprintf("%s not found: %s", e.Kind, strings.Join(e.IDs, ", "))
 }
 
-// Link links resources of a kind (store.LinkAgents…); already linked ones
+// Link links resources of a kind (LinkAgents…); already linked ones
 // are ignored.
 func (s *Service) Link(ctx context.Context, accountID, solutionID, kind string, requested []string) (Solution, error) {
 	ids, err := checkIDs(requested)
 	if err != nil {
 		return Solution{}, err
 	}
-	if _, err := s.DB.SolutionByID(ctx, accountID, solutionID); err != nil {
+	if _, err := s.repo.byID(ctx, accountID, solutionID); err != nil {
 		return Solution{}, err
 	}
-	missing, err := s.DB.MissingResources(ctx, accountID, kind, ids)
+	missing, err := s.repo.missing(ctx, accountID, kind, ids)
 	if err != nil {
 		return Solution{}, err
 	}
 	if len(missing) > 0 {
 		return Solution{}, &NotLinkableError{Kind: kindNoun[kind], IDs: missing, Index: max(0, slices.IndexFunc(requested, func(id string) bool { return strings.EqualFold(id, missing[0]) }))}
 	}
-	if err := s.DB.LinkSolution(ctx, accountID, solutionID, kind, ids); err != nil {
+	if err := s.repo.link(ctx, accountID, solutionID, kind, ids); err != nil {
 		return Solution{}, err
 	}
 	return s.Get(ctx, accountID, solutionID)
@@ -196,13 +197,13 @@ func (s *Service) Unlink(ctx context.Context, accountID, solutionID, kind string
 	if err != nil {
 		return Solution{}, err
 	}
-	if err := s.DB.UnlinkSolution(ctx, accountID, solutionID, kind, ids); err != nil {
+	if err := s.repo.unlink(ctx, accountID, solutionID, kind, ids); err != nil {
 		return Solution{}, err
 	}
 	return s.Get(ctx, accountID, solutionID)
 }
 
-var kindNoun = map[string]string{store.LinkAgents: "Agent", store.LinkKnowledgeBases: "Knowledge base", store.LinkSources: "Source connection"}
+var kindNoun = map[string]string{LinkAgents: "Agent", LinkKnowledgeBases: "Knowledge base", LinkSources: "Source connection"}
 
 func checkIDs(ids []string) ([]string, error) {
 	if len(ids) > MaxLinkIDs {

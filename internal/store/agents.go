@@ -227,6 +227,14 @@ func (db *DB) DeleteAgent(ctx context.Context, accountID, id string) error {
 	})
 }
 
+func nullInt(n sql.NullInt64) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.Int64)
+	return &v
+}
+
 func nullString(s sql.NullString) *string {
 	if !s.Valid {
 		return nil

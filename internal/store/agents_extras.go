@@ -41,7 +41,9 @@ type EvaluationCriterion struct {
 // agent's import creates its criteria too.
 const MaxCriteriaPerAgent = 100
 
-// Solution groups resources of an account.
+// Solution groups resources of an account: the solutions area's row
+// (internal/solutions keeps its SQL), read here only as an agent's
+// import links and its export names it, in the agents area's queries.
 type Solution struct {
 	ID          string
 	AccountID   string
@@ -100,18 +102,6 @@ func (db *DB) AgentEvaluationCriteria(ctx context.Context, accountID, agentID st
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// CreateSolution adds a solution to an account.
-func (db *DB) CreateSolution(ctx context.Context, accountID, name, description string) (Solution, error) {
-	now := Now()
-	s := Solution{ID: NewID(), AccountID: accountID, Name: name, Description: description, CreatedAt: now, UpdatedAt: now}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO solutions (id, account_id, name, description, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $5)`, s.ID, s.AccountID, s.Name, s.Description, now)
-	if err != nil && isForeignKeyViolation(err) {
-		return Solution{}, ErrNotFound
-	}
-	return s, err
 }
 
 // SolutionsNamed finds the account's solutions with exactly these names;

@@ -31,11 +31,8 @@ func TestAgentsStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "other"})
-		sol, err := db.CreateSolution(ctx, acct.ID, "Ops", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		foreignSol, _ := db.CreateSolution(ctx, other.ID, "Theirs", "")
+		sol := seedSolution(t, db, acct.ID, "Ops")
+		foreignSol := seedSolution(t, db, other.ID, "Theirs")
 
 		// Everything an import brings, in one transaction.
 		tier := "fast"
@@ -247,4 +244,17 @@ func TestUploadsStore(t *testing.T) {
 			t.Fatalf("expired later %+v", exp)
 		}
 	})
+}
+
+// seedSolution adds a solution to an account as the solutions area does
+// (internal/solutions keeps that write): what an import links agents to.
+func seedSolution(t *testing.T, db *store.DB, accountID, name string) store.Solution {
+	t.Helper()
+	now := store.Now()
+	s := store.Solution{ID: store.NewID(), AccountID: accountID, Name: name, CreatedAt: now, UpdatedAt: now}
+	if _, err := db.W.ExecContext(context.Background(), `INSERT INTO solutions (id, account_id, name, description, created_at, updated_at)
+		VALUES ($1, $2, $3, '', $4, $4)`, s.ID, accountID, name, now); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

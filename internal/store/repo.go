@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -137,3 +138,17 @@ func RowsAffected(res sql.Result, err error) (int, error) { return rowsAffected(
 // NonNil is s, or an empty list for nil, so that a list column stores
 // (and a response encodes) [] rather than null.
 func NonNil(s []string) []string { return nonNil(s) }
+
+// EscapeLike escapes the LIKE wildcards of s (the escape character is \):
+// the store's search and the areas' name filters match a literal part.
+func EscapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// KnowledgeBaseSources returns the live sources of several knowledge
+// bases, each in its order, every id in the map. The knowledge bases'
+// SQL is still the store's; the solutions area lists a solution's
+// knowledge bases with their sources through this one query.
+func (db *DB) KnowledgeBaseSources(ctx context.Context, kbIDs []string) (map[string][]string, error) {
+	return db.kbSourcesOf(ctx, kbIDs)
+}

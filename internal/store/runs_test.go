@@ -92,23 +92,5 @@ func TestRunsStore(t *testing.T) {
 		if err != nil || total != 1 || len(list) != 1 || list[0].ID != p.ID {
 			t.Errorf("list failed runs: %d %v", total, err)
 		}
-
-		// Reviews: requested once, decided once.
-		rv, err := db.RequestReview(ctx, store.Review{RunID: r.ID, StepKey: "h", AccountID: a.ID, Instructions: "ok?", Content: "c", Deadline: time.Now().Add(-time.Minute), OnTimeout: "reject"})
-		if err != nil || rv.DecidedAt != nil {
-			t.Fatalf("review %+v %v", rv, err)
-		}
-		if due, _ := db.OverdueReviews(ctx, time.Now()); len(due) != 1 {
-			t.Errorf("overdue %d", len(due))
-		}
-		if _, err := db.DecideReview(ctx, store.NewID(), r.ID, "h", store.Decision{Approved: true}); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("another account decided: %v", err)
-		}
-		if rv, err := db.DecideReview(ctx, a.ID, r.ID, "h", store.Decision{Approved: true, Edited: "edited"}); err != nil || !rv.Approved || rv.Edited != "edited" {
-			t.Fatalf("decide %+v %v", rv, err)
-		}
-		if _, err := db.DecideReview(ctx, a.ID, r.ID, "h", store.Decision{}); !errors.Is(err, store.ErrConflict) {
-			t.Errorf("second decision: %v", err)
-		}
 	})
 }
