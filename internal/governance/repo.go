@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -103,7 +102,7 @@ func scanPolicy(row store.Scanner) (GovernancePolicy, error) {
 		return p, err
 	}
 	p.Description, p.PolicyType = store.StringOrNil(desc), store.StringOrNil(policyType)
-	p.Config, p.Extra = rawOrNil(config), rawOrNil(extra)
+	p.Config, p.Extra = store.RawOrNil(config), store.RawOrNil(extra)
 	if err := json.Unmarshal([]byte(kbs), &p.KnowledgeBaseIDs); err != nil {
 		return p, err
 	}
@@ -121,8 +120,8 @@ func policyArgs(p GovernancePolicy) []any {
 		kbs = []string{}
 	}
 	b, _ := json.Marshal(kbs)
-	return []any{p.ID, p.AccountID, nullable(p.AgentID), p.Name, nullablePtr(p.Description), nullablePtr(p.PolicyType), p.Enabled,
-		nullableJSON(p.Config), string(b), nullableJSON(p.Extra), p.CreatedAt}
+	return []any{p.ID, p.AccountID, store.NullIfEmpty(p.AgentID), p.Name, store.NullIfNil(p.Description), store.NullIfNil(p.PolicyType), p.Enabled,
+		store.NullJSON(p.Config), string(b), store.NullJSON(p.Extra), p.CreatedAt}
 }
 
 // createPolicy stores a policy: account-wide when AgentID is empty, else
@@ -155,7 +154,7 @@ func (r repo) createPolicy(ctx context.Context, p GovernancePolicy) (GovernanceP
 				WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`, policyArgs(p)...)
 		}
 		if err != nil {
-			if foreignKeyViolation(err) {
+			if store.IsForeignKeyViolation(err) {
 				return store.ErrNotFound
 			}
 			return err
@@ -193,7 +192,7 @@ func (r repo) updatePolicy(ctx context.Context, p GovernancePolicy) (GovernanceP
 	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		if err := store.Affected(ctx, tx, `UPDATE governance_policies SET name = $3, description = $4, policy_type = $5,
 			enabled = $6, config = $7, updated_at = $8 WHERE id = $1 AND account_id = $2`,
-			p.ID, p.AccountID, p.Name, nullablePtr(p.Description), nullablePtr(p.PolicyType), p.Enabled, nullableJSON(p.Config), p.UpdatedAt); err != nil {
+			p.ID, p.AccountID, p.Name, store.NullIfNil(p.Description), store.NullIfNil(p.PolicyType), p.Enabled, store.NullJSON(p.Config), p.UpdatedAt); err != nil {
 			return err
 		}
 		return r.bumpFor(ctx, tx, p.AccountID, p.ID)
@@ -266,8 +265,8 @@ func (r repo) createConversation(ctx context.Context, c GovernanceConversation) 
 	c.ID, c.CreatedAt = store.NewID(), store.Now()
 	_, err := r.db.W.ExecContext(ctx, `INSERT INTO governance_conversations (id, account_id, user_id, user_input, ai_response,
 		proposed_actions, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		c.ID, c.AccountID, nullable(c.UserID), c.UserInput, nullablePtr(c.AIResponse), string(c.ProposedActions), c.CreatedAt)
-	if err != nil && foreignKeyViolation(err) {
+		c.ID, c.AccountID, store.NullIfEmpty(c.UserID), c.UserInput, store.NullIfNil(c.AIResponse), string(c.ProposedActions), c.CreatedAt)
+	if err != nil && store.IsForeignKeyViolation(err) {
 		return c, store.ErrNotFound
 	}
 	return c, err
@@ -286,7 +285,7 @@ func scanConversation(row store.Scanner) (GovernanceConversation, error) {
 	if err := row.Scan(&c.ID, &c.AccountID, &c.UserID, &c.UserInput, &ai, &actions, &accepted, &res, &c.CreatedAt, &decided); err != nil {
 		return c, err
 	}
-	c.AIResponse, c.ProposedActions, c.Results = store.StringOrNil(ai), json.RawMessage(actions), rawOrNil(res)
+	c.AIResponse, c.ProposedActions, c.Results = store.StringOrNil(ai), json.RawMessage(actions), store.RawOrNil(res)
 	if accepted.Valid {
 		v := accepted.Bool
 		c.Accepted = &v
@@ -328,7 +327,7 @@ func (r repo) conversations(ctx context.Context, accountID string, limit int) ([
 // setConversationResults stores what accepting a plan did.
 func (r repo) setConversationResults(ctx context.Context, accountID, id string, results json.RawMessage) error {
 	_, err := r.db.W.ExecContext(ctx, `UPDATE governance_conversations SET results = $3 WHERE id = $1 AND account_id = $2`,
-		id, accountID, nullableJSON(results))
+		id, accountID, store.NullJSON(results))
 	return err
 }
 
@@ -336,7 +335,7 @@ func (r repo) setConversationResults(ctx context.Context, accountID, id string, 
 func (r repo) recordViolation(ctx context.Context, v GovernanceViolation) error {
 	_, err := r.db.W.ExecContext(ctx, `INSERT INTO governance_violations (id, account_id, agent_id, run_id, step_id, policy_id,
 		stage, action, rule, reason, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		store.NewID(), v.AccountID, nullable(v.AgentID), nullable(v.RunID), nullable(v.StepID), nullable(v.PolicyID), v.Stage, v.Action,
+		store.NewID(), v.AccountID, store.NullIfEmpty(v.AgentID), store.NullIfEmpty(v.RunID), store.NullIfEmpty(v.StepID), store.NullIfEmpty(v.PolicyID), v.Stage, v.Action,
 		v.Rule, v.Reason, store.Now())
 	return err
 }
@@ -418,38 +417,3 @@ func (r repo) violations(ctx context.Context, accountID string, f GovernanceViol
 // PolicySearch is how the account search (internal/search) finds
 // policies: by name and description.
 var PolicySearch = store.SearchTable{Table: "governance_policies", NameExpr: "name", DescExpr: "description"}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullablePtr(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
-}
-
-func nullableJSON(b json.RawMessage) any {
-	if len(b) == 0 || string(b) == "null" {
-		return nil
-	}
-	return string(b)
-}
-
-func rawOrNil(v sql.NullString) json.RawMessage {
-	if !v.Valid {
-		return nil
-	}
-	return json.RawMessage(v.String)
-}
-
-// foreignKeyViolation reports a row that names a missing one (an agent,
-// account or user deleted meanwhile), on either database.
-func foreignKeyViolation(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "23503") || strings.Contains(msg, "FOREIGN KEY constraint failed")
-}

@@ -77,7 +77,7 @@ func (db *DB) CreateKnowledgeBase(ctx context.Context, k KnowledgeBase) (Knowled
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_bases (`+kbColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10,$11)`,
 			k.ID, k.AccountID, k.Name, k.Description, k.DefaultTopN, k.DefaultTopK, k.DefaultScoreThreshold, k.RerankerModel, k.Readonly, k.CreatedAt,
-			nullIfEmpty(k.SearchSettings)); err != nil {
+			nullable(k.SearchSettings)); err != nil {
 			return err
 		}
 		return setKBSources(ctx, tx, k.AccountID, k.ID, k.SourceIDs)
@@ -235,7 +235,7 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p K
 			}
 		}
 		if p.SearchSettings != nil {
-			add("search_settings", nullIfEmpty(*p.SearchSettings))
+			add("search_settings", nullable(*p.SearchSettings))
 		}
 		clearZero("default_top_n", p.TopN)
 		clearZero("default_top_k", p.TopK)
@@ -309,11 +309,4 @@ func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string)
 	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
 		accountID, "%"+id+"%").Scan(&n)
 	return n > 0, err
-}
-
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
