@@ -14,16 +14,6 @@ import (
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-// newAccount makes an account.
-func newAccount(t *testing.T, db *store.DB) string {
-	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.ID
-}
-
 func newAgent(t *testing.T, db *store.DB, accountID string) string {
 	t.Helper()
 	a, err := db.CreateAgent(context.Background(), store.NewAgent{Agent: store.Agent{AccountID: accountID, Name: "a",
@@ -65,7 +55,7 @@ func TestAlertsList(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct, other := newAccount(t, db), newAccount(t, db)
+		acct, other := storetest.NewAccount(t, db), storetest.NewAccount(t, db)
 		r := repo{db}
 		end := time.Now().UTC().Truncate(time.Second)
 		ids := seedAlertRows(t, db, acct, 400, end)
@@ -199,7 +189,7 @@ func TestAgentConfigs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		other := newAccount(t, db)
+		other := storetest.NewAccount(t, db)
 		in := store.NewAgent{Agent: store.Agent{AccountID: acct.ID, Name: "full",
 			Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
 			Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},

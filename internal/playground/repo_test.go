@@ -11,22 +11,13 @@ import (
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-func newAccount(t *testing.T, db *store.DB) string {
-	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.ID
-}
-
 func TestExperimentsRepo(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		q := repo{db}
-		acct, other := newAccount(t, db), newAccount(t, db)
+		acct, other := storetest.NewAccount(t, db), storetest.NewAccount(t, db)
 		tpl, total := `{"messages":[]}`, 4
 		e, err := q.create(ctx, Experiment{AccountID: acct, CreatedBy: "u1", Prompt: "p", SystemPrompt: "s",
 			ModelIDs: []string{"a", "b"}, EvaluationMode: "prompt", EvaluationComplexity: "simple", EvaluatorModelID: "a",

@@ -10,23 +10,13 @@ import (
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-// newAccount makes an account to own secrets.
-func newAccount(t *testing.T, db *store.DB) string {
-	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.ID
-}
-
 func TestRepo(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		r := repo{db}
-		acct, other := newAccount(t, db), newAccount(t, db)
+		acct, other := storetest.NewAccount(t, db), storetest.NewAccount(t, db)
 		put := func(accountID, name, ct string, limit int) (Info, bool, error) {
 			return r.put(ctx, accountID, Sealed{Info: Info{Name: name}, Ciphertext: ct, KeyID: "k1"}, []string{"h.example"}, limit)
 		}
@@ -105,7 +95,7 @@ func TestRepo(t *testing.T) {
 		}
 
 		// Concurrent creates never pass the limit.
-		fresh := newAccount(t, db)
+		fresh := storetest.NewAccount(t, db)
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)

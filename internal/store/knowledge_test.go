@@ -17,7 +17,7 @@ func TestKnowledgeStore(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct, other := newAccount(t, db), newAccount(t, db)
+		acct, other := storetest.NewAccount(t, db), storetest.NewAccount(t, db)
 		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 8, ContentFilter: "all"})
 		if err != nil {
@@ -113,7 +113,7 @@ func TestChunkSeqsNeverReused(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct := newAccount(t, db)
+		acct := storetest.NewAccount(t, db)
 		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			EmbeddingModel: "offline", Dimensions: 2, ContentFilter: "all"})
 		if err != nil {

@@ -13,7 +13,7 @@ func TestRecentModels(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct := newAccount(t, db)
+		acct := storetest.NewAccount(t, db)
 		// The usage log names the latest models.
 		for _, m := range []string{"old", "new"} {
 			if _, _, err := db.RecordUsage(ctx, store.Usage{AccountID: acct, Purpose: "playground", Model: m}); err != nil {

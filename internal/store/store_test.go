@@ -294,13 +294,3 @@ func TestUsage(t *testing.T) {
 		}
 	})
 }
-
-// newAccount is a new user's personal account, with 5 credits.
-func newAccount(t *testing.T, db *store.DB) string {
-	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.ID
-}
