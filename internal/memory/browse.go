@@ -45,7 +45,7 @@ func (s *Service) Entries(ctx context.Context, accountID, bankID string, q Entri
 	if q.Key != nil && len(*q.Key) > MaxPartitionKey {
 		return nil, "", queryInvalid("key", fmt.Sprintf("a key is at most %d bytes", MaxPartitionKey))
 	}
-	list, next, err := s.repo.BrowseMemoryEntries(ctx, accountID, bankID, Browse{Key: q.Key, Search: q.Search, After: q.After, Limit: q.Limit})
+	list, next, err := s.repo.BrowseMemoryEntries(ctx, accountID, bankID, q)
 	if errors.Is(err, ErrBadCursor) {
 		return nil, "", queryInvalid("cursor", err.Error())
 	}
@@ -61,7 +61,7 @@ func queryInvalid(field, msg string) error {
 // KeysQuery selects a page of a bank's keys in byte order.
 type KeysQuery struct {
 	Prefix string
-	After  *string // the last key of the previous page
+	After  *string // the last key of the previous page ("" is a key)
 	Limit  int
 }
 
@@ -78,5 +78,5 @@ func (s *Service) Keys(ctx context.Context, accountID, bankID string, q KeysQuer
 	if len(q.Prefix) > MaxPartitionKey || !utf8.ValidString(q.Prefix) {
 		return nil, false, queryInvalid("prefix", fmt.Sprintf("a prefix is at most %d bytes of UTF-8", MaxPartitionKey))
 	}
-	return s.repo.MemoryKeys(ctx, bankID, KeyRange{Prefix: q.Prefix, After: q.After, Limit: q.Limit})
+	return s.repo.MemoryKeys(ctx, bankID, q)
 }

@@ -28,15 +28,6 @@ func (r repo) keyCol() string {
 	return `partition_key`
 }
 
-// Browse selects a page of a bank's live entries, newest first.
-type Browse struct {
-	Key    *string // one conversation_key / group_key only
-	Search string  // a substring of the content, case-insensitive
-	// After is the id of the last entry of the previous page.
-	After string
-	Limit int
-}
-
 // ErrBadCursor means a cursor names no entry of the bank.
 var ErrBadCursor = errors.New("the cursor names no entry of this memory bank")
 
@@ -48,7 +39,7 @@ func LikePattern(s string) string {
 
 // BrowseMemoryEntries returns up to q.Limit live entries of a bank, newest
 // first, and the cursor of the next page ("" on the last).
-func (r repo) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q Browse) ([]Entry, string, error) {
+func (r repo) BrowseMemoryEntries(ctx context.Context, accountID, bankID string, q EntriesQuery) ([]Entry, string, error) {
 	var (
 		at    time.Time
 		after = q.After != ""
@@ -152,17 +143,10 @@ type Key struct {
 	LastActivity time.Time // the newest entry's time
 }
 
-// KeyRange selects a page of a bank's keys in key (byte) order.
-type KeyRange struct {
-	Prefix string  // only keys starting with it
-	After  *string // the last key of the previous page ("" is a key)
-	Limit  int
-}
-
 // MemoryKeys returns up to q.Limit keys of a bank's live entries in byte
 // order, each with its entry count and newest entry's time, and whether
 // more follow. It reads the key index alone, and only the keys of the page.
-func (r repo) MemoryKeys(ctx context.Context, bankID string, q KeyRange) ([]Key, bool, error) {
+func (r repo) MemoryKeys(ctx context.Context, bankID string, q KeysQuery) ([]Key, bool, error) {
 	col := r.keyCol()
 	where, args := `bank_id = $1 AND deleted_at IS NULL`, []any{bankID}
 	arg := func(v any) string {
