@@ -75,21 +75,9 @@ func (r repo) MemoryAssistantTurns(ctx context.Context, accountID, userID string
 		accountID, userID, since).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3
+	out, err := store.All(ctx, r.db.R, scanMemoryTurn, `SELECT `+memoryTurnColumns+` FROM memory_assistant_turns WHERE account_id = $1 AND user_id = $2 AND created_at >= $3
 		ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, accountID, userID, since, limit, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []AssistantTurn{}
-	for rows.Next() {
-		t, err := scanMemoryTurn(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, t)
-	}
-	return out, total, rows.Err()
+	return out, total, err
 }
 
 // claimLapse is how long an accept's claim on a turn holds without being

@@ -104,21 +104,9 @@ func (r repo) MemoryBanks(ctx context.Context, accountID, bankType, sort string,
 		return nil, 0, err
 	}
 	n := len(args)
-	rows, err := r.db.R.QueryContext(ctx, `SELECT `+memoryBankColumns+` FROM memory_banks WHERE `+where+`
+	out, err := store.All(ctx, r.db.R, scanMemoryBank, `SELECT `+memoryBankColumns+` FROM memory_banks WHERE `+where+`
 		ORDER BY `+col+dir+`, id`+dir+` LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2), append(args, limit, offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []MemoryBank{}
-	for rows.Next() {
-		b, err := scanMemoryBank(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, b)
-	}
-	return out, total, rows.Err()
+	return out, total, err
 }
 
 // BankPatch lists what an update changes: nil leaves a field; an

@@ -126,21 +126,9 @@ func (r repo) list(ctx context.Context, accountID string, from, to time.Time, of
 	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, accountID, from.UTC(), to.UTC()).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := r.db.R.QueryContext(ctx, `SELECT `+experimentColumns+where+` ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+	out, err := store.All(ctx, r.db.R, scanExperiment, `SELECT `+experimentColumns+where+` ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
 		accountID, from.UTC(), to.UTC(), limit, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []Experiment{}
-	for rows.Next() {
-		e, err := scanExperiment(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, e)
-	}
-	return out, total, rows.Err()
+	return out, total, err
 }
 
 // start moves a pending experiment (or a running one whose job
