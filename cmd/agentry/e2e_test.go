@@ -88,7 +88,9 @@ func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *chi
 			_ = c.cmd.Wait()
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
+	// A bound, not a wait: ready returns at once. CI's 2 cores, shared
+	// with another package's tests and browsers, have taken 30 s to start one.
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + c.addr + "/readyz")
 		if err == nil {

@@ -248,16 +248,25 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 	p.SetMaxIdleConns(20)
 	p.SetConnMaxIdleTime(5 * time.Minute)
 	db := &DB{W: p, R: p, Results: p, Dialect: Postgres, URL: url}
-	if err := db.Ping(ctx); err != nil {
+	if err := db.ping(ctx, firstConnectTimeout); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("connect to postgres %s: %w", redact(url), err)
 	}
 	return db, nil
 }
 
-// Ping checks that the database answers; /readyz calls it.
-func (db *DB) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+// firstConnectTimeout bounds the first connection Open makes. It is longer
+// than a readiness probe's: a server starting on a busy host, or a database
+// just started beside it, may take seconds to fork and initialise its first
+// session, and refusing to start then would be wrong; a database that has
+// not answered in 15 s is not coming.
+const firstConnectTimeout = 15 * time.Second
+
+// Ping checks that the database answers within 2 s; /readyz calls it.
+func (db *DB) Ping(ctx context.Context) error { return db.ping(ctx, 2*time.Second) }
+
+func (db *DB) ping(ctx context.Context, within time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	var one int
 	return db.R.QueryRowContext(ctx, "SELECT 1").Scan(&one)
