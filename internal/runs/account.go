@@ -14,8 +14,8 @@ import (
 
 // AccountRuns lists an account's runs newest first; next is the cursor of
 // the following page, "" on the last one.
-func (s *Service) AccountRuns(ctx context.Context, accountID string, f store.RunFilter, limit int) ([]store.RunListItem, string, error) {
-	items, more, err := s.DB.AccountRuns(ctx, accountID, f, limit)
+func (s *Service) AccountRuns(ctx context.Context, accountID string, f RunFilter, limit int) ([]RunListItem, string, error) {
+	items, more, err := accountRepo{s.DB}.list(ctx, accountID, f, limit)
 	if err != nil || !more {
 		return items, "", err
 	}
@@ -64,7 +64,7 @@ func (s *Service) Summarise(ctx context.Context, accountID string, now time.Time
 		out.Buckets = append(out.Buckets, SummaryBucket{Start: start.Add(time.Duration(i) * bucket)})
 	}
 	var durations []float64
-	truncated, err := s.DB.RunStats(ctx, accountID, store.RunFilter{From: from, To: now.Add(time.Millisecond)}, SummaryRows, func(r store.RunStatRow) {
+	truncated, err := accountRepo{s.DB}.stats(ctx, accountID, RunFilter{From: from, To: now.Add(time.Millisecond)}, SummaryRows, func(r runStatRow) {
 		out.Total++
 		out.ByStatus[r.Status]++
 		out.Credits += r.Credits
@@ -108,11 +108,11 @@ func percentile(sorted []float64, p float64) *float64 {
 // Details is a run with what its page shows around it.
 type Details struct {
 	Run         store.Run
-	Children    []store.RunListItem
+	Children    []RunListItem
 	Attachments []store.RunAttachment
 	// Usage is each step attempt's model use, in the order of the steps
 	// of Get.
-	Usage []store.StepUsage
+	Usage []StepUsage
 }
 
 // DetailsLimit bounds the sub-runs and the files one details answer lists.
@@ -124,15 +124,16 @@ func (s *Service) RunDetails(ctx context.Context, accountID, runID string) (Deta
 	if err != nil {
 		return Details{}, err
 	}
-	children, err := s.DB.ChildRuns(ctx, accountID, runID, DetailsLimit)
+	q := accountRepo{s.DB}
+	children, err := q.children(ctx, accountID, runID, DetailsLimit)
 	if err != nil {
 		return Details{}, err
 	}
-	files, err := s.DB.RunAttachments(ctx, accountID, runID, DetailsLimit)
+	files, err := q.attachments(ctx, accountID, runID, DetailsLimit)
 	if err != nil {
 		return Details{}, err
 	}
-	usage, err := s.DB.StepUsages(ctx, accountID, runID)
+	usage, err := q.stepUsages(ctx, accountID, runID)
 	if err != nil {
 		return Details{}, err
 	}

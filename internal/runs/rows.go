@@ -2,15 +2,8 @@ package runs
 
 import "github.com/agentry/agentry/internal/store"
 
-// The rows this area returns, under its own name, so that its callers (the
-// API) need not import the store. Interim: aliases of the store's types,
-// until the area declares types of its own.
-type (
-	RunFilter   = store.RunFilter
-	RunListItem = store.RunListItem
-)
-
-// Values of those rows that callers compare with.
+// Values of the area's rows that its callers (the API) compare with, under
+// its own name, so that they need not import the store.
 const (
 	RunFailed = store.RunFailed
 )

@@ -1,4 +1,4 @@
-package store_test
+package runs
 
 import (
 	"context"
@@ -13,13 +13,10 @@ import (
 func seeded100k(tb testing.TB, d store.Dialect) (*store.DB, string, []string) {
 	tb.Helper()
 	db := storetest.Open(tb, d)
-	a, err := db.CreateAccount(context.Background(), "personal", "big", 0)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	a := storetest.NewAccount(tb, db)
 	agents := []string{store.NewID(), store.NewID(), store.NewID(), store.NewID()}
-	storetest.SeedRuns(tb, db, a.ID, agents, 100_000, time.Now(), 7*24*time.Hour)
-	return db, a.ID, agents
+	storetest.SeedRuns(tb, db, a, agents, 100_000, time.Now(), 7*24*time.Hour)
+	return db, a, agents
 }
 
 // TestAccountRunsAtScale: with 100,000 runs, each filter's first page and
@@ -38,7 +35,7 @@ func TestAccountRunsAtScale(t *testing.T) {
 		db, account, agents := seeded100k(t, d)
 		ctx := context.Background()
 		now := time.Now()
-		filters := map[string]store.RunFilter{
+		filters := map[string]RunFilter{
 			"all":            {},
 			"agent":          {AgentID: agents[1]},
 			"failed":         {Status: store.RunFailed},
@@ -48,7 +45,7 @@ func TestAccountRunsAtScale(t *testing.T) {
 			"two days ago":   {From: now.Add(-72 * time.Hour), To: now.Add(-48 * time.Hour), Status: store.RunFailed},
 			"deep by cursor": {},
 		}
-		deep, _, err := db.AccountRuns(ctx, account, store.RunFilter{From: now.Add(-6 * 24 * time.Hour), To: now.Add(-6*24*time.Hour + time.Minute)}, 1)
+		deep, _, err := accountRepo{db}.list(ctx, account, RunFilter{From: now.Add(-6 * 24 * time.Hour), To: now.Add(-6*24*time.Hour + time.Minute)}, 1)
 		if err != nil || len(deep) != 1 {
 			t.Fatal(deep, err)
 		}
@@ -57,7 +54,7 @@ func TestAccountRunsAtScale(t *testing.T) {
 		filters["deep by cursor"] = f
 		for name, f := range filters {
 			start := time.Now()
-			items, more, err := db.AccountRuns(ctx, account, f, 50)
+			items, more, err := accountRepo{db}.list(ctx, account, f, 50)
 			took := time.Since(start)
 			if err != nil || len(items) != 50 || !more {
 				t.Fatalf("%s: %d items, more %v, %v", name, len(items), more, err)
@@ -84,7 +81,7 @@ func BenchmarkAccountRuns100k(b *testing.B) {
 			ctx := context.Background()
 			b.ResetTimer()
 			for range b.N {
-				if _, _, err := db.AccountRuns(ctx, account, store.RunFilter{Status: store.RunFailed}, 50); err != nil {
+				if _, _, err := (accountRepo{db}).list(ctx, account, RunFilter{Status: store.RunFailed}, 50); err != nil {
 					b.Fatal(err)
 				}
 			}
