@@ -474,7 +474,8 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
 	"internal/web":               {"console_sessions", "console_signin_links"},
-	"internal/jobs":              {"job_pings"},
+	"internal/jobs":              {"job_pings", "river_job"},
+	"internal/events":            {"events", "event_streams"},
 
 	// The memory area: banks, entries, the stats totals, the assistant.
 	"internal/memory": {"memory_banks", "memory_entries", "memory_stat_tokens", "memory_stat_keys", "memory_stat_labels", "memory_assistant_turns"},

@@ -11,9 +11,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -98,65 +95,15 @@ func (b *Bus) AppendTx(ctx context.Context, tx *sql.Tx, accountID, streamID stri
 		}
 		payloads[i] = p
 	}
-	n := int64(len(evs))
-	var last int64
-	var err error
-	if b.db.Dialect == store.Postgres {
-		// The announcement rides on the counter's statement (one round
-		// trip less); it is sent on commit, to every replica's listener.
-		var sent string
-		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
-			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3
-			RETURNING last_seq, pg_notify($4, stream_id || ':' || last_seq)::text`,
-			streamID, accountID, n, channel).Scan(&last, &sent)
-	} else {
-		err = tx.QueryRowContext(ctx, `INSERT INTO event_streams (stream_id, account_id, last_seq) VALUES ($1, $2, $3)
-			ON CONFLICT (stream_id) DO UPDATE SET last_seq = event_streams.last_seq + $3 RETURNING last_seq`,
-			streamID, accountID, n).Scan(&last)
-	}
+	last, err := bumpStream(ctx, tx, b.db.Dialect, accountID, streamID, int64(len(evs)))
 	if err != nil {
 		return 0, err
 	}
-	// One statement for the batch: a statement per event was a fair share
-	// of a run's database work (each a round trip on PostgreSQL).
-	now := store.Now()
-	first := last - n + 1
-	for start := 0; start < len(evs); start += maxEventsPerInsert {
-		chunk := evs[start:min(start+maxEventsPerInsert, len(evs))]
-		args := make([]any, 0, 3+3*len(chunk))
-		args = append(args, streamID, accountID, now)
-		for i, e := range chunk {
-			args = append(args, first+int64(start+i), e.Type, string(payloads[start+i]))
-		}
-		if _, err := tx.ExecContext(ctx, insertEventsSQL(len(chunk)), args...); err != nil {
-			return 0, err
-		}
+	if err := insertEvents(ctx, tx, accountID, streamID, last-int64(len(evs))+1, evs, payloads); err != nil {
+		return 0, err
 	}
 	return last, nil
 }
-
-// maxEventsPerInsert bounds the rows of one insert (and its placeholders,
-// well under both databases' limits).
-const maxEventsPerInsert = 64
-
-// insertEventsSQL is the insert of n events of one stream: $1 stream, $2
-// account and $3 time are shared, then seq, type and data per event.
-var insertEventsSQL = func() func(n int) string {
-	var texts [maxEventsPerInsert + 1]string
-	for n := 1; n <= maxEventsPerInsert; n++ {
-		var b strings.Builder
-		b.WriteString(`INSERT INTO events (stream_id, seq, account_id, type, data, created_at) VALUES `)
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			p := 4 + 3*i
-			fmt.Fprintf(&b, "($1, $%d, $2, $%d, $%d, $3)", p, p+1, p+2)
-		}
-		texts[n] = b.String()
-	}
-	return func(n int) string { return texts[n] }
-}()
 
 // Wake tells this process's subscribers of a stream to read; other
 // replicas hear of it through the database.
@@ -165,33 +112,12 @@ func (b *Bus) Wake(streamID string) { b.hub.wake(streamID, 0) }
 // Read returns up to limit events of a stream after seq, in order. It is
 // scoped to the account, so one account never reads another's stream.
 func (b *Bus) Read(ctx context.Context, accountID, streamID string, after int64, limit int) ([]Event, error) {
-	rows, err := b.db.R.QueryContext(ctx, `SELECT seq, type, data, created_at FROM events
-		WHERE stream_id = $1 AND account_id = $2 AND seq > $3 ORDER BY seq LIMIT $4`, streamID, accountID, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		e := Event{StreamID: streamID}
-		var data string
-		if err := rows.Scan(&e.Seq, &e.Type, &data, &e.CreatedAt); err != nil {
-			return nil, err
-		}
-		e.Data = json.RawMessage(data)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return readEvents(ctx, b.db.R, accountID, streamID, after, limit)
 }
 
 // LastSeq returns the sequence number of a stream's latest event (0 if none).
 func (b *Bus) LastSeq(ctx context.Context, accountID, streamID string) (int64, error) {
-	var last int64
-	err := b.db.R.QueryRowContext(ctx, `SELECT last_seq FROM event_streams WHERE stream_id = $1 AND account_id = $2`, streamID, accountID).Scan(&last)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return last, err
+	return lastSeq(ctx, b.db.R, accountID, streamID)
 }
 
 // Subscribe delivers a stream's events after seq, in order, as they are

@@ -142,21 +142,7 @@ func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 func (c *depthCollector) read() ([]depthRow, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	rows, err := c.db.R.QueryContext(ctx, `SELECT kind, state, COUNT(*) FROM river_job
-		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY kind, state`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []depthRow
-	for rows.Next() {
-		var r depthRow
-		if err := rows.Scan(&r.kind, &r.state, &r.n); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queueDepth(ctx, c.db.R)
 }
 
 // Collector returns the queue's depth metric, for a server's /metrics.
