@@ -158,7 +158,7 @@ func TestJobsSurviveKill(t *testing.T) {
 		if _, err := q.Insert(ctx, jobs.PingArgs{PingID: queued.ID}, &river.InsertOpts{ScheduledAt: time.Now().Add(3 * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
-		waitPing(t, db, running.ID, 20*time.Second, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
+		waitPing(t, db, running.ID, 60*time.Second, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
 
 		if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestJobsSurviveKill(t *testing.T) {
 		}
 
 		startServe(t, dbURL, dataDir, env...)
-		waitPing(t, db, queued.ID, 30*time.Second, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
+		waitPing(t, db, queued.ID, 60*time.Second, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 		// The rescue sweep retries it once it has run for 4 s.
 		p := waitPing(t, db, running.ID, 90*time.Second, func(p jobs.PingRecord) bool { return p.FinishedAt != nil })
 		if p.Attempts < 2 {
@@ -204,7 +204,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitPing(t, db, p.ID, 20*time.Second, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
+	waitPing(t, db, p.ID, 60*time.Second, func(p jobs.PingRecord) bool { return p.StartedAt != nil })
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

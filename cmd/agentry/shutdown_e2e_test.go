@@ -113,7 +113,7 @@ func TestSIGTERMMidRun(t *testing.T) {
 		}()
 		select {
 		case <-opened:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("raw stream sent nothing")
 		}
 
