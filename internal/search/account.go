@@ -60,7 +60,7 @@ func Account(ctx context.Context, db *store.DB, accountID, q, entityType string,
 	if len(tables) == 0 {
 		return nil, nil
 	}
-	hits, err := db.SearchTables(ctx, tables, accountID, q, reUUID.MatchString(q), limit)
+	hits, err := searchTables(ctx, db, tables, accountID, q, reUUID.MatchString(q), limit)
 	if err != nil {
 		return nil, err
 	}

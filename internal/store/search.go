@@ -1,18 +1,10 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-	"strconv"
-	"strings"
-)
-
-// Account search (GET /search) reads every searchable table the same way;
-// a SearchTable says where a resource type keeps its id, name and
-// description. All tables are searched in one statement (UNION ALL), each
-// branch ranked in SQL so it returns only its best rows: name-prefix (0),
-// name-substring (1), description-substring (2). SQLite's LIKE ignores
-// ASCII case, PostgreSQL's ILIKE any case; neither needs LOWER() per row.
+// Account search (GET /search, internal/search) reads every searchable
+// table the same way; a SearchTable says where a resource type keeps its
+// id, name and description. It is declared here, below every area, so an
+// area can describe its own table (governance.PolicySearch) without
+// importing the search, which reads all of them.
 
 // SearchTable describes one searchable resource table.
 type SearchTable struct {
@@ -21,72 +13,4 @@ type SearchTable struct {
 	DescExpr string // SQL giving the description; "" for none
 	Where    string // extra condition (live rows only…); "" for none
 	IDOnly   bool   // matched by exact id only (runs)
-}
-
-// SearchHit is a row found; Table is the index of its SearchTable.
-type SearchHit struct {
-	Table       int
-	ID, Name    string
-	Description *string
-	Rank        int
-}
-
-// SearchTables finds up to limit rows per table of the account: by exact
-// id when byID, else whose name or description holds text.
-func (db *DB) SearchTables(ctx context.Context, tables []SearchTable, accountID, text string, byID bool, limit int) ([]SearchHit, error) {
-	like := "LIKE"
-	if db.Dialect == Postgres {
-		like = "ILIKE"
-	}
-	var b strings.Builder
-	n := 0
-	for i, t := range tables {
-		if t.IDOnly && !byID {
-			continue
-		}
-		if n > 0 {
-			b.WriteString(" UNION ALL ")
-		}
-		n++
-		desc := "CAST(NULL AS TEXT)"
-		if t.DescExpr != "" {
-			desc = t.DescExpr
-		}
-		idx := strconv.Itoa(i)
-		b.WriteString(`SELECT * FROM (SELECT ` + idx + ` AS t, id, ` + t.NameExpr + ` AS name, ` + desc + ` AS description, `)
-		if byID {
-			b.WriteString(`0 AS rank FROM ` + t.Table + ` WHERE account_id = $1 AND id = $2`)
-		} else {
-			b.WriteString(`CASE WHEN ` + t.NameExpr + ` ` + like + ` $2 ESCAPE '\' THEN 0 WHEN ` + t.NameExpr + ` ` + like + ` $3 ESCAPE '\' THEN 1 ELSE 2 END AS rank
-				FROM ` + t.Table + ` WHERE account_id = $1 AND (` + t.NameExpr + ` ` + like + ` $3 ESCAPE '\' OR ` + desc + ` ` + like + ` $3 ESCAPE '\')`)
-		}
-		if t.Where != "" {
-			b.WriteString(` AND ` + t.Where)
-		}
-		b.WriteString(` ORDER BY rank, LOWER(` + t.NameExpr + `), id LIMIT ` + strconv.Itoa(limit) + `) s` + idx)
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	args := []any{accountID, strings.ToLower(text)}
-	if !byID {
-		esc := EscapeLike(strings.ToLower(text))
-		args = []any{accountID, esc + "%", "%" + esc + "%"}
-	}
-	rows, err := db.R.QueryContext(ctx, b.String(), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []SearchHit
-	for rows.Next() {
-		var h SearchHit
-		var desc sql.NullString
-		if err := rows.Scan(&h.Table, &h.ID, &h.Name, &desc, &h.Rank); err != nil {
-			return nil, err
-		}
-		h.Description = StringOrNil(desc)
-		out = append(out, h)
-	}
-	return out, rows.Err()
 }
