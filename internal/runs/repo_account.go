@@ -119,16 +119,8 @@ func scanRunListItem(row store.Scanner) (RunListItem, error) {
 		return r, err
 	}
 	r.Credits, r.CreatedAt = store.FromMicro(micro), r.CreatedAt.UTC()
-	r.StartedAt, r.EndedAt = utcOrNil(started), utcOrNil(ended)
+	r.StartedAt, r.EndedAt = store.TimeOrNil(started), store.TimeOrNil(ended)
 	return r, nil
-}
-
-func utcOrNil(t sql.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	u := t.Time.UTC()
-	return &u
 }
 
 // list lists an account's runs newest first, at most limit of them, and
@@ -194,7 +186,7 @@ func (r accountRepo) stats(ctx context.Context, accountID string, f RunFilter, l
 			return false, err
 		}
 		s.Credits, s.CreatedAt = store.FromMicro(micro), s.CreatedAt.UTC()
-		s.StartedAt, s.EndedAt = utcOrNil(started), utcOrNil(ended)
+		s.StartedAt, s.EndedAt = store.TimeOrNil(started), store.TimeOrNil(ended)
 		fn(s)
 	}
 	return false, rows.Err()
