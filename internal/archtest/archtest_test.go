@@ -496,6 +496,9 @@ var tablesOwnedByArea = map[string][]string{
 
 	"internal/regressions": {"regression_items", "regressions"},
 
+	// The agents area's input uploads.
+	"internal/agents": {"agent_input_uploads"},
+
 	// The solutions area and its assistants. solutions and solution_agents
 	// are also named by the agents area's import and export, still in
 	// internal/store/agents_extras.go (an import links the new agent in its
