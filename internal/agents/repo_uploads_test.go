@@ -66,4 +66,3 @@ func TestUploadsRepo(t *testing.T) {
 		}
 	})
 }
-
