@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -83,10 +84,10 @@ func (s *Service) SetAPIVersion(ctx context.Context, accountID, v string) error 
 // RecentModels are the models the account called most recently, newest
 // first, at most limit.
 func (s *Service) RecentModels(ctx context.Context, accountID string, limit int) ([]string, error) {
-	return s.db.RecentModels(ctx, accountID, limit)
+	return billing.NewCredits(s.db).RecentModels(ctx, accountID, limit)
 }
 
 // ModelUsage is how often and when last the account called model.
-func (s *Service) ModelUsage(ctx context.Context, accountID, model string) (store.ModelUse, error) {
-	return s.db.ModelUsage(ctx, accountID, model)
+func (s *Service) ModelUsage(ctx context.Context, accountID, model string) (billing.ModelUse, error) {
+	return billing.NewCredits(s.db).ModelUsage(ctx, accountID, model)
 }

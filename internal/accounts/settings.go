@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -150,7 +151,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, r
 // credits it spent per UTC day (oldest first, days without spending as 0).
 type Credits struct {
 	Balance float64
-	Ledger  []store.LedgerEntry
+	Ledger  []billing.LedgerEntry
 	Days    []DaySpent
 }
 
@@ -164,10 +165,10 @@ type DaySpent struct {
 func (s *Service) Credits(ctx context.Context, accountID string, ledgerLimit, days int, now time.Time) (Credits, error) {
 	var out Credits
 	var err error
-	if out.Balance, err = s.db.Balance(ctx, accountID); err != nil {
+	if out.Balance, err = billing.NewCredits(s.db).Balance(ctx, accountID); err != nil {
 		return out, err
 	}
-	if out.Ledger, err = s.db.Ledger(ctx, accountID, ledgerLimit); err != nil {
+	if out.Ledger, err = billing.NewCredits(s.db).Ledger(ctx, accountID, ledgerLimit); err != nil {
 		return out, err
 	}
 	first := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/envflag"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/server"
@@ -56,7 +57,7 @@ func (o *options) printsTable(cmds ...*cobra.Command) {
 // opensAccounts gives commands that create accounts their --default-credits
 // flag, the opening balance of what they create.
 func (o *options) opensAccounts(c *cobra.Command) {
-	credits, _ := envflag.Float("SERVICE_DEFAULT_CREDITS", store.DefaultOpeningCredits)
+	credits, _ := envflag.Float("SERVICE_DEFAULT_CREDITS", billing.DefaultOpeningCredits)
 	c.Flags().Float64Var(&o.defaultCredits, "default-credits", credits, "opening balance of the account created (SERVICE_DEFAULT_CREDITS)")
 }
 
@@ -208,7 +209,7 @@ func listAccounts(o *options, kind string) *cobra.Command {
 				if kind != "" && a.Kind != kind {
 					continue
 				}
-				bal, err := db.Balance(ctx, a.ID)
+				bal, err := billing.NewCredits(db).Balance(ctx, a.ID)
 				if err != nil {
 					return err
 				}
@@ -405,7 +406,7 @@ func creditsCommand(o *options) *cobra.Command {
 			if account == "" || amount == 0 {
 				return errors.New("give the account id and a non-zero --amount")
 			}
-			bal, err := db.Grant(ctx, account, amount, reason, "admin")
+			bal, err := billing.NewCredits(db).Grant(ctx, account, amount, reason, "admin")
 			if err != nil {
 				return notFound(err, "account", account)
 			}
@@ -425,11 +426,11 @@ func creditsCommand(o *options) *cobra.Command {
 			if account == "" {
 				return errors.New("give the account id")
 			}
-			bal, err := db.Balance(ctx, account)
+			bal, err := billing.NewCredits(db).Balance(ctx, account)
 			if err != nil {
 				return notFound(err, "account", account)
 			}
-			entries, err := db.Ledger(ctx, account, recent)
+			entries, err := billing.NewCredits(db).Ledger(ctx, account, recent)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/admin"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -105,12 +106,12 @@ func TestAdmin(t *testing.T) {
 
 		var grant map[string]any
 		runJSON(t, url, &grant, "credits", "grant", org["id"], "--amount", "250.5")
-		if want := float64(store.DefaultOpeningCredits) + 250.5; grant["balance"] != want {
+		if want := float64(billing.DefaultOpeningCredits) + 250.5; grant["balance"] != want {
 			t.Errorf("grant: %v, want balance %v", grant, want)
 		}
 		var show map[string]any
 		runJSON(t, url, &show, "credits", "show", org["id"])
-		if show["balance"] != float64(store.DefaultOpeningCredits)+250.5 || len(show["ledger"].([]any)) != 2 {
+		if show["balance"] != float64(billing.DefaultOpeningCredits)+250.5 || len(show["ledger"].([]any)) != 2 {
 			t.Errorf("show: %v", show)
 		}
 		// The older --account flag still works; both forms at once must agree.

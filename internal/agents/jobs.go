@@ -58,14 +58,14 @@ type extractWorker struct {
 // failure is retried, and only the last attempt marks the upload failed.
 func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) error {
 	s := w.s
-	u, err := s.db.Upload(ctx, job.Args.AccountID, "", job.Args.UploadID)
+	u, err := s.uploads().get(ctx, job.Args.AccountID, "", job.Args.UploadID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // expired and cleaned up before its turn came
 	}
 	if err != nil {
 		return err
 	}
-	if u.Status != store.UploadProcessing {
+	if u.Status != UploadProcessing {
 		return nil // a retry of a job whose outcome was recorded
 	}
 	res, err := s.extractText(ctx, u)
@@ -81,23 +81,23 @@ func (w *extractWorker) Work(ctx context.Context, job *river.Job[ExtractArgs]) e
 		if !fileErr {
 			msg = "text extraction failed: " + msg
 		}
-		return s.db.FinishUpload(ctx, u.AccountID, u.ID, store.UploadResult{Status: store.UploadFailed, Error: msg, Extractor: "none"})
+		return s.uploads().finish(ctx, u.AccountID, u.ID, uploadResult{Status: UploadFailed, Error: msg, Extractor: "none"})
 	}
-	res.Status = store.UploadReady
-	return s.db.FinishUpload(ctx, u.AccountID, u.ID, res)
+	res.Status = UploadReady
+	return s.uploads().finish(ctx, u.AccountID, u.ID, res)
 }
 
 // extractText writes the text of an upload to its text blob.
-func (s *Service) extractText(ctx context.Context, u store.Upload) (store.UploadResult, error) {
+func (s *Service) extractText(ctx context.Context, u Upload) (uploadResult, error) {
 	if !extract.Supports(u.ContentType) {
 		// Passed on as it is (images, audio, video), or unsupported: said
 		// without reading the file.
 		res, err := extract.Extract(ctx, u.ContentType, extract.Source{}, io.Discard)
-		return store.UploadResult{Extractor: res.Extractor, Note: res.Note}, err
+		return uploadResult{Extractor: res.Extractor, Note: res.Note}, err
 	}
 	rc, err := s.blobs.Get(ctx, u.BlobKey)
 	if err != nil {
-		return store.UploadResult{}, err
+		return uploadResult{}, err
 	}
 	defer rc.Close()
 	src := extract.Source{R: rc, Size: -1}
@@ -106,12 +106,12 @@ func (s *Service) extractText(ctx context.Context, u store.Upload) (store.Upload
 		// them from a local copy rather than from the blob store.
 		f, err := spool(rc)
 		if err != nil {
-			return store.UploadResult{}, err
+			return uploadResult{}, err
 		}
 		defer func() { f.Close(); os.Remove(f.Name()) }()
 		st, err := f.Stat()
 		if err != nil {
-			return store.UploadResult{}, err
+			return uploadResult{}, err
 		}
 		src = extract.Source{R: f, RA: f, Size: st.Size()}
 	}
@@ -128,12 +128,12 @@ func (s *Service) extractText(ctx context.Context, u store.Upload) (store.Upload
 	_, putErr := s.blobs.PutStream(ctx, key, "text/plain; charset=utf-8", pr)
 	pr.CloseWithError(errors.New("text blob write ended")) // unblocks the extractor if the write failed first
 	if err := <-done; err != nil {
-		return store.UploadResult{}, err
+		return uploadResult{}, err
 	}
 	if putErr != nil {
-		return store.UploadResult{}, fmt.Errorf("store extracted text: %w", putErr)
+		return uploadResult{}, fmt.Errorf("store extracted text: %w", putErr)
 	}
-	out := store.UploadResult{Extractor: res.Extractor, TextChars: res.Chars, Note: res.Note, TextKey: key}
+	out := uploadResult{Extractor: res.Extractor, TextChars: res.Chars, Note: res.Note, TextKey: key}
 	if res.Chars == 0 {
 		s.deleteBlob(key)
 		out.TextKey = ""

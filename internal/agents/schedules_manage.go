@@ -91,8 +91,8 @@ func (s *Service) AddSchedule(ctx context.Context, accountID, agentID string, in
 	if err := s.applyScheduleChange(&sc, in); err != nil {
 		return AgentSchedule{}, err
 	}
-	sc, err = s.db.AddSchedule(ctx, accountID, agentID, sc, MaxSchedulesPerAgent)
-	if errors.Is(err, store.ErrScheduleLimit) {
+	sc, err = s.schedules().add(ctx, accountID, agentID, sc, MaxSchedulesPerAgent)
+	if errors.Is(err, errScheduleLimit) {
 		return AgentSchedule{}, ErrTooManySchedules
 	}
 	if err != nil {
@@ -116,7 +116,7 @@ func (s *Service) UpdateSchedule(ctx context.Context, accountID, agentID, schedu
 	if err := s.applyScheduleChange(&sc, in); err != nil {
 		return AgentSchedule{}, err
 	}
-	if err := s.db.UpdateSchedule(ctx, accountID, agentID, sc); err != nil {
+	if err := s.schedules().update(ctx, accountID, agentID, sc); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return AgentSchedule{}, ErrScheduleNotFound
 		}
@@ -130,7 +130,7 @@ func (s *Service) RemoveSchedule(ctx context.Context, accountID, agentID, schedu
 	if _, err := s.db.AgentTrigger(ctx, accountID, agentID); err != nil {
 		return err
 	}
-	if err := s.db.DeleteSchedule(ctx, accountID, agentID, scheduleID); err != nil {
+	if err := s.schedules().remove(ctx, accountID, agentID, scheduleID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return ErrScheduleNotFound
 		}

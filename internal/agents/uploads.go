@@ -54,53 +54,53 @@ type UploadInput struct {
 
 // StoreUpload streams a file to the blob store and queues its extraction.
 // A file over MaxUploadBytes is ErrUploadTooLarge, and nothing of it is kept.
-func (s *Service) StoreUpload(ctx context.Context, in UploadInput) (store.Upload, error) {
+func (s *Service) StoreUpload(ctx context.Context, in UploadInput) (Upload, error) {
 	if s.blobs == nil || s.queue == nil {
-		return store.Upload{}, ErrUploadsUnavailable
+		return Upload{}, ErrUploadsUnavailable
 	}
 	id := store.NewID()
 	key := uploadKey(in.AccountID, id, "original")
 	br := bufio.NewReaderSize(in.Body, 4096)
 	head, _ := br.Peek(512) // a short or failing read shows up again in the copy below
-	u := store.Upload{ID: id, AccountID: in.AccountID, AgentID: in.AgentID, CreatedBy: in.UserID, BlobKey: key,
+	u := Upload{ID: id, AccountID: in.AccountID, AgentID: in.AgentID, CreatedBy: in.UserID, BlobKey: key,
 		Filename: cleanFilename(in.Filename), ContentType: extract.DetectType(in.Filename, in.DeclaredType, head)}
 	body := &blob.HashLimit{R: br, Limit: s.cfg.MaxUploadBytes, H: sha256.New(), TooLarge: ErrUploadTooLarge}
 	n, err := s.blobs.PutStream(ctx, key, u.ContentType, body)
 	if errors.Is(err, ErrUploadTooLarge) {
-		return store.Upload{}, fault.UploadTooLarge(s.cfg.MaxUploadBytes, err)
+		return Upload{}, fault.UploadTooLarge(s.cfg.MaxUploadBytes, err)
 	}
 	if err != nil {
-		return store.Upload{}, err
+		return Upload{}, err
 	}
 	u.FileSize, u.SHA256 = n, hex.EncodeToString(body.H.Sum(nil))
 	u.ExpiresAt = s.now().Add(s.cfg.UploadRetention)
-	if u, err = s.db.CreateUpload(ctx, u); err != nil {
+	if u, err = s.uploads().create(ctx, u); err != nil {
 		s.deleteBlob(key)
-		return store.Upload{}, err
+		return Upload{}, err
 	}
 	if _, err := s.queue.Insert(ctx, ExtractArgs{AccountID: u.AccountID, UploadID: u.ID}, &river.InsertOpts{MaxAttempts: extractAttempts}); err != nil {
-		_ = s.db.DeleteUpload(context.WithoutCancel(ctx), u.AccountID, u.ID)
+		_ = s.uploads().remove(context.WithoutCancel(ctx), u.AccountID, u.ID)
 		s.deleteBlob(key)
-		return store.Upload{}, fmt.Errorf("queue text extraction: %w", err)
+		return Upload{}, fmt.Errorf("queue text extraction: %w", err)
 	}
 	return u, nil
 }
 
 // Upload returns an upload of the agent (store.ErrNotFound when absent,
 // expired, another agent's or another account's).
-func (s *Service) Upload(ctx context.Context, accountID, agentID, uploadID string) (store.Upload, error) {
+func (s *Service) Upload(ctx context.Context, accountID, agentID, uploadID string) (Upload, error) {
 	if _, err := s.db.Agent(ctx, accountID, agentID); err != nil {
-		return store.Upload{}, err
+		return Upload{}, err
 	}
-	u, err := s.db.Upload(ctx, accountID, agentID, uploadID)
+	u, err := s.uploads().get(ctx, accountID, agentID, uploadID)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Upload{}, ErrUploadNotFound
+		return Upload{}, ErrUploadNotFound
 	}
 	return u, err
 }
 
 // OpenUpload streams an upload's file as uploaded; the caller closes it.
-func (s *Service) OpenUpload(ctx context.Context, u store.Upload) (io.ReadCloser, error) {
+func (s *Service) OpenUpload(ctx context.Context, u Upload) (io.ReadCloser, error) {
 	if s.blobs == nil {
 		return nil, ErrUploadsUnavailable
 	}
@@ -110,7 +110,7 @@ func (s *Service) OpenUpload(ctx context.Context, u store.Upload) (io.ReadCloser
 // OpenUploadText streams an upload's extracted text; the caller closes it.
 // An upload without text (still processing, failed, or an image passed on
 // as it is) answers an empty reader.
-func (s *Service) OpenUploadText(ctx context.Context, u store.Upload) (io.ReadCloser, error) {
+func (s *Service) OpenUploadText(ctx context.Context, u Upload) (io.ReadCloser, error) {
 	if s.blobs == nil {
 		return nil, ErrUploadsUnavailable
 	}
@@ -128,7 +128,7 @@ func (s *Service) CleanupExpiredUploads(ctx context.Context) (int, error) {
 	}
 	removed := 0
 	for {
-		batch, err := s.db.ExpiredUploads(ctx, s.now(), 100)
+		batch, err := s.uploads().expired(ctx, s.now(), 100)
 		if err != nil {
 			return removed, err
 		}
@@ -141,7 +141,7 @@ func (s *Service) CleanupExpiredUploads(ctx context.Context) (int, error) {
 					return removed, fmt.Errorf("delete %s: %w", key, err)
 				}
 			}
-			if err := s.db.DeleteUpload(ctx, u.AccountID, u.ID); err != nil {
+			if err := s.uploads().remove(ctx, u.AccountID, u.ID); err != nil {
 				return removed, err
 			}
 			removed++

@@ -64,7 +64,7 @@ func TestExtractionAndCleanup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.Filename != "r.pdf" || u.ContentType != "application/pdf" || u.Status != store.UploadProcessing || len(u.SHA256) != 64 ||
+		if u.Filename != "r.pdf" || u.ContentType != "application/pdf" || u.Status != UploadProcessing || len(u.SHA256) != 64 ||
 			!u.ExpiresAt.After(time.Now().Add(59*time.Minute)) || len(q.jobs) != 1 {
 			t.Fatalf("stored %+v, jobs %v", u, q.jobs)
 		}
@@ -75,7 +75,7 @@ func TestExtractionAndCleanup(t *testing.T) {
 		rc, _ := s.OpenUploadText(ctx, u)
 		text, _ := io.ReadAll(rc)
 		rc.Close()
-		if u.Status != store.UploadReady || u.Extractor != "pdf" || u.TextChars != int64(len("Page one")) || strings.TrimSpace(string(text)) != "Page one" {
+		if u.Status != UploadReady || u.Extractor != "pdf" || u.TextChars != int64(len("Page one")) || strings.TrimSpace(string(text)) != "Page one" {
 			t.Fatalf("extracted %+v %q", u, text)
 		}
 		// A retried job whose outcome is recorded does nothing.
@@ -94,7 +94,7 @@ func TestExtractionAndCleanup(t *testing.T) {
 		if err := work(t, s, q, 2, 2); err != nil {
 			t.Fatal(err)
 		}
-		if lost, _ = s.Upload(ctx, acct, agent, lost.ID); lost.Status != store.UploadFailed || !strings.Contains(lost.Error, "text extraction failed") {
+		if lost, _ = s.Upload(ctx, acct, agent, lost.ID); lost.Status != UploadFailed || !strings.Contains(lost.Error, "text extraction failed") {
 			t.Fatalf("last attempt: %+v", lost)
 		}
 
@@ -115,7 +115,7 @@ func TestExtractionAndCleanup(t *testing.T) {
 				t.Errorf("%s survived the cleanup", key)
 			}
 		}
-		if _, err := s.db.Upload(ctx, acct, "", u.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.uploads().get(ctx, acct, "", u.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("row survived: %v", err)
 		}
 		if n, _ := s.CleanupExpiredUploads(ctx); n != 0 {
@@ -158,7 +158,7 @@ func TestExtractionLimitFailsUpload(t *testing.T) {
 			t.Fatalf("a file over the limits was retried: %v", err)
 		}
 		u, _ = s.Upload(ctx, acct, agent, u.ID)
-		if u.Status != store.UploadFailed || u.Error != "extraction stopped: the PDF's page content exceeds 1 MiB decompressed" || u.TextKey != "" {
+		if u.Status != UploadFailed || u.Error != "extraction stopped: the PDF's page content exceeds 1 MiB decompressed" || u.TextKey != "" {
 			t.Fatalf("%+v", u)
 		}
 		if ok, _ := blobs.Exists(ctx, uploadKey(acct, u.ID, "text.txt")); ok {

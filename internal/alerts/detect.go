@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -364,7 +365,7 @@ func (s *Service) DetectCredits(ctx context.Context) (int, error) {
 
 func (s *Service) detectCredits(ctx context.Context, c AlertConfig) error {
 	th, _ := ParseThreshold(c.AlertType, c.Threshold)
-	balance, err := s.DB.Balance(ctx, c.AccountID)
+	balance, err := billing.NewCredits(s.DB).Balance(ctx, c.AccountID)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/alerts"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -204,7 +205,7 @@ func TestCreditsSweep(t *testing.T) {
 		if l := listAlerts(t, s, tn.Key, ""); len(l.Data) != 0 {
 			t.Fatalf("alerts with a full balance and no spend: %+v", l.Data)
 		}
-		if _, err := s.DB.Debit(ctx, tn.AccountID, 600, "test", "spend"); err != nil {
+		if _, err := billing.NewCredits(s.DB).Debit(ctx, tn.AccountID, 600, "test", "spend"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.S.Alerts.DetectCredits(ctx); err != nil {

@@ -1,6 +1,7 @@
 package alerts_test
 
 import (
+	"github.com/agentry/agentry/internal/billing"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestConditionAlertsResolve(t *testing.T) {
 			t.Fatalf("error_rate_spike at 33%%: %s", st)
 		}
 		// The condition back: a new alert opens (the resolved one stays resolved).
-		balance, err := s.DB.Balance(ctx, s.AccountID)
+		balance, err := billing.NewCredits(s.DB).Balance(ctx, s.AccountID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func TestConditionAlertsResolve(t *testing.T) {
 		if _, st := statusOf(t, listAlerts(t, s, s.Key, "?limit=100"), "credits_low_threshold"); st != "triggered" {
 			t.Fatalf("credits_low_threshold: %s", st)
 		}
-		if _, err := s.DB.Grant(ctx, s.AccountID, 5000, "test", "top-up"); err != nil {
+		if _, err := billing.NewCredits(s.DB).Grant(ctx, s.AccountID, 5000, "test", "top-up"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.S.Alerts.DetectCredits(ctx); err != nil {
@@ -118,7 +119,7 @@ func TestDefaultCreditAlerts(t *testing.T) {
 		spender := s.NewTenant(t, "spender")
 		idle := s.NewTenant(t, "idle")
 		own := createConfig(t, s, spender.Key, map[string]any{"alert_type": "credits_usage_spike", "threshold": map[string]any{"multiplier": 5}})
-		if _, err := s.DB.Debit(ctx, spender.AccountID, 10, "test", "spend"); err != nil {
+		if _, err := billing.NewCredits(s.DB).Debit(ctx, spender.AccountID, 10, "test", "spend"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.S.Alerts.DetectCredits(ctx); err != nil {

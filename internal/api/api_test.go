@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -271,7 +272,7 @@ func TestErrorModel(t *testing.T) {
 		huma.Register(hapi, huma.Operation{OperationID: "test-spend", Method: "POST", Path: "/test/spend"},
 			func(ctx context.Context, _ *struct{}) (*struct{}, error) {
 				p, _ := auth.FromContext(ctx)
-				_, err := s.DB.Debit(ctx, p.AccountID, 1e9, "test", "")
+				_, err := billing.NewCredits(s.DB).Debit(ctx, p.AccountID, 1e9, "test", "")
 				return nil, err
 			})
 		huma.Register(hapi, huma.Operation{OperationID: "test-missing", Method: "GET", Path: "/test/things/{thing_id}"},

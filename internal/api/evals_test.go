@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
@@ -273,7 +274,7 @@ func TestEvaluationCriteriaCRUDAndDraft(t *testing.T) {
 
 func credits(t *testing.T, s *testserver.Server) float64 {
 	t.Helper()
-	b, err := s.DB.Balance(context.Background(), s.AccountID)
+	b, err := billing.NewCredits(s.DB).Balance(context.Background(), s.AccountID)
 	if err != nil {
 		t.Fatal(err)
 	}

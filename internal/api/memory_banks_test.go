@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
@@ -316,8 +317,8 @@ func TestCompactionDryRunsWriteNothing(t *testing.T) {
 		empty := createBank(t, s, s.Key, map[string]any{"name": "Empty"})
 		wantStatus(t, s.Do(t, "POST", "/memory_banks/"+empty+"/test-compaction", s.Key, map[string]any{}), http.StatusUnprocessableEntity)
 		// A dry run the account cannot pay for is a 402.
-		bal, _ := s.DB.Balance(context.Background(), s.AccountID)
-		if _, err := s.DB.Charge(context.Background(), s.AccountID, bal, "test", ""); err != nil {
+		bal, _ := billing.NewCredits(s.DB).Balance(context.Background(), s.AccountID)
+		if _, err := billing.NewCredits(s.DB).Charge(context.Background(), s.AccountID, bal, "test", ""); err != nil {
 			t.Fatal(err)
 		}
 		r = s.Do(t, "POST", "/memory_banks/test-compaction", s.Key, map[string]any{"compaction_prompt": "Summarize.", "sample_entries": []string{"Bob lives in Oslo."}})

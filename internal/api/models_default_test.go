@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
@@ -105,7 +106,7 @@ func TestAccountDefaultModel(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		other := s.NewTenant(t, "other")
-		if _, err := s.DB.Grant(context.Background(), other.AccountID, 1e6, "test", "room for a real model's estimate"); err != nil {
+		if _, err := billing.NewCredits(s.DB).Grant(context.Background(), other.AccountID, 1e6, "test", "room for a real model's estimate"); err != nil {
 			t.Fatal(err)
 		}
 		var def api.DefaultModelResponse

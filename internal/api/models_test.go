@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -116,7 +117,7 @@ func TestModelCatalog(t *testing.T) {
 		if r.Status != 200 || m.ID != "openai_gpt_4o" || m.Input == nil || m.LastUsed {
 			t.Fatalf("details: %d %.300s", r.Status, r.Body)
 		}
-		if _, _, err := s.DB.RecordUsage(context.Background(), store.Usage{AccountID: s.AccountID, Purpose: "prompt_call",
+		if _, _, err := billing.NewCredits(s.DB).RecordUsage(context.Background(), billing.Usage{AccountID: s.AccountID, Purpose: "prompt_call",
 			Model: "openai_gpt_4o", InputTokens: 10, OutputTokens: 5, Credits: 1}); err != nil {
 			t.Fatal(err)
 		}

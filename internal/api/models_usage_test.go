@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -25,7 +26,7 @@ func TestModelUsageExtension(t *testing.T) {
 		}
 		before := time.Now().UTC().Add(-time.Second)
 		for range 2 {
-			if _, _, err := s.DB.RecordUsage(context.Background(), store.Usage{AccountID: s.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
+			if _, _, err := billing.NewCredits(s.DB).RecordUsage(context.Background(), billing.Usage{AccountID: s.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
@@ -75,14 +76,14 @@ func finished(e experiment) bool { return playground.Terminal(e.Status) }
 
 func fund(t *testing.T, s *testserver.Server, accountID string, credits float64) {
 	t.Helper()
-	if _, err := s.DB.Grant(context.Background(), accountID, credits, "test", "test:"+accountID); err != nil {
+	if _, err := billing.NewCredits(s.DB).Grant(context.Background(), accountID, credits, "test", "test:"+accountID); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func balance(t *testing.T, s *testserver.Server, accountID string) float64 {
 	t.Helper()
-	b, err := s.DB.Balance(context.Background(), accountID)
+	b, err := billing.NewCredits(s.DB).Balance(context.Background(), accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestPlaygroundRequests(t *testing.T) {
 		}
 
 		// 402: an account that cannot pay is refused before anything runs.
-		if _, err := s.DB.Debit(context.Background(), other.AccountID, balance(t, s, other.AccountID), "test", "drain"); err != nil {
+		if _, err := billing.NewCredits(s.DB).Debit(context.Background(), other.AccountID, balance(t, s, other.AccountID), "test", "drain"); err != nil {
 			t.Fatal(err)
 		}
 		r := s.Do(t, "POST", experimentsPath, other.Key, map[string]any{"prompt": "p", "model_ids": []string{"agentry_offline"}})

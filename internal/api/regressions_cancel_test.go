@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -113,7 +114,7 @@ func TestRegressionCredits(t *testing.T) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"t","step_type":"text","text":"hi {{input}}"}]}`)
 		ids := recordRuns(t, s, agent, 3)
-		bal, err := s.DB.Balance(t.Context(), s.AccountID)
+		bal, err := billing.NewCredits(s.DB).Balance(t.Context(), s.AccountID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -22,7 +23,7 @@ func TestRunStepWithoutProviderSaysSo(t *testing.T) {
 		s := testserver.Start(t, d) // no provider keys: only the offline model is served
 		const model = "openai_gpt_4o"
 		tenant := s.NewTenant(t, "low balance")
-		if _, err := s.DB.Debit(context.Background(), tenant.AccountID, 999.5, "test", "leave half a credit"); err != nil {
+		if _, err := billing.NewCredits(s.DB).Debit(context.Background(), tenant.AccountID, 999.5, "test", "leave half a credit"); err != nil {
 			t.Fatal(err)
 		}
 		for _, who := range []testserver.Tenant{{Key: s.Key, AccountID: s.AccountID}, tenant} {

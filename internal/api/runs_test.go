@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -151,8 +152,8 @@ func TestRunRefusals(t *testing.T) {
 		if _, err := s.DB.EnableAgent(ctx, s.AccountID, agent, s.UserID); err != nil {
 			t.Fatal(err)
 		}
-		bal, _ := s.DB.Balance(ctx, s.AccountID)
-		if _, err := s.DB.Charge(ctx, s.AccountID, bal, "test", ""); err != nil {
+		bal, _ := billing.NewCredits(s.DB).Balance(ctx, s.AccountID)
+		if _, err := billing.NewCredits(s.DB).Charge(ctx, s.AccountID, bal, "test", ""); err != nil {
 			t.Fatal(err)
 		}
 		r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "x"})

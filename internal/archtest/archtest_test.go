@@ -497,6 +497,14 @@ var tablesOwnedByArea = map[string][]string{
 
 	"internal/regressions": {"regression_items", "regressions"},
 
+	// The agents area's input uploads.
+	"internal/agents": {"agent_input_uploads"},
+
+	// The metered model calls. credit_ledger is not listed: the store
+	// writes it with the opening balance in an account's creation
+	// (store.AdjustCredits), and the alerts area reads spending from it.
+	"internal/billing": {"model_usage"},
+
 	// The solutions area and its assistants. solutions and solution_agents
 	// are also named by the agents area's import and export, still in
 	// internal/store/agents_extras.go (an import links the new agent in its

@@ -3,7 +3,7 @@
 // implements the model layer's llm.Meter on the credit ledger, so that every
 // metered call is refused before it is made when the balance cannot cover
 // its estimate, and recorded with its usage and charged in one transaction
-// after.
+// after. Credits keeps the balances, the ledger and the usage log.
 package billing
 
 import (
@@ -15,14 +15,14 @@ import (
 	"github.com/agentry/agentry/internal/store"
 )
 
-// Meter is llm.Meter on the store's ledger. Credits are the catalog's unit.
+// Meter is llm.Meter on the ledger (Credits). Credits are the catalog's unit.
 type Meter struct{ DB *store.DB }
 
 var _ llm.Meter = Meter{}
 
 // Authorize refuses a call whose estimate the balance does not cover.
 func (m Meter) Authorize(ctx context.Context, accountID string, estimated int64) error {
-	bal, err := m.DB.Balance(ctx, accountID)
+	bal, err := NewCredits(m.DB).Balance(ctx, accountID)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("account %s: %w", accountID, llm.ErrInsufficientCredits)
 	}
@@ -37,7 +37,7 @@ func (m Meter) Authorize(ctx context.Context, accountID string, estimated int64)
 
 // Record stores the call and charges it.
 func (m Meter) Record(ctx context.Context, rec llm.UsageRecord) error {
-	_, _, err := m.DB.RecordUsage(ctx, store.Usage{
+	_, _, err := NewCredits(m.DB).RecordUsage(ctx, Usage{
 		AccountID: rec.AccountID, Purpose: rec.Purpose, Model: rec.Model,
 		InputTokens: int64(rec.InputTokens), OutputTokens: int64(rec.OutputTokens), CachedTokens: int64(rec.CachedInputTokens),
 		Credits: float64(rec.Credits), Latency: rec.Latency, RunID: rec.RunID, StepID: rec.StepID, ExperimentID: rec.ExperimentID,

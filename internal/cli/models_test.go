@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/cli"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/store"
@@ -72,7 +73,7 @@ func TestModelsCommands(t *testing.T) {
 		if !regexp.MustCompile(`Last used:\s+never`).MatchString(tbl.stdout) {
 			t.Errorf("never used:\n%s", tbl.stdout)
 		}
-		if _, _, err := ts.DB.RecordUsage(context.Background(), store.Usage{AccountID: ts.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
+		if _, _, err := billing.NewCredits(ts.DB).RecordUsage(context.Background(), billing.Usage{AccountID: ts.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
 			t.Fatal(err)
 		}
 		tbl = run(t, append(g, "models", "get", "gpt-4o", "-o", "table")...)

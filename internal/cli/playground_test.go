@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"github.com/agentry/agentry/internal/billing"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestPlaygroundCommands(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, models := playgroundtest.Start(t)
 		ts := testserver.Start(t, d, models)
-		if _, err := ts.DB.Grant(ctx, ts.AccountID, 100_000, "test", "grant"); err != nil {
+		if _, err := billing.NewCredits(ts.DB).Grant(ctx, ts.AccountID, 100_000, "test", "grant"); err != nil {
 			t.Fatal(err)
 		}
 		g := []string{"--base-url", ts.URL, "--api-key", ts.Key}
@@ -103,7 +104,7 @@ func TestPlaygroundCommands(t *testing.T) {
 		run(t, append(g, "playground", "create", "--prompt", "p", "--model", "nope")...).exits(t, cli.ExitValidation, "model_ids")
 		run(t, append(g, "playground", "create", "--prompt", "@"+filepath.Join(dir, "missing"), "--model", "agentry_offline")...).exits(t, cli.ExitUsage, "missing")
 		broke := ts.NewTenant(t, "broke")
-		if _, err := ts.DB.Debit(ctx, broke.AccountID, 1000, "test", "drain"); err != nil {
+		if _, err := billing.NewCredits(ts.DB).Debit(ctx, broke.AccountID, 1000, "test", "drain"); err != nil {
 			t.Fatal(err)
 		}
 		run(t, "--base-url", ts.URL, "--api-key", broke.Key, "playground", "create", "--prompt", "p", "--model", "agentry_offline").

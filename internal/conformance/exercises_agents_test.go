@@ -82,7 +82,7 @@ func agUploaded(t *testing.T, e *Env) Vars {
 	r.JSON(t, &u)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := e.DB.Upload(context.Background(), e.Tenant.AccountID, v["agent_id"], u.ID)
+		got, err := e.S.Agents.Upload(context.Background(), e.Tenant.AccountID, v["agent_id"], u.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

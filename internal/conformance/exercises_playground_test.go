@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/playground"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
@@ -91,8 +92,8 @@ func init() {
 			Body: map[string]any{"model_ids": []string{"agentry_offline"}}, Check: expectLoc("body", "prompt")},
 		Exercise{Op: "POST /models/playground/experiments", Name: "account cannot pay", Status: http.StatusPaymentRequired,
 			Setup: func(t *testing.T, e *Env) Vars {
-				bal, _ := e.DB.Balance(context.Background(), e.Tenant.AccountID)
-				if _, err := e.DB.Debit(context.Background(), e.Tenant.AccountID, bal, "conformance", "drain"); err != nil {
+				bal, _ := billing.NewCredits(e.DB).Balance(context.Background(), e.Tenant.AccountID)
+				if _, err := billing.NewCredits(e.DB).Debit(context.Background(), e.Tenant.AccountID, bal, "conformance", "drain"); err != nil {
 					t.Fatal(err)
 				}
 				return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -51,8 +52,8 @@ func withAgent(t *testing.T, e *Env) Vars { return Vars{"agent_id": runAgent(t, 
 func broke(t *testing.T, e *Env) Vars {
 	v := withAgent(t, e)
 	ctx := context.Background()
-	bal, _ := e.DB.Balance(ctx, e.Tenant.AccountID)
-	if _, err := e.DB.Charge(ctx, e.Tenant.AccountID, bal, "conformance", ""); err != nil {
+	bal, _ := billing.NewCredits(e.DB).Balance(ctx, e.Tenant.AccountID)
+	if _, err := billing.NewCredits(e.DB).Charge(ctx, e.Tenant.AccountID, bal, "conformance", ""); err != nil {
 		t.Fatal(err)
 	}
 	return v

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -75,7 +76,7 @@ func init() {
 		Case{
 			Op: "GET /account/credits", Name: "B does not see A's balance or ledger",
 			Setup: func(t *testing.T, c *Ctx) Vars {
-				if _, err := c.DB.Charge(context.Background(), c.A.AccountID, 7, "spent by tenant A", ""); err != nil {
+				if _, err := billing.NewCredits(c.DB).Charge(context.Background(), c.A.AccountID, 7, "spent by tenant A", ""); err != nil {
 					t.Fatal(err)
 				}
 				return nil

@@ -104,8 +104,8 @@ func init() {
 				if !strings.Contains(string(r.Body), `"cancelled":0`) {
 					t.Errorf("B cancelled: %s", r.Body)
 				}
-				if n, _ := c.DB.QueuedEmailRuns(context.Background(), c.A.AccountID); n != 1 {
-					t.Errorf("A has %d queued runs after B's cancel", n)
+				if st, _ := c.S.MailProtect.Status(context.Background(), c.A.AccountID); st.QueuedBacklog != 1 {
+					t.Errorf("A has %d queued runs after B's cancel", st.QueuedBacklog)
 				}
 			}),
 			Control: Status(http.StatusOK, func(t testing.TB, _ *Ctx, r testserver.Response) {

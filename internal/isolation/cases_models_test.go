@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/models/modelalerts"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -17,7 +17,7 @@ import (
 // makes it A's last used model.
 func mdUsedByA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	if _, _, err := c.DB.RecordUsage(context.Background(), store.Usage{AccountID: c.A.AccountID, Purpose: "prompt_call",
+	if _, _, err := billing.NewCredits(c.DB).RecordUsage(context.Background(), billing.Usage{AccountID: c.A.AccountID, Purpose: "prompt_call",
 		Model: "openai_gpt_4o", InputTokens: 1, Credits: 1}); err != nil {
 		t.Fatal(err)
 	}

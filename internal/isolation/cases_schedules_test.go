@@ -1,9 +1,9 @@
 package isolation
 
 import (
+	"github.com/agentry/agentry/internal/billing"
 	"strings"
 
-	"github.com/agentry/agentry/internal/store"
 	"net/http"
 	"testing"
 
@@ -87,7 +87,7 @@ func init() {
 		// A's use of a model does not show in B's usage.
 		Case{Op: "GET /models/{model_id}/usage", Name: "B reads the usage of a model A used",
 			Setup: func(t *testing.T, c *Ctx) Vars {
-				if _, _, err := c.DB.RecordUsage(t.Context(), store.Usage{AccountID: c.A.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
+				if _, _, err := billing.NewCredits(c.DB).RecordUsage(t.Context(), billing.Usage{AccountID: c.A.AccountID, Purpose: "prompt_call", Model: "openai_gpt_4o", Credits: 1}); err != nil {
 					t.Fatal(err)
 				}
 				return Vars{"model_id": "openai_gpt_4o"}

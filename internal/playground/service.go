@@ -115,7 +115,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Experiment, error
 	if err != nil {
 		return Experiment{}, err
 	}
-	if err := s.DB.RequireCredits(ctx, in.AccountID, float64(plan.estimate)); err != nil {
+	if err := billing.NewCredits(s.DB).Require(ctx, in.AccountID, float64(plan.estimate)); err != nil {
 		return Experiment{}, err
 	}
 	total := plan.total()

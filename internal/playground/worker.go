@@ -306,7 +306,7 @@ func (r *runner) finish(ctx context.Context, cause error) error {
 	if r.evalOn {
 		r.res.Evaluation = r.summary()
 	}
-	if t, err := r.s.DB.UsageOf(ctx, r.e.AccountID, "experiment", r.e.ID); err == nil {
+	if t, err := billing.NewCredits(r.s.DB).UsageOf(ctx, r.e.AccountID, "experiment", r.e.ID); err == nil {
 		r.res.Totals = Totals{Calls: t.Calls, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, Credits: t.Credits}
 	}
 	body, err := json.Marshal(r.res)

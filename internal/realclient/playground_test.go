@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/store"
@@ -22,7 +23,7 @@ func TestPlaygroundClient(t *testing.T) {
 		// tell them apart (a tie names no best model).
 		fakes.OpenAI.SetDefault(fakellm.Reply{Text: "It is Paris.", Usage: fakellm.Usage{Input: 20, Output: 8}})
 		ts := testserver.Start(t, d, models)
-		if _, err := ts.DB.Grant(ctx, ts.AccountID, 100_000, "test", "grant"); err != nil {
+		if _, err := billing.NewCredits(ts.DB).Grant(ctx, ts.AccountID, 100_000, "test", "grant"); err != nil {
 			t.Fatal(err)
 		}
 		c := newRunClient(t, ts)
@@ -105,7 +106,7 @@ func TestPlaygroundClient(t *testing.T) {
 			t.Errorf("unknown model: %v", err)
 		}
 		broke := ts.NewTenant(t, "broke")
-		if _, err := ts.DB.Debit(ctx, broke.AccountID, 1000, "test", "drain"); err != nil {
+		if _, err := billing.NewCredits(ts.DB).Debit(ctx, broke.AccountID, 1000, "test", "drain"); err != nil {
 			t.Fatal(err)
 		}
 		bc := newRunClient(t, ts, client.WithAPIKey(broke.Key))

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
@@ -114,7 +115,7 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Requ
 	if err != nil {
 		return Regression{}, err
 	}
-	if err := s.DB.RequireCredits(ctx, accountID, estimate); err != nil {
+	if err := billing.NewCredits(s.DB).Require(ctx, accountID, estimate); err != nil {
 		return Regression{}, err
 	}
 	reg := Regression{AccountID: accountID, AgentID: agentID, ChangeID: a.ChangeID, Selection: selection, Estimate: estimate}

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"time"
 
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/store"
@@ -23,4 +24,15 @@ func NewJournal(s *Service, r store.Run) engine.Journal {
 // RequestReview records a review request as a human_in_the_loop step does.
 func RequestReview(ctx context.Context, s *Service, r Review) (Review, error) {
 	return s.reviews.request(ctx, r)
+}
+
+// DueScheduleIDs lists the ids of the schedules due at now, as FireDue
+// reads them.
+func DueScheduleIDs(ctx context.Context, s *Service, now time.Time) ([]string, error) {
+	due, err := scheduleRepo{s.DB}.due(ctx, now, 10)
+	ids := make([]string, len(due))
+	for i, d := range due {
+		ids[i] = d.ID
+	}
+	return ids, err
 }

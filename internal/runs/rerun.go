@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
@@ -84,7 +85,7 @@ func (s *Service) Rerun(ctx context.Context, accountID, runID string, req RerunR
 	if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
 		return store.Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 	}
-	if err := s.DB.RequireCredits(ctx, accountID, 0); err != nil {
+	if err := billing.NewCredits(s.DB).Require(ctx, accountID, 0); err != nil {
 		return store.Run{}, err
 	}
 	reused := reusable(steps, from)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/events"
 	"github.com/agentry/agentry/internal/fault"
@@ -159,7 +160,7 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 	if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
 		return store.Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 	}
-	if err := s.DB.RequireCredits(ctx, accountID, 0); err != nil {
+	if err := billing.NewCredits(s.DB).Require(ctx, accountID, 0); err != nil {
 		return store.Run{}, err
 	}
 	uploads, err := s.uploadIDs(ctx, accountID, agentID, req)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
@@ -118,8 +119,8 @@ func TestCreditsRunOutMidRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		agent := storeAgent(t, s, def, definition.TriggerDynamicInput)
-		bal, _ := s.DB.Balance(ctx, s.AccountID)
-		if _, err := s.DB.Charge(ctx, s.AccountID, bal-1000, "test", ""); err != nil {
+		bal, _ := billing.NewCredits(s.DB).Balance(ctx, s.AccountID)
+		if _, err := billing.NewCredits(s.DB).Charge(ctx, s.AccountID, bal-1000, "test", ""); err != nil {
 			t.Fatal(err)
 		}
 		in := "hello"
@@ -139,7 +140,7 @@ func TestCreditsRunOutMidRun(t *testing.T) {
 			t.Errorf("steps: %+v", steps)
 		}
 		// The usage ledger carries the run and step of the billed call.
-		if u, _ := s.DB.UsageOf(ctx, s.AccountID, "run", r.ID); u.Calls != 1 || u.Credits != done.Credits {
+		if u, _ := billing.NewCredits(s.DB).UsageOf(ctx, s.AccountID, "run", r.ID); u.Calls != 1 || u.Credits != done.Credits {
 			t.Errorf("usage %+v, run credits %v", u, done.Credits)
 		}
 	})

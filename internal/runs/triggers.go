@@ -65,7 +65,7 @@ func (w *SchedulerWorker) Work(ctx context.Context, _ *river.Job[SchedulerArgs])
 // next fire time. Paused agents' schedules move on without running. It
 // returns the runs started.
 func (s *Service) FireDue(ctx context.Context, now time.Time) ([]store.Run, error) {
-	due, err := s.DB.DueSchedules(ctx, now, 500)
+	due, err := scheduleRepo{s.DB}.due(ctx, now, 500)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *Service) FireDue(ctx context.Context, now time.Time) ([]store.Run, erro
 			slog.Warn("schedule cannot fire", "schedule", d.ID, "agent", d.AgentID, "err", err)
 			next = now.Add(24 * time.Hour)
 		}
-		won, err := s.DB.ClaimSchedule(ctx, d.ID, d.NextRunAt, next)
+		won, err := scheduleRepo{s.DB}.claim(ctx, d.ID, d.NextRunAt, next)
 		if err != nil {
 			return started, err
 		}
@@ -99,7 +99,7 @@ func (s *Service) FireDue(ctx context.Context, now time.Time) ([]store.Run, erro
 // onlyAgent when set: an agent's inbound mail reads its own agent, not
 // every e-mail agent of the account.
 func (s *Service) triggered(ctx context.Context, accountID, triggerType, onlyAgent string) ([]string, error) {
-	ids, err := s.DB.AgentsWithTrigger(ctx, accountID, triggerType)
+	ids, err := scheduleRepo{s.DB}.agentsWithTrigger(ctx, accountID, triggerType)
 	if err != nil || onlyAgent == "" {
 		return ids, err
 	}

@@ -78,7 +78,7 @@ func TestSchedulesFireOnce(t *testing.T) {
 		if again, _ := s.S.Runs.FireDue(ctx, now); len(again) != 0 {
 			t.Errorf("fired again: %d", len(again))
 		}
-		if due, _ := s.DB.DueSchedules(ctx, now, 10); len(due) != 0 {
+		if due, _ := runs.DueScheduleIDs(ctx, s.S.Runs, now); len(due) != 0 {
 			t.Errorf("still due: %+v", due)
 		}
 		// The run executes with the schedule's time in its metadata.

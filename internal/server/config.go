@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/knowledge"
@@ -22,7 +23,6 @@ import (
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/routing"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/version"
 )
 
@@ -226,7 +226,7 @@ func Defaults() Config {
 		OllamaURL:         "off",
 		DataDir:           "./agentry-data",
 		Role:              RoleAll,
-		DefaultCredits:    store.DefaultOpeningCredits,
+		DefaultCredits:    billing.DefaultOpeningCredits,
 		RateLimit:         50,
 		RateBurst:         100,
 		MaxBodyBytes:      10 << 20,

@@ -153,9 +153,9 @@ func (a agentsForRuns) Attachments(ctx context.Context, accountID, agentID strin
 			return nil, &runs.InputError{Problems: []string{fmt.Sprintf("input upload %s was not found for this agent", id)}}
 		}
 		switch up.Status {
-		case store.UploadProcessing:
+		case agents.UploadProcessing:
 			return nil, &runs.InputError{Problems: []string{fmt.Sprintf("input upload %s is still being processed; poll its status and try again", id)}}
-		case store.UploadFailed:
+		case agents.UploadFailed:
 			return nil, &runs.InputError{Problems: []string{fmt.Sprintf("input upload %s failed: %s", id, up.Error)}}
 		}
 		rd, err := a.a.OpenUploadText(ctx, up)

@@ -49,7 +49,7 @@ func createAccount(ctx context.Context, tx *sql.Tx, kind, name string, openingCr
 		return Account{}, err
 	}
 	if micro := ToMicro(openingCredits); micro != 0 {
-		if _, err := adjust(ctx, tx, a.ID, micro, "opening balance", "", true); err != nil {
+		if _, err := AdjustCredits(ctx, tx, a.ID, micro, "opening balance", "", true); err != nil {
 			return Account{}, err
 		}
 	}

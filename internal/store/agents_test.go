@@ -190,62 +190,6 @@ func TestAgentsStore(t *testing.T) {
 	})
 }
 
-func TestUploadsStore(t *testing.T) {
-	t.Parallel()
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		ctx := context.Background()
-		db := storetest.Open(t, d)
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "u"})
-		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "o"})
-		agentID := store.NewID()
-		mk := func(expires time.Time) store.Upload {
-			u, err := db.CreateUpload(ctx, store.Upload{ID: store.NewID(), AccountID: acct.ID, AgentID: agentID, Filename: "a.txt",
-				ContentType: "text/plain", FileSize: 3, SHA256: "x", BlobKey: "k", ExpiresAt: expires})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return u
-		}
-		live := mk(store.Now().Add(time.Hour))
-		expired := mk(store.Now().Add(-time.Second))
-
-		got, err := db.Upload(ctx, acct.ID, agentID, live.ID)
-		if err != nil || got.Status != store.UploadProcessing || got.Filename != "a.txt" || got.ProcessedAt != nil {
-			t.Fatalf("upload %+v %v", got, err)
-		}
-		for _, tc := range []struct{ account, agent, id string }{
-			{other.ID, agentID, live.ID}, {acct.ID, store.NewID(), live.ID}, {acct.ID, agentID, expired.ID},
-		} {
-			if _, err := db.Upload(ctx, tc.account, tc.agent, tc.id); !errors.Is(err, store.ErrNotFound) {
-				t.Errorf("%+v: %v", tc, err)
-			}
-		}
-		if _, err := db.Upload(ctx, acct.ID, "", live.ID); err != nil {
-			t.Fatalf("any agent: %v", err)
-		}
-		if err := db.FinishUpload(ctx, acct.ID, live.ID, store.UploadResult{Status: store.UploadReady, TextKey: "t", TextChars: 3, Extractor: "plain"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.FinishUpload(ctx, other.ID, live.ID, store.UploadResult{Status: store.UploadFailed}); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("finish across accounts: %v", err)
-		}
-		got, _ = db.Upload(ctx, acct.ID, agentID, live.ID)
-		if got.Status != store.UploadReady || got.TextKey != "t" || got.TextChars != 3 || got.Extractor != "plain" || got.ProcessedAt == nil {
-			t.Fatalf("finished %+v", got)
-		}
-		exp, err := db.ExpiredUploads(ctx, store.Now(), 10)
-		if err != nil || len(exp) != 1 || exp[0].ID != expired.ID {
-			t.Fatalf("expired %+v %v", exp, err)
-		}
-		if err := db.DeleteUpload(ctx, acct.ID, expired.ID); err != nil {
-			t.Fatal(err)
-		}
-		if exp, _ := db.ExpiredUploads(ctx, store.Now().Add(2*time.Hour), 10); len(exp) != 1 || exp[0].ID != live.ID {
-			t.Fatalf("expired later %+v", exp)
-		}
-	})
-}
-
 // seedSolution adds a solution to an account as the solutions area does
 // (internal/solutions keeps that write): what an import links agents to.
 func seedSolution(t *testing.T, db *store.DB, accountID, name string) store.Solution {

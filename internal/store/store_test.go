@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -31,7 +31,7 @@ func TestIdentity(t *testing.T) {
 		if _, _, err := db.CreateUser(ctx, store.NewUser{Email: "ADA@example.com"}); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("duplicate email: %v", err)
 		}
-		if bal, _ := db.Balance(ctx, personal.ID); bal != 12.5 {
+		if bal, _ := billing.NewCredits(db).Balance(ctx, personal.ID); bal != 12.5 {
 			t.Fatalf("opening balance %v", bal)
 		}
 		role, err := db.Role(ctx, personal.ID, u.ID)
@@ -208,89 +208,6 @@ func TestAPIKeys(t *testing.T) {
 		}
 		if _, err := db.APIKeyByHash(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("unknown hash: %v", err)
-		}
-	})
-}
-
-// TestConcurrentDebits hammers one balance from many goroutines: exactly as
-// many debits succeed as the balance covers, and the ledger adds up.
-func TestConcurrentDebits(t *testing.T) {
-	t.Parallel()
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		ctx := context.Background()
-		db := storetest.Open(t, d)
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "C", OpeningCredits: 50})
-		var ok, refused atomic.Int64
-		var wg sync.WaitGroup
-		for i := 0; i < 40; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := 0; j < 5; j++ {
-					_, err := db.Debit(ctx, a.ID, 0.5, "test", "")
-					switch {
-					case err == nil:
-						ok.Add(1)
-					case errors.Is(err, store.ErrInsufficientCredits):
-						refused.Add(1)
-					default:
-						t.Error(err)
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		if ok.Load() != 100 || refused.Load() != 100 {
-			t.Fatalf("ok %d refused %d, want 100 each", ok.Load(), refused.Load())
-		}
-		if bal, _ := db.Balance(ctx, a.ID); bal != 0 {
-			t.Fatalf("balance %v", bal)
-		}
-		entries, _ := db.Ledger(ctx, a.ID, 1000)
-		if len(entries) != 101 { // opening + 100 debits
-			t.Fatalf("%d ledger entries", len(entries))
-		}
-		// A charge may overdraw; after it a debit is refused; a grant restores.
-		if bal, err := db.Charge(ctx, a.ID, 1.25, "usage", "run-1"); err != nil || bal != -1.25 {
-			t.Fatalf("charge %v %v", bal, err)
-		}
-		if _, err := db.Debit(ctx, a.ID, 0.000001, "x", ""); !errors.Is(err, store.ErrInsufficientCredits) {
-			t.Fatalf("debit while overdrawn: %v", err)
-		}
-		if bal, err := db.Grant(ctx, a.ID, 10, "grant", ""); err != nil || bal != 8.75 {
-			t.Fatalf("grant %v %v", bal, err)
-		}
-		if _, err := db.Debit(ctx, store.NewID(), 1, "x", ""); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("debit of missing account: %v", err)
-		}
-	})
-}
-
-func TestUsage(t *testing.T) {
-	t.Parallel()
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		ctx := context.Background()
-		db := storetest.Open(t, d)
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "U", OpeningCredits: 1})
-		u, bal, err := db.RecordUsage(ctx, store.Usage{AccountID: a.ID, Purpose: "prompt_call", Model: "m", InputTokens: 100, OutputTokens: 20, Credits: 0.25, Latency: 120 * time.Millisecond, RunID: "r1", StepID: "s1"})
-		if err != nil || bal != 0.75 || u.ID == "" {
-			t.Fatalf("record: %v %v", bal, err)
-		}
-		if _, _, err := db.RecordUsage(ctx, store.Usage{AccountID: a.ID, Purpose: "prompt_call", Model: "m", OutputTokens: 5, Credits: 1, RunID: "r1"}); err != nil {
-			t.Fatal(err)
-		}
-		tot, err := db.UsageOf(ctx, a.ID, "run", "r1")
-		if err != nil || tot.Calls != 2 || tot.InputTokens != 100 || tot.OutputTokens != 25 || tot.Credits != 1.25 {
-			t.Fatalf("totals %+v %v", tot, err)
-		}
-		if ok, _ := db.CanAfford(ctx, a.ID, 0.01); ok {
-			t.Error("overdrawn account can afford")
-		}
-		if other, _ := db.UsageOf(ctx, store.NewID(), "run", "r1"); other.Calls != 0 {
-			t.Error("usage visible to another account")
-		}
-		if _, _, err := db.RecordUsage(ctx, store.Usage{AccountID: store.NewID(), Purpose: "x", Model: "m"}); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("usage of unknown account: %v", err)
 		}
 	})
 }

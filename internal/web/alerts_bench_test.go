@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -127,7 +128,7 @@ func BenchmarkModelsPages(b *testing.B) {
 		b.Run(string(d), func(b *testing.B) {
 			srv := testserver.Start(b, d)
 			ctx := context.Background()
-			if _, err := srv.DB.Grant(ctx, srv.AccountID, 100_000, "test", "bench:"+srv.AccountID); err != nil {
+			if _, err := billing.NewCredits(srv.DB).Grant(ctx, srv.AccountID, 100_000, "test", "bench:"+srv.AccountID); err != nil {
 				b.Fatal(err)
 			}
 			api := apiClient(b, srv, srv.Key)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/chromedp/chromedp"
@@ -19,7 +20,7 @@ func TestBrowserAPIKey(t *testing.T) {
 	srv := testserver.Start(t, store.SQLite)
 	ctx := context.Background()
 	for i := range 12 { // some spending, for the chart
-		if _, err := srv.DB.Charge(ctx, srv.AccountID, float64(1000*(i%5+1)), "prompt_call test-model", ""); err != nil {
+		if _, err := billing.NewCredits(srv.DB).Charge(ctx, srv.AccountID, float64(1000*(i%5+1)), "prompt_call test-model", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/store"
@@ -39,7 +40,7 @@ func startWithModels(t testing.TB, d store.Dialect) (*testserver.Server, *playgr
 	t.Helper()
 	fakes, withFakes := playgroundtest.Start(t, acmeCatalog())
 	srv := testserver.Start(t, d, withFakes)
-	if _, err := srv.DB.Grant(context.Background(), srv.AccountID, 100_000, "test", "test:"+srv.AccountID); err != nil {
+	if _, err := billing.NewCredits(srv.DB).Grant(context.Background(), srv.AccountID, 100_000, "test", "test:"+srv.AccountID); err != nil {
 		t.Fatal(err)
 	}
 	return srv, fakes

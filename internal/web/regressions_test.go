@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -247,7 +248,7 @@ func TestRegressionRefusedOnThePage(t *testing.T) {
 		b.get(base)
 
 		// What the recorded runs cost, together, is more than the balance.
-		bal, err := srv.DB.Balance(t.Context(), srv.AccountID)
+		bal, err := billing.NewCredits(srv.DB).Balance(t.Context(), srv.AccountID)
 		if err != nil {
 			t.Fatal(err)
 		}

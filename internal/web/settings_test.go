@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -20,7 +21,7 @@ func TestSettingsPage(t *testing.T) {
 		srv := start(t, d)
 		ctx := context.Background()
 		owner, memberKey := mailOwner(t, srv, "boss@acme.test")
-		if _, err := srv.DB.Charge(ctx, owner.AccountID, 40, "prompt_call test-model", "usage:x"); err != nil {
+		if _, err := billing.NewCredits(srv.DB).Charge(ctx, owner.AccountID, 40, "prompt_call test-model", "usage:x"); err != nil {
 			t.Fatal(err)
 		}
 		agent := srv.StoreAgent(t, owner.AccountID, "Helper", showDef, "dynamic_input")

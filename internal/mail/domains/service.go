@@ -391,7 +391,7 @@ func (s *Service) SendTest(ctx context.Context, accountID, id string) error {
 	if d.Status != StatusVerified {
 		return ErrNotVerified
 	}
-	owner, err := s.db.AccountOwnerEmail(ctx, accountID)
+	owner, err := s.repo.accountOwnerEmail(ctx, accountID)
 	if err != nil {
 		return err
 	}

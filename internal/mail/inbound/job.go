@@ -102,7 +102,7 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 		return nil
 	}
 	if retry {
-		runID, err := s.DB.RunOfInboundEmail(ctx, accountID, e.AgentID, e.ID, e.ReceivedAt)
+		runID, err := s.repo().runOfInboundEmail(ctx, accountID, e.AgentID, e.ID, e.ReceivedAt)
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 
 	overQuota := false
 	if s.Config.RunsPerHour > 0 {
-		used, err := s.DB.EmailRunsStartedSince(ctx, accountID, time.Now().Add(-time.Hour), s.Config.RunsPerHour)
+		used, err := s.repo().emailRunsStartedSince(ctx, accountID, time.Now().Add(-time.Hour), s.Config.RunsPerHour)
 		if err != nil {
 			return err
 		}
@@ -304,14 +304,14 @@ func (s *Service) CatchUp(ctx context.Context, now time.Time) error {
 	for _, acct := range accounts {
 		room := 1000
 		if s.Config.RunsPerHour > 0 {
-			used, err := s.DB.EmailRunsStartedSince(ctx, acct, now.Add(-time.Hour), s.Config.RunsPerHour)
+			used, err := s.repo().emailRunsStartedSince(ctx, acct, now.Add(-time.Hour), s.Config.RunsPerHour)
 			if err != nil {
 				return err
 			}
 			room = s.Config.RunsPerHour - used
 		}
 		if room > 0 {
-			ids, err := s.DB.OldestQueuedEmailRuns(ctx, acct, min(room, 1000))
+			ids, err := s.Protect.OldestQueued(ctx, acct, min(room, 1000))
 			if err != nil {
 				return err
 			}
@@ -338,7 +338,7 @@ func (s *Service) CatchUp(ctx context.Context, now time.Time) error {
 // catchUpAccounts lists up to limit accounts holding parked email runs
 // or a paused inbox.
 func (s *Service) catchUpAccounts(ctx context.Context, limit int) ([]string, error) {
-	parked, err := s.DB.AccountsWithQueuedEmailRuns(ctx, limit)
+	parked, err := s.repo().accountsWithQueuedEmailRuns(ctx, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -200,3 +201,55 @@ func (r repo) putTriggerConfig(ctx context.Context, c TriggerConfig) error {
 	}
 	return err
 }
+
+// Inbound mail's questions about the runs it started: the runs table is
+// the runs area's, these reads of it are mail's own (its metadata key,
+// its trigger type, its hourly quota), so they are asked here.
+
+// runOfInboundEmail finds a run an earlier attempt at processing the
+// message already started (its metadata names the message), so a retried
+// job never starts a second one ("" when none). since bounds the search
+// to runs created after the message arrived.
+func (r repo) runOfInboundEmail(ctx context.Context, accountID, agentID, emailID string, since time.Time) (string, error) {
+	id, err := store.One(ctx, r.db.R, scanID, `SELECT id FROM runs WHERE account_id = $1 AND agent_id = $2 AND created_at >= $3
+		AND metadata LIKE $4 ORDER BY id LIMIT 1`, accountID, agentID, since, `%"inbound_email_id":"`+emailID+`"%`)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return id, err
+}
+
+// accountsWithQueuedEmailRuns lists up to limit accounts holding parked
+// email runs, across accounts: the catch-up sweep's work list (with the
+// accounts whose inbox is paused, which mail/protect answers).
+func (r repo) accountsWithQueuedEmailRuns(ctx context.Context, limit int) ([]string, error) {
+	return store.All(ctx, r.db.R, scanID, `SELECT DISTINCT account_id FROM runs WHERE status = $1 AND trigger_type = 'email_received' LIMIT $2`,
+		store.RunQueued, limit)
+}
+
+// emailRunsStartedSince counts the account's email runs created or
+// started since t that are not parked: what the hourly quota spends. The
+// count stops at upTo (when > 0): the quota only asks whether it is spent.
+// Runs created since t and runs created before but started since are
+// counted apart, so each half is one range of the quota indexes.
+func (r repo) emailRunsStartedSince(ctx context.Context, accountID string, t time.Time, upTo int) (int, error) {
+	limit := ""
+	if upTo > 0 {
+		limit = " LIMIT " + strconv.Itoa(upTo)
+	}
+	var created, startedLater int
+	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE account_id = $1 AND trigger_type = 'email_received'
+		AND created_at >= $2 AND status <> $3`+limit+`) q`, accountID, t, store.RunQueued).Scan(&created)
+	if err != nil || (upTo > 0 && created >= upTo) {
+		return created, err
+	}
+	err = r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE account_id = $1 AND trigger_type = 'email_received'
+		AND started_at >= $2 AND created_at < $2 AND status <> $3`+limit+`) q`, accountID, t, store.RunQueued).Scan(&startedLater)
+	n := created + startedLater
+	if upTo > 0 && n > upTo {
+		n = upTo
+	}
+	return n, err
+}
+
+func scanID(row store.Scanner) (id string, err error) { return id, row.Scan(&id) }

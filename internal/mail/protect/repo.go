@@ -200,3 +200,23 @@ func (r repo) pausedAccounts(ctx context.Context, limit int) ([]string, error) {
 		return id, row.Scan(&id)
 	}, `SELECT account_id FROM inbound_email_state WHERE paused = $1 LIMIT $2`, true, limit)
 }
+
+// The breaker's backlog is the account's parked (queued) email runs. The
+// runs table is the runs area's; these two reads of it are the breaker's
+// own questions, asked here so no other package keeps mail's SQL.
+
+// queuedEmailRuns counts the account's parked email runs.
+func (r repo) queuedEmailRuns(ctx context.Context, accountID string) (int, error) {
+	var n int
+	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE account_id = $1 AND status = $2 AND trigger_type = 'email_received'`,
+		accountID, store.RunQueued).Scan(&n)
+	return n, err
+}
+
+// oldestQueuedEmailRuns lists up to limit of the account's parked email
+// runs, oldest first.
+func (r repo) oldestQueuedEmailRuns(ctx context.Context, accountID string, limit int) ([]string, error) {
+	return store.All(ctx, r.db.R, func(row store.Scanner) (id string, err error) { return id, row.Scan(&id) },
+		`SELECT id FROM runs WHERE account_id = $1 AND status = $2 AND trigger_type = 'email_received' ORDER BY id LIMIT $3`,
+		accountID, store.RunQueued, limit)
+}

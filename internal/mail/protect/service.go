@@ -183,7 +183,7 @@ func (s *Service) Status(ctx context.Context, accountID string) (Status, error) 
 	if err != nil {
 		return Status{}, err
 	}
-	n, err := s.DB.QueuedEmailRuns(ctx, accountID)
+	n, err := s.repo().queuedEmailRuns(ctx, accountID)
 	return Status{Paused: st.Paused, QueuedBacklog: n}, err
 }
 
@@ -222,7 +222,7 @@ func (s *Service) Evaluate(ctx context.Context, accountID string) (bool, error) 
 func (s *Service) Resume(ctx context.Context, accountID string) (bool, error) {
 	resumed, err := s.repo().setPaused(ctx, accountID, false)
 	if err == nil && resumed {
-		n, qerr := s.DB.QueuedEmailRuns(ctx, accountID)
+		n, qerr := s.repo().queuedEmailRuns(ctx, accountID)
 		if qerr != nil {
 			n = -1
 		}
@@ -231,12 +231,19 @@ func (s *Service) Resume(ctx context.Context, accountID string) (bool, error) {
 	return resumed, err
 }
 
+// OldestQueued lists up to limit of the account's parked email runs,
+// oldest first: the ones cancelled first, and the ones inbound mail's
+// catch-up releases first.
+func (s *Service) OldestQueued(ctx context.Context, accountID string, limit int) ([]string, error) {
+	return s.repo().oldestQueuedEmailRuns(ctx, accountID, limit)
+}
+
 // CancelQueued fails every parked email run of the account and returns
 // how many it cancelled. They consumed nothing while parked.
 func (s *Service) CancelQueued(ctx context.Context, accountID string) (int, error) {
 	n := 0
 	for {
-		ids, err := s.DB.OldestQueuedEmailRuns(ctx, accountID, 200)
+		ids, err := s.OldestQueued(ctx, accountID, 200)
 		if err != nil {
 			return n, err
 		}

@@ -8,6 +8,7 @@ package sending
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -267,4 +268,17 @@ func (r repo) recordLateBounce(ctx context.Context, accountID, id, recipient str
 	_, err = r.db.W.ExecContext(ctx, `UPDATE mail_deliveries SET status = $1, smtp_code = $2, last_error = $3, updated_at = $4
 		WHERE account_id = $5 AND id = $6 AND status IN ('queued', 'sent')`, DeliveryBounced, code, lastErr, store.Now(), accountID, id)
 	return true, err
+}
+
+// agentName returns the name of one of an account's agents ("" when it
+// does not exist): the display name of the mail it sends. The agents
+// table is the agents area's; the sender's name is read here with the
+// opt-outs, which join it too.
+func (r repo) agentName(ctx context.Context, accountID, agentID string) (string, error) {
+	name, err := store.One(ctx, r.db.R, func(row store.Scanner) (n string, err error) { return n, row.Scan(&n) },
+		`SELECT name FROM agents WHERE account_id = $1 AND id = $2`, accountID, agentID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return name, err
 }

@@ -253,7 +253,7 @@ func (s *Service) Send(ctx context.Context, m Mail) (Report, error) {
 	}
 	if m.NameFromAgent {
 		wg.Add(1)
-		go func() { defer wg.Done(); agentName, nameErr = s.db.AgentName(ctx, m.AccountID, m.AgentID) }()
+		go func() { defer wg.Done(); agentName, nameErr = s.repo.agentName(ctx, m.AccountID, m.AgentID) }()
 	}
 	wg.Wait()
 	if err := errors.Join(optErr, nameErr); err != nil {
