@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -125,7 +126,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			chunks, total, err := db.ContentChunks(ctx, k.AccountID, id, 0, 1)
+			chunks, total, err := knowledge.TestRows(db).ContentChunks(ctx, k.AccountID, id, 0, 1)
 			if err != nil || total == 0 || total != *c.ChunkCount || len(chunks) != 1 || c.Version != 1 {
 				t.Fatalf("content %s: %d chunks for %v recorded (%v)", id, total, c.ChunkCount, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/store"
@@ -91,7 +92,7 @@ func TestEmbeddingMigrationAPI(t *testing.T) {
 			t.Fatalf("source after the switch: %d %v", got.Dimensions, err)
 		}
 		n := 0
-		if err := s.DB.SourceVectors(context.Background(), sid, 0, func(v store.VectorRow) error {
+		if err := knowledge.TestRows(s.DB).SourceVectors(context.Background(), sid, 0, func(v knowledge.VectorRow) error {
 			if v.Dims != 128 || len(v.Vector) != 128 {
 				t.Errorf("chunk %d has %d dimensions", v.Seq, v.Dims)
 			}

@@ -125,11 +125,11 @@ func (s *Service) deleteContent(ctx context.Context, accountID, id string, anySo
 }
 
 // Embeddings lists a page of a content's chunks with their vectors.
-func (s *Service) Embeddings(ctx context.Context, accountID, id string, page, limit int) ([]store.Chunk, int, error) {
+func (s *Service) Embeddings(ctx context.Context, accountID, id string, page, limit int) ([]Chunk, int, error) {
 	if _, err := s.db.Content(ctx, accountID, id); err != nil {
 		return nil, 0, err
 	}
-	return s.db.ContentChunks(ctx, accountID, id, paging.Offset(page, limit), limit)
+	return s.repo().ContentChunks(ctx, accountID, id, paging.Offset(page, limit), limit)
 }
 
 // SetMetadata sets one metadata key of a content (write_metadata). A key
@@ -146,7 +146,7 @@ func (s *Service) SetMetadata(ctx context.Context, accountID, id, key string, va
 	if err != nil {
 		return err
 	}
-	chunks, err := s.db.ChunksOfContents(ctx, accountID, []string{id})
+	chunks, err := s.repo().ChunksOfContents(ctx, accountID, []string{id})
 	if err != nil {
 		return err
 	}

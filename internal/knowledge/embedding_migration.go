@@ -167,7 +167,7 @@ func (s *Service) switchMigration(ctx context.Context, m EmbeddingMigration) (bo
 	}
 	var after int64
 	for {
-		removed, _, ok, err := s.repo().switchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []store.Chunk) error {
+		removed, _, ok, err := s.repo().switchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []Chunk) error {
 			return s.index.InTx(ctx, tx, added)
 		})
 		if err != nil || !ok {

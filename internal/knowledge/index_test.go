@@ -51,9 +51,9 @@ func TestVectorIndexes(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		chunks := make([]store.Chunk, len(texts))
+		chunks := make([]Chunk, len(texts))
 		for i, tx := range texts {
-			chunks[i] = store.Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+			chunks[i] = Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
 				Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: 3}
 		}
 		for _, ix := range indexes {
@@ -61,7 +61,7 @@ func TestVectorIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []store.Chunk) error {
+		if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []Chunk) error {
 			for _, ix := range indexes {
 				if err := ix.InTx(ctx, tx, added); err != nil {
 					return err
@@ -132,7 +132,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		emb := offline.NewEmbedder(64)
-		put := func(texts ...string) (store.Content, []store.Chunk) {
+		put := func(texts ...string) (store.Content, []Chunk) {
 			var c store.Content
 			if err := db.Tx(ctx, func(tx *sql.Tx) error {
 				c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
@@ -140,12 +140,12 @@ func TestMemIndexSnapshot(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			chunks := make([]store.Chunk, len(texts))
+			chunks := make([]Chunk, len(texts))
 			for i, tx := range texts {
-				chunks[i] = store.Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+				chunks[i] = Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
 					Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: 1}
 			}
-			if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, nil); err != nil {
+			if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, nil); err != nil {
 				t.Fatal(err)
 			}
 			return c, chunks

@@ -60,12 +60,12 @@ func (f *lexFixture) swap(t *testing.T, sourceID string, texts []string) []int64
 	t.Helper()
 	c := f.content[sourceID]
 	emb := offline.NewEmbedder(64)
-	chunks := make([]store.Chunk, len(texts))
+	chunks := make([]Chunk, len(texts))
 	for i, tx := range texts {
-		chunks[i] = store.Chunk{AccountID: f.account, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+		chunks[i] = Chunk{AccountID: f.account, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
 			Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: len(texts)}
 	}
-	removed, err := f.db.SwapChunks(context.Background(), sourceID, c.ID, c.VersionID, OfflineEmbeddingModel, 64, chunks, nil)
+	removed, err := repoOn(f.db).SwapChunks(context.Background(), sourceID, c.ID, c.VersionID, OfflineEmbeddingModel, 64, chunks, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ type indexWorker struct {
 // and are retried with backoff.
 func (w *indexWorker) Work(ctx context.Context, job *river.Job[IndexArgs]) error {
 	err := w.s.IndexVersion(ctx, job.Args)
-	if err == nil || errors.Is(err, store.ErrStaleVersion) || errors.Is(err, store.ErrNotFound) {
+	if err == nil || errors.Is(err, errStaleVersion) || errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	msg := err.Error()
@@ -82,7 +82,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 		return err
 	}
 	if c.VersionID != a.VersionID {
-		return store.ErrStaleVersion
+		return errStaleVersion
 	}
 	if c.Status == store.ContentIndexed {
 		return nil // a retry of a job that committed
@@ -94,7 +94,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 	stage := func(st string) error {
 		ok, err := s.db.SetContentStatus(ctx, c.ID, c.VersionID, st, nil)
 		if err == nil && !ok {
-			return store.ErrStaleVersion
+			return errStaleVersion
 		}
 		return err
 	}
@@ -139,8 +139,8 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 		if err := s.index.Prepare(ctx, chunks[0].Dims); err != nil {
 			return err
 		}
-		removed, err = s.db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks,
-			func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []store.Chunk) error {
+		removed, err = s.repo().SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks,
+			func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []Chunk) error {
 				if err := s.index.InTx(ctx, tx, added); err != nil {
 					return err
 				}
@@ -149,7 +149,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 					&river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}})
 				return err
 			})
-		if errors.Is(err, store.ErrEmbeddingChanged) && attempt < 3 {
+		if errors.Is(err, errEmbeddingChanged) && attempt < 3 {
 			continue
 		}
 		if err != nil {
@@ -165,12 +165,12 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 
 // embedPieces embeds the pieces with the source's embedder, in batches.
 func (s *Service) embedPieces(ctx context.Context, accountID string, src store.Source, c store.Content, pieces []chunk.Piece,
-	stage func(string) error) ([]store.Chunk, error) {
+	stage func(string) error) ([]Chunk, error) {
 	if err := stage(store.ContentEmbedding); err != nil {
 		return nil, err
 	}
 	emb := s.embedderFor(src)
-	chunks := make([]store.Chunk, len(pieces))
+	chunks := make([]Chunk, len(pieces))
 	for start := 0; start < len(pieces); start += embedBatch {
 		batch := pieces[start:min(start+embedBatch, len(pieces))]
 		texts := make([]string, len(batch))
@@ -184,7 +184,7 @@ func (s *Service) embedPieces(ctx context.Context, accountID string, src store.S
 		}
 		took := time.Since(t0).Seconds()
 		for i, p := range batch {
-			chunks[start+i] = store.Chunk{AccountID: accountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
+			chunks[start+i] = Chunk{AccountID: accountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
 				Ordinal: start + i, TextStart: p.Start, TextEnd: p.End, Text: p.Text, Model: emb.Model(), Dims: len(vecs[i]),
 				Vector: vecs[i], BatchSize: len(batch), BatchDuration: took}
 		}

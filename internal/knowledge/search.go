@@ -347,7 +347,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 			}
 		}
 		if len(need) > 0 {
-			vs, err := s.db.ChunkVectorsBySeq(ctx, accountID, need)
+			vs, err := s.repo().ChunkVectorsBySeq(ctx, accountID, need)
 			if err != nil {
 				return res, err
 			}
@@ -404,11 +404,11 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		for i, c := range batch {
 			seqs[i] = c.seq
 		}
-		chunks, err := s.db.ChunksBySeq(ctx, accountID, seqs)
+		chunks, err := s.repo().ChunksBySeq(ctx, accountID, seqs)
 		if err != nil {
 			return res, err
 		}
-		bySeq := make(map[int64]store.Chunk, len(chunks))
+		bySeq := make(map[int64]Chunk, len(chunks))
 		for _, c := range chunks {
 			bySeq[c.Seq] = c
 		}
@@ -531,7 +531,7 @@ func (s *Service) feedbackDocs(ctx context.Context, accountID string, hits []sou
 	for i, h := range hits {
 		seqs[i] = h.Key
 	}
-	chunks, err := s.db.ChunksBySeq(ctx, accountID, seqs)
+	chunks, err := s.repo().ChunksBySeq(ctx, accountID, seqs)
 	if err != nil {
 		return nil, err
 	}

@@ -173,13 +173,13 @@ func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, 
 		}); err != nil {
 			b.Fatal(err)
 		}
-		var chunks []store.Chunk
+		var chunks []Chunk
 		for i := start; i < min(n, start+perContent); i++ {
 			text := gen.text(80)
-			chunks = append(chunks, store.Chunk{AccountID: a.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
+			chunks = append(chunks, Chunk{AccountID: a.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
 				Ordinal: i - start, Text: text, Model: OfflineEmbeddingModel, Dims: dims, Vector: emb.Embed(text), BatchSize: perContent})
 		}
-		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, OfflineEmbeddingModel, dims, chunks, nil); err != nil {
+		if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, OfflineEmbeddingModel, dims, chunks, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -68,9 +69,9 @@ func seedContents(b *testing.B, srv *testserver.Server, sourceID string, n, pend
 		for d := range vec {
 			vec[d] = rng.Float32() - 0.5
 		}
-		chunk := store.Chunk{ID: store.NewID(), AccountID: srv.AccountID, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID,
+		chunk := knowledge.Chunk{ID: store.NewID(), AccountID: srv.AccountID, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID,
 			TextEnd: len(text), Text: text, Model: src.EmbeddingModel, Dims: src.Dimensions, Vector: vec, BatchSize: 1}
-		if _, err := srv.DB.SwapChunks(ctx, sourceID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, []store.Chunk{chunk}, nil); err != nil {
+		if _, err := knowledge.TestRows(srv.DB).SwapChunks(ctx, sourceID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, []knowledge.Chunk{chunk}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
