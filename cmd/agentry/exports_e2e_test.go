@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -69,7 +70,7 @@ func TestExportFinishesAfterKill(t *testing.T) {
 		textKey := "e2e/text.txt"
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
 			for i := range n {
-				if _, err := db.CreateContent(ctx, tx, store.Content{AccountID: k.AccountID, SourceID: src.ID, ContentType: "text/plain",
+				if _, err := knowledge.TestRows(db).CreateContent(ctx, tx, knowledge.Content{AccountID: k.AccountID, SourceID: src.ID, ContentType: "text/plain",
 					ContentURL: "inline://x", Filename: "x.txt", BlobKey: textKey, SHA256: store.NewID(), SizeBytes: 128 << 10,
 					Metadata: map[string]any{"i": i}}); err != nil {
 					return err

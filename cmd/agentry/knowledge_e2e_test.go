@@ -90,11 +90,11 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		pending := func() (int, string) {
 			n, why := 0, ""
 			for _, id := range ids {
-				c, err := db.Content(ctx, k.AccountID, id)
+				c, err := knowledge.TestRows(db).Content(ctx, k.AccountID, id)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.Status != store.ContentIndexed {
+				if c.Status != knowledge.ContentIndexed {
 					n++
 					why += fmt.Sprintf("\n%s: %s", id, c.Status)
 					if c.Error != nil {
@@ -122,7 +122,7 @@ func TestIndexingSurvivesKill(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		for _, id := range ids {
-			c, err := db.Content(ctx, k.AccountID, id)
+			c, err := knowledge.TestRows(db).Content(ctx, k.AccountID, id)
 			if err != nil {
 				t.Fatal(err)
 			}

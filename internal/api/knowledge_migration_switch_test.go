@@ -34,10 +34,10 @@ func bulkSource(t *testing.T, s *testserver.Server, n int) string {
 	words := strings.Fields("otter river stone water hand sleep float kelp shell sea current tide fur den pup play dive fish clam rock")
 	const perContent = 200
 	for start := 0; start < n; start += perContent {
-		var c store.Content
+		var c knowledge.Content
 		if err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 			title := fmt.Sprint("part ", start)
-			c, err = s.DB.CreateContent(ctx, tx, store.Content{AccountID: s.AccountID, SourceID: src.ID, ContentType: "text/plain", Filename: "f.txt",
+			c, err = knowledge.TestRows(s.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: s.AccountID, SourceID: src.ID, ContentType: "text/plain", Filename: "f.txt",
 				BlobKey: "k", SHA256: fmt.Sprint(start), Title: &title})
 			return err
 		}); err != nil {

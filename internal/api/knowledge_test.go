@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -388,7 +389,7 @@ func TestKnowledgeTemplatesOffline(t *testing.T) {
 
 func currentVersion(t *testing.T, s *testserver.Server, contentID string) string {
 	t.Helper()
-	c, err := s.DB.Content(context.Background(), s.AccountID, contentID)
+	c, err := knowledge.TestRows(s.DB).Content(context.Background(), s.AccountID, contentID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -31,7 +32,7 @@ func sxSource(t *testing.T, e *Env) Vars {
 	}
 	title := "Doc"
 	if err := e.DB.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := e.DB.CreateContent(ctx, tx, store.Content{AccountID: e.Tenant.AccountID, SourceID: src.ID, Title: &title,
+		_, err := knowledge.TestRows(e.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: e.Tenant.AccountID, SourceID: src.ID, Title: &title,
 			ContentType: "text/plain", ContentURL: "inline://doc", Filename: "doc.txt", BlobKey: key, SHA256: "x", SizeBytes: 14,
 			Metadata: map[string]any{"team": "docs"}})
 		return err

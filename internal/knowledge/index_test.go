@@ -44,9 +44,9 @@ func TestVectorIndexes(t *testing.T) {
 		}
 		emb := offline.NewEmbedder(64)
 		texts := []string{"sea otters hold hands while sleeping", "rust ownership and borrowing rules", "baking sourdough bread at home"}
-		var c store.Content
+		var c Content
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
+			c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -100,7 +100,7 @@ func TestVectorIndexes(t *testing.T) {
 				t.Fatalf("pgvector for the other model: %+v", hits)
 			}
 		}
-		_, seqs, err := db.DeleteContent(ctx, acct.ID, c.ID, false)
+		_, seqs, err := repoOn(db).DeleteContent(ctx, acct.ID, c.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,10 +132,10 @@ func TestMemIndexSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 		emb := offline.NewEmbedder(64)
-		put := func(texts ...string) (store.Content, []Chunk) {
-			var c store.Content
+		put := func(texts ...string) (Content, []Chunk) {
+			var c Content
 			if err := db.Tx(ctx, func(tx *sql.Tx) error {
-				c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
+				c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -169,7 +169,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 			t.Fatalf("no snapshot: %v", err)
 		}
 		// While no process holds the index: one content goes, one comes.
-		if _, _, err := db.DeleteContent(ctx, acct.ID, otters.ID, false); err != nil {
+		if _, _, err := repoOn(db).DeleteContent(ctx, acct.ID, otters.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		_, bc := put("baking sourdough bread at home")

@@ -21,7 +21,7 @@ import (
 type lexFixture struct {
 	db      *store.DB
 	account string
-	content map[string]store.Content // source → its one content
+	content map[string]Content // source → its one content
 }
 
 func newLexFixture(t *testing.T, d store.Dialect) *lexFixture {
@@ -31,7 +31,7 @@ func newLexFixture(t *testing.T, d store.Dialect) *lexFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &lexFixture{db: db, account: acct.ID, content: map[string]store.Content{}}
+	return &lexFixture{db: db, account: acct.ID, content: map[string]Content{}}
 }
 
 // source creates a source whose one content has texts as passages.
@@ -43,9 +43,9 @@ func (f *lexFixture) source(t *testing.T, name string, texts []string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c store.Content
+	var c Content
 	if err := f.db.Tx(ctx, func(tx *sql.Tx) error {
-		c, err = f.db.CreateContent(ctx, tx, store.Content{AccountID: f.account, SourceID: src.ID, ContentType: "text/plain", Filename: name, BlobKey: name, SHA256: name})
+		c, err = repoOn(f.db).CreateContent(ctx, tx, Content{AccountID: f.account, SourceID: src.ID, ContentType: "text/plain", Filename: name, BlobKey: name, SHA256: name})
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (w *indexWorker) Work(ctx context.Context, job *river.Job[IndexArgs]) error
 		return nil
 	}
 	msg := err.Error()
-	_, _ = w.s.db.SetContentStatus(context.WithoutCancel(ctx), job.Args.ContentID, job.Args.VersionID, store.ContentFailed, &msg)
+	_, _ = w.s.repo().SetContentStatus(context.WithoutCancel(ctx), job.Args.ContentID, job.Args.VersionID, ContentFailed, &msg)
 	if permanent(err) {
 		return river.JobCancel(err)
 	}
@@ -77,14 +77,14 @@ var errNoText = errors.New("no text could be extracted from this content")
 
 // IndexVersion runs the pipeline for one content version (the job's body).
 func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
-	c, err := s.db.Content(ctx, a.AccountID, a.ContentID)
+	c, err := s.repo().Content(ctx, a.AccountID, a.ContentID)
 	if err != nil {
 		return err
 	}
 	if c.VersionID != a.VersionID {
 		return errStaleVersion
 	}
-	if c.Status == store.ContentIndexed {
+	if c.Status == ContentIndexed {
 		return nil // a retry of a job that committed
 	}
 	src, err := s.db.Source(ctx, a.AccountID, c.SourceID)
@@ -92,14 +92,14 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 		return err
 	}
 	stage := func(st string) error {
-		ok, err := s.db.SetContentStatus(ctx, c.ID, c.VersionID, st, nil)
+		ok, err := s.repo().SetContentStatus(ctx, c.ID, c.VersionID, st, nil)
 		if err == nil && !ok {
 			return errStaleVersion
 		}
 		return err
 	}
 	// Extract.
-	if err := stage(store.ContentExtracting); err != nil {
+	if err := stage(ContentExtracting); err != nil {
 		return err
 	}
 	text, err := s.extractText(ctx, c)
@@ -107,7 +107,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 		return err
 	}
 	// Chunk.
-	if err := stage(store.ContentChunking); err != nil {
+	if err := stage(ContentChunking); err != nil {
 		return err
 	}
 	pieces, err := chunk.Split(text, chunkOptions(src))
@@ -133,7 +133,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 			return err
 		}
 		// Index: swap the chunks in, with the announcement to new_content agents.
-		if err := stage(store.ContentIndexing); err != nil {
+		if err := stage(ContentIndexing); err != nil {
 			return err
 		}
 		if err := s.index.Prepare(ctx, chunks[0].Dims); err != nil {
@@ -164,9 +164,9 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 }
 
 // embedPieces embeds the pieces with the source's embedder, in batches.
-func (s *Service) embedPieces(ctx context.Context, accountID string, src store.Source, c store.Content, pieces []chunk.Piece,
+func (s *Service) embedPieces(ctx context.Context, accountID string, src store.Source, c Content, pieces []chunk.Piece,
 	stage func(string) error) ([]Chunk, error) {
-	if err := stage(store.ContentEmbedding); err != nil {
+	if err := stage(ContentEmbedding); err != nil {
 		return nil, err
 	}
 	emb := s.embedderFor(src)
@@ -197,7 +197,7 @@ const maxIndexedText = extract.DefaultMaxTextBytes
 
 // extractText extracts a version's text, stores it beside the file, and
 // returns it.
-func (s *Service) extractText(ctx context.Context, c store.Content) (string, error) {
+func (s *Service) extractText(ctx context.Context, c Content) (string, error) {
 	if !extract.Supports(c.ContentType) {
 		_, err := extract.Extract(ctx, c.ContentType, extract.Source{}, io.Discard)
 		if err == nil {
@@ -240,7 +240,7 @@ func (s *Service) extractText(ctx context.Context, c store.Content) (string, err
 	if t := firstLine(text); t != "" {
 		title = &t
 	}
-	if err := s.db.SetContentText(ctx, c.ID, c.VersionID, key, words, len([]rune(text)), title); err != nil {
+	if err := s.repo().SetContentText(ctx, c.ID, c.VersionID, key, words, len([]rune(text)), title); err != nil {
 		return "", err
 	}
 	return text, nil

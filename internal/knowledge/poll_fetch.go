@@ -117,8 +117,8 @@ func (s *Service) ingestPolled(ctx context.Context, src store.Source, key, title
 		text = strings.ToValidUTF8(text[:maxPolledBytes], "")
 	}
 	h := hashText(text)
-	var prev *store.Content
-	cur, err := s.db.ContentByItem(ctx, src.AccountID, src.ID, key)
+	var prev *Content
+	cur, err := s.repo().ContentByItem(ctx, src.AccountID, src.ID, key)
 	switch {
 	case err == nil:
 		if cur.TextHash != nil && *cur.TextHash == h {

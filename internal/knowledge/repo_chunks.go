@@ -109,7 +109,7 @@ func (r repo) SwapChunks(ctx context.Context, sourceID, contentID, versionID, mo
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE contents SET status = $1, error = NULL, chunk_count = $2, indexed_at = $3, updated_at = $3
-			WHERE id = $4`, store.ContentIndexed, len(chunks), now, contentID); err != nil {
+			WHERE id = $4`, ContentIndexed, len(chunks), now, contentID); err != nil {
 			return err
 		}
 		if inTx != nil {

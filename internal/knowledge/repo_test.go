@@ -26,9 +26,9 @@ func TestKnowledgeStore(t *testing.T) {
 		if _, err := db.Source(ctx, other, src.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other account reads the source: %v", err)
 		}
-		var c store.Content
+		var c Content
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain",
+			c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain",
 				Filename: "a.txt", BlobKey: "k", SHA256: "x", Metadata: map[string]any{"lang": "en"}})
 			return err
 		}); err != nil {
@@ -63,10 +63,10 @@ func TestKnowledgeStore(t *testing.T) {
 			t.Fatalf("other account reads vectors: %+v %v", vs, err)
 		}
 		// A new version: the old chunks stay until the new are swapped in.
-		var v2 store.Content
+		var v2 Content
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
 			c.Filename = "b.txt"
-			v2, err = db.NewContentVersion(ctx, tx, c)
+			v2, err = repoOn(db).NewContentVersion(ctx, tx, c)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -92,12 +92,12 @@ func TestKnowledgeStore(t *testing.T) {
 		if seqs, err := repoOn(db).SourceChunkSeqsAbove(ctx, src.ID, 0); err != nil || len(seqs) != 1 {
 			t.Fatalf("seqs %v %v", seqs, err)
 		}
-		got, err := db.Content(ctx, acct, c.ID)
-		if err != nil || got.Status != store.ContentIndexed || got.Version != 2 || *got.ChunkCount != 1 {
+		got, err := repoOn(db).Content(ctx, acct, c.ID)
+		if err != nil || got.Status != ContentIndexed || got.Version != 2 || *got.ChunkCount != 1 {
 			t.Fatalf("content: %+v %v", got, err)
 		}
 		// Deleting the content removes its chunks from the lexical index too.
-		if _, _, err := db.DeleteContent(ctx, acct, c.ID, false); err != nil {
+		if _, _, err := repoOn(db).DeleteContent(ctx, acct, c.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		if got := passages(); len(got) != 0 {
@@ -119,9 +119,9 @@ func TestChunkSeqsNeverReused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var c store.Content
+		var c Content
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain", Filename: "a.txt", BlobKey: "k", SHA256: "x"})
+			c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain", Filename: "a.txt", BlobKey: "k", SHA256: "x"})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -133,9 +133,9 @@ func TestChunkSeqsNeverReused(t *testing.T) {
 		if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, "offline", 2, first, nil); err != nil {
 			t.Fatal(err)
 		}
-		var v2 store.Content
+		var v2 Content
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			v2, err = db.NewContentVersion(ctx, tx, c)
+			v2, err = repoOn(db).NewContentVersion(ctx, tx, c)
 			return err
 		}); err != nil {
 			t.Fatal(err)

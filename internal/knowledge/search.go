@@ -202,9 +202,9 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 	// A metadata filter narrows the contents first, so both sides rank
 	// only what may be answered.
 	var allowed map[string]bool
-	contents := map[string]store.Content{}
+	contents := map[string]Content{}
 	if req.Filter != nil {
-		all, err := s.db.ContentsOfSources(ctx, accountID, sourceIDs, maxFilterScope)
+		all, err := s.repo().ContentsOfSources(ctx, accountID, sourceIDs, maxFilterScope)
 		if err != nil {
 			return res, err
 		}
@@ -431,7 +431,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 			seen[dup] = true
 			ct, ok := contents[c.ContentID]
 			if !ok {
-				if ct, err = s.db.Content(ctx, accountID, c.ContentID); err != nil {
+				if ct, err = s.repo().Content(ctx, accountID, c.ContentID); err != nil {
 					continue
 				}
 				contents[c.ContentID] = ct

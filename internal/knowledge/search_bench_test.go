@@ -164,10 +164,10 @@ func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, 
 	emb := offline.NewEmbedder(dims)
 	const perContent = 50
 	for start := 0; start < n; start += perContent {
-		var c store.Content
+		var c Content
 		title := gen.text(6)
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: a.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f",
+			c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: a.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f",
 				BlobKey: "k", SHA256: strconv.Itoa(start), Title: &title})
 			return err
 		}); err != nil {

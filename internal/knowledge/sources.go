@@ -385,7 +385,7 @@ func (s *Service) DeleteManagedSource(ctx context.Context, accountID, id string)
 // purgeContents deletes every content of a source, in batches.
 func (s *Service) purgeContents(ctx context.Context, accountID, sourceID string) error {
 	for {
-		ids, err := s.db.SourceContentIDs(ctx, accountID, sourceID, 200)
+		ids, err := s.repo().SourceContentIDs(ctx, accountID, sourceID, 200)
 		if err != nil || len(ids) == 0 {
 			return err
 		}

@@ -47,9 +47,9 @@ func seedContents(b *testing.B, srv *testserver.Server, sourceID string, n, pend
 	}
 	for i := 0; i < n+pending; i++ {
 		title := fmt.Sprintf("Notice %05d", i)
-		var c store.Content
+		var c knowledge.Content
 		err := srv.DB.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = srv.DB.CreateContent(ctx, tx, store.Content{AccountID: srv.AccountID, SourceID: sourceID, Title: &title,
+			c, err = knowledge.TestRows(srv.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: srv.AccountID, SourceID: sourceID, Title: &title,
 				ContentType: "text/plain", ContentURL: "upload://notice-" + fmt.Sprint(i), Filename: fmt.Sprintf("notice-%05d.txt", i),
 				SHA256: fmt.Sprintf("%064x", i), SizeBytes: int64(400 + i%900)})
 			return err
