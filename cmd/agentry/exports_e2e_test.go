@@ -58,7 +58,7 @@ func TestExportFinishesAfterKill(t *testing.T) {
 		}
 		// Enough text that writing it takes a while: 2,000 contents sharing
 		// one 128 KiB text.
-		src, err := db.CreateSource(ctx, store.Source{AccountID: k.AccountID, Name: "big", SourceType: "custom_index",
+		src, err := knowledge.TestRows(db).CreateSource(ctx, knowledge.Source{AccountID: k.AccountID, Name: "big", SourceType: "custom_index",
 			ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)

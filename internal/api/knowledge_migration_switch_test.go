@@ -24,7 +24,7 @@ func bulkSource(t *testing.T, s *testserver.Server, n int) string {
 	t.Helper()
 	ctx := context.Background()
 	const dims = 256
-	src, err := s.DB.CreateSource(ctx, store.Source{AccountID: s.AccountID, Name: "bulk", SourceType: knowledge.TypeCustomIndex, ChunkSize: 3000,
+	src, err := knowledge.TestRows(s.DB).CreateSource(ctx, knowledge.Source{AccountID: s.AccountID, Name: "bulk", SourceType: knowledge.TypeCustomIndex, ChunkSize: 3000,
 		ChunkOverlap: 500, EmbeddingModel: knowledge.OfflineEmbeddingModel, Dimensions: dims, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func TestEmbeddingMigrationAPI(t *testing.T) {
 		if m["status"] != "completed" || m["target_dimensions"] != float64(128) || m["progress_total"].(float64) < 2 {
 			t.Fatalf("migration: %v", m)
 		}
-		got, err := s.DB.Source(context.Background(), s.AccountID, sid)
+		got, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, sid)
 		if err != nil || got.Dimensions != 128 {
 			t.Fatalf("source after the switch: %d %v", got.Dimensions, err)
 		}
@@ -124,7 +124,7 @@ func TestEmbeddingMigrationAPI(t *testing.T) {
 		if m["status"] != "cancelled" {
 			t.Fatalf("cancelled migration: %v", m)
 		}
-		if got, _ := s.DB.Source(context.Background(), s.AccountID, sid); got.Dimensions != 128 {
+		if got, _ := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, sid); got.Dimensions != 128 {
 			t.Fatalf("a cancelled migration changed the source to %d dimensions", got.Dimensions)
 		}
 		if res := search(t, s, s.Key, kbID, map[string]any{"query": "ownership borrowing"}); len(res.Results) == 0 {

@@ -183,7 +183,7 @@ func TestKnowledgePollRefusesPrivateAddresses(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := s.DB.Source(context.Background(), s.AccountID, src["id"].(string))
+		got, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, src["id"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func waitPolled(t *testing.T, s *testserver.Server, sourceID string, after time.
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		src, err := s.DB.Source(context.Background(), s.AccountID, sourceID)
+		src, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, sourceID)
 		if err != nil {
 			t.Fatal(err)
 		}

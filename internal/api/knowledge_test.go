@@ -251,7 +251,7 @@ func TestKnowledgeAPI(t *testing.T) {
 		if feed["url"] != "https://example.com/feed.xml" || feed["next_poll_at"] == nil {
 			t.Fatalf("rss: %s", r.Body)
 		}
-		fsrc, err := s.DB.Source(context.Background(), s.AccountID, feed["id"].(string))
+		fsrc, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, feed["id"].(string))
 		if err != nil || fsrc.URLID == nil {
 			t.Fatalf("no URL record: %+v %v", fsrc, err)
 		}

@@ -30,7 +30,7 @@ import (
 func seedSource(t *testing.T, s *testserver.Server, accountID string, n int) (string, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	src, err := s.DB.CreateSource(ctx, store.Source{AccountID: accountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(s.DB).CreateSource(ctx, knowledge.Source{AccountID: accountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 func exportSource(t *testing.T, ts *testserver.Server) string {
 	t.Helper()
 	ctx := context.Background()
-	src, err := ts.DB.CreateSource(ctx, store.Source{AccountID: ts.AccountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(ts.DB).CreateSource(ctx, knowledge.Source{AccountID: ts.AccountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

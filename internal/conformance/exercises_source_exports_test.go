@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Source exports. A source with one content is stored directly (its text
@@ -21,7 +20,7 @@ const sxPath = "/sources/{source_connection_id}/exports"
 
 func sxSource(t *testing.T, e *Env) Vars {
 	ctx := context.Background()
-	src, err := e.DB.CreateSource(ctx, store.Source{AccountID: e.Tenant.AccountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(e.DB).CreateSource(ctx, knowledge.Source{AccountID: e.Tenant.AccountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -80,7 +79,7 @@ func exportOfA(wait bool) func(t *testing.T, c *Ctx) Vars {
 	return func(t *testing.T, c *Ctx) Vars {
 		t.Helper()
 		ctx := context.Background()
-		src, err := c.DB.CreateSource(ctx, store.Source{AccountID: c.A.AccountID, Name: "a-docs", SourceType: "custom_index",
+		src, err := knowledge.TestRows(c.DB).CreateSource(ctx, knowledge.Source{AccountID: c.A.AccountID, Name: "a-docs", SourceType: "custom_index",
 			ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)

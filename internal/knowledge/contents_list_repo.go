@@ -22,7 +22,7 @@ var contentsOnTheWay = []string{ContentQueued, ContentExtracting, ContentChunkin
 // failed. The source must be the account's and live (else
 // store.ErrNotFound).
 func (r repo) sourceContents(ctx context.Context, accountID, sourceID, status string, offset, limit int) ([]Content, int, error) {
-	if _, err := r.db.Source(ctx, accountID, sourceID); err != nil {
+	if _, err := r.Source(ctx, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
 	count, page, args := sourceContentsQueries(r.db.Dialect, sourceID, status)

@@ -22,7 +22,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 		db := storetest.Open(t, d)
 		acct, other := accountFor(t, db), accountFor(t, db)
 		r := repo{db}
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 8, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)

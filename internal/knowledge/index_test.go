@@ -26,7 +26,7 @@ func TestVectorIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
 			EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +126,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
 			EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)

@@ -116,7 +116,7 @@ func contentKey(accountID, sourceID, contentID, versionID, name string) string {
 // UploadFile streams a file into a content store source and queues its
 // indexing. A file already in the source (same bytes) answers duplicate.
 func (s *Service) UploadFile(ctx context.Context, accountID, sourceID string, up Upload) (UploadResult, error) {
-	src, err := s.db.Source(ctx, accountID, sourceID)
+	src, err := s.repo().Source(ctx, accountID, sourceID)
 	if err != nil {
 		return UploadResult{}, err
 	}
@@ -129,7 +129,7 @@ func (s *Service) UploadFile(ctx context.Context, accountID, sourceID string, up
 
 // UploadText adds inline text to a content store source.
 func (s *Service) UploadText(ctx context.Context, accountID, sourceID, text, contentType string, title *string, meta map[string]any) (UploadResult, error) {
-	src, err := s.db.Source(ctx, accountID, sourceID)
+	src, err := s.repo().Source(ctx, accountID, sourceID)
 	if err != nil {
 		return UploadResult{}, err
 	}
@@ -189,12 +189,12 @@ func (s *Service) ReplaceWithFile(ctx context.Context, accountID, contentID stri
 	return res, fileTooLarge(err, s.cfg.MaxUploadBytes)
 }
 
-func (s *Service) replaceable(ctx context.Context, accountID, contentID string) (Content, store.Source, error) {
+func (s *Service) replaceable(ctx context.Context, accountID, contentID string) (Content, Source, error) {
 	c, err := s.repo().Content(ctx, accountID, contentID)
 	if err != nil {
-		return c, store.Source{}, err
+		return c, Source{}, err
 	}
-	src, err := s.db.Source(ctx, accountID, c.SourceID)
+	src, err := s.repo().Source(ctx, accountID, c.SourceID)
 	return c, src, err
 }
 
@@ -210,7 +210,7 @@ func fileTooLarge(err error, limit int64) error {
 	return err
 }
 
-func (s *Service) store(ctx context.Context, src store.Source, prev *Content, up Upload, allowed []string, limit int64) (UploadResult, error) {
+func (s *Service) store(ctx context.Context, src Source, prev *Content, up Upload, allowed []string, limit int64) (UploadResult, error) {
 	br := bufio.NewReaderSize(up.Body, 4096)
 	head, _ := br.Peek(512)
 	mt := extract.DetectType(up.Filename, up.DeclaredType, head)

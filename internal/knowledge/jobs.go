@@ -75,7 +75,7 @@ func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[RetentionArgs])
 // ApplyRetention deletes every content pulled more than its source's
 // retention days before now, and returns how many.
 func (s *Service) ApplyRetention(ctx context.Context, now time.Time) (int, error) {
-	srcs, err := s.db.SourcesWithRetention(ctx)
+	srcs, err := s.repo().SourcesWithRetention(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -72,6 +72,19 @@ func (s *Service) KnowledgeBase(ctx context.Context, accountID, id string) (stor
 	return s.db.KnowledgeBase(ctx, accountID, id)
 }
 
+// KnowledgeBaseExists reports whether the account has a live knowledge
+// base id (the agents' definitions name knowledge bases).
+func (s *Service) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
+	return s.db.KnowledgeBaseExists(ctx, accountID, id)
+}
+
+// LatestKnowledgeBase returns the id of the account's newest live
+// knowledge base (the one an agent's template searches when none is
+// named), or ErrNotFound.
+func (s *Service) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
+	return s.db.LatestKnowledgeBase(ctx, accountID)
+}
+
 // KnowledgeBases lists a page.
 func (s *Service) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]store.KnowledgeBase, int, error) {
 	return s.db.KnowledgeBases(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)

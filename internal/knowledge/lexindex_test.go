@@ -38,7 +38,7 @@ func newLexFixture(t *testing.T, d store.Dialect) *lexFixture {
 func (f *lexFixture) source(t *testing.T, name string, texts []string) string {
 	t.Helper()
 	ctx := context.Background()
-	src, err := f.db.CreateSource(ctx, store.Source{AccountID: f.account, Name: name, SourceType: TypeCustomIndex, ChunkSize: 100,
+	src, err := repoOn(f.db).CreateSource(ctx, Source{AccountID: f.account, Name: name, SourceType: TypeCustomIndex, ChunkSize: 100,
 		EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 	if c.Status == ContentIndexed {
 		return nil // a retry of a job that committed
 	}
-	src, err := s.db.Source(ctx, a.AccountID, c.SourceID)
+	src, err := s.repo().Source(ctx, a.AccountID, c.SourceID)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 	var wake func()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			if src, err = s.db.Source(ctx, a.AccountID, c.SourceID); err != nil {
+			if src, err = s.repo().Source(ctx, a.AccountID, c.SourceID); err != nil {
 				return err
 			}
 		}
@@ -164,7 +164,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 }
 
 // embedPieces embeds the pieces with the source's embedder, in batches.
-func (s *Service) embedPieces(ctx context.Context, accountID string, src store.Source, c Content, pieces []chunk.Piece,
+func (s *Service) embedPieces(ctx context.Context, accountID string, src Source, c Content, pieces []chunk.Piece,
 	stage func(string) error) ([]Chunk, error) {
 	if err := stage(ContentEmbedding); err != nil {
 		return nil, err

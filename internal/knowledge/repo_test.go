@@ -18,12 +18,12 @@ func TestKnowledgeStore(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		acct, other := storetest.NewAccount(t, db), storetest.NewAccount(t, db)
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 8, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Source(ctx, other, src.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := repoOn(db).Source(ctx, other, src.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other account reads the source: %v", err)
 		}
 		var c Content
@@ -114,7 +114,7 @@ func TestChunkSeqsNeverReused(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		acct := storetest.NewAccount(t, db)
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			EmbeddingModel: "offline", Dimensions: 2, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)

@@ -7,5 +7,4 @@ import "github.com/agentry/agentry/internal/store"
 // until the area declares types of its own.
 type (
 	KnowledgeBase = store.KnowledgeBase
-	Source        = store.Source
 )

@@ -172,12 +172,12 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		threshold = kb.DefaultScoreThreshold
 	}
 	// Only the account's live sources are searched, whatever the links say.
-	srcs := map[string]store.Source{}
+	srcs := map[string]Source{}
 	groups := map[string][]string{}
 	var mine []string
 	offlineOnly := true
 	for _, id := range sourceIDs {
-		src, err := s.db.Source(ctx, accountID, id)
+		src, err := s.repo().Source(ctx, accountID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}

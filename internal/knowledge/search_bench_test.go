@@ -156,7 +156,7 @@ func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, 
 		b.Fatal(err)
 	}
 	const dims = 256 // the default index mode's
-	src, err := db.CreateSource(ctx, store.Source{AccountID: a.ID, Name: "bench", SourceType: TypeCustomIndex, ChunkSize: 3000,
+	src, err := repoOn(db).CreateSource(ctx, Source{AccountID: a.ID, Name: "bench", SourceType: TypeCustomIndex, ChunkSize: 3000,
 		ChunkOverlap: 500, EmbeddingModel: OfflineEmbeddingModel, Dimensions: dims, ContentFilter: "all"})
 	if err != nil {
 		b.Fatal(err)

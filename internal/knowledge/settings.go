@@ -132,7 +132,7 @@ type SearchSettingsView struct {
 // embedder.
 func (s *Service) offlineOnly(ctx context.Context, accountID string, ids []string) (bool, error) {
 	for _, id := range ids {
-		src, err := s.db.Source(ctx, accountID, id)
+		src, err := s.repo().Source(ctx, accountID, id)
 		if err != nil {
 			if err == store.ErrNotFound {
 				continue
@@ -146,7 +146,7 @@ func (s *Service) offlineOnly(ctx context.Context, accountID string, ids []strin
 	return true, nil
 }
 
-func isOffline(src store.Source) bool {
+func isOffline(src Source) bool {
 	return src.EmbeddingModel == "" || src.EmbeddingModel == OfflineEmbeddingModel || strings.EqualFold(src.EmbeddingModel, "offline")
 }
 

@@ -25,7 +25,7 @@ type KnowledgeBase struct {
 
 const kbColumns = `id, account_id, name, description, default_top_n, default_top_k, default_score_threshold, reranker_model, readonly, created_at, updated_at, search_settings`
 
-func scanKB(r rowScanner) (KnowledgeBase, error) {
+func scanKB(r Scanner) (KnowledgeBase, error) {
 	var (
 		k          KnowledgeBase
 		desc, rr   sql.NullString
@@ -282,13 +282,6 @@ func (db *DB) DeleteKnowledgeBase(ctx context.Context, accountID, id string) err
 func (db *DB) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
 	var n int
 	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
-	return n > 0, err
-}
-
-// SourceExists reports whether the account has a live source id.
-func (db *DB) SourceExists(ctx context.Context, accountID, id string) (bool, error) {
-	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
 	return n > 0, err
 }
 

@@ -36,7 +36,7 @@ import (
 func seedContents(b *testing.B, srv *testserver.Server, sourceID string, n, pending int) {
 	b.Helper()
 	ctx := context.Background()
-	src, err := srv.DB.Source(ctx, srv.AccountID, sourceID)
+	src, err := knowledge.TestRows(srv.DB).Source(ctx, srv.AccountID, sourceID)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func (s *Service) Estimate(ctx context.Context, accountID, sourceID string, r Re
 	if err != nil {
 		return 0, err
 	}
-	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
+	if _, err := knowledge.LiveSource(ctx, s.db, accountID, sourceID); err != nil {
 		return 0, err
 	}
 	var size int64
@@ -193,7 +193,7 @@ func (s *Service) Get(ctx context.Context, accountID, sourceID, id string) (Sour
 
 // List returns a page (1-based) of a source's exports, newest first.
 func (s *Service) List(ctx context.Context, accountID, sourceID string, page, limit int) ([]SourceExport, int, error) {
-	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
+	if _, err := knowledge.LiveSource(ctx, s.db, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
 	out, total, err := s.repo.list(ctx, accountID, sourceID, paging.Offset(page, limit), limit)
