@@ -174,7 +174,7 @@ var ErrMigrationIncomplete = errors.New("chunks were added during the migration"
 // switching; switchEmbeddingBatch replaces a batch of old-generation
 // chunks by copies carrying their staged vectors (text readers see each
 // passage exactly once at every commit; the vector side reads only the
-// generation the source names, see store.SourceVectors);
+// generation the source names, see repo.SourceVectors);
 // finishEmbeddingSwitch moves the source to the new model and size once no
 // old chunk is left.
 

@@ -99,7 +99,7 @@ func (s *Service) Search(ctx context.Context, accountID, kbID string, req Search
 func (s *Service) SearchExplained(ctx context.Context, accountID, kbID string, req SearchRequest) (res SearchResult, err error) {
 	ctx, span := telemetry.StartRetrieval(ctx, kbID, req.Query, req.TopK)
 	defer func() { span.Hits(len(res.Hits)); span.End(err) }()
-	kb, err := s.db.KnowledgeBase(ctx, accountID, kbID)
+	kb, err := s.repo().KnowledgeBase(ctx, accountID, kbID)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) SearchExplained(ctx context.Context, accountID, kbID string, r
 // knowledge base groups (a memory bank's source), with the default
 // settings and no reranker.
 func (s *Service) SearchSources(ctx context.Context, accountID string, sourceIDs []string, req SearchRequest) ([]SearchHit, error) {
-	r, err := s.search(ctx, accountID, store.KnowledgeBase{AccountID: accountID, SourceIDs: sourceIDs}, req)
+	r, err := s.search(ctx, accountID, KnowledgeBase{AccountID: accountID, SourceIDs: sourceIDs}, req)
 	return r.Hits, err
 }
 
@@ -125,7 +125,7 @@ type candidate struct {
 	fused    float64
 }
 
-func (s *Service) search(ctx context.Context, accountID string, kb store.KnowledgeBase, req SearchRequest) (SearchResult, error) {
+func (s *Service) search(ctx context.Context, accountID string, kb KnowledgeBase, req SearchRequest) (SearchResult, error) {
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
 		return SearchResult{}, invalid("query", "query is empty")

@@ -183,7 +183,7 @@ func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, 
 			b.Fatal(err)
 		}
 	}
-	k, err := db.CreateKnowledgeBase(ctx, store.KnowledgeBase{AccountID: a.ID, Name: "bench", SourceIDs: []string{src.ID}})
+	k, err := repoOn(db).CreateKnowledgeBase(ctx, KnowledgeBase{AccountID: a.ID, Name: "bench", SourceIDs: []string{src.ID}})
 	if err != nil {
 		b.Fatal(err)
 	}

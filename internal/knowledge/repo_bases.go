@@ -1,11 +1,21 @@
-package store
+package knowledge
+
+// The knowledge bases' SQL: knowledge_bases and knowledge_base_sources
+// are the area's own (moved from the store's knowledge_bases.go). The
+// solutions area still names knowledge_bases in its own queries (a
+// solution's linked knowledge bases, counted and listed with the
+// solution), and the account search (internal/search) in its query
+// across every area's tables.
 
 import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // KnowledgeBase groups sources for retrieval.
@@ -16,7 +26,7 @@ type KnowledgeBase struct {
 	DefaultScoreThreshold    *float64
 	RerankerModel            *string
 	// SearchSettings is the JSON object of the search settings set
-	// explicitly (knowledge owns its shape); empty when none are.
+	// explicitly (see settings.go for its shape); empty when none are.
 	SearchSettings       string
 	Readonly             bool
 	SourceIDs            []string
@@ -25,7 +35,7 @@ type KnowledgeBase struct {
 
 const kbColumns = `id, account_id, name, description, default_top_n, default_top_k, default_score_threshold, reranker_model, readonly, created_at, updated_at, search_settings`
 
-func scanKB(r Scanner) (KnowledgeBase, error) {
+func scanKB(r store.Scanner) (KnowledgeBase, error) {
 	var (
 		k          KnowledgeBase
 		desc, rr   sql.NullString
@@ -34,12 +44,9 @@ func scanKB(r Scanner) (KnowledgeBase, error) {
 		thr        sql.NullFloat64
 	)
 	err := r.Scan(&k.ID, &k.AccountID, &k.Name, &desc, &topN, &topK, &thr, &rr, &k.Readonly, &k.CreatedAt, &k.UpdatedAt, &settings)
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, ErrNotFound
-	}
-	k.Description, k.RerankerModel = StringOrNil(desc), StringOrNil(rr)
+	k.Description, k.RerankerModel = store.StringOrNil(desc), store.StringOrNil(rr)
 	k.SearchSettings = settings.String
-	k.DefaultTopN, k.DefaultTopK = nullInt(topN), nullInt(topK)
+	k.DefaultTopN, k.DefaultTopK = store.IntOrNil(topN), store.IntOrNil(topK)
 	if thr.Valid {
 		k.DefaultScoreThreshold = &thr.Float64
 	}
@@ -47,8 +54,8 @@ func scanKB(r Scanner) (KnowledgeBase, error) {
 	return k, err
 }
 
-// ErrSourceNotFound means a knowledge base names a source the account does not have.
-var ErrSourceNotFound = errors.New("source not found")
+// errSourceNotFound means a knowledge base names a source the account does not have.
+var errSourceNotFound = errors.New("source not found")
 
 func setKBSources(ctx context.Context, tx *sql.Tx, accountID, kbID string, ids []string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM knowledge_base_sources WHERE knowledge_base_id = $1`, kbID); err != nil {
@@ -60,7 +67,7 @@ func setKBSources(ctx context.Context, tx *sql.Tx, accountID, kbID string, ids [
 			return err
 		}
 		if n == 0 {
-			return ErrSourceNotFound
+			return errSourceNotFound
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_base_sources (knowledge_base_id, source_id, position) VALUES ($1, $2, $3)
 			ON CONFLICT DO NOTHING`, kbID, id, i); err != nil {
@@ -71,13 +78,13 @@ func setKBSources(ctx context.Context, tx *sql.Tx, accountID, kbID string, ids [
 }
 
 // CreateKnowledgeBase inserts k with its sources (which must be the account's).
-func (db *DB) CreateKnowledgeBase(ctx context.Context, k KnowledgeBase) (KnowledgeBase, error) {
-	k.ID, k.CreatedAt = NewID(), Now()
+func (r repo) CreateKnowledgeBase(ctx context.Context, k KnowledgeBase) (KnowledgeBase, error) {
+	k.ID, k.CreatedAt = store.NewID(), store.Now()
 	k.UpdatedAt = k.CreatedAt
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_bases (`+kbColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10,$11)`,
 			k.ID, k.AccountID, k.Name, k.Description, k.DefaultTopN, k.DefaultTopK, k.DefaultScoreThreshold, k.RerankerModel, k.Readonly, k.CreatedAt,
-			nullable(k.SearchSettings)); err != nil {
+			store.NullIfEmpty(k.SearchSettings)); err != nil {
 			return err
 		}
 		return setKBSources(ctx, tx, k.AccountID, k.ID, k.SourceIDs)
@@ -85,71 +92,53 @@ func (db *DB) CreateKnowledgeBase(ctx context.Context, k KnowledgeBase) (Knowled
 	if err != nil {
 		return KnowledgeBase{}, err
 	}
-	return db.KnowledgeBase(ctx, k.AccountID, k.ID)
-}
-
-func (db *DB) kbSources(ctx context.Context, kbID string) ([]string, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
-		WHERE ks.knowledge_base_id = $1 AND s.deleted_at IS NULL ORDER BY ks.position`, kbID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return r.KnowledgeBase(ctx, k.AccountID, k.ID)
 }
 
 // kbSourcesOf returns the live sources of several knowledge bases, each in
 // its order, in one query (a list of knowledge bases does not ask once per
 // base). Every id is in the map, with an empty list when it has none.
-func (db *DB) kbSourcesOf(ctx context.Context, kbIDs []string) (map[string][]string, error) {
+func (r repo) kbSourcesOf(ctx context.Context, kbIDs []string) (map[string][]string, error) {
 	out := make(map[string][]string, len(kbIDs))
 	if len(kbIDs) == 0 {
 		return out, nil
 	}
-	in := make([]string, len(kbIDs))
 	args := make([]any, len(kbIDs))
 	for i, id := range kbIDs {
 		out[id] = []string{}
-		in[i], args[i] = "$"+itoa(i+1), id
+		args[i] = id
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT ks.knowledge_base_id, ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
-		WHERE ks.knowledge_base_id IN (`+strings.Join(in, ", ")+`) AND s.deleted_at IS NULL ORDER BY ks.knowledge_base_id, ks.position`, args...)
+	type link struct{ kb, src string }
+	links, err := store.All(ctx, r.db.R, func(row store.Scanner) (link, error) {
+		var l link
+		err := row.Scan(&l.kb, &l.src)
+		return l, err
+	}, `SELECT ks.knowledge_base_id, ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
+		WHERE ks.knowledge_base_id IN (`+store.Placeholders(1, len(kbIDs))+`) AND s.deleted_at IS NULL ORDER BY ks.knowledge_base_id, ks.position`, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var kb, src string
-		if err := rows.Scan(&kb, &src); err != nil {
-			return nil, err
-		}
-		out[kb] = append(out[kb], src)
+	for _, l := range links {
+		out[l.kb] = append(out[l.kb], l.src)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // KnowledgeBase returns a live knowledge base of the account, or ErrNotFound.
-func (db *DB) KnowledgeBase(ctx context.Context, accountID, id string) (KnowledgeBase, error) {
-	k, err := scanKB(db.R.QueryRowContext(ctx, `SELECT `+kbColumns+` FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id))
+func (r repo) KnowledgeBase(ctx context.Context, accountID, id string) (KnowledgeBase, error) {
+	k, err := store.One(ctx, r.db.R, scanKB, `SELECT `+kbColumns+` FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id)
 	if err != nil {
 		return k, err
 	}
-	k.SourceIDs, err = db.kbSources(ctx, k.ID)
+	k.SourceIDs, err = store.All(ctx, r.db.R, scanString, `SELECT ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
+		WHERE ks.knowledge_base_id = $1 AND s.deleted_at IS NULL ORDER BY ks.position`, k.ID)
 	return k, err
 }
 
 var kbSorts = map[string]string{"created_at": "created_at", "updated_at": "updated_at", "name": "name"}
 
 // KnowledgeBases lists a page of the account's live knowledge bases and their total.
-func (db *DB) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, offset, limit int) ([]KnowledgeBase, int, error) {
+func (r repo) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, offset, limit int) ([]KnowledgeBase, int, error) {
 	col, ok := kbSorts[sort]
 	if !ok {
 		col = "created_at"
@@ -159,32 +148,19 @@ func (db *DB) KnowledgeBases(ctx context.Context, accountID, sort string, desc b
 		dir = " DESC"
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL`, accountID).Scan(&total); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL`, accountID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+kbColumns+` FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL
+	out, err := store.All(ctx, r.db.R, scanKB, `SELECT `+kbColumns+` FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL
 		ORDER BY `+col+dir+`, id`+dir+` LIMIT $2 OFFSET $3`, accountID, limit, offset)
 	if err != nil {
-		return nil, 0, err
-	}
-	var out []KnowledgeBase
-	for rows.Next() {
-		k, err := scanKB(rows)
-		if err != nil {
-			rows.Close()
-			return nil, 0, err
-		}
-		out = append(out, k)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, 0, err
 	}
 	ids := make([]string, len(out))
 	for i := range out {
 		ids[i] = out[i].ID
 	}
-	sources, err := db.kbSourcesOf(ctx, ids)
+	sources, err := r.kbSourcesOf(ctx, ids)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -206,12 +182,12 @@ type KnowledgeBasePatch struct {
 }
 
 // UpdateKnowledgeBase applies p to a live knowledge base of the account.
-func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p KnowledgeBasePatch) (KnowledgeBase, error) {
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
-		sets, args := []string{"updated_at = $1"}, []any{Now()}
+func (r repo) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p KnowledgeBasePatch) (KnowledgeBase, error) {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
+		sets, args := []string{"updated_at = $1"}, []any{store.Now()}
 		add := func(col string, v any) {
 			args = append(args, v)
-			sets = append(sets, col+" = $"+itoa(len(args)))
+			sets = append(sets, col+" = $"+strconv.Itoa(len(args)))
 		}
 		if p.Name != nil {
 			add("name", *p.Name)
@@ -235,7 +211,7 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p K
 			}
 		}
 		if p.SearchSettings != nil {
-			add("search_settings", nullable(*p.SearchSettings))
+			add("search_settings", store.NullIfEmpty(*p.SearchSettings))
 		}
 		clearZero("default_top_n", p.TopN)
 		clearZero("default_top_k", p.TopK)
@@ -247,13 +223,9 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p K
 			}
 		}
 		args = append(args, accountID, id)
-		res, err := tx.ExecContext(ctx, `UPDATE knowledge_bases SET `+strings.Join(sets, ", ")+` WHERE account_id = $`+itoa(len(args)-1)+
-			` AND id = $`+itoa(len(args))+` AND deleted_at IS NULL`, args...)
-		if err != nil {
+		if err := store.Affected(ctx, tx, `UPDATE knowledge_bases SET `+strings.Join(sets, ", ")+` WHERE account_id = $`+strconv.Itoa(len(args)-1)+
+			` AND id = $`+strconv.Itoa(len(args))+` AND deleted_at IS NULL`, args...); err != nil {
 			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
 		}
 		if p.SourceIDs != nil {
 			return setKBSources(ctx, tx, accountID, id, *p.SourceIDs)
@@ -263,43 +235,38 @@ func (db *DB) UpdateKnowledgeBase(ctx context.Context, accountID, id string, p K
 	if err != nil {
 		return KnowledgeBase{}, err
 	}
-	return db.KnowledgeBase(ctx, accountID, id)
+	return r.KnowledgeBase(ctx, accountID, id)
 }
 
 // DeleteKnowledgeBase soft-deletes a live knowledge base of the account.
-func (db *DB) DeleteKnowledgeBase(ctx context.Context, accountID, id string) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE knowledge_bases SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`, Now(), accountID, id)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+func (r repo) DeleteKnowledgeBase(ctx context.Context, accountID, id string) error {
+	return store.Affected(ctx, r.db.W, `UPDATE knowledge_bases SET deleted_at = $1 WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`, store.Now(), accountID, id)
 }
 
 // KnowledgeBaseExists reports whether the account has a live knowledge base id.
-func (db *DB) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
+func (r repo) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
+	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
 	return n > 0, err
 }
 
 // LatestKnowledgeBase returns the id of the account's newest live knowledge base.
-func (db *DB) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
-	var id string
-	err := db.R.QueryRowContext(ctx, `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`, accountID).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return id, err
+func (r repo) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
+	return store.One(ctx, r.db.R, scanString, `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`, accountID)
 }
 
-// KnowledgeBaseReferenced reports whether a live agent definition of the
-// account names the knowledge base (its id appears in the definition).
-func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string) (bool, error) {
-	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
-		accountID, "%"+id+"%").Scan(&n)
-	return n > 0, err
+// The solutions area is built without the knowledge service and reads a
+// solution's linked knowledge bases in its own repository, on the store
+// it holds; these two lend it the knowledge bases' SQL.
+
+// KnowledgeBaseSources returns the live sources of several knowledge
+// bases of db, each in its order, every id in the map.
+func KnowledgeBaseSources(ctx context.Context, db *store.DB, kbIDs []string) (map[string][]string, error) {
+	return repo{db}.kbSourcesOf(ctx, kbIDs)
+}
+
+// LatestKnowledgeBase returns the id of the account's newest live
+// knowledge base on db, or ErrNotFound.
+func LatestKnowledgeBase(ctx context.Context, db *store.DB, accountID string) (string, error) {
+	return repo{db}.LatestKnowledgeBase(ctx, accountID)
 }
