@@ -24,8 +24,8 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/server"
-	"github.com/agentry/agentry/internal/store"
 )
 
 const key = "agk_bench_ingest_0123456789abcdef01234567"
@@ -99,7 +99,7 @@ func main() {
 	}
 	for {
 		var pending, chunks int
-		db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status <> $2`, src.ID, store.ContentIndexed).Scan(&pending)
+		db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status <> $2`, src.ID, knowledge.ContentIndexed).Scan(&pending)
 		db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM kb_chunks WHERE source_id = $1`, src.ID).Scan(&chunks)
 		if pending == 0 {
 			took := time.Since(start)

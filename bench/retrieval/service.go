@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/evalset"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -156,10 +157,10 @@ func waitIndexed(ctx context.Context, db *store.DB, sourceID string) error {
 	deadline := time.Now().Add(30 * time.Minute)
 	for time.Now().Before(deadline) {
 		var pending, failed int
-		if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status <> $2`, sourceID, store.ContentIndexed).Scan(&pending); err != nil {
+		if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status <> $2`, sourceID, knowledge.ContentIndexed).Scan(&pending); err != nil {
 			return err
 		}
-		if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status = $2`, sourceID, store.ContentFailed).Scan(&failed); err != nil {
+		if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status = $2`, sourceID, knowledge.ContentFailed).Scan(&failed); err != nil {
 			return err
 		}
 		if failed > 0 {

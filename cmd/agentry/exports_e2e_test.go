@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/blob"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -57,7 +58,7 @@ func TestExportFinishesAfterKill(t *testing.T) {
 		}
 		// Enough text that writing it takes a while: 2,000 contents sharing
 		// one 128 KiB text.
-		src, err := db.CreateSource(ctx, store.Source{AccountID: k.AccountID, Name: "big", SourceType: "custom_index",
+		src, err := knowledge.TestRows(db).CreateSource(ctx, knowledge.Source{AccountID: k.AccountID, Name: "big", SourceType: "custom_index",
 			ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +70,7 @@ func TestExportFinishesAfterKill(t *testing.T) {
 		textKey := "e2e/text.txt"
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
 			for i := range n {
-				if _, err := db.CreateContent(ctx, tx, store.Content{AccountID: k.AccountID, SourceID: src.ID, ContentType: "text/plain",
+				if _, err := knowledge.TestRows(db).CreateContent(ctx, tx, knowledge.Content{AccountID: k.AccountID, SourceID: src.ID, ContentType: "text/plain",
 					ContentURL: "inline://x", Filename: "x.txt", BlobKey: textKey, SHA256: store.NewID(), SizeBytes: 128 << 10,
 					Metadata: map[string]any{"i": i}}); err != nil {
 					return err

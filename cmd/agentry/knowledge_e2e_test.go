@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -89,11 +90,11 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		pending := func() (int, string) {
 			n, why := 0, ""
 			for _, id := range ids {
-				c, err := db.Content(ctx, k.AccountID, id)
+				c, err := knowledge.TestRows(db).Content(ctx, k.AccountID, id)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.Status != store.ContentIndexed {
+				if c.Status != knowledge.ContentIndexed {
 					n++
 					why += fmt.Sprintf("\n%s: %s", id, c.Status)
 					if c.Error != nil {
@@ -121,11 +122,11 @@ func TestIndexingSurvivesKill(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		for _, id := range ids {
-			c, err := db.Content(ctx, k.AccountID, id)
+			c, err := knowledge.TestRows(db).Content(ctx, k.AccountID, id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			chunks, total, err := db.ContentChunks(ctx, k.AccountID, id, 0, 1)
+			chunks, total, err := knowledge.TestRows(db).ContentChunks(ctx, k.AccountID, id, 0, 1)
 			if err != nil || total == 0 || total != *c.ChunkCount || len(chunks) != 1 || c.Version != 1 {
 				t.Fatalf("content %s: %d chunks for %v recorded (%v)", id, total, c.ChunkCount, err)
 			}

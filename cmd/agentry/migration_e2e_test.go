@@ -75,7 +75,7 @@ func TestMigrationSurvivesKill(t *testing.T) {
 			return n
 		}
 		deadline := time.Now().Add(180 * time.Second)
-		for count(`SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status <> $2`, src.ID, store.ContentIndexed) > 0 {
+		for count(`SELECT COUNT(*) FROM contents WHERE source_id = $1 AND status <> $2`, src.ID, knowledge.ContentIndexed) > 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("the documents were not indexed")
 			}

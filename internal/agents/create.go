@@ -100,7 +100,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 		if _, err := uuid.Parse(id); err != nil {
 			return nil, "", invalid("knowledge_base_id must be a UUID", "uuid_parsing", "body", "knowledge_base_id")
 		}
-		ok, err := s.db.KnowledgeBaseExists(ctx, in.AccountID, id)
+		ok, err := s.cfg.Knowledge.KnowledgeBaseExists(ctx, in.AccountID, id)
 		if err != nil {
 			return nil, "", err
 		}
@@ -108,7 +108,7 @@ func (s *Service) startingDefinition(ctx context.Context, in CreateInput, name s
 			return nil, "", invalid("no knowledge base "+id+" in this account", "value_error", "body", "knowledge_base_id")
 		}
 		params.KnowledgeBaseID = id
-	} else if id, err := s.db.LatestKnowledgeBase(ctx, in.AccountID); err == nil {
+	} else if id, err := s.cfg.Knowledge.LatestKnowledgeBase(ctx, in.AccountID); err == nil {
 		params.KnowledgeBaseID = id
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, "", err

@@ -34,9 +34,9 @@ func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string
 	case def.RefUser:
 		return r.s.db.UserInAccount(ctx, r.accountID, id)
 	case def.RefKnowledgeBase:
-		return r.s.db.KnowledgeBaseExists(ctx, r.accountID, id)
+		return r.s.cfg.Knowledge.KnowledgeBaseExists(ctx, r.accountID, id)
 	case def.RefSourceConnection:
-		return r.s.db.SourceExists(ctx, r.accountID, id)
+		return r.s.cfg.Knowledge.SourceExists(ctx, r.accountID, id)
 	case def.RefMemoryBank:
 		_, err := r.s.memoryBank(ctx, r.accountID, id)
 		if errors.Is(err, store.ErrNotFound) {
@@ -86,7 +86,7 @@ func (s *Service) describer(accountID string) def.Describer {
 			}
 			return def.Entity{ID: u.ID, Name: u.Name}, true, nil
 		case def.RefKnowledgeBase:
-			k, err := s.db.KnowledgeBase(ctx, accountID, id)
+			k, err := s.cfg.Knowledge.KnowledgeBaseRef(ctx, accountID, id)
 			if errors.Is(err, store.ErrNotFound) {
 				return def.Entity{}, false, nil
 			}
@@ -108,7 +108,7 @@ func (s *Service) describer(accountID string) def.Describer {
 			}
 			return def.Entity{ID: b.ID, Name: b.Name, Description: b.Description}, true, nil
 		case def.RefSourceConnection:
-			src, err := s.db.Source(ctx, accountID, id)
+			src, err := s.cfg.Knowledge.SourceRef(ctx, accountID, id)
 			if errors.Is(err, store.ErrNotFound) {
 				return def.Entity{}, false, nil
 			}

@@ -56,6 +56,48 @@ type Config struct {
 	// references (store.ErrNotFound when it has none by that id); nil: no
 	// reference to a memory bank resolves.
 	MemoryBank func(ctx context.Context, accountID, id string) (MemoryBankRef, error)
+	// Knowledge answers for the knowledge bases and sources a definition
+	// references, and names the knowledge base a template searches; nil:
+	// no reference to them resolves.
+	Knowledge Knowledge
+}
+
+// Knowledge is the knowledge area's knowledge bases and sources, which
+// definitions reference (agents → knowledge). The lookups answer
+// store.ErrNotFound for an id the account has no live one by.
+type Knowledge interface {
+	KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error)
+	SourceExists(ctx context.Context, accountID, id string) (bool, error)
+	KnowledgeBaseRef(ctx context.Context, accountID, id string) (KnowledgeRef, error)
+	SourceRef(ctx context.Context, accountID, id string) (KnowledgeRef, error)
+	// LatestKnowledgeBase is the id of the account's newest live
+	// knowledge base.
+	LatestKnowledgeBase(ctx context.Context, accountID string) (string, error)
+}
+
+// KnowledgeRef is what a definition's reference shows of a knowledge base
+// or a source.
+type KnowledgeRef struct {
+	ID, Name    string
+	Description *string
+}
+
+// noKnowledge answers for a service built without the knowledge area:
+// nothing exists.
+type noKnowledge struct{}
+
+func (noKnowledge) KnowledgeBaseExists(context.Context, string, string) (bool, error) {
+	return false, nil
+}
+func (noKnowledge) SourceExists(context.Context, string, string) (bool, error) { return false, nil }
+func (noKnowledge) KnowledgeBaseRef(context.Context, string, string) (KnowledgeRef, error) {
+	return KnowledgeRef{}, store.ErrNotFound
+}
+func (noKnowledge) SourceRef(context.Context, string, string) (KnowledgeRef, error) {
+	return KnowledgeRef{}, store.ErrNotFound
+}
+func (noKnowledge) LatestKnowledgeBase(context.Context, string) (string, error) {
+	return "", store.ErrNotFound
 }
 
 // MemoryBankRef is what a definition's reference shows of a memory bank.
@@ -89,6 +131,9 @@ func New(db *store.DB, blobs *blob.Store, cfg Config) *Service {
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if cfg.Knowledge == nil {
+		cfg.Knowledge = noKnowledge{}
 	}
 	return &Service{db: db, blobs: blobs, queue: cfg.Queue, cfg: cfg, now: store.Now, parsed: newParsedCache()}
 }

@@ -54,6 +54,9 @@ type Service struct {
 	HTTP *http.Client
 	// Mailer sends alert e-mail; nil records e-mail deliveries as skipped.
 	Mailer Mailer
+	// Sources answers whether a configuration's source_connection_id
+	// names a live source of the account; nil: none does.
+	Sources Sources
 	// Now is the clock (tests move it).
 	Now func() time.Time
 
@@ -63,10 +66,25 @@ type Service struct {
 	overflow atomic.Int64
 }
 
+// Sources is the knowledge area's sources, which source pull alerts
+// watch: the knowledge area owns them (alerts → knowledge).
+type Sources interface {
+	SourceExists(ctx context.Context, accountID, id string) (bool, error)
+}
+
 // New builds the service; mailer sends alert e-mail (nil: e-mail
-// deliveries are recorded as skipped).
-func New(db *store.DB, q Queue, secrets Secrets, httpClient *http.Client, mailer Mailer) *Service {
-	return &Service{DB: db, repo: repo{db}, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, finished: make(chan finishedRun, finishedBuffer)}
+// deliveries are recorded as skipped), sources answers for the sources
+// configurations name (nil: no source_connection_id is accepted).
+func New(db *store.DB, q Queue, secrets Secrets, httpClient *http.Client, mailer Mailer, sources Sources) *Service {
+	return &Service{DB: db, repo: repo{db}, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, Sources: sources, finished: make(chan finishedRun, finishedBuffer)}
+}
+
+// sourceExists reports whether the account has a live source id.
+func (s *Service) sourceExists(ctx context.Context, accountID, id string) (bool, error) {
+	if s.Sources == nil {
+		return false, nil
+	}
+	return s.Sources.SourceExists(ctx, accountID, id)
 }
 
 func (s *Service) now() time.Time {
@@ -167,7 +185,7 @@ func (s *Service) CreateConfig(ctx context.Context, accountID string, in ConfigI
 		if _, err := uuid.Parse(c.SourceConnectionID); err != nil {
 			return c, invalid("source_connection_id", "is not a UUID")
 		}
-		ok, err := s.DB.SourceExists(ctx, accountID, c.SourceConnectionID)
+		ok, err := s.sourceExists(ctx, accountID, c.SourceConnectionID)
 		if err != nil {
 			return c, err
 		}

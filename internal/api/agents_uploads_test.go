@@ -273,7 +273,7 @@ func TestUploadLimitStreaming(t *testing.T) {
 		Runs: runs.New(runs.Deps{DB: db, Engine: engine.New(engine.Config{}), Catalog: cat}), Catalog: cat, ModelAlerts: modelalerts.New(db, cat, nil),
 		Playground: playground.New(db, nil, nil, cat, nil), Secrets: secrets.New(db, nil), Knowledge: kn, Ready: db.Ping,
 		Evals: evals.New(evals.Deps{DB: db, Catalog: cat}), Governance: governance.New(governance.Deps{DB: db, Catalog: cat}),
-		Alerts: alerts.New(db, nil, nil, nil, nil), SourceExports: exports.New(db, blobs, nil),
+		Alerts: alerts.New(db, nil, nil, nil, nil, nil), SourceExports: exports.New(db, blobs, nil),
 		MailInbound: inbound.New(inbound.Deps{DB: db, Blobs: blobs}), MailProtect: protect.New(protect.Deps{DB: db}),
 		MCPExpose: mcpexpose.New(db),
 		Solutions: solutions.New(db, svc, nil, "")}))

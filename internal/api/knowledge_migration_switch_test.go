@@ -24,7 +24,7 @@ func bulkSource(t *testing.T, s *testserver.Server, n int) string {
 	t.Helper()
 	ctx := context.Background()
 	const dims = 256
-	src, err := s.DB.CreateSource(ctx, store.Source{AccountID: s.AccountID, Name: "bulk", SourceType: knowledge.TypeCustomIndex, ChunkSize: 3000,
+	src, err := knowledge.TestRows(s.DB).CreateSource(ctx, knowledge.Source{AccountID: s.AccountID, Name: "bulk", SourceType: knowledge.TypeCustomIndex, ChunkSize: 3000,
 		ChunkOverlap: 500, EmbeddingModel: knowledge.OfflineEmbeddingModel, Dimensions: dims, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)
@@ -34,26 +34,26 @@ func bulkSource(t *testing.T, s *testserver.Server, n int) string {
 	words := strings.Fields("otter river stone water hand sleep float kelp shell sea current tide fur den pup play dive fish clam rock")
 	const perContent = 200
 	for start := 0; start < n; start += perContent {
-		var c store.Content
+		var c knowledge.Content
 		if err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 			title := fmt.Sprint("part ", start)
-			c, err = s.DB.CreateContent(ctx, tx, store.Content{AccountID: s.AccountID, SourceID: src.ID, ContentType: "text/plain", Filename: "f.txt",
+			c, err = knowledge.TestRows(s.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: s.AccountID, SourceID: src.ID, ContentType: "text/plain", Filename: "f.txt",
 				BlobKey: "k", SHA256: fmt.Sprint(start), Title: &title})
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
-		var chunks []store.Chunk
+		var chunks []knowledge.Chunk
 		for i := start; i < min(n, start+perContent); i++ {
 			var b strings.Builder
 			for w := 0; w < 60; w++ {
 				b.WriteString(words[r.Intn(len(words))] + " ")
 			}
 			text := b.String()
-			chunks = append(chunks, store.Chunk{AccountID: s.AccountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
+			chunks = append(chunks, knowledge.Chunk{AccountID: s.AccountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
 				Ordinal: i - start, Text: text, Model: knowledge.OfflineEmbeddingModel, Dims: dims, Vector: emb.Embed(text), BatchSize: perContent})
 		}
-		if _, err := s.DB.SwapChunks(ctx, src.ID, c.ID, c.VersionID, knowledge.OfflineEmbeddingModel, dims, chunks, nil); err != nil {
+		if _, err := knowledge.TestRows(s.DB).SwapChunks(ctx, src.ID, c.ID, c.VersionID, knowledge.OfflineEmbeddingModel, dims, chunks, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestEmbeddingMigrationSwitchLeavesWritesFree(t *testing.T) {
 			t.Errorf("the first search after the switch took %s; want under 1 s (the graph is built by the job)", firstSearch)
 		}
 		var seqs int
-		if err := s.DB.SourceVectors(context.Background(), sid, 0, func(v store.VectorRow) error {
+		if err := knowledge.TestRows(s.DB).SourceVectors(context.Background(), sid, 0, func(v knowledge.VectorRow) error {
 			if v.Dims != 128 {
 				t.Errorf("chunk %d has %d dimensions", v.Seq, v.Dims)
 			}

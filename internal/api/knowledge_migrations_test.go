@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/store"
@@ -86,12 +87,12 @@ func TestEmbeddingMigrationAPI(t *testing.T) {
 		if m["status"] != "completed" || m["target_dimensions"] != float64(128) || m["progress_total"].(float64) < 2 {
 			t.Fatalf("migration: %v", m)
 		}
-		got, err := s.DB.Source(context.Background(), s.AccountID, sid)
+		got, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, sid)
 		if err != nil || got.Dimensions != 128 {
 			t.Fatalf("source after the switch: %d %v", got.Dimensions, err)
 		}
 		n := 0
-		if err := s.DB.SourceVectors(context.Background(), sid, 0, func(v store.VectorRow) error {
+		if err := knowledge.TestRows(s.DB).SourceVectors(context.Background(), sid, 0, func(v knowledge.VectorRow) error {
 			if v.Dims != 128 || len(v.Vector) != 128 {
 				t.Errorf("chunk %d has %d dimensions", v.Seq, v.Dims)
 			}
@@ -123,7 +124,7 @@ func TestEmbeddingMigrationAPI(t *testing.T) {
 		if m["status"] != "cancelled" {
 			t.Fatalf("cancelled migration: %v", m)
 		}
-		if got, _ := s.DB.Source(context.Background(), s.AccountID, sid); got.Dimensions != 128 {
+		if got, _ := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, sid); got.Dimensions != 128 {
 			t.Fatalf("a cancelled migration changed the source to %d dimensions", got.Dimensions)
 		}
 		if res := search(t, s, s.Key, kbID, map[string]any{"query": "ownership borrowing"}); len(res.Results) == 0 {

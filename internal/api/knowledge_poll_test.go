@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -18,23 +19,23 @@ import (
 )
 
 // contentsOf lists a source's content rows straight from the store.
-func contentsOf(t *testing.T, s *testserver.Server, sourceID string) []store.Content {
+func contentsOf(t *testing.T, s *testserver.Server, sourceID string) []knowledge.Content {
 	t.Helper()
-	cs, err := s.DB.ContentsOfSources(context.Background(), s.AccountID, []string{sourceID}, 1000)
+	cs, err := knowledge.TestRows(s.DB).ContentsOfSources(context.Background(), s.AccountID, []string{sourceID}, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cs
 }
 
-func waitAllIndexed(t *testing.T, s *testserver.Server, sourceID string, n int) []store.Content {
+func waitAllIndexed(t *testing.T, s *testserver.Server, sourceID string, n int) []knowledge.Content {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		cs := contentsOf(t, s, sourceID)
 		done := 0
 		for _, c := range cs {
-			if c.Status == store.ContentIndexed {
+			if c.Status == knowledge.ContentIndexed {
 				done++
 			}
 		}
@@ -130,7 +131,7 @@ func TestKnowledgePollsFeedsAndSites(t *testing.T) {
 		for {
 			changed := 0
 			for _, c := range contentsOf(t, s, web["id"].(string)) {
-				if c.Version == 2 && c.Status == store.ContentIndexed && strings.HasSuffix(c.ItemKey, "/a") {
+				if c.Version == 2 && c.Status == knowledge.ContentIndexed && strings.HasSuffix(c.ItemKey, "/a") {
 					changed++
 				}
 				if c.Version != 1 && !strings.HasSuffix(c.ItemKey, "/a") {
@@ -182,7 +183,7 @@ func TestKnowledgePollRefusesPrivateAddresses(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := s.DB.Source(context.Background(), s.AccountID, src["id"].(string))
+		got, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, src["id"].(string))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +205,7 @@ func waitPolled(t *testing.T, s *testserver.Server, sourceID string, after time.
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		src, err := s.DB.Source(context.Background(), s.AccountID, sourceID)
+		src, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, sourceID)
 		if err != nil {
 			t.Fatal(err)
 		}

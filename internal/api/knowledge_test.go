@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -250,7 +251,7 @@ func TestKnowledgeAPI(t *testing.T) {
 		if feed["url"] != "https://example.com/feed.xml" || feed["next_poll_at"] == nil {
 			t.Fatalf("rss: %s", r.Body)
 		}
-		fsrc, err := s.DB.Source(context.Background(), s.AccountID, feed["id"].(string))
+		fsrc, err := knowledge.TestRows(s.DB).Source(context.Background(), s.AccountID, feed["id"].(string))
 		if err != nil || fsrc.URLID == nil {
 			t.Fatalf("no URL record: %+v %v", fsrc, err)
 		}
@@ -388,7 +389,7 @@ func TestKnowledgeTemplatesOffline(t *testing.T) {
 
 func currentVersion(t *testing.T, s *testserver.Server, contentID string) string {
 	t.Helper()
-	c, err := s.DB.Content(context.Background(), s.AccountID, contentID)
+	c, err := knowledge.TestRows(s.DB).Content(context.Background(), s.AccountID, contentID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/billing"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
@@ -209,8 +210,8 @@ func TestGeneralBankSearchAndLoad(t *testing.T) {
 			indexed := 0
 			for _, e := range list {
 				if e.ContentID != nil {
-					c, err := s.DB.Content(context.Background(), s.AccountID, *e.ContentID)
-					if err == nil && c.Status == store.ContentIndexed {
+					c, err := knowledge.TestRows(s.DB).Content(context.Background(), s.AccountID, *e.ContentID)
+					if err == nil && c.Status == knowledge.ContentIndexed {
 						indexed++
 					}
 				}

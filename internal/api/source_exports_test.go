@@ -16,6 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -29,7 +30,7 @@ import (
 func seedSource(t *testing.T, s *testserver.Server, accountID string, n int) (string, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	src, err := s.DB.CreateSource(ctx, store.Source{AccountID: accountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(s.DB).CreateSource(ctx, knowledge.Source{AccountID: accountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func seedSource(t *testing.T, s *testserver.Server, accountID string, n int) (st
 			t.Fatal(err)
 		}
 		err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
-			c, err := s.DB.CreateContent(ctx, tx, store.Content{AccountID: accountID, SourceID: src.ID, Title: &title,
+			c, err := knowledge.TestRows(s.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: accountID, SourceID: src.ID, Title: &title,
 				ContentType: "text/plain", ContentURL: "inline://" + title, Filename: title + ".txt", BlobKey: key,
 				SHA256: fmt.Sprint(i), SizeBytes: int64(len(text)), Metadata: map[string]any{"team": team, "n": i}})
 			if err != nil {

@@ -470,8 +470,12 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/alerts": {"alerts", "alert_history", "alert_comments", "alert_subscribers", "alert_preferences", "alert_configs",
 		"alert_default_configs", "alert_run_marks", "alert_source_pulls", "alert_deliveries"},
 
-	// The knowledge area and its exports.
-	"internal/knowledge":         {"embedding_migrations", "embedding_migration_vectors"},
+	// The knowledge area and its exports. knowledge_bases, sources and
+	// contents are not listed: the solutions area names knowledge_bases
+	// and sources in its own queries (a solution's linked ones), and the
+	// account search (internal/search) all three.
+	"internal/knowledge": {"embedding_migrations", "embedding_migration_vectors", "knowledge_base_sources", "source_urls",
+		"content_attachments", "kb_chunks", "kb_chunk_vectors"},
 	"internal/knowledge/exports": {"source_exports"},
 	"internal/web":               {"console_sessions", "console_signin_links"},
 	"internal/jobs":              {"job_pings", "river_job"},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -17,7 +18,7 @@ import (
 func exportSource(t *testing.T, ts *testserver.Server) string {
 	t.Helper()
 	ctx := context.Background()
-	src, err := ts.DB.CreateSource(ctx, store.Source{AccountID: ts.AccountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(ts.DB).CreateSource(ctx, knowledge.Source{AccountID: ts.AccountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +31,7 @@ func exportSource(t *testing.T, ts *testserver.Server) string {
 		}
 		title := "Note " + string(rune('0'+i))
 		if err := ts.DB.Tx(ctx, func(tx *sql.Tx) error {
-			_, err := ts.DB.CreateContent(ctx, tx, store.Content{AccountID: ts.AccountID, SourceID: src.ID, Title: &title,
+			_, err := knowledge.TestRows(ts.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: ts.AccountID, SourceID: src.ID, Title: &title,
 				ContentType: "text/plain", ContentURL: "inline://" + title, Filename: "n.txt", BlobKey: key, SHA256: key,
 				SizeBytes: int64(len(text)), Metadata: map[string]any{"team": team}})
 			return err

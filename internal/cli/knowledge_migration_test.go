@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -20,7 +21,7 @@ func TestSourceMigrationCommands(t *testing.T) {
 		ts := testserver.Start(t, d)
 		g := []string{"--base-url", ts.URL, "--api-key", ts.Key, "-o", "json"}
 		ctx := context.Background()
-		src, err := ts.DB.CreateSource(ctx, store.Source{AccountID: ts.AccountID, Name: "docs", SourceType: "custom_index",
+		src, err := knowledge.TestRows(ts.DB).CreateSource(ctx, knowledge.Source{AccountID: ts.AccountID, Name: "docs", SourceType: "custom_index",
 			ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "agentry_offline_embed", Dimensions: 384, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/knowledge"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Embedding migrations of a source stored directly; a pending migration is
@@ -15,7 +14,7 @@ import (
 const emPath = "/sources/{source_connection_id}/embedding-migration"
 
 func emSource(t *testing.T, e *Env) Vars {
-	src, err := e.DB.CreateSource(context.Background(), store.Source{AccountID: e.Tenant.AccountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(e.DB).CreateSource(context.Background(), knowledge.Source{AccountID: e.Tenant.AccountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "agentry_offline_embed", Dimensions: 256, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

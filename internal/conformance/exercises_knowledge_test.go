@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/knowledge"
 )
 
 // Knowledge: sources, contents, knowledge bases.
@@ -40,11 +40,11 @@ func knContent(t *testing.T, e *Env) Vars {
 	r.JSON(t, &u)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := e.DB.Content(context.Background(), e.Tenant.AccountID, u.ID)
+		c, err := knowledge.TestRows(e.DB).Content(context.Background(), e.Tenant.AccountID, u.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Status == store.ContentIndexed {
+		if c.Status == knowledge.ContentIndexed {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Source exports. A source with one content is stored directly (its text
@@ -20,7 +20,7 @@ const sxPath = "/sources/{source_connection_id}/exports"
 
 func sxSource(t *testing.T, e *Env) Vars {
 	ctx := context.Background()
-	src, err := e.DB.CreateSource(ctx, store.Source{AccountID: e.Tenant.AccountID, Name: "docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(e.DB).CreateSource(ctx, knowledge.Source{AccountID: e.Tenant.AccountID, Name: "docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func sxSource(t *testing.T, e *Env) Vars {
 	}
 	title := "Doc"
 	if err := e.DB.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := e.DB.CreateContent(ctx, tx, store.Content{AccountID: e.Tenant.AccountID, SourceID: src.ID, Title: &title,
+		_, err := knowledge.TestRows(e.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: e.Tenant.AccountID, SourceID: src.ID, Title: &title,
 			ContentType: "text/plain", ContentURL: "inline://doc", Filename: "doc.txt", BlobKey: key, SHA256: "x", SizeBytes: 14,
 			Metadata: map[string]any{"team": "docs"}})
 		return err

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/knowledge"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -39,7 +38,7 @@ func init() {
 func migrationSourceOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
 	ctx := context.Background()
-	src, err := c.DB.CreateSource(ctx, store.Source{AccountID: c.A.AccountID, Name: "a-docs", SourceType: "custom_index",
+	src, err := knowledge.TestRows(c.DB).CreateSource(ctx, knowledge.Source{AccountID: c.A.AccountID, Name: "a-docs", SourceType: "custom_index",
 		ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "agentry_offline_embed", Dimensions: 256, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -32,11 +32,11 @@ func knOfA(t *testing.T, c *Ctx) Vars {
 	r.JSON(t, &up)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := c.DB.Content(context.Background(), c.A.AccountID, up.ID)
+		got, err := knowledge.TestRows(c.DB).Content(context.Background(), c.A.AccountID, up.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status == store.ContentIndexed {
+		if got.Status == knowledge.ContentIndexed {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/exports"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -79,7 +79,7 @@ func exportOfA(wait bool) func(t *testing.T, c *Ctx) Vars {
 	return func(t *testing.T, c *Ctx) Vars {
 		t.Helper()
 		ctx := context.Background()
-		src, err := c.DB.CreateSource(ctx, store.Source{AccountID: c.A.AccountID, Name: "a-docs", SourceType: "custom_index",
+		src, err := knowledge.TestRows(c.DB).CreateSource(ctx, knowledge.Source{AccountID: c.A.AccountID, Name: "a-docs", SourceType: "custom_index",
 			ChunkSize: 1000, ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 384, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
@@ -90,7 +90,7 @@ func exportOfA(wait bool) func(t *testing.T, c *Ctx) Vars {
 		}
 		title := "A's document"
 		if err := c.DB.Tx(ctx, func(tx *sql.Tx) error {
-			_, err := c.DB.CreateContent(ctx, tx, store.Content{AccountID: c.A.AccountID, SourceID: src.ID, Title: &title,
+			_, err := knowledge.TestRows(c.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: c.A.AccountID, SourceID: src.ID, Title: &title,
 				ContentType: "text/plain", ContentURL: "inline://a", Filename: "a.txt", BlobKey: key, SHA256: "x", SizeBytes: 16})
 			return err
 		}); err != nil {

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // MaxTextRange bounds the characters one content-details call returns.
@@ -16,7 +15,7 @@ const MaxTextRange = 1_000_000
 
 // ContentDetail is a content item with a range of its text.
 type ContentDetail struct {
-	store.Content
+	Content
 	Text              *string
 	Start, End, Total int
 }
@@ -24,7 +23,7 @@ type ContentDetail struct {
 // Content returns a content item with its text between rune offsets start
 // and end (clamped to the text).
 func (s *Service) Content(ctx context.Context, accountID, id string, start, end int) (ContentDetail, error) {
-	c, err := s.db.Content(ctx, accountID, id)
+	c, err := s.repo().Content(ctx, accountID, id)
 	if err != nil {
 		return ContentDetail{}, err
 	}
@@ -90,8 +89,8 @@ func runeRange(r io.Reader, start, end int) (string, error) {
 
 // ContentText returns a content's whole extracted text (bounded by the
 // extraction limit); "" while it is not extracted yet.
-func (s *Service) ContentText(ctx context.Context, accountID, id string) (store.Content, string, error) {
-	c, err := s.db.Content(ctx, accountID, id)
+func (s *Service) ContentText(ctx context.Context, accountID, id string) (Content, string, error) {
+	c, err := s.repo().Content(ctx, accountID, id)
 	if err != nil || c.TextKey == nil {
 		return c, "", err
 	}
@@ -111,7 +110,7 @@ func (s *Service) DeleteContent(ctx context.Context, accountID, id string) error
 }
 
 func (s *Service) deleteContent(ctx context.Context, accountID, id string, anySource bool) error {
-	c, seqs, err := s.db.DeleteContent(ctx, accountID, id, anySource)
+	c, seqs, err := s.repo().DeleteContent(ctx, accountID, id, anySource)
 	if err != nil {
 		return err
 	}
@@ -125,28 +124,28 @@ func (s *Service) deleteContent(ctx context.Context, accountID, id string, anySo
 }
 
 // Embeddings lists a page of a content's chunks with their vectors.
-func (s *Service) Embeddings(ctx context.Context, accountID, id string, page, limit int) ([]store.Chunk, int, error) {
-	if _, err := s.db.Content(ctx, accountID, id); err != nil {
+func (s *Service) Embeddings(ctx context.Context, accountID, id string, page, limit int) ([]Chunk, int, error) {
+	if _, err := s.repo().Content(ctx, accountID, id); err != nil {
 		return nil, 0, err
 	}
-	return s.db.ContentChunks(ctx, accountID, id, paging.Offset(page, limit), limit)
+	return s.repo().ContentChunks(ctx, accountID, id, paging.Offset(page, limit), limit)
 }
 
 // SetMetadata sets one metadata key of a content (write_metadata). A key
 // the full-text index searches (a description, tags…) reaches this
 // process's index at once, other processes' when they next load it.
 func (s *Service) SetMetadata(ctx context.Context, accountID, id, key string, value any) error {
-	if err := s.db.SetContentMetadata(ctx, accountID, id, key, value); err != nil {
+	if err := s.repo().SetContentMetadata(ctx, accountID, id, key, value); err != nil {
 		return err
 	}
 	if !slices.Contains(headingKeys, key) {
 		return nil
 	}
-	c, err := s.db.Content(ctx, accountID, id)
+	c, err := s.repo().Content(ctx, accountID, id)
 	if err != nil {
 		return err
 	}
-	chunks, err := s.db.ChunksOfContents(ctx, accountID, []string{id})
+	chunks, err := s.repo().ChunksOfContents(ctx, accountID, []string{id})
 	if err != nil {
 		return err
 	}

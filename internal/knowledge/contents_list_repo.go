@@ -14,15 +14,15 @@ const ContentsPending = "pending"
 
 // contentsOnTheWay are the statuses ContentsPending keeps: every status
 // but ContentIndexed and ContentFailed.
-var contentsOnTheWay = []string{store.ContentQueued, store.ContentExtracting, store.ContentChunking, store.ContentEmbedding, store.ContentIndexing}
+var contentsOnTheWay = []string{ContentQueued, ContentExtracting, ContentChunking, ContentEmbedding, ContentIndexing}
 
 // sourceContents lists a page of a source's contents, newest first, with
 // the total the filter matches. status "" keeps every content, a content
 // status keeps that one, ContentsPending keeps those not yet indexed or
 // failed. The source must be the account's and live (else
 // store.ErrNotFound).
-func (r repo) sourceContents(ctx context.Context, accountID, sourceID, status string, offset, limit int) ([]store.Content, int, error) {
-	if _, err := r.db.Source(ctx, accountID, sourceID); err != nil {
+func (r repo) sourceContents(ctx context.Context, accountID, sourceID, status string, offset, limit int) ([]Content, int, error) {
+	if _, err := r.Source(ctx, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
 	count, page, args := sourceContentsQueries(r.db.Dialect, sourceID, status)
@@ -30,7 +30,7 @@ func (r repo) sourceContents(ctx context.Context, accountID, sourceID, status st
 	if err := r.db.R.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	out, err := store.All(ctx, r.db.R, store.ScanContent, page, append(args, limit, offset)...)
+	out, err := store.All(ctx, r.db.R, scanContent, page, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -68,7 +68,7 @@ func sourceContentsQueries(d store.Dialect, sourceID, status string) (count, pag
 	}
 	n := len(args)
 	return `SELECT COUNT(*) FROM ` + from + ` WHERE ` + where,
-		`SELECT ` + store.ContentColumns + ` FROM (SELECT c.id FROM ` + from + ` WHERE ` + where + ` ORDER BY c.created_at DESC
+		`SELECT ` + contentColumns + ` FROM (SELECT c.id FROM ` + from + ` WHERE ` + where + ` ORDER BY c.created_at DESC
 		LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2) + `) p JOIN contents c ON c.id = p.id JOIN sources s ON s.id = c.source_id
 		ORDER BY c.created_at DESC`, args
 }

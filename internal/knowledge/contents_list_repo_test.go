@@ -22,29 +22,29 @@ func TestSourceContentsByStatus(t *testing.T) {
 		db := storetest.Open(t, d)
 		acct, other := accountFor(t, db), accountFor(t, db)
 		r := repo{db}
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct, Name: "docs", SourceType: "custom_index", ChunkSize: 1000,
 			ChunkOverlap: 100, EmbeddingModel: "offline", Dimensions: 8, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// 600 contents, as a source mostly indexed: one in 20 failed, one
 		// in 20 on its way (queued, extracting, embedding in turn).
-		onTheWay := []string{store.ContentQueued, store.ContentExtracting, store.ContentEmbedding}
+		onTheWay := []string{ContentQueued, ContentExtracting, ContentEmbedding}
 		var ids []string
 		byStatus := map[string][]int{} // the indexes of each status's contents, oldest first
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
 			for i := range 600 {
-				c, err := db.CreateContent(ctx, tx, store.Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain",
+				c, err := repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct, SourceID: src.ID, ContentType: "text/plain",
 					Filename: fmt.Sprintf("%03d.txt", i), ItemKey: fmt.Sprint(i), BlobKey: "k", SHA256: fmt.Sprint(i)})
 				if err != nil {
 					return err
 				}
-				status := store.ContentIndexed
+				status := ContentIndexed
 				switch i % 20 {
 				case 0:
 					status = onTheWay[i/20%3]
 				case 1:
-					status = store.ContentFailed
+					status = ContentFailed
 				}
 				if _, err := tx.ExecContext(ctx, `UPDATE contents SET status = $1, created_at = $2 WHERE id = $3`,
 					status, c.CreatedAt.Add(-time.Duration(600-i)*time.Second), c.ID); err != nil {
@@ -52,7 +52,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 				}
 				ids = append(ids, c.ID)
 				byStatus[status] = append(byStatus[status], i)
-				if status != store.ContentIndexed && status != store.ContentFailed {
+				if status != ContentIndexed && status != ContentFailed {
 					byStatus[ContentsPending] = append(byStatus[ContentsPending], i)
 				}
 				byStatus[""] = append(byStatus[""], i)
@@ -61,8 +61,8 @@ func TestSourceContentsByStatus(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		for _, status := range []string{"", store.ContentIndexed, store.ContentFailed, ContentsPending, store.ContentQueued,
-			store.ContentEmbedding, store.ContentChunking} {
+		for _, status := range []string{"", ContentIndexed, ContentFailed, ContentsPending, ContentQueued,
+			ContentEmbedding, ContentChunking} {
 			want := byStatus[status]
 			tc := struct {
 				status       string
@@ -84,8 +84,8 @@ func TestSourceContentsByStatus(t *testing.T) {
 				}
 			}
 		}
-		if deep, total, _ := r.sourceContents(ctx, acct, src.ID, store.ContentIndexed, 530, 20); total != 540 || len(deep) != 10 ||
-			deep[9].ID != ids[byStatus[store.ContentIndexed][0]] {
+		if deep, total, _ := r.sourceContents(ctx, acct, src.ID, ContentIndexed, 530, 20); total != 540 || len(deep) != 10 ||
+			deep[9].ID != ids[byStatus[ContentIndexed][0]] {
 			t.Errorf("the last page of indexed: %d of %d", len(deep), total)
 		}
 		if _, _, err := r.sourceContents(ctx, other, src.ID, "", 0, 10); err != store.ErrNotFound {
@@ -97,7 +97,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, status := range []string{store.ContentIndexed, ContentsPending} {
+		for _, status := range []string{ContentIndexed, ContentsPending} {
 			count, page, args := sourceContentsQueries(d, src.ID, status)
 			countPlan, pagePlan := storetest.QueryPlan(t, db, count, args...), storetest.QueryPlan(t, db, page, append(args, 50, 0)...)
 			t.Logf("%s: the count's plan:\n%s\nthe page's plan:\n%s", status, countPlan, pagePlan)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/agentry/agentry/internal/llm"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // embedder turns passages into vectors for one source's model and size.
@@ -17,7 +16,7 @@ type embedder interface {
 // embedderFor picks a source's embedder: the built-in offline one, in
 // process and free, unless the source names another embedding model,
 // which is called through the metered provider (charged in credits).
-func (s *Service) embedderFor(src store.Source) embedder {
+func (s *Service) embedderFor(src Source) embedder {
 	if src.EmbeddingModel == "" || src.EmbeddingModel == OfflineEmbeddingModel || s.models == nil {
 		return offlineEmbed{s.offlineEmbedder(src.Dimensions)}
 	}

@@ -58,7 +58,7 @@ func (MigrationArgs) InsertOpts() river.InsertOpts { return jobs.Background }
 
 // StartMigration validates and enqueues a migration of a source.
 func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string, r MigrationRequest) (EmbeddingMigration, error) {
-	src, err := s.db.Source(ctx, accountID, sourceID)
+	src, err := s.repo().Source(ctx, accountID, sourceID)
 	if err != nil {
 		return EmbeddingMigration{}, err
 	}
@@ -100,7 +100,7 @@ func (s *Service) StartMigration(ctx context.Context, accountID, sourceID string
 // LatestMigration is the source's newest migration, nil when it has none
 // (ErrNotFound is an unknown source).
 func (s *Service) LatestMigration(ctx context.Context, accountID, sourceID string) (*EmbeddingMigration, error) {
-	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
+	if _, err := s.repo().Source(ctx, accountID, sourceID); err != nil {
 		return nil, err
 	}
 	m, err := s.repo().latestMigration(ctx, accountID, sourceID)
@@ -167,7 +167,7 @@ func (s *Service) switchMigration(ctx context.Context, m EmbeddingMigration) (bo
 	}
 	var after int64
 	for {
-		removed, _, ok, err := s.repo().switchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []store.Chunk) error {
+		removed, _, ok, err := s.repo().switchEmbeddingBatch(ctx, m, after, switchBatch, func(tx *sql.Tx, added []Chunk) error {
 			return s.index.InTx(ctx, tx, added)
 		})
 		if err != nil || !ok {
@@ -212,7 +212,7 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 	if m.Status != MigrationPending && m.Status != MigrationRunning {
 		return nil
 	}
-	src, err := s.db.Source(ctx, a.AccountID, m.SourceID)
+	src, err := s.repo().Source(ctx, a.AccountID, m.SourceID)
 	if err != nil {
 		return err
 	}

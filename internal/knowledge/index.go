@@ -25,7 +25,7 @@ type Index interface {
 	// Prepare readies the index for vectors of dims (outside any transaction).
 	Prepare(ctx context.Context, dims int) error
 	// InTx writes added chunks within the transaction that stores them.
-	InTx(ctx context.Context, tx *sql.Tx, added []store.Chunk) error
+	InTx(ctx context.Context, tx *sql.Tx, added []Chunk) error
 	// Forget drops removed chunks after their transaction committed.
 	Forget(sourceID string, removed []int64)
 	// Search returns the best k chunks of the account's sources for q,
@@ -134,7 +134,7 @@ func (m *memIndex) Name() string { return "in-process HNSW" }
 
 func (m *memIndex) Prepare(context.Context, int) error { return nil }
 
-func (m *memIndex) InTx(context.Context, *sql.Tx, []store.Chunk) error { return nil }
+func (m *memIndex) InTx(context.Context, *sql.Tx, []Chunk) error { return nil }
 
 func (m *memIndex) source(id string) *memSource {
 	m.mu.Lock()
@@ -181,7 +181,7 @@ func (m *memIndex) load(ctx context.Context, sourceID string, ms *memSource) err
 			}
 		}
 	}
-	live, err := m.db.SourceChunkSeqs(ctx, sourceID)
+	live, err := repoOn(m.db).SourceChunkSeqs(ctx, sourceID)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (m *memIndex) load(ctx context.Context, sourceID string, ms *memSource) err
 func (m *memIndex) add(ctx context.Context, sourceID string, ms *memSource, after int64) error {
 	var ids []string
 	var vecs [][]float32
-	err := m.db.SourceVectors(ctx, sourceID, after, func(r store.VectorRow) error {
+	err := repoOn(m.db).SourceVectors(ctx, sourceID, after, func(r VectorRow) error {
 		if ms.present[r.Seq] {
 			return nil
 		}
@@ -387,7 +387,7 @@ func (m *memIndex) Prebuild(ctx context.Context, sourceID, model string, dims in
 	p := &prebuilt{ix: vector.New(dims), present: map[int64]bool{}}
 	var ids []string
 	var vecs [][]float32
-	err := m.db.SourceVectorsOf(ctx, sourceID, model, dims, func(r store.VectorRow) error {
+	err := repoOn(m.db).SourceVectorsOf(ctx, sourceID, model, dims, func(r VectorRow) error {
 		ids = append(ids, strconv.FormatInt(r.Seq, 10))
 		vecs = append(vecs, r.Vector)
 		p.present[r.Seq] = true

@@ -26,7 +26,7 @@ func TestVectorIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
 			EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
@@ -44,16 +44,16 @@ func TestVectorIndexes(t *testing.T) {
 		}
 		emb := offline.NewEmbedder(64)
 		texts := []string{"sea otters hold hands while sleeping", "rust ownership and borrowing rules", "baking sourdough bread at home"}
-		var c store.Content
+		var c Content
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
+			c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
-		chunks := make([]store.Chunk, len(texts))
+		chunks := make([]Chunk, len(texts))
 		for i, tx := range texts {
-			chunks[i] = store.Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+			chunks[i] = Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
 				Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: 3}
 		}
 		for _, ix := range indexes {
@@ -61,7 +61,7 @@ func TestVectorIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []store.Chunk) error {
+		if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, func(tx *sql.Tx, _ *sql.Conn, _ []int64, added []Chunk) error {
 			for _, ix := range indexes {
 				if err := ix.InTx(ctx, tx, added); err != nil {
 					return err
@@ -100,7 +100,7 @@ func TestVectorIndexes(t *testing.T) {
 				t.Fatalf("pgvector for the other model: %+v", hits)
 			}
 		}
-		_, seqs, err := db.DeleteContent(ctx, acct.ID, c.ID, false)
+		_, seqs, err := repoOn(db).DeleteContent(ctx, acct.ID, c.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,26 +126,26 @@ func TestMemIndexSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := db.CreateSource(ctx, store.Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
+		src, err := repoOn(db).CreateSource(ctx, Source{AccountID: acct.ID, Name: "s", SourceType: TypeCustomIndex, ChunkSize: 100,
 			EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		emb := offline.NewEmbedder(64)
-		put := func(texts ...string) (store.Content, []store.Chunk) {
-			var c store.Content
+		put := func(texts ...string) (Content, []Chunk) {
+			var c Content
 			if err := db.Tx(ctx, func(tx *sql.Tx) error {
-				c, err = db.CreateContent(ctx, tx, store.Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
+				c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: acct.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f", BlobKey: "k", SHA256: "x"})
 				return err
 			}); err != nil {
 				t.Fatal(err)
 			}
-			chunks := make([]store.Chunk, len(texts))
+			chunks := make([]Chunk, len(texts))
 			for i, tx := range texts {
-				chunks[i] = store.Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+				chunks[i] = Chunk{AccountID: acct.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
 					Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: 1}
 			}
-			if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, nil); err != nil {
+			if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks, nil); err != nil {
 				t.Fatal(err)
 			}
 			return c, chunks
@@ -169,7 +169,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 			t.Fatalf("no snapshot: %v", err)
 		}
 		// While no process holds the index: one content goes, one comes.
-		if _, _, err := db.DeleteContent(ctx, acct.ID, otters.ID, false); err != nil {
+		if _, _, err := repoOn(db).DeleteContent(ctx, acct.ID, otters.ID, false); err != nil {
 			t.Fatal(err)
 		}
 		_, bc := put("baking sourdough bread at home")

@@ -116,7 +116,7 @@ func contentKey(accountID, sourceID, contentID, versionID, name string) string {
 // UploadFile streams a file into a content store source and queues its
 // indexing. A file already in the source (same bytes) answers duplicate.
 func (s *Service) UploadFile(ctx context.Context, accountID, sourceID string, up Upload) (UploadResult, error) {
-	src, err := s.db.Source(ctx, accountID, sourceID)
+	src, err := s.repo().Source(ctx, accountID, sourceID)
 	if err != nil {
 		return UploadResult{}, err
 	}
@@ -129,7 +129,7 @@ func (s *Service) UploadFile(ctx context.Context, accountID, sourceID string, up
 
 // UploadText adds inline text to a content store source.
 func (s *Service) UploadText(ctx context.Context, accountID, sourceID, text, contentType string, title *string, meta map[string]any) (UploadResult, error) {
-	src, err := s.db.Source(ctx, accountID, sourceID)
+	src, err := s.repo().Source(ctx, accountID, sourceID)
 	if err != nil {
 		return UploadResult{}, err
 	}
@@ -189,12 +189,12 @@ func (s *Service) ReplaceWithFile(ctx context.Context, accountID, contentID stri
 	return res, fileTooLarge(err, s.cfg.MaxUploadBytes)
 }
 
-func (s *Service) replaceable(ctx context.Context, accountID, contentID string) (store.Content, store.Source, error) {
-	c, err := s.db.Content(ctx, accountID, contentID)
+func (s *Service) replaceable(ctx context.Context, accountID, contentID string) (Content, Source, error) {
+	c, err := s.repo().Content(ctx, accountID, contentID)
 	if err != nil {
-		return c, store.Source{}, err
+		return c, Source{}, err
 	}
-	src, err := s.db.Source(ctx, accountID, c.SourceID)
+	src, err := s.repo().Source(ctx, accountID, c.SourceID)
 	return c, src, err
 }
 
@@ -210,7 +210,7 @@ func fileTooLarge(err error, limit int64) error {
 	return err
 }
 
-func (s *Service) store(ctx context.Context, src store.Source, prev *store.Content, up Upload, allowed []string, limit int64) (UploadResult, error) {
+func (s *Service) store(ctx context.Context, src Source, prev *Content, up Upload, allowed []string, limit int64) (UploadResult, error) {
 	br := bufio.NewReaderSize(up.Body, 4096)
 	head, _ := br.Peek(512)
 	mt := extract.DetectType(up.Filename, up.DeclaredType, head)
@@ -252,13 +252,13 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 	sum := hex.EncodeToString(body.H.Sum(nil))
 	filename := cleanName(up.Filename)
 	if prev == nil && up.ItemKey == "" {
-		if dup, err := s.db.ContentBySHA(ctx, src.AccountID, src.ID, sum); err == nil {
+		if dup, err := s.repo().ContentBySHA(ctx, src.AccountID, src.ID, sum); err == nil {
 			s.deleteBlob(key)
 			return UploadResult{ContentID: dup.ID, VersionID: dup.VersionID, Filename: filename, Status: "duplicate"}, nil
 		}
 	}
 	meta := mergeTitle(up.Metadata, up.Title)
-	c := store.Content{ID: contentID, AccountID: src.AccountID, SourceID: src.ID, ContentType: mt, Filename: filename,
+	c := Content{ID: contentID, AccountID: src.AccountID, SourceID: src.ID, ContentType: mt, Filename: filename,
 		BlobKey: key, SHA256: sum, SizeBytes: n, Metadata: meta, Title: titleOf(meta, filename),
 		ContentURL: "content://" + contentID + "/" + filename}
 	if prev != nil {
@@ -289,14 +289,14 @@ func (s *Service) store(ctx context.Context, src store.Source, prev *store.Conte
 
 // record inserts a content (or its new version) and its indexing job in
 // one transaction.
-func (s *Service) record(ctx context.Context, c store.Content, newVersion bool) (store.Content, error) {
+func (s *Service) record(ctx context.Context, c Content, newVersion bool) (Content, error) {
 	var wake func()
 	err := s.db.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
 		var err error
 		if newVersion {
-			c, err = s.db.NewContentVersion(ctx, tx, c)
+			c, err = s.repo().NewContentVersion(ctx, tx, c)
 		} else {
-			c, err = s.db.CreateContent(ctx, tx, c)
+			c, err = s.repo().CreateContent(ctx, tx, c)
 		}
 		if err != nil {
 			return err
@@ -305,7 +305,7 @@ func (s *Service) record(ctx context.Context, c store.Content, newVersion bool) 
 		return err
 	})
 	if err != nil {
-		return store.Content{}, err
+		return Content{}, err
 	}
 	wake()
 	return c, nil

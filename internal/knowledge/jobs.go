@@ -33,11 +33,11 @@ func (w *fireWorker) Work(ctx context.Context, job *river.Job[FireArgs]) error {
 	if s.firer == nil {
 		return nil
 	}
-	c, err := s.db.Content(ctx, job.Args.AccountID, job.Args.ContentID)
+	c, err := s.repo().Content(ctx, job.Args.AccountID, job.Args.ContentID)
 	if err != nil {
 		return nil // deleted since
 	}
-	won, err := s.db.ClaimContentFire(ctx, c.ID, job.Args.VersionID)
+	won, err := s.repo().ClaimContentFire(ctx, c.ID, job.Args.VersionID)
 	if err != nil || !won {
 		return err
 	}
@@ -75,7 +75,7 @@ func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[RetentionArgs])
 // ApplyRetention deletes every content pulled more than its source's
 // retention days before now, and returns how many.
 func (s *Service) ApplyRetention(ctx context.Context, now time.Time) (int, error) {
-	srcs, err := s.db.SourcesWithRetention(ctx)
+	srcs, err := s.repo().SourcesWithRetention(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -83,7 +83,7 @@ func (s *Service) ApplyRetention(ctx context.Context, now time.Time) (int, error
 	for _, src := range srcs {
 		cut := now.Add(-time.Duration(src.Days) * 24 * time.Hour)
 		for {
-			ids, err := s.db.ContentsOlderThan(ctx, src.AccountID, src.ID, cut, 200)
+			ids, err := s.repo().ContentsOlderThan(ctx, src.AccountID, src.ID, cut, 200)
 			if err != nil {
 				return n, err
 			}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // MaxKBSources bounds the sources of one knowledge base.
@@ -40,8 +39,8 @@ func checkSourceIDs(ids []string) error {
 }
 
 // CreateKnowledgeBase stores a knowledge base over sources of the account.
-func (s *Service) CreateKnowledgeBase(ctx context.Context, accountID string, in KnowledgeBaseInput) (store.KnowledgeBase, error) {
-	k := store.KnowledgeBase{AccountID: accountID, Description: in.Description, DefaultTopN: in.TopN, DefaultTopK: in.TopK,
+func (s *Service) CreateKnowledgeBase(ctx context.Context, accountID string, in KnowledgeBaseInput) (KnowledgeBase, error) {
+	k := KnowledgeBase{AccountID: accountID, Description: in.Description, DefaultTopN: in.TopN, DefaultTopK: in.TopK,
 		DefaultScoreThreshold: in.Threshold}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
 		return k, invalid("name", "a name of 1 to 255 characters is required")
@@ -60,52 +59,65 @@ func (s *Service) CreateKnowledgeBase(ctx context.Context, accountID string, in 
 	if in.RerankerModel != nil && *in.RerankerModel != "" {
 		k.RerankerModel = in.RerankerModel
 	}
-	out, err := s.db.CreateKnowledgeBase(ctx, k)
-	if errors.Is(err, store.ErrSourceNotFound) {
+	out, err := s.repo().CreateKnowledgeBase(ctx, k)
+	if errors.Is(err, errSourceNotFound) {
 		return out, invalid("source_ids", "every source must be an existing source of the account")
 	}
 	return out, err
 }
 
 // KnowledgeBase returns a knowledge base of the account.
-func (s *Service) KnowledgeBase(ctx context.Context, accountID, id string) (store.KnowledgeBase, error) {
-	return s.db.KnowledgeBase(ctx, accountID, id)
+func (s *Service) KnowledgeBase(ctx context.Context, accountID, id string) (KnowledgeBase, error) {
+	return s.repo().KnowledgeBase(ctx, accountID, id)
+}
+
+// KnowledgeBaseExists reports whether the account has a live knowledge
+// base id (the agents' definitions name knowledge bases).
+func (s *Service) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
+	return s.repo().KnowledgeBaseExists(ctx, accountID, id)
+}
+
+// LatestKnowledgeBase returns the id of the account's newest live
+// knowledge base (the one an agent's template searches when none is
+// named), or ErrNotFound.
+func (s *Service) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
+	return s.repo().LatestKnowledgeBase(ctx, accountID)
 }
 
 // KnowledgeBases lists a page.
-func (s *Service) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]store.KnowledgeBase, int, error) {
-	return s.db.KnowledgeBases(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)
+func (s *Service) KnowledgeBases(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]KnowledgeBase, int, error) {
+	return s.repo().KnowledgeBases(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // UpdateKnowledgeBase changes the given fields.
-func (s *Service) UpdateKnowledgeBase(ctx context.Context, accountID, id string, in KnowledgeBaseInput) (store.KnowledgeBase, error) {
-	p := store.KnowledgeBasePatch{Description: in.Description, TopN: in.TopN, TopK: in.TopK, Threshold: in.Threshold, SourceIDs: in.SourceIDs}
+func (s *Service) UpdateKnowledgeBase(ctx context.Context, accountID, id string, in KnowledgeBaseInput) (KnowledgeBase, error) {
+	p := KnowledgeBasePatch{Description: in.Description, TopN: in.TopN, TopK: in.TopK, Threshold: in.Threshold, SourceIDs: in.SourceIDs}
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)
 		if n == "" {
-			return store.KnowledgeBase{}, invalid("name", "a name of 1 to 255 characters is required")
+			return KnowledgeBase{}, invalid("name", "a name of 1 to 255 characters is required")
 		}
 		p.Name = &n
 	}
 	if in.SourceIDs != nil {
 		if len(*in.SourceIDs) == 0 {
-			return store.KnowledgeBase{}, invalid("source_ids", "a knowledge base needs at least one source")
+			return KnowledgeBase{}, invalid("source_ids", "a knowledge base needs at least one source")
 		}
 		if err := checkSourceIDs(*in.SourceIDs); err != nil {
-			return store.KnowledgeBase{}, err
+			return KnowledgeBase{}, err
 		}
 	}
 	if in.RerankerModel != nil {
 		if *in.RerankerModel == "" {
 			p.ClearReranker = true
 		} else if err := s.checkReranker(in.RerankerModel); err != nil {
-			return store.KnowledgeBase{}, err
+			return KnowledgeBase{}, err
 		} else {
 			p.RerankerModel = in.RerankerModel
 		}
 	}
-	out, err := s.db.UpdateKnowledgeBase(ctx, accountID, id, p)
-	if errors.Is(err, store.ErrSourceNotFound) {
+	out, err := s.repo().UpdateKnowledgeBase(ctx, accountID, id, p)
+	if errors.Is(err, errSourceNotFound) {
 		return out, invalid("source_ids", "every source must be an existing source of the account")
 	}
 	return out, err
@@ -113,7 +125,7 @@ func (s *Service) UpdateKnowledgeBase(ctx context.Context, accountID, id string,
 
 // DeleteKnowledgeBase soft-deletes a knowledge base no agent references.
 func (s *Service) DeleteKnowledgeBase(ctx context.Context, accountID, id string) error {
-	if _, err := s.db.KnowledgeBase(ctx, accountID, id); err != nil {
+	if _, err := s.repo().KnowledgeBase(ctx, accountID, id); err != nil {
 		return err
 	}
 	if s.cfg.AgentsUsingKB != nil {
@@ -125,5 +137,5 @@ func (s *Service) DeleteKnowledgeBase(ctx context.Context, accountID, id string)
 			return fmt.Errorf("%w: remove it from the agents that use it first", ErrReferencedByAgent)
 		}
 	}
-	return s.db.DeleteKnowledgeBase(ctx, accountID, id)
+	return s.repo().DeleteKnowledgeBase(ctx, accountID, id)
 }

@@ -182,8 +182,8 @@ func (l *lexIndex) loadedSources() []string {
 // with ls.mu held.
 func (l *lexIndex) sync(ctx context.Context, sourceID string, ls *lexSource) error {
 	if !ls.loaded {
-		if err := l.read(ctx, sourceID, ls, func(fn func(store.PassageRow) error) error {
-			return l.db.SourcePassages(ctx, sourceID, 0, fn)
+		if err := l.read(ctx, sourceID, ls, func(fn func(PassageRow) error) error {
+			return repoOn(l.db).SourcePassages(ctx, sourceID, 0, fn)
 		}); err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (l *lexIndex) sync(ctx context.Context, sourceID string, ls *lexSource) err
 		return nil
 	}
 	if back := l.lookback(); back > 0 {
-		seqs, err := l.db.SourceChunkSeqsAbove(ctx, sourceID, max(0, ls.high-back))
+		seqs, err := repoOn(l.db).SourceChunkSeqsAbove(ctx, sourceID, max(0, ls.high-back))
 		if err != nil {
 			return err
 		}
@@ -207,25 +207,25 @@ func (l *lexIndex) sync(ctx context.Context, sourceID string, ls *lexSource) err
 		sort.Slice(missing, func(i, j int) bool { return missing[i] < missing[j] })
 		for start := 0; start < len(missing); start += 500 {
 			batch := missing[start:min(start+500, len(missing))]
-			if err := l.read(ctx, sourceID, ls, func(fn func(store.PassageRow) error) error {
-				return l.db.SourcePassagesBySeq(ctx, sourceID, batch, fn)
+			if err := l.read(ctx, sourceID, ls, func(fn func(PassageRow) error) error {
+				return repoOn(l.db).SourcePassagesBySeq(ctx, sourceID, batch, fn)
 			}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return l.read(ctx, sourceID, ls, func(fn func(store.PassageRow) error) error {
-		return l.db.SourcePassages(ctx, sourceID, ls.high, fn)
+	return l.read(ctx, sourceID, ls, func(fn func(PassageRow) error) error {
+		return repoOn(l.db).SourcePassages(ctx, sourceID, ls.high, fn)
 	})
 }
 
 // read adds the passages a query yields, in batches, building each
 // content's heading once.
-func (l *lexIndex) read(ctx context.Context, sourceID string, ls *lexSource, query func(func(store.PassageRow) error) error) error {
+func (l *lexIndex) read(ctx context.Context, sourceID string, ls *lexSource, query func(func(PassageRow) error) error) error {
 	var batch []lexical.Doc
 	headings := map[string]string{}
-	err := query(func(r store.PassageRow) error {
+	err := query(func(r PassageRow) error {
 		h, ok := headings[r.ContentID]
 		if !ok {
 			h = heading(r.Title, r.Description, r.Metadata)
@@ -286,8 +286,8 @@ func (l *lexIndex) Refresh(ctx context.Context, sourceID string, seqs []int64) e
 		return nil
 	}
 	ls.ix.Delete(seqs...)
-	return l.read(ctx, sourceID, ls, func(fn func(store.PassageRow) error) error {
-		return l.db.SourcePassagesBySeq(ctx, sourceID, seqs, fn)
+	return l.read(ctx, sourceID, ls, func(fn func(PassageRow) error) error {
+		return repoOn(l.db).SourcePassagesBySeq(ctx, sourceID, seqs, fn)
 	})
 }
 

@@ -21,7 +21,7 @@ import (
 type lexFixture struct {
 	db      *store.DB
 	account string
-	content map[string]store.Content // source → its one content
+	content map[string]Content // source → its one content
 }
 
 func newLexFixture(t *testing.T, d store.Dialect) *lexFixture {
@@ -31,21 +31,21 @@ func newLexFixture(t *testing.T, d store.Dialect) *lexFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &lexFixture{db: db, account: acct.ID, content: map[string]store.Content{}}
+	return &lexFixture{db: db, account: acct.ID, content: map[string]Content{}}
 }
 
 // source creates a source whose one content has texts as passages.
 func (f *lexFixture) source(t *testing.T, name string, texts []string) string {
 	t.Helper()
 	ctx := context.Background()
-	src, err := f.db.CreateSource(ctx, store.Source{AccountID: f.account, Name: name, SourceType: TypeCustomIndex, ChunkSize: 100,
+	src, err := repoOn(f.db).CreateSource(ctx, Source{AccountID: f.account, Name: name, SourceType: TypeCustomIndex, ChunkSize: 100,
 		EmbeddingModel: OfflineEmbeddingModel, Dimensions: 64, ContentFilter: "all"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c store.Content
+	var c Content
 	if err := f.db.Tx(ctx, func(tx *sql.Tx) error {
-		c, err = f.db.CreateContent(ctx, tx, store.Content{AccountID: f.account, SourceID: src.ID, ContentType: "text/plain", Filename: name, BlobKey: name, SHA256: name})
+		c, err = repoOn(f.db).CreateContent(ctx, tx, Content{AccountID: f.account, SourceID: src.ID, ContentType: "text/plain", Filename: name, BlobKey: name, SHA256: name})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -60,12 +60,12 @@ func (f *lexFixture) swap(t *testing.T, sourceID string, texts []string) []int64
 	t.Helper()
 	c := f.content[sourceID]
 	emb := offline.NewEmbedder(64)
-	chunks := make([]store.Chunk, len(texts))
+	chunks := make([]Chunk, len(texts))
 	for i, tx := range texts {
-		chunks[i] = store.Chunk{AccountID: f.account, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
+		chunks[i] = Chunk{AccountID: f.account, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID, Ordinal: i, Text: tx,
 			Model: OfflineEmbeddingModel, Dims: 64, Vector: emb.Embed(tx), BatchSize: len(texts)}
 	}
-	removed, err := f.db.SwapChunks(context.Background(), sourceID, c.ID, c.VersionID, OfflineEmbeddingModel, 64, chunks, nil)
+	removed, err := repoOn(f.db).SwapChunks(context.Background(), sourceID, c.ID, c.VersionID, OfflineEmbeddingModel, 64, chunks, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func (r repo) stageMigrationVectors(ctx context.Context, id string, seqs []int64
 		for i, seq := range seqs {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO embedding_migration_vectors (migration_id, chunk_seq, embedding)
 				VALUES ($1, $2, $3) ON CONFLICT (migration_id, chunk_seq) DO UPDATE SET embedding = excluded.embedding`,
-				id, seq, store.EncodeVector(vecs[i])); err != nil {
+				id, seq, encodeVector(vecs[i])); err != nil {
 				return err
 			}
 		}
@@ -174,7 +174,7 @@ var ErrMigrationIncomplete = errors.New("chunks were added during the migration"
 // switching; switchEmbeddingBatch replaces a batch of old-generation
 // chunks by copies carrying their staged vectors (text readers see each
 // passage exactly once at every commit; the vector side reads only the
-// generation the source names, see store.SourceVectors);
+// generation the source names, see repo.SourceVectors);
 // finishEmbeddingSwitch moves the source to the new model and size once no
 // old chunk is left.
 
@@ -194,13 +194,13 @@ func (r repo) beginEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (b
 // the migration is no longer switching, and ErrMigrationIncomplete when a
 // chunk has no staged vector (it was added since the last pass).
 func (r repo) switchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, after int64, limit int,
-	inTx func(tx *sql.Tx, added []store.Chunk) error) (removed []int64, added []store.Chunk, ok bool, err error) {
+	inTx func(tx *sql.Tx, added []Chunk) error) (removed []int64, added []Chunk, ok bool, err error) {
 	now := store.Now()
 	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// The source's lock first: an index job committing meanwhile either
 		// lands before (its chunks have no staged vector, so the switch
 		// reports ErrMigrationIncomplete) or after.
-		if _, _, err := store.LockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
+		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
 			return err
 		}
 		var status string
@@ -218,7 +218,7 @@ func (r repo) switchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, af
 			return err
 		}
 		for rows.Next() {
-			var c store.Chunk
+			var c Chunk
 			var emb []byte
 			if err := rows.Scan(&c.Seq, &c.ID, &c.ContentID, &c.VersionID, &c.Ordinal, &c.TextStart, &c.TextEnd, &c.Text, &emb); err != nil {
 				rows.Close()
@@ -230,7 +230,7 @@ func (r repo) switchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, af
 			}
 			removed = append(removed, c.Seq)
 			c.Seq, c.ID = 0, store.NewID()
-			c.AccountID, c.SourceID, c.Model, c.Dims, c.Vector = m.AccountID, m.SourceID, m.TargetModel, m.TargetDims, store.DecodeVector(emb)
+			c.AccountID, c.SourceID, c.Model, c.Dims, c.Vector = m.AccountID, m.SourceID, m.TargetModel, m.TargetDims, decodeVector(emb)
 			added = append(added, c)
 		}
 		rows.Close()
@@ -245,7 +245,7 @@ func (r repo) switchEmbeddingBatch(ctx context.Context, m EmbeddingMigration, af
 			append([]any{m.ID}, args...)...); err != nil {
 			return err
 		}
-		if err := r.db.InsertChunks(ctx, tx, added, now); err != nil {
+		if err := r.insertChunks(ctx, tx, added, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE embedding_migrations SET updated_at = $1 WHERE id = $2`, now, m.ID); err != nil {
@@ -281,7 +281,7 @@ func seqList(seqs []int64, first int) (string, []any) {
 func (r repo) finishEmbeddingSwitch(ctx context.Context, m EmbeddingMigration) (ok bool, err error) {
 	now := store.Now()
 	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, _, err := store.LockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
+		if _, _, err := lockSourceEmbedding(ctx, tx, m.SourceID); err != nil {
 			return err
 		}
 		var left int

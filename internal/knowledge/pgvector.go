@@ -81,15 +81,15 @@ func (ix *pgIndex) backfill(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var batch []store.Chunk
+		var batch []Chunk
 		for rows.Next() {
-			var c store.Chunk
+			var c Chunk
 			var b []byte
 			if err := rows.Scan(&c.Seq, &c.AccountID, &c.SourceID, &c.Dims, &b); err != nil {
 				rows.Close()
 				return err
 			}
-			c.Vector = store.DecodeVector(b)
+			c.Vector = decodeVector(b)
 			batch = append(batch, c)
 		}
 		rows.Close()
@@ -159,7 +159,7 @@ func (ix *pgIndex) Prepare(ctx context.Context, dims int) error {
 	return nil
 }
 
-func (ix *pgIndex) InTx(ctx context.Context, tx *sql.Tx, added []store.Chunk) error {
+func (ix *pgIndex) InTx(ctx context.Context, tx *sql.Tx, added []Chunk) error {
 	const per = 100
 	for start := 0; start < len(added); start += per {
 		batch := added[start:min(start+per, len(added))]

@@ -57,11 +57,11 @@ type indexWorker struct {
 // and are retried with backoff.
 func (w *indexWorker) Work(ctx context.Context, job *river.Job[IndexArgs]) error {
 	err := w.s.IndexVersion(ctx, job.Args)
-	if err == nil || errors.Is(err, store.ErrStaleVersion) || errors.Is(err, store.ErrNotFound) {
+	if err == nil || errors.Is(err, errStaleVersion) || errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	msg := err.Error()
-	_, _ = w.s.db.SetContentStatus(context.WithoutCancel(ctx), job.Args.ContentID, job.Args.VersionID, store.ContentFailed, &msg)
+	_, _ = w.s.repo().SetContentStatus(context.WithoutCancel(ctx), job.Args.ContentID, job.Args.VersionID, ContentFailed, &msg)
 	if permanent(err) {
 		return river.JobCancel(err)
 	}
@@ -77,29 +77,29 @@ var errNoText = errors.New("no text could be extracted from this content")
 
 // IndexVersion runs the pipeline for one content version (the job's body).
 func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
-	c, err := s.db.Content(ctx, a.AccountID, a.ContentID)
+	c, err := s.repo().Content(ctx, a.AccountID, a.ContentID)
 	if err != nil {
 		return err
 	}
 	if c.VersionID != a.VersionID {
-		return store.ErrStaleVersion
+		return errStaleVersion
 	}
-	if c.Status == store.ContentIndexed {
+	if c.Status == ContentIndexed {
 		return nil // a retry of a job that committed
 	}
-	src, err := s.db.Source(ctx, a.AccountID, c.SourceID)
+	src, err := s.repo().Source(ctx, a.AccountID, c.SourceID)
 	if err != nil {
 		return err
 	}
 	stage := func(st string) error {
-		ok, err := s.db.SetContentStatus(ctx, c.ID, c.VersionID, st, nil)
+		ok, err := s.repo().SetContentStatus(ctx, c.ID, c.VersionID, st, nil)
 		if err == nil && !ok {
-			return store.ErrStaleVersion
+			return errStaleVersion
 		}
 		return err
 	}
 	// Extract.
-	if err := stage(store.ContentExtracting); err != nil {
+	if err := stage(ContentExtracting); err != nil {
 		return err
 	}
 	text, err := s.extractText(ctx, c)
@@ -107,7 +107,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 		return err
 	}
 	// Chunk.
-	if err := stage(store.ContentChunking); err != nil {
+	if err := stage(ContentChunking); err != nil {
 		return err
 	}
 	pieces, err := chunk.Split(text, chunkOptions(src))
@@ -124,7 +124,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 	var wake func()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			if src, err = s.db.Source(ctx, a.AccountID, c.SourceID); err != nil {
+			if src, err = s.repo().Source(ctx, a.AccountID, c.SourceID); err != nil {
 				return err
 			}
 		}
@@ -133,14 +133,14 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 			return err
 		}
 		// Index: swap the chunks in, with the announcement to new_content agents.
-		if err := stage(store.ContentIndexing); err != nil {
+		if err := stage(ContentIndexing); err != nil {
 			return err
 		}
 		if err := s.index.Prepare(ctx, chunks[0].Dims); err != nil {
 			return err
 		}
-		removed, err = s.db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks,
-			func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []store.Chunk) error {
+		removed, err = s.repo().SwapChunks(ctx, src.ID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, chunks,
+			func(tx *sql.Tx, conn *sql.Conn, removed []int64, added []Chunk) error {
 				if err := s.index.InTx(ctx, tx, added); err != nil {
 					return err
 				}
@@ -149,7 +149,7 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 					&river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}})
 				return err
 			})
-		if errors.Is(err, store.ErrEmbeddingChanged) && attempt < 3 {
+		if errors.Is(err, errEmbeddingChanged) && attempt < 3 {
 			continue
 		}
 		if err != nil {
@@ -164,13 +164,13 @@ func (s *Service) IndexVersion(ctx context.Context, a IndexArgs) error {
 }
 
 // embedPieces embeds the pieces with the source's embedder, in batches.
-func (s *Service) embedPieces(ctx context.Context, accountID string, src store.Source, c store.Content, pieces []chunk.Piece,
-	stage func(string) error) ([]store.Chunk, error) {
-	if err := stage(store.ContentEmbedding); err != nil {
+func (s *Service) embedPieces(ctx context.Context, accountID string, src Source, c Content, pieces []chunk.Piece,
+	stage func(string) error) ([]Chunk, error) {
+	if err := stage(ContentEmbedding); err != nil {
 		return nil, err
 	}
 	emb := s.embedderFor(src)
-	chunks := make([]store.Chunk, len(pieces))
+	chunks := make([]Chunk, len(pieces))
 	for start := 0; start < len(pieces); start += embedBatch {
 		batch := pieces[start:min(start+embedBatch, len(pieces))]
 		texts := make([]string, len(batch))
@@ -184,7 +184,7 @@ func (s *Service) embedPieces(ctx context.Context, accountID string, src store.S
 		}
 		took := time.Since(t0).Seconds()
 		for i, p := range batch {
-			chunks[start+i] = store.Chunk{AccountID: accountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
+			chunks[start+i] = Chunk{AccountID: accountID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
 				Ordinal: start + i, TextStart: p.Start, TextEnd: p.End, Text: p.Text, Model: emb.Model(), Dims: len(vecs[i]),
 				Vector: vecs[i], BatchSize: len(batch), BatchDuration: took}
 		}
@@ -197,7 +197,7 @@ const maxIndexedText = extract.DefaultMaxTextBytes
 
 // extractText extracts a version's text, stores it beside the file, and
 // returns it.
-func (s *Service) extractText(ctx context.Context, c store.Content) (string, error) {
+func (s *Service) extractText(ctx context.Context, c Content) (string, error) {
 	if !extract.Supports(c.ContentType) {
 		_, err := extract.Extract(ctx, c.ContentType, extract.Source{}, io.Discard)
 		if err == nil {
@@ -240,7 +240,7 @@ func (s *Service) extractText(ctx context.Context, c store.Content) (string, err
 	if t := firstLine(text); t != "" {
 		title = &t
 	}
-	if err := s.db.SetContentText(ctx, c.ID, c.VersionID, key, words, len([]rune(text)), title); err != nil {
+	if err := s.repo().SetContentText(ctx, c.ID, c.VersionID, key, words, len([]rune(text)), title); err != nil {
 		return "", err
 	}
 	return text, nil

@@ -52,13 +52,13 @@ const pollLease = 30 * time.Minute
 
 // QueueDuePolls claims and enqueues every due poll; it returns how many.
 func (s *Service) QueueDuePolls(ctx context.Context, now time.Time) (int, error) {
-	due, err := s.db.DueSources(ctx, now, 200)
+	due, err := s.repo().DueSources(ctx, now, 200)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, d := range due {
-		won, err := s.db.ClaimSourcePoll(ctx, d.ID, d.NextPollAt, now.Add(pollLease))
+		won, err := s.repo().ClaimSourcePoll(ctx, d.ID, d.NextPollAt, now.Add(pollLease))
 		if err != nil {
 			return n, err
 		}
@@ -81,7 +81,7 @@ type pollWorker struct {
 
 func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
 	s := w.s
-	src, err := s.db.Source(ctx, job.Args.AccountID, job.Args.SourceID)
+	src, err := s.repo().Source(ctx, job.Args.AccountID, job.Args.SourceID)
 	if err != nil {
 		return nil // deleted since
 	}
@@ -108,7 +108,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
 			next = &t
 		}
 	}
-	if serr := s.db.SetPollState(ctx, src.AccountID, src.ID, store.Now(), state, next); serr != nil {
+	if serr := s.repo().SetPollState(ctx, src.AccountID, src.ID, store.Now(), state, next); serr != nil {
 		return serr
 	}
 	if s.cfg.PullDone != nil {
@@ -120,7 +120,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[PollArgs]) error {
 
 // PollNow polls a source at once, in the caller (tests, and the first pull).
 func (s *Service) PollNow(ctx context.Context, accountID, sourceID string) (int, error) {
-	src, err := s.db.Source(ctx, accountID, sourceID)
+	src, err := s.repo().Source(ctx, accountID, sourceID)
 	if err != nil {
 		return 0, err
 	}

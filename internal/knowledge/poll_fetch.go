@@ -25,21 +25,21 @@ func (s *Service) client() *http.Client {
 	return outbound.Policy{AllowPrivate: s.cfg.AllowPrivateFetch}.Client()
 }
 
-func pollMax(src store.Source) int {
+func pollMax(src Source) int {
 	if src.PollingMaxItems != nil && *src.PollingMaxItems > 0 {
 		return *src.PollingMaxItems
 	}
 	return 50
 }
 
-func pollUpdates(src store.Source) bool {
+func pollUpdates(src Source) bool {
 	return src.PollingAction != nil && *src.PollingAction == PollUpdate
 }
 
 // pollFeed fetches an RSS, Atom or JSON feed (conditionally, with the
 // validators of the last poll) and makes each new item a content; with
 // polling_action update, an item whose text changed gets a new version.
-func (s *Service) pollFeed(ctx context.Context, src store.Source, state map[string]string) (int, error) {
+func (s *Service) pollFeed(ctx context.Context, src Source, state map[string]string) (int, error) {
 	if src.URL == nil {
 		return 0, errors.New("the source has no URL")
 	}
@@ -85,7 +85,7 @@ func (s *Service) pollFeed(ctx context.Context, src store.Source, state map[stri
 // limits) and makes each new page a content; a page whose text hash
 // changed since the last crawl gets a new version (polling_action update,
 // the default for websites).
-func (s *Service) pollSite(ctx context.Context, src store.Source, state map[string]string) (int, error) {
+func (s *Service) pollSite(ctx context.Context, src Source, state map[string]string) (int, error) {
 	if src.URL == nil {
 		return 0, errors.New("the source has no URL")
 	}
@@ -109,7 +109,7 @@ func hashText(t string) string {
 // ingestPolled records one polled item: new (a content), changed (a new
 // version, when the source updates), or unchanged (nothing). It reports
 // whether it queued indexing.
-func (s *Service) ingestPolled(ctx context.Context, src store.Source, key, title, link string, published *time.Time, text string, meta map[string]any) (bool, error) {
+func (s *Service) ingestPolled(ctx context.Context, src Source, key, title, link string, published *time.Time, text string, meta map[string]any) (bool, error) {
 	if strings.TrimSpace(text) == "" {
 		return false, nil
 	}
@@ -117,8 +117,8 @@ func (s *Service) ingestPolled(ctx context.Context, src store.Source, key, title
 		text = strings.ToValidUTF8(text[:maxPolledBytes], "")
 	}
 	h := hashText(text)
-	var prev *store.Content
-	cur, err := s.db.ContentByItem(ctx, src.AccountID, src.ID, key)
+	var prev *Content
+	cur, err := s.repo().ContentByItem(ctx, src.AccountID, src.ID, key)
 	switch {
 	case err == nil:
 		if cur.TextHash != nil && *cur.TextHash == h {

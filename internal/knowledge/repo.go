@@ -17,6 +17,10 @@ type repo struct{ db *store.DB }
 
 func (s *Service) repo() repo { return repo{s.db} }
 
+// repoOn is the repository on db, for the indexes, which hold the store
+// rather than the service, and for the package's tests.
+func repoOn(db *store.DB) repo { return repo{db} }
+
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)

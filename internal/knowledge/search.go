@@ -99,7 +99,7 @@ func (s *Service) Search(ctx context.Context, accountID, kbID string, req Search
 func (s *Service) SearchExplained(ctx context.Context, accountID, kbID string, req SearchRequest) (res SearchResult, err error) {
 	ctx, span := telemetry.StartRetrieval(ctx, kbID, req.Query, req.TopK)
 	defer func() { span.Hits(len(res.Hits)); span.End(err) }()
-	kb, err := s.db.KnowledgeBase(ctx, accountID, kbID)
+	kb, err := s.repo().KnowledgeBase(ctx, accountID, kbID)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) SearchExplained(ctx context.Context, accountID, kbID string, r
 // knowledge base groups (a memory bank's source), with the default
 // settings and no reranker.
 func (s *Service) SearchSources(ctx context.Context, accountID string, sourceIDs []string, req SearchRequest) ([]SearchHit, error) {
-	r, err := s.search(ctx, accountID, store.KnowledgeBase{AccountID: accountID, SourceIDs: sourceIDs}, req)
+	r, err := s.search(ctx, accountID, KnowledgeBase{AccountID: accountID, SourceIDs: sourceIDs}, req)
 	return r.Hits, err
 }
 
@@ -125,7 +125,7 @@ type candidate struct {
 	fused    float64
 }
 
-func (s *Service) search(ctx context.Context, accountID string, kb store.KnowledgeBase, req SearchRequest) (SearchResult, error) {
+func (s *Service) search(ctx context.Context, accountID string, kb KnowledgeBase, req SearchRequest) (SearchResult, error) {
 	q := strings.TrimSpace(req.Query)
 	if q == "" {
 		return SearchResult{}, invalid("query", "query is empty")
@@ -172,12 +172,12 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		threshold = kb.DefaultScoreThreshold
 	}
 	// Only the account's live sources are searched, whatever the links say.
-	srcs := map[string]store.Source{}
+	srcs := map[string]Source{}
 	groups := map[string][]string{}
 	var mine []string
 	offlineOnly := true
 	for _, id := range sourceIDs {
-		src, err := s.db.Source(ctx, accountID, id)
+		src, err := s.repo().Source(ctx, accountID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -202,9 +202,9 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 	// A metadata filter narrows the contents first, so both sides rank
 	// only what may be answered.
 	var allowed map[string]bool
-	contents := map[string]store.Content{}
+	contents := map[string]Content{}
 	if req.Filter != nil {
-		all, err := s.db.ContentsOfSources(ctx, accountID, sourceIDs, maxFilterScope)
+		all, err := s.repo().ContentsOfSources(ctx, accountID, sourceIDs, maxFilterScope)
 		if err != nil {
 			return res, err
 		}
@@ -347,7 +347,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 			}
 		}
 		if len(need) > 0 {
-			vs, err := s.db.ChunkVectorsBySeq(ctx, accountID, need)
+			vs, err := s.repo().ChunkVectorsBySeq(ctx, accountID, need)
 			if err != nil {
 				return res, err
 			}
@@ -404,11 +404,11 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 		for i, c := range batch {
 			seqs[i] = c.seq
 		}
-		chunks, err := s.db.ChunksBySeq(ctx, accountID, seqs)
+		chunks, err := s.repo().ChunksBySeq(ctx, accountID, seqs)
 		if err != nil {
 			return res, err
 		}
-		bySeq := make(map[int64]store.Chunk, len(chunks))
+		bySeq := make(map[int64]Chunk, len(chunks))
 		for _, c := range chunks {
 			bySeq[c.Seq] = c
 		}
@@ -431,7 +431,7 @@ func (s *Service) search(ctx context.Context, accountID string, kb store.Knowled
 			seen[dup] = true
 			ct, ok := contents[c.ContentID]
 			if !ok {
-				if ct, err = s.db.Content(ctx, accountID, c.ContentID); err != nil {
+				if ct, err = s.repo().Content(ctx, accountID, c.ContentID); err != nil {
 					continue
 				}
 				contents[c.ContentID] = ct
@@ -531,7 +531,7 @@ func (s *Service) feedbackDocs(ctx context.Context, accountID string, hits []sou
 	for i, h := range hits {
 		seqs[i] = h.Key
 	}
-	chunks, err := s.db.ChunksBySeq(ctx, accountID, seqs)
+	chunks, err := s.repo().ChunksBySeq(ctx, accountID, seqs)
 	if err != nil {
 		return nil, err
 	}

@@ -156,7 +156,7 @@ func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, 
 		b.Fatal(err)
 	}
 	const dims = 256 // the default index mode's
-	src, err := db.CreateSource(ctx, store.Source{AccountID: a.ID, Name: "bench", SourceType: TypeCustomIndex, ChunkSize: 3000,
+	src, err := repoOn(db).CreateSource(ctx, Source{AccountID: a.ID, Name: "bench", SourceType: TypeCustomIndex, ChunkSize: 3000,
 		ChunkOverlap: 500, EmbeddingModel: OfflineEmbeddingModel, Dimensions: dims, ContentFilter: "all"})
 	if err != nil {
 		b.Fatal(err)
@@ -164,26 +164,26 @@ func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, 
 	emb := offline.NewEmbedder(dims)
 	const perContent = 50
 	for start := 0; start < n; start += perContent {
-		var c store.Content
+		var c Content
 		title := gen.text(6)
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = db.CreateContent(ctx, tx, store.Content{AccountID: a.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f",
+			c, err = repoOn(db).CreateContent(ctx, tx, Content{AccountID: a.ID, SourceID: src.ID, ContentType: "text/plain", Filename: "f",
 				BlobKey: "k", SHA256: strconv.Itoa(start), Title: &title})
 			return err
 		}); err != nil {
 			b.Fatal(err)
 		}
-		var chunks []store.Chunk
+		var chunks []Chunk
 		for i := start; i < min(n, start+perContent); i++ {
 			text := gen.text(80)
-			chunks = append(chunks, store.Chunk{AccountID: a.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
+			chunks = append(chunks, Chunk{AccountID: a.ID, SourceID: src.ID, ContentID: c.ID, VersionID: c.VersionID,
 				Ordinal: i - start, Text: text, Model: OfflineEmbeddingModel, Dims: dims, Vector: emb.Embed(text), BatchSize: perContent})
 		}
-		if _, err := db.SwapChunks(ctx, src.ID, c.ID, c.VersionID, OfflineEmbeddingModel, dims, chunks, nil); err != nil {
+		if _, err := repoOn(db).SwapChunks(ctx, src.ID, c.ID, c.VersionID, OfflineEmbeddingModel, dims, chunks, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	k, err := db.CreateKnowledgeBase(ctx, store.KnowledgeBase{AccountID: a.ID, Name: "bench", SourceIDs: []string{src.ID}})
+	k, err := repoOn(db).CreateKnowledgeBase(ctx, KnowledgeBase{AccountID: a.ID, Name: "bench", SourceIDs: []string{src.ID}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -132,7 +132,7 @@ type SearchSettingsView struct {
 // embedder.
 func (s *Service) offlineOnly(ctx context.Context, accountID string, ids []string) (bool, error) {
 	for _, id := range ids {
-		src, err := s.db.Source(ctx, accountID, id)
+		src, err := s.repo().Source(ctx, accountID, id)
 		if err != nil {
 			if err == store.ErrNotFound {
 				continue
@@ -146,11 +146,11 @@ func (s *Service) offlineOnly(ctx context.Context, accountID string, ids []strin
 	return true, nil
 }
 
-func isOffline(src store.Source) bool {
+func isOffline(src Source) bool {
 	return src.EmbeddingModel == "" || src.EmbeddingModel == OfflineEmbeddingModel || strings.EqualFold(src.EmbeddingModel, "offline")
 }
 
-func (s *Service) settingsView(ctx context.Context, kb store.KnowledgeBase) (SearchSettingsView, error) {
+func (s *Service) settingsView(ctx context.Context, kb KnowledgeBase) (SearchSettingsView, error) {
 	off, err := s.offlineOnly(ctx, kb.AccountID, kb.SourceIDs)
 	if err != nil {
 		return SearchSettingsView{}, err
@@ -168,7 +168,7 @@ func (s *Service) settingsView(ctx context.Context, kb store.KnowledgeBase) (Sea
 
 // SearchSettings returns a knowledge base's search settings.
 func (s *Service) SearchSettings(ctx context.Context, accountID, kbID string) (SearchSettingsView, error) {
-	kb, err := s.db.KnowledgeBase(ctx, accountID, kbID)
+	kb, err := s.repo().KnowledgeBase(ctx, accountID, kbID)
 	if err != nil {
 		return SearchSettingsView{}, err
 	}
@@ -192,12 +192,12 @@ var resettable = []string{"mode", "vector_weight", "candidate_depth", "feedback"
 
 // UpdateSearchSettings changes a knowledge base's search settings.
 func (s *Service) UpdateSearchSettings(ctx context.Context, accountID, kbID string, in SearchSettingsInput) (SearchSettingsView, error) {
-	kb, err := s.db.KnowledgeBase(ctx, accountID, kbID)
+	kb, err := s.repo().KnowledgeBase(ctx, accountID, kbID)
 	if err != nil {
 		return SearchSettingsView{}, err
 	}
 	ss := parseSettings(kb.SearchSettings)
-	p := store.KnowledgeBasePatch{}
+	p := KnowledgeBasePatch{}
 	for _, f := range in.Reset {
 		switch f {
 		case "mode":
@@ -250,7 +250,7 @@ func (s *Service) UpdateSearchSettings(ctx context.Context, accountID, kbID stri
 		raw = string(b)
 	}
 	p.SearchSettings = &raw
-	kb, err = s.db.UpdateKnowledgeBase(ctx, accountID, kbID, p)
+	kb, err = s.repo().UpdateKnowledgeBase(ctx, accountID, kbID, p)
 	if err != nil {
 		return SearchSettingsView{}, err
 	}

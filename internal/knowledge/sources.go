@@ -72,11 +72,11 @@ func ParsePolling(p string) (time.Duration, error) {
 var mediaKinds = []string{"images", "video"}
 
 // CreateSource validates and stores a source.
-func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateSource) (store.Source, error) {
-	src := store.Source{AccountID: accountID, Name: strings.TrimSpace(in.Name), ContentFilter: "all", EmbeddingModel: OfflineEmbeddingModel,
+func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateSource) (Source, error) {
+	src := Source{AccountID: accountID, Name: strings.TrimSpace(in.Name), ContentFilter: "all", EmbeddingModel: OfflineEmbeddingModel,
 		SystemManaged: in.SystemManaged}
 	if src.Name == "" || len(in.Name) > 255 {
-		return store.Source{}, invalid("name", "a name of 1 to 255 characters is required")
+		return Source{}, invalid("name", "a name of 1 to 255 characters is required")
 	}
 	mode := ""
 	if in.IndexMode != nil {
@@ -91,7 +91,7 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 	case TypeCustomIndex, TypeRSS, TypeWebsite:
 		src.SourceType = in.SourceType
 	default:
-		return store.Source{}, invalid("source_type", "source_type is rss, website or custom_index (file_uploads is accepted as custom_index)")
+		return Source{}, invalid("source_type", "source_type is rss, website or custom_index (file_uploads is accepted as custom_index)")
 	}
 	if mode == "" {
 		mode = ModeFastAndCheap
@@ -101,7 +101,7 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 	}
 	preset, ok := Presets[mode]
 	if !ok {
-		return store.Source{}, invalid("index_mode", "index_mode is fast_and_cheap, balanced, slow_and_thorough or custom")
+		return Source{}, invalid("index_mode", "index_mode is fast_and_cheap, balanced, slow_and_thorough or custom")
 	}
 	if src.SourceType == TypeCustomIndex || in.IndexMode != nil {
 		src.IndexMode = &mode
@@ -133,18 +133,18 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 		src.ChunkSeparators = seps
 	}
 	if err := chunkOptions(src).Check(); err != nil {
-		return store.Source{}, invalid("chunk_size", strings.TrimPrefix(err.Error(), chunk.ErrOptions.Error()+": "))
+		return Source{}, invalid("chunk_size", strings.TrimPrefix(err.Error(), chunk.ErrOptions.Error()+": "))
 	}
 	if in.EmbeddingModel != nil && *in.EmbeddingModel != "" && *in.EmbeddingModel != OfflineEmbeddingModel {
 		m, ok := s.catalog.Get(*in.EmbeddingModel)
 		if !ok || m.Kind != catalog.KindEmbedding {
-			return store.Source{}, invalid("embedding_model", fmt.Sprintf("%q is not an embedding model of the catalog", *in.EmbeddingModel))
+			return Source{}, invalid("embedding_model", fmt.Sprintf("%q is not an embedding model of the catalog", *in.EmbeddingModel))
 		}
 		src.EmbeddingModel = m.ID
 	}
 	if in.Dimensions != nil {
 		if *in.Dimensions < 8 || *in.Dimensions > 4096 {
-			return store.Source{}, invalid("dimensions", "dimensions are between 8 and 4096")
+			return Source{}, invalid("dimensions", "dimensions are between 8 and 4096")
 		}
 		src.Dimensions = *in.Dimensions
 	}
@@ -160,20 +160,20 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 	}
 	if in.Retention != nil {
 		if *in.Retention <= 0 || *in.Retention > 36500 {
-			return store.Source{}, invalid("retention", "retention is a number of days from 1 to 36500")
+			return Source{}, invalid("retention", "retention is a number of days from 1 to 36500")
 		}
 		src.Retention = in.Retention
 	}
 	if in.PollingMaxItems != nil {
 		if *in.PollingMaxItems <= 0 || *in.PollingMaxItems > MaxPollingItems {
-			return store.Source{}, invalid("polling_max_items", fmt.Sprintf("polling_max_items is from 1 to %d", MaxPollingItems))
+			return Source{}, invalid("polling_max_items", fmt.Sprintf("polling_max_items is from 1 to %d", MaxPollingItems))
 		}
 		src.PollingMaxItems = in.PollingMaxItems
 	}
 	if in.PollingAction != nil && *in.PollingAction != "" {
 		a := strings.ToLower(*in.PollingAction)
 		if a != PollIndex && a != PollUpdate {
-			return store.Source{}, invalid("polling_action", "polling_action is index (new items only) or update (new and changed items)")
+			return Source{}, invalid("polling_action", "polling_action is index (new items only) or update (new and changed items)")
 		}
 		src.PollingAction = &a
 	}
@@ -183,17 +183,17 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 			raw = in.URLID
 		}
 		if raw == nil || *raw == "" {
-			return store.Source{}, invalid("url_id", "rss and website sources need url_id: a URL record id, or the URL itself")
+			return Source{}, invalid("url_id", "rss and website sources need url_id: a URL record id, or the URL itself")
 		}
 		u, id, err := s.resolveURL(ctx, accountID, *raw)
 		if err != nil {
-			return store.Source{}, err
+			return Source{}, err
 		}
 		src.URL, src.URLID = &u, &id
 		interval := 24 * time.Hour // a feed or site is polled daily unless told otherwise
 		if in.Polling != nil {
 			if interval, err = ParsePolling(*in.Polling); err != nil {
-				return store.Source{}, invalid("polling", err.Error())
+				return Source{}, invalid("polling", err.Error())
 			}
 			p := *in.Polling
 			src.Polling = &p
@@ -221,7 +221,7 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 	} else {
 		if in.Polling != nil && *in.Polling != "" {
 			if _, err := ParsePolling(*in.Polling); err != nil {
-				return store.Source{}, invalid("polling", err.Error())
+				return Source{}, invalid("polling", err.Error())
 			}
 			p := *in.Polling
 			src.Polling = &p // stored; a content store has nothing to poll
@@ -229,9 +229,9 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 		u := "custom-index://" + accountID
 		src.URL = &u
 	}
-	out, err := s.db.CreateSource(ctx, src)
+	out, err := s.repo().CreateSource(ctx, src)
 	if err != nil {
-		return store.Source{}, err
+		return Source{}, err
 	}
 	if src.SourceType == TypeCustomIndex {
 		u := "custom-index://" + out.ID
@@ -245,7 +245,7 @@ func (s *Service) CreateSource(ctx context.Context, accountID string, in CreateS
 func (s *Service) resolveURL(ctx context.Context, accountID, raw string) (string, string, error) {
 	raw = strings.TrimSpace(raw)
 	if !strings.Contains(raw, "://") {
-		u, err := s.db.URLByID(ctx, accountID, raw)
+		u, err := s.repo().URLByID(ctx, accountID, raw)
 		if err != nil {
 			return "", "", invalid("url_id", "no URL record has this id; pass the feed or site URL itself as url_id")
 		}
@@ -257,11 +257,11 @@ func (s *Service) resolveURL(ctx context.Context, accountID, raw string) (string
 	}
 	u.Fragment = ""
 	norm := u.String()
-	id, err := s.db.URLRecord(ctx, accountID, norm)
+	id, err := s.repo().URLRecord(ctx, accountID, norm)
 	return norm, id, err
 }
 
-func chunkOptions(src store.Source) chunk.Options {
+func chunkOptions(src Source) chunk.Options {
 	o := chunk.Options{Size: src.ChunkSize, Overlap: src.ChunkOverlap, Separators: src.ChunkSeparators, Regex: src.ChunkRegexSeparators}
 	if src.ChunkLanguage != nil {
 		o.Language = *src.ChunkLanguage
@@ -270,13 +270,19 @@ func chunkOptions(src store.Source) chunk.Options {
 }
 
 // Source returns a source of the account.
-func (s *Service) Source(ctx context.Context, accountID, id string) (store.Source, error) {
-	return s.db.Source(ctx, accountID, id)
+func (s *Service) Source(ctx context.Context, accountID, id string) (Source, error) {
+	return s.repo().Source(ctx, accountID, id)
+}
+
+// SourceExists reports whether the account has a live source id (the
+// agents' definitions and the alerts' configurations name sources).
+func (s *Service) SourceExists(ctx context.Context, accountID, id string) (bool, error) {
+	return s.repo().SourceExists(ctx, accountID, id)
 }
 
 // Sources lists a page of the account's sources.
-func (s *Service) Sources(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]store.Source, int, error) {
-	return s.db.Sources(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)
+func (s *Service) Sources(ctx context.Context, accountID, sort string, desc bool, page, limit int) ([]Source, int, error) {
+	return s.repo().Sources(ctx, accountID, sort, desc, paging.Offset(page, limit), limit)
 }
 
 // UpdateSource is a partial update.
@@ -291,19 +297,19 @@ type UpdateSource struct {
 
 // UpdateSource applies a partial update. System-managed sources only take
 // retention.
-func (s *Service) UpdateSource(ctx context.Context, accountID, id string, in UpdateSource) (store.Source, error) {
-	cur, err := s.db.Source(ctx, accountID, id)
+func (s *Service) UpdateSource(ctx context.Context, accountID, id string, in UpdateSource) (Source, error) {
+	cur, err := s.repo().Source(ctx, accountID, id)
 	if err != nil {
-		return store.Source{}, err
+		return Source{}, err
 	}
 	if cur.SystemManaged && (in.Name != nil || in.PollingSet || in.MediaTypes != nil) {
-		return store.Source{}, fmt.Errorf("%w: only retention_days can change on a system-managed source", ErrSystemManaged)
+		return Source{}, fmt.Errorf("%w: only retention_days can change on a system-managed source", ErrSystemManaged)
 	}
-	var p store.SourcePatch
+	var p SourcePatch
 	if in.Name != nil {
 		n := strings.TrimSpace(*in.Name)
 		if n == "" || len(n) > 255 {
-			return store.Source{}, invalid("name", "a name of 1 to 255 characters is required")
+			return Source{}, invalid("name", "a name of 1 to 255 characters is required")
 		}
 		p.Name = &n
 	}
@@ -312,7 +318,7 @@ func (s *Service) UpdateSource(ctx context.Context, accountID, id string, in Upd
 		interval := time.Duration(0)
 		if in.Polling != nil {
 			if interval, err = ParsePolling(*in.Polling); err != nil {
-				return store.Source{}, invalid("polling", err.Error())
+				return Source{}, invalid("polling", err.Error())
 			}
 			poll = in.Polling
 		}
@@ -332,7 +338,7 @@ func (s *Service) UpdateSource(ctx context.Context, accountID, id string, in Upd
 	}
 	if in.RetentionSet {
 		if in.Retention != nil && (*in.Retention <= 0 || *in.Retention > 36500) {
-			return store.Source{}, invalid("retention_days", "retention_days is a number of days from 1 to 36500, or null for unlimited")
+			return Source{}, invalid("retention_days", "retention_days is a number of days from 1 to 36500, or null for unlimited")
 		}
 		p.RetentionSet, p.Retention = true, in.Retention
 	}
@@ -345,19 +351,19 @@ func (s *Service) UpdateSource(ctx context.Context, accountID, id string, in Upd
 		}
 		p.MediaTypes = &kept
 	}
-	return s.db.UpdateSource(ctx, accountID, id, p)
+	return s.repo().UpdateSource(ctx, accountID, id, p)
 }
 
 // DeleteSource soft-deletes a source and removes its contents, chunks and files.
 func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error {
-	src, err := s.db.Source(ctx, accountID, id)
+	src, err := s.repo().Source(ctx, accountID, id)
 	if err != nil {
 		return err
 	}
 	if src.SystemManaged {
 		return fmt.Errorf("%w: system-managed sources cannot be deleted", ErrSystemManaged)
 	}
-	if err := s.db.DeleteSource(ctx, accountID, id); err != nil {
+	if err := s.repo().DeleteSource(ctx, accountID, id); err != nil {
 		return err
 	}
 	if err := s.purgeContents(context.WithoutCancel(ctx), accountID, id); err != nil {
@@ -373,10 +379,10 @@ func (s *Service) DeleteSource(ctx context.Context, accountID, id string) error 
 // DeleteManagedSource deletes a system-managed source on behalf of the
 // area that provisioned it (its owner has checked the caller may).
 func (s *Service) DeleteManagedSource(ctx context.Context, accountID, id string) error {
-	if _, err := s.db.Source(ctx, accountID, id); err != nil {
+	if _, err := s.repo().Source(ctx, accountID, id); err != nil {
 		return err
 	}
-	if err := s.db.DeleteSource(ctx, accountID, id); err != nil {
+	if err := s.repo().DeleteSource(ctx, accountID, id); err != nil {
 		return err
 	}
 	return s.purgeContents(context.WithoutCancel(ctx), accountID, id)
@@ -385,7 +391,7 @@ func (s *Service) DeleteManagedSource(ctx context.Context, accountID, id string)
 // purgeContents deletes every content of a source, in batches.
 func (s *Service) purgeContents(ctx context.Context, accountID, sourceID string) error {
 	for {
-		ids, err := s.db.SourceContentIDs(ctx, accountID, sourceID, 200)
+		ids, err := s.repo().SourceContentIDs(ctx, accountID, sourceID, 200)
 		if err != nil || len(ids) == 0 {
 			return err
 		}

@@ -243,7 +243,7 @@ func (s *Service) stepWriteAttachment(ctx context.Context, x *engine.Exec) (engi
 		ct = "text/plain"
 	}
 	indexed, _ := x.Step.Bool("indexed")
-	if err := s.db.PutContentAttachment(ctx, x.Run.AccountID, store.ContentAttachment{ContentID: id, Key: key, ContentType: ct, Body: body, Indexed: indexed}); err != nil {
+	if err := s.repo().PutContentAttachment(ctx, x.Run.AccountID, ContentAttachment{ContentID: id, Key: key, ContentType: ct, Body: body, Indexed: indexed}); err != nil {
 		return engine.Result{}, err
 	}
 	return engine.Result{Output: body, ContentType: ct}, nil
@@ -255,7 +255,7 @@ func (s *Service) stepLoadAttachment(ctx context.Context, x *engine.Exec) (engin
 		return engine.Result{}, err
 	}
 	key, _ := x.Step.String("attachment_key")
-	a, err := s.db.ContentAttachment(ctx, x.Run.AccountID, id, key)
+	a, err := s.repo().ContentAttachment(ctx, x.Run.AccountID, id, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return engine.Result{}, fmt.Errorf("content %s has no attachment %q", id, key)
 	}

@@ -3,6 +3,8 @@ package knowledge
 import (
 	"context"
 	"database/sql"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // Hooks for the suites outside the area (isolation, conformance, the
@@ -22,3 +24,12 @@ func (s *Service) PendingMigrationForTest(ctx context.Context, m EmbeddingMigrat
 func (s *Service) LatestMigrationForTest(ctx context.Context, accountID, sourceID string) (EmbeddingMigration, error) {
 	return s.repo().latestMigration(ctx, accountID, sourceID)
 }
+
+// Rows is the area's repository, for the tests outside this package that
+// seed what no request can (contents, chunks in bulk, at chosen versions)
+// or read back what a request kept. Nothing but tests may use it:
+// everything else goes through the Service.
+type Rows struct{ repo }
+
+// TestRows returns the repository on db, for tests.
+func TestRows(db *store.DB) Rows { return Rows{repo{db}} }

@@ -25,6 +25,9 @@ import (
 //     signs with those domains (lateMail);
 //   - definitions reference memory banks, and the memory area is built
 //     after agents (lateMemoryBank);
+//   - definitions reference knowledge bases and sources, alert
+//     configurations sources, and the knowledge area is built after both
+//     (lateKnowledge);
 //   - the public URL may be known only once the listener is bound, after
 //     assemble (Server.publicURL).
 //
@@ -62,6 +65,48 @@ func (m lateMail) Send(ctx context.Context, mail sending.Mail) (sending.Report, 
 		return sending.Report{}, errNotAssembled
 	}
 	return m.s.Mail.Send(ctx, mail)
+}
+
+// lateKnowledge is the knowledge area's knowledge bases and sources for
+// the agents' definitions and the alerts' configurations, both built
+// before it (agents → knowledge, alerts → knowledge).
+type lateKnowledge struct{ s *Server }
+
+func (k lateKnowledge) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bool, error) {
+	if k.s.Knowledge == nil {
+		return false, errNotAssembled
+	}
+	return k.s.Knowledge.KnowledgeBaseExists(ctx, accountID, id)
+}
+
+func (k lateKnowledge) SourceExists(ctx context.Context, accountID, id string) (bool, error) {
+	if k.s.Knowledge == nil {
+		return false, errNotAssembled
+	}
+	return k.s.Knowledge.SourceExists(ctx, accountID, id)
+}
+
+func (k lateKnowledge) KnowledgeBaseRef(ctx context.Context, accountID, id string) (agents.KnowledgeRef, error) {
+	if k.s.Knowledge == nil {
+		return agents.KnowledgeRef{}, errNotAssembled
+	}
+	kb, err := k.s.Knowledge.KnowledgeBase(ctx, accountID, id)
+	return agents.KnowledgeRef{ID: kb.ID, Name: kb.Name, Description: kb.Description}, err
+}
+
+func (k lateKnowledge) SourceRef(ctx context.Context, accountID, id string) (agents.KnowledgeRef, error) {
+	if k.s.Knowledge == nil {
+		return agents.KnowledgeRef{}, errNotAssembled
+	}
+	src, err := k.s.Knowledge.Source(ctx, accountID, id)
+	return agents.KnowledgeRef{ID: src.ID, Name: src.Name}, err
+}
+
+func (k lateKnowledge) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
+	if k.s.Knowledge == nil {
+		return "", errNotAssembled
+	}
+	return k.s.Knowledge.LatestKnowledgeBase(ctx, accountID)
 }
 
 // lateMemoryBank is the memory area's bank lookup for agents'

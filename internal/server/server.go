@@ -217,7 +217,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	}
 	// Alerts area: finished runs feed its detectors; webhooks go through
 	// the outbound guard, e-mail through the mail area (alerts → mail).
-	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.WebhookClient(), alertMailer{s.Mail})
+	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.WebhookClient(), alertMailer{s.Mail}, lateKnowledge{s}) // alerts → knowledge
 	// Models area: lifecycle alerts, which raise the alerts area's
 	// configs; evaluations and governance record its rollback signals.
 	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
@@ -247,6 +247,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Policies:         agentPolicies{s.Governance}, // agents → governance
 		AlertConfigs:     agentAlerts{s.Alerts},       // agents → alerts
 		MemoryBank:       lateMemoryBank(s),           // agents → memory
+		Knowledge:        lateKnowledge{s},            // agents → knowledge
 		// A saved workflow's models are checked for deprecation at once.
 		OnSaved: func(ctx context.Context, accountID, agentID string) {
 			if _, err := s.ModelAlerts.CheckAgent(ctx, accountID, agentID); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/llm"
 )
 
@@ -138,7 +139,7 @@ func (s *Service) offlineSteps(ctx context.Context, in StepsRequest, name, trigg
 		}
 	}
 	if kb == "" {
-		if id, err := s.DB.LatestKnowledgeBase(ctx, in.AccountID); err == nil {
+		if id, err := knowledge.LatestKnowledgeBase(ctx, s.DB, in.AccountID); err == nil {
 			kb = id
 		}
 	}
@@ -311,7 +312,7 @@ func (s *Service) StepConfig(ctx context.Context, in StepConfigRequest) (StepCon
 		if id := reUUIDText.FindString(in.Input); id != "" {
 			return strings.ToLower(id)
 		}
-		id, _ := s.DB.LatestKnowledgeBase(ctx, in.AccountID)
+		id, _ := knowledge.LatestKnowledgeBase(ctx, s.DB, in.AccountID)
 		return id
 	}
 	num := func(f def.Field) (int, bool) {

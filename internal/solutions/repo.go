@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -308,7 +309,7 @@ func (r repo) links(ctx context.Context, accountID, solutionID string) ([]Linked
 	for i := range kbs {
 		kbIDs[i] = kbs[i].ID
 	}
-	kbSources, err := r.db.KnowledgeBaseSources(ctx, kbIDs)
+	kbSources, err := knowledge.KnowledgeBaseSources(ctx, r.db, kbIDs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

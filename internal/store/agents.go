@@ -296,3 +296,15 @@ func (db *DB) AgentsAfter(ctx context.Context, afterID string, limit int) ([]Age
 	}
 	return out, rows.Err()
 }
+
+// KnowledgeBaseReferenced reports whether a live agent definition of the
+// account names the knowledge base (its id appears in the definition).
+// It reads the agents' table, so it stays with the agents' SQL; the
+// knowledge area asks it before deleting a knowledge base (the server
+// passes it as knowledge.Config.AgentsUsingKB).
+func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
+		accountID, "%"+id+"%").Scan(&n)
+	return n > 0, err
+}

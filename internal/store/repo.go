@@ -144,11 +144,3 @@ func NonNil(s []string) []string { return nonNil(s) }
 func EscapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
-
-// KnowledgeBaseSources returns the live sources of several knowledge
-// bases, each in its order, every id in the map. The knowledge bases'
-// SQL is still the store's; the solutions area lists a solution's
-// knowledge bases with their sources through this one query.
-func (db *DB) KnowledgeBaseSources(ctx context.Context, kbIDs []string) (map[string][]string, error) {
-	return db.kbSourcesOf(ctx, kbIDs)
-}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -395,3 +396,5 @@ func rowsAffected(res sql.Result, err error) (int, error) {
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -35,7 +36,7 @@ import (
 func seedContents(b *testing.B, srv *testserver.Server, sourceID string, n, pending int) {
 	b.Helper()
 	ctx := context.Background()
-	src, err := srv.DB.Source(ctx, srv.AccountID, sourceID)
+	src, err := knowledge.TestRows(srv.DB).Source(ctx, srv.AccountID, sourceID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,9 +47,9 @@ func seedContents(b *testing.B, srv *testserver.Server, sourceID string, n, pend
 	}
 	for i := 0; i < n+pending; i++ {
 		title := fmt.Sprintf("Notice %05d", i)
-		var c store.Content
+		var c knowledge.Content
 		err := srv.DB.Tx(ctx, func(tx *sql.Tx) error {
-			c, err = srv.DB.CreateContent(ctx, tx, store.Content{AccountID: srv.AccountID, SourceID: sourceID, Title: &title,
+			c, err = knowledge.TestRows(srv.DB).CreateContent(ctx, tx, knowledge.Content{AccountID: srv.AccountID, SourceID: sourceID, Title: &title,
 				ContentType: "text/plain", ContentURL: "upload://notice-" + fmt.Sprint(i), Filename: fmt.Sprintf("notice-%05d.txt", i),
 				SHA256: fmt.Sprintf("%064x", i), SizeBytes: int64(400 + i%900)})
 			return err
@@ -68,9 +69,9 @@ func seedContents(b *testing.B, srv *testserver.Server, sourceID string, n, pend
 		for d := range vec {
 			vec[d] = rng.Float32() - 0.5
 		}
-		chunk := store.Chunk{ID: store.NewID(), AccountID: srv.AccountID, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID,
+		chunk := knowledge.Chunk{ID: store.NewID(), AccountID: srv.AccountID, SourceID: sourceID, ContentID: c.ID, VersionID: c.VersionID,
 			TextEnd: len(text), Text: text, Model: src.EmbeddingModel, Dims: src.Dimensions, Vector: vec, BatchSize: 1}
-		if _, err := srv.DB.SwapChunks(ctx, sourceID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, []store.Chunk{chunk}, nil); err != nil {
+		if _, err := knowledge.TestRows(srv.DB).SwapChunks(ctx, sourceID, c.ID, c.VersionID, src.EmbeddingModel, src.Dimensions, []knowledge.Chunk{chunk}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
+	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/knowledge/metafilter"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
@@ -88,7 +89,7 @@ func AddWorkers(w *river.Workers, s *Service) { river.AddWorker(w, &exportWorker
 type selection struct {
 	filter *metafilter.Filter
 	query  string
-	dates  store.ExportFilter
+	dates  knowledge.ExportFilter
 }
 
 func (r Request) validate() (selection, error) {
@@ -111,11 +112,11 @@ func (r Request) validate() (selection, error) {
 		}
 		sel.query = strings.ToLower(*r.QueryFilter)
 	}
-	sel.filter, sel.dates = f, store.ExportFilter{DateFrom: r.DateFrom, DateTo: r.DateTo}
+	sel.filter, sel.dates = f, knowledge.ExportFilter{DateFrom: r.DateFrom, DateTo: r.DateTo}
 	return sel, nil
 }
 
-func (sel selection) match(c store.Content) bool {
+func (sel selection) match(c knowledge.Content) bool {
 	if sel.query != "" && (c.Title == nil || !strings.Contains(strings.ToLower(*c.Title), sel.query)) {
 		return false
 	}
@@ -129,11 +130,11 @@ func (s *Service) Estimate(ctx context.Context, accountID, sourceID string, r Re
 	if err != nil {
 		return 0, err
 	}
-	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
+	if _, err := knowledge.LiveSource(ctx, s.db, accountID, sourceID); err != nil {
 		return 0, err
 	}
 	var size int64
-	err = s.db.ExportContents(ctx, accountID, sourceID, sel.dates, func(c store.Content) error {
+	err = knowledge.ExportContents(ctx, s.db, accountID, sourceID, sel.dates, func(c knowledge.Content) error {
 		if !sel.match(c) {
 			return nil
 		}
@@ -192,7 +193,7 @@ func (s *Service) Get(ctx context.Context, accountID, sourceID, id string) (Sour
 
 // List returns a page (1-based) of a source's exports, newest first.
 func (s *Service) List(ctx context.Context, accountID, sourceID string, page, limit int) ([]SourceExport, int, error) {
-	if _, err := s.db.Source(ctx, accountID, sourceID); err != nil {
+	if _, err := knowledge.LiveSource(ctx, s.db, accountID, sourceID); err != nil {
 		return nil, 0, err
 	}
 	out, total, err := s.repo.list(ctx, accountID, sourceID, paging.Offset(page, limit), limit)
@@ -317,7 +318,7 @@ func (s *Service) run(ctx context.Context, a ExportArgs) error {
 		return err
 	}
 	total := 0
-	if err := s.db.ExportContents(ctx, a.AccountID, a.SourceID, sel.dates, func(c store.Content) error {
+	if err := knowledge.ExportContents(ctx, s.db, a.AccountID, a.SourceID, sel.dates, func(c knowledge.Content) error {
 		if sel.match(c) {
 			total++
 		}
@@ -366,7 +367,7 @@ func (s *Service) records(ctx context.Context, a ExportArgs, sel selection) iter
 	return func(yield func(Record, error) bool) {
 		n := 0
 		stop := errors.New("consumer stopped")
-		err := s.db.ExportContents(ctx, a.AccountID, a.SourceID, sel.dates, func(c store.Content) error {
+		err := knowledge.ExportContents(ctx, s.db, a.AccountID, a.SourceID, sel.dates, func(c knowledge.Content) error {
 			if !sel.match(c) {
 				return nil
 			}
@@ -403,7 +404,7 @@ func (s *Service) records(ctx context.Context, a ExportArgs, sel selection) iter
 
 // text is a content's extracted text, or for a text file not yet indexed,
 // the file itself; at most maxTextBytes of it.
-func (s *Service) text(ctx context.Context, c store.Content) (string, error) {
+func (s *Service) text(ctx context.Context, c knowledge.Content) (string, error) {
 	key := ""
 	switch {
 	case c.TextKey != nil:

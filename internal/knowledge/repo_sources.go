@@ -1,12 +1,22 @@
-package store
+package knowledge
+
+// The sources' SQL: sources (knowledge sources, the API's source
+// connections) and source_urls are the area's own (moved from the store's
+// knowledge_sources.go). The solutions area still names sources in its
+// own queries (a solution's linked sources, counted and listed with the
+// solution), and the account search (internal/search) in its query
+// across every area's tables.
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // Source is a knowledge source: a content store (custom_index) fed by
@@ -39,9 +49,7 @@ const sourceColumns = `s.id, s.account_id, s.name, s.source_type, s.url_id, s.ur
 	s.pulled_at, s.next_poll_at, s.poll_state, s.created_at, s.updated_at,
 	(SELECT COUNT(*) FROM contents c WHERE c.source_id = s.id)`
 
-type rowScanner interface{ Scan(dest ...any) error }
-
-func scanSource(r rowScanner) (Source, error) {
+func scanSource(r store.Scanner) (Source, error) {
 	var (
 		s                      Source
 		seps, media, state     sql.NullString
@@ -54,16 +62,13 @@ func scanSource(r rowScanner) (Source, error) {
 		&seps, &s.ChunkRegexSeparators, &lang, &s.EmbeddingModel, &s.Dimensions, &s.ContentFilter,
 		&media, &polling, &pollingAction, &maxItems, &retention, &s.SystemManaged, &s.Readonly,
 		&pulled, &next, &state, &s.CreatedAt, &s.UpdatedAt, &s.ContentCount)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Source{}, ErrNotFound
-	}
 	if err != nil {
 		return Source{}, err
 	}
-	s.URLID, s.URL, s.IndexMode, s.ChunkLanguage = StringOrNil(urlID), StringOrNil(url), StringOrNil(mode), StringOrNil(lang)
-	s.Polling, s.PollingAction = StringOrNil(polling), StringOrNil(pollingAction)
-	s.PollingMaxItems, s.Retention = nullInt(maxItems), nullInt(retention)
-	s.PulledAt, s.NextPollAt = TimeOrNil(pulled), TimeOrNil(next)
+	s.URLID, s.URL, s.IndexMode, s.ChunkLanguage = store.StringOrNil(urlID), store.StringOrNil(url), store.StringOrNil(mode), store.StringOrNil(lang)
+	s.Polling, s.PollingAction = store.StringOrNil(polling), store.StringOrNil(pollingAction)
+	s.PollingMaxItems, s.Retention = store.IntOrNil(maxItems), store.IntOrNil(retention)
+	s.PulledAt, s.NextPollAt = store.TimeOrNil(pulled), store.TimeOrNil(next)
 	if seps.Valid {
 		_ = json.Unmarshal([]byte(seps.String), &s.ChunkSeparators)
 	}
@@ -75,11 +80,6 @@ func scanSource(r rowScanner) (Source, error) {
 	return s, nil
 }
 
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 func optJSON[T any](v []T) any {
 	if v == nil {
 		return nil
@@ -88,34 +88,29 @@ func optJSON[T any](v []T) any {
 }
 
 // URLRecord returns the account's URL record for url, creating it when new.
-func (db *DB) URLRecord(ctx context.Context, accountID, url string) (id string, err error) {
-	err = db.R.QueryRowContext(ctx, `SELECT id FROM source_urls WHERE account_id = $1 AND url = $2`, accountID, url).Scan(&id)
+func (r repo) URLRecord(ctx context.Context, accountID, url string) (id string, err error) {
+	err = r.db.R.QueryRowContext(ctx, `SELECT id FROM source_urls WHERE account_id = $1 AND url = $2`, accountID, url).Scan(&id)
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}
-	id = NewID()
-	_, err = db.W.ExecContext(ctx, `INSERT INTO source_urls (id, account_id, url, created_at) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (account_id, url) DO NOTHING`, id, accountID, url, Now())
+	id = store.NewID()
+	_, err = r.db.W.ExecContext(ctx, `INSERT INTO source_urls (id, account_id, url, created_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (account_id, url) DO NOTHING`, id, accountID, url, store.Now())
 	if err != nil {
 		return "", err
 	}
-	err = db.W.QueryRowContext(ctx, `SELECT id FROM source_urls WHERE account_id = $1 AND url = $2`, accountID, url).Scan(&id)
+	err = r.db.W.QueryRowContext(ctx, `SELECT id FROM source_urls WHERE account_id = $1 AND url = $2`, accountID, url).Scan(&id)
 	return id, err
 }
 
 // URLByID returns the URL a record of the account names, or ErrNotFound.
-func (db *DB) URLByID(ctx context.Context, accountID, id string) (string, error) {
-	var url string
-	err := db.R.QueryRowContext(ctx, `SELECT url FROM source_urls WHERE account_id = $1 AND id = $2`, accountID, id).Scan(&url)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
-	}
-	return url, err
+func (r repo) URLByID(ctx context.Context, accountID, id string) (string, error) {
+	return store.One(ctx, r.db.R, scanString, `SELECT url FROM source_urls WHERE account_id = $1 AND id = $2`, accountID, id)
 }
 
 // CreateSource inserts s (its ID, times set here).
-func (db *DB) CreateSource(ctx context.Context, s Source) (Source, error) {
-	s.ID, s.CreatedAt = NewID(), Now()
+func (r repo) CreateSource(ctx context.Context, s Source) (Source, error) {
+	s.ID, s.CreatedAt = store.NewID(), store.Now()
 	s.UpdatedAt = s.CreatedAt
 	if s.MediaTypes == nil {
 		s.MediaTypes = []string{}
@@ -123,7 +118,7 @@ func (db *DB) CreateSource(ctx context.Context, s Source) (Source, error) {
 	if s.PollState == nil {
 		s.PollState = map[string]string{}
 	}
-	_, err := db.W.ExecContext(ctx, `INSERT INTO sources (id, account_id, name, source_type, url_id, url, index_mode,
+	_, err := r.db.W.ExecContext(ctx, `INSERT INTO sources (id, account_id, name, source_type, url_id, url, index_mode,
 		chunk_size, chunk_overlap, chunk_separators, chunk_regex_separators, chunk_language, embedding_model, dimensions,
 		content_filter, media_types, polling, polling_action, polling_max_items, retention, system_managed, readonly,
 		pulled_at, next_poll_at, poll_state, created_at, updated_at)
@@ -136,16 +131,23 @@ func (db *DB) CreateSource(ctx context.Context, s Source) (Source, error) {
 }
 
 // Source returns a live source of the account, or ErrNotFound.
-func (db *DB) Source(ctx context.Context, accountID, id string) (Source, error) {
-	return scanSource(db.R.QueryRowContext(ctx, `SELECT `+sourceColumns+` FROM sources s
-		WHERE s.account_id = $1 AND s.id = $2 AND s.deleted_at IS NULL`, accountID, id))
+func (r repo) Source(ctx context.Context, accountID, id string) (Source, error) {
+	return store.One(ctx, r.db.R, scanSource, `SELECT `+sourceColumns+` FROM sources s
+		WHERE s.account_id = $1 AND s.id = $2 AND s.deleted_at IS NULL`, accountID, id)
 }
 
-// SourceSort is a column sources sort by.
+// SourceExists reports whether the account has a live source id.
+func (r repo) SourceExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`, accountID, id).Scan(&n)
+	return n > 0, err
+}
+
+// sourceSorts are the columns sources sort by.
 var sourceSorts = map[string]string{"created_at": "s.created_at", "updated_at": "s.updated_at", "name": "s.name"}
 
 // Sources lists a page of the account's live sources and their total.
-func (db *DB) Sources(ctx context.Context, accountID, sort string, desc bool, offset, limit int) ([]Source, int, error) {
+func (r repo) Sources(ctx context.Context, accountID, sort string, desc bool, offset, limit int) ([]Source, int, error) {
 	col, ok := sourceSorts[sort]
 	if !ok {
 		col = "s.created_at"
@@ -155,24 +157,15 @@ func (db *DB) Sources(ctx context.Context, accountID, sort string, desc bool, of
 		dir = " DESC"
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND deleted_at IS NULL`, accountID).Scan(&total); err != nil {
+	if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND deleted_at IS NULL`, accountID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+sourceColumns+` FROM sources s WHERE s.account_id = $1 AND s.deleted_at IS NULL
+	out, err := store.All(ctx, r.db.R, scanSource, `SELECT `+sourceColumns+` FROM sources s WHERE s.account_id = $1 AND s.deleted_at IS NULL
 		ORDER BY `+col+dir+`, s.id`+dir+` LIMIT $2 OFFSET $3`, accountID, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []Source{}
-	for rows.Next() {
-		s, err := scanSource(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, s)
-	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // SourcePatch lists the fields an update changes (nil: unchanged).
@@ -186,11 +179,11 @@ type SourcePatch struct {
 }
 
 // UpdateSource applies p to a live source of the account.
-func (db *DB) UpdateSource(ctx context.Context, accountID, id string, p SourcePatch) (Source, error) {
-	sets, args := []string{"updated_at = $1"}, []any{Now()}
+func (r repo) UpdateSource(ctx context.Context, accountID, id string, p SourcePatch) (Source, error) {
+	sets, args := []string{"updated_at = $1"}, []any{store.Now()}
 	add := func(col string, v any) {
 		args = append(args, v)
-		sets = append(sets, col+" = $"+itoa(len(args)))
+		sets = append(sets, col+" = $"+strconv.Itoa(len(args)))
 	}
 	if p.Name != nil {
 		add("name", *p.Name)
@@ -208,39 +201,31 @@ func (db *DB) UpdateSource(ctx context.Context, accountID, id string, p SourcePa
 		add("next_poll_at", *p.NextPollAt)
 	}
 	args = append(args, accountID, id)
-	res, err := db.W.ExecContext(ctx, `UPDATE sources SET `+strings.Join(sets, ", ")+` WHERE account_id = $`+itoa(len(args)-1)+
-		` AND id = $`+itoa(len(args))+` AND deleted_at IS NULL`, args...)
-	if err != nil {
+	if err := store.Affected(ctx, r.db.W, `UPDATE sources SET `+strings.Join(sets, ", ")+` WHERE account_id = $`+strconv.Itoa(len(args)-1)+
+		` AND id = $`+strconv.Itoa(len(args))+` AND deleted_at IS NULL`, args...); err != nil {
 		return Source{}, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return Source{}, ErrNotFound
-	}
-	return db.Source(ctx, accountID, id)
+	return r.Source(ctx, accountID, id)
 }
 
 // DeleteSource soft-deletes a live source of the account and unlinks it
-// from knowledge bases; its contents and chunks are removed by
-// PurgeSourceContents (the caller also drops them from the search index).
-func (db *DB) DeleteSource(ctx context.Context, accountID, id string) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sources SET deleted_at = $1, next_poll_at = NULL WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`,
-			Now(), accountID, id)
-		if err != nil {
+// from knowledge bases; its contents and chunks are removed by the
+// service's purge (which also drops them from the search index).
+func (r repo) DeleteSource(ctx context.Context, accountID, id string) error {
+	return r.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := store.Affected(ctx, tx, `UPDATE sources SET deleted_at = $1, next_poll_at = NULL WHERE account_id = $2 AND id = $3 AND deleted_at IS NULL`,
+			store.Now(), accountID, id); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM knowledge_base_sources WHERE source_id = $1`, id)
+		_, err := tx.ExecContext(ctx, `DELETE FROM knowledge_base_sources WHERE source_id = $1`, id)
 		return err
 	})
 }
 
 // SetPollState records a poll's outcome: when it pulled, its validators,
 // and when it polls next.
-func (db *DB) SetPollState(ctx context.Context, accountID, id string, pulled time.Time, state map[string]string, next *time.Time) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE sources SET pulled_at = $1, poll_state = $2, next_poll_at = $3
+func (r repo) SetPollState(ctx context.Context, accountID, id string, pulled time.Time, state map[string]string, next *time.Time) error {
+	_, err := r.db.W.ExecContext(ctx, `UPDATE sources SET pulled_at = $1, poll_state = $2, next_poll_at = $3
 		WHERE account_id = $4 AND id = $5 AND deleted_at IS NULL`, pulled, jsonText(state), next, accountID, id)
 	return err
 }
@@ -252,34 +237,20 @@ type DueSource struct {
 }
 
 // DueSources lists up to limit sources whose next poll is at or before now.
-func (db *DB) DueSources(ctx context.Context, now time.Time, limit int) ([]DueSource, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT account_id, id, next_poll_at FROM sources
-		WHERE deleted_at IS NULL AND next_poll_at IS NOT NULL AND next_poll_at <= $1 ORDER BY next_poll_at LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []DueSource
-	for rows.Next() {
+func (r repo) DueSources(ctx context.Context, now time.Time, limit int) ([]DueSource, error) {
+	return store.All(ctx, r.db.R, func(row store.Scanner) (DueSource, error) {
 		var d DueSource
-		if err := rows.Scan(&d.AccountID, &d.ID, &d.NextPollAt); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+		err := row.Scan(&d.AccountID, &d.ID, &d.NextPollAt)
+		return d, err
+	}, `SELECT account_id, id, next_poll_at FROM sources
+		WHERE deleted_at IS NULL AND next_poll_at IS NOT NULL AND next_poll_at <= $1 ORDER BY next_poll_at LIMIT $2`, now, limit)
 }
 
 // ClaimSourcePoll moves a due source's next poll from was to next, and
 // reports whether this caller won it: of replicas racing for one poll, one
 // does.
-func (db *DB) ClaimSourcePoll(ctx context.Context, id string, was, next time.Time) (bool, error) {
-	res, err := db.W.ExecContext(ctx, `UPDATE sources SET next_poll_at = $1 WHERE id = $2 AND next_poll_at = $3 AND deleted_at IS NULL`, next, id, was)
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+func (r repo) ClaimSourcePoll(ctx context.Context, id string, was, next time.Time) (bool, error) {
+	return changed(r.db.W.ExecContext(ctx, `UPDATE sources SET next_poll_at = $1 WHERE id = $2 AND next_poll_at = $3 AND deleted_at IS NULL`, next, id, was))
 }
 
 // RetainedSource is a source with a retention period.
@@ -289,19 +260,16 @@ type RetainedSource struct {
 }
 
 // SourcesWithRetention lists live sources that keep content for a limited time.
-func (db *DB) SourcesWithRetention(ctx context.Context) ([]RetainedSource, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT account_id, id, retention FROM sources WHERE deleted_at IS NULL AND retention IS NOT NULL AND retention > 0`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RetainedSource
-	for rows.Next() {
-		var r RetainedSource
-		if err := rows.Scan(&r.AccountID, &r.ID, &r.Days); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+func (r repo) SourcesWithRetention(ctx context.Context) ([]RetainedSource, error) {
+	return store.All(ctx, r.db.R, func(row store.Scanner) (RetainedSource, error) {
+		var s RetainedSource
+		err := row.Scan(&s.AccountID, &s.ID, &s.Days)
+		return s, err
+	}, `SELECT account_id, id, retention FROM sources WHERE deleted_at IS NULL AND retention IS NOT NULL AND retention > 0`)
+}
+
+// LiveSource is the repository's Source on db, for the area's exports
+// (internal/knowledge/exports), which check the source of an export.
+func LiveSource(ctx context.Context, db *store.DB, accountID, id string) (Source, error) {
+	return repo{db}.Source(ctx, accountID, id)
 }
