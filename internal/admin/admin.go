@@ -337,7 +337,7 @@ func keysCommand(o *options) *cobra.Command {
 				}
 			}
 			secret, prefix, hash := auth.NewKey()
-			k, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: account, UserID: user, Name: name, Prefix: prefix, Role: role}, hash)
+			k, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: account, UserID: user, Name: name, Prefix: prefix, Role: role}, hash)
 			if err != nil {
 				return err
 			}
@@ -352,9 +352,9 @@ func keysCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List API keys (never their secrets)",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			list := db.AllAPIKeys
+			list := func(ctx context.Context) ([]auth.APIKey, error) { return auth.AllAPIKeys(ctx, db) }
 			if account != "" {
-				list = func(ctx context.Context) ([]store.APIKey, error) { return db.APIKeys(ctx, account) }
+				list = func(ctx context.Context) ([]auth.APIKey, error) { return auth.APIKeys(ctx, db, account) }
 			}
 			ks, err := list(ctx)
 			if err != nil {
@@ -379,7 +379,7 @@ func keysCommand(o *options) *cobra.Command {
 		Use: "revoke KEY_ID", Short: "Revoke an API key; every server refuses it within seconds", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-				if err := db.RevokeAPIKey(ctx, args[0]); err != nil {
+				if err := auth.RevokeAPIKey(ctx, db, args[0]); err != nil {
 					return notFound(err, "api key", args[0])
 				}
 				fmt.Fprintln(out, "revoked", args[0])

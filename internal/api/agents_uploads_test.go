@@ -242,7 +242,7 @@ func TestUploadLimitStreaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	secret, prefix, hash := auth.NewKey()
-	if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: acct.ID, UserID: u.ID, Name: "k", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
+	if _, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: acct.ID, UserID: u.ID, Name: "k", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

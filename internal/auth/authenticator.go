@@ -45,7 +45,7 @@ type Authenticator struct {
 }
 
 type cachedKey struct {
-	key     store.APIKey
+	key     APIKey
 	fetched time.Time
 }
 
@@ -124,7 +124,7 @@ func (a *Authenticator) byKeyHash(ctx context.Context, hash string) (Principal, 
 	ck, hit := a.keys[hash]
 	a.mu.RUnlock()
 	if !hit || now.Sub(ck.fetched) > a.cfg.CacheTTL {
-		k, err := a.db.APIKeyByHash(ctx, hash)
+		k, err := APIKeyByHash(ctx, a.db, hash)
 		if errors.Is(err, store.ErrNotFound) {
 			return Principal{}, ErrUnauthenticated
 		}
@@ -246,7 +246,7 @@ func (a *Authenticator) Flush(ctx context.Context) {
 	if len(used) == 0 {
 		return
 	}
-	if err := a.db.TouchAPIKeys(ctx, used); err != nil {
+	if err := touchAPIKeys(ctx, a.db, used); err != nil {
 		slog.Warn("record api key use", "err", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -26,7 +27,7 @@ func init() {
 			Expect: Status(http.StatusCreated, func(t testing.TB, c *Ctx, _ testserver.Response) {
 				t.Helper()
 				for _, acct := range []string{c.A.AccountID, c.B.AccountID} {
-					keys, err := c.DB.APIKeys(context.Background(), acct)
+					keys, err := auth.APIKeys(context.Background(), c.DB, acct)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -49,7 +50,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if k, err := c.DB.APIKeyInAccount(context.Background(), c.A.AccountID, c.Vars["key_id"]); err != nil || k.RevokedAt != nil {
+				if k, err := auth.APIKeyInAccount(context.Background(), c.DB, c.A.AccountID, c.Vars["key_id"]); err != nil || k.RevokedAt != nil {
 					t.Errorf("A's key after B's revoke: %+v %v", k, err)
 				}
 			},

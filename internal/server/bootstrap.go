@@ -58,7 +58,7 @@ func bootstrap(ctx context.Context, db *store.DB, cfg Config, out io.Writer) err
 		secret = cfg.BootstrapAPIKey
 		prefix, hash = auth.DisplayPrefix(secret), auth.HashKey(secret)
 	}
-	if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: a.ID, UserID: u.ID, Name: "bootstrap", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
+	if _, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: a.ID, UserID: u.ID, Name: "bootstrap", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
 		return fmt.Errorf("bootstrap key: %w", err)
 	}
 	base := "http://" + cfg.Addr

@@ -6,8 +6,8 @@ import (
 )
 
 // What an account's own owners and members read and change about it
-// through the API (the settings extension): its members with their names,
-// a key revoked within the account, and the credits spent per day.
+// through the API (the settings extension): its members with their names
+// and the credits spent per day.
 
 // Member is a user of an account with their role.
 type Member struct {
@@ -39,12 +39,6 @@ func (db *DB) AccountMembers(ctx context.Context, accountID string) ([]Member, e
 
 // RoleStrength orders roles: owner 3, admin 2, member 1, anything else 0.
 func RoleStrength(r string) int { return roleStrength(r) }
-
-// APIKeyInAccount reads one key of an account (ErrNotFound for another
-// account's, so that its existence does not leak).
-func (db *DB) APIKeyInAccount(ctx context.Context, accountID, id string) (APIKey, error) {
-	return scanKey(db.R.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = $1 AND id = $2`, accountID, id))
-}
 
 // DailyCreditsSpent sums the credits an account spent (the ledger's
 // debits) per UTC day since a time, keyed by "2006-01-02".

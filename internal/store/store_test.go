@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -129,91 +128,6 @@ func TestSubjectMapping(t *testing.T) {
 	})
 }
 
-func TestAPIKeys(t *testing.T) {
-	t.Parallel()
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
-		ctx := context.Background()
-		db := storetest.Open(t, d)
-		u, a, _ := db.CreateUser(ctx, store.NewUser{Name: "K"})
-		k, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: a.ID, UserID: u.ID, Name: "ci", Prefix: "agk_abc", Role: store.RoleOwner}, "hash-1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: a.ID, Name: "dup", Prefix: "x", Role: store.RoleMember}, "hash-1"); !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("duplicate hash: %v", err)
-		}
-		if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: store.NewID(), Name: "orphan", Prefix: "x", Role: store.RoleMember}, "hash-2"); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("key for missing account: %v", err)
-		}
-		got, err := db.APIKeyByHash(ctx, "hash-1")
-		if err != nil || got.ID != k.ID || got.RevokedAt != nil || got.LastUsedAt != nil || got.UserID != u.ID {
-			t.Fatalf("%+v %v", got, err)
-		}
-		used := store.Now()
-		if err := db.TouchAPIKeys(ctx, map[string]time.Time{k.ID: used}); err != nil {
-			t.Fatal(err)
-		}
-		// An older touch never moves last-used back.
-		if err := db.TouchAPIKeys(ctx, map[string]time.Time{k.ID: used.Add(-time.Hour)}); err != nil {
-			t.Fatal(err)
-		}
-		got, _ = db.APIKeyByHash(ctx, "hash-1")
-		if got.LastUsedAt == nil || !got.LastUsedAt.Equal(used) {
-			t.Fatalf("last used %v want %v", got.LastUsedAt, used)
-		}
-		if err := db.RevokeAPIKey(ctx, k.ID); err != nil {
-			t.Fatal(err)
-		}
-		got, _ = db.APIKeyByHash(ctx, "hash-1")
-		if got.RevokedAt == nil {
-			t.Fatal("not revoked")
-		}
-		if err := db.RevokeAPIKey(ctx, store.NewID()); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("revoke missing: %v", err)
-		}
-		// An empty account id lists nothing (not every account's keys); the
-		// operator's list is AllAPIKeys.
-		if none, err := db.APIKeys(ctx, ""); !errors.Is(err, store.ErrNotFound) || len(none) != 0 {
-			t.Fatalf("keys of no account: %d %v", len(none), err)
-		}
-		_, b, _ := db.CreateUser(ctx, store.NewUser{Name: "L"})
-		if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: b.ID, Name: "other", Prefix: "y", Role: store.RoleMember}, "hash-3"); err != nil {
-			t.Fatal(err)
-		}
-		if all, err := db.AllAPIKeys(ctx); err != nil || len(all) != 2 {
-			t.Fatalf("all keys: %d %v", len(all), err)
-		}
-		// Pruning keeps the newest revoked keys and every live one.
-		for i := range 3 {
-			rk, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: b.ID, Name: "r", Prefix: "r", Role: store.RoleMember}, fmt.Sprintf("hash-r%d", i))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := db.RevokeAPIKey(ctx, rk.ID); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := db.PruneRevokedAPIKeys(ctx, b.ID, 1); err != nil {
-			t.Fatal(err)
-		}
-		if left, _ := db.APIKeys(ctx, b.ID); len(left) != 2 || left[0].RevokedAt == nil || left[1].RevokedAt != nil {
-			t.Fatalf("after pruning: %+v", left)
-		}
-		if still, _ := db.APIKeys(ctx, a.ID); len(still) != 1 {
-			t.Fatalf("pruning another account removed %d keys", 1-len(still))
-		}
-		keys, _ := db.APIKeys(ctx, a.ID)
-		if len(keys) != 1 {
-			t.Fatalf("%d keys", len(keys))
-		}
-		if _, err := db.APIKeyByHash(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
-			t.Fatalf("unknown hash: %v", err)
-		}
-	})
-}
-
-// TestConcurrentDebits hammers one balance from many goroutines: exactly as
-// many debits succeed as the balance covers, and the ledger adds up.
 func TestConcurrentDebits(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {

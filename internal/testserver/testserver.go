@@ -90,7 +90,7 @@ func StartPrinting(t testing.TB, d store.Dialect, out io.Writer, opts ...func(*s
 		}
 	})
 	ts := &Server{URL: "http://" + addr.String(), Key: BootstrapKey, S: s, DB: s.DB}
-	k, err := s.DB.APIKeyByHash(ctx, auth.HashKey(BootstrapKey))
+	k, err := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(BootstrapKey))
 	if err != nil {
 		t.Fatalf("bootstrap key: %v", err)
 	}
@@ -144,7 +144,7 @@ func (s *Server) NewTenant(t testing.TB, name string) Tenant {
 func (s *Server) IssueKey(t testing.TB, accountID, userID, role string) string {
 	t.Helper()
 	secret, prefix, hash := auth.NewKey()
-	if _, err := s.DB.CreateAPIKey(context.Background(), store.APIKey{AccountID: accountID, UserID: userID, Name: "test", Prefix: prefix, Role: role}, hash); err != nil {
+	if _, err := auth.CreateAPIKey(context.Background(), s.DB, auth.APIKey{AccountID: accountID, UserID: userID, Name: "test", Prefix: prefix, Role: role}, hash); err != nil {
 		t.Fatal(err)
 	}
 	return secret

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -131,12 +132,12 @@ func TestSignoutEverywhereAndRevokedKey(t *testing.T) {
 		// A session opened with a key ends when the key is revoked.
 		three := newBrowser(t, srv)
 		three.signInWithKey(ten.Key)
-		keys, err := srv.DB.APIKeys(context.Background(), ten.AccountID)
+		keys, err := auth.APIKeys(context.Background(), srv.DB, ten.AccountID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range keys {
-			if err := srv.DB.RevokeAPIKey(context.Background(), k.ID); err != nil {
+			if err := auth.RevokeAPIKey(context.Background(), srv.DB, k.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
