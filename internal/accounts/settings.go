@@ -106,21 +106,21 @@ func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (A
 }
 
 // Members lists the account's members.
-func (s *Service) Members(ctx context.Context, accountID string) ([]store.Member, error) {
-	return s.db.AccountMembers(ctx, accountID)
+func (s *Service) Members(ctx context.Context, accountID string) ([]Member, error) {
+	return accountMembers(ctx, s.db, accountID)
 }
 
 // SetMemberRole changes a member's role: owners and admins only; making
 // or unmaking an owner needs an owner; the last owner stays one.
-func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, role string) (store.Member, error) {
+func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, role string) (Member, error) {
 	if !store.ValidRole(role) {
-		return store.Member{}, ErrRole
+		return Member{}, ErrRole
 	}
-	members, err := s.db.AccountMembers(ctx, p.AccountID)
+	members, err := accountMembers(ctx, s.db, p.AccountID)
 	if err != nil {
-		return store.Member{}, err
+		return Member{}, err
 	}
-	var target *store.Member
+	var target *Member
 	owners := 0
 	for i := range members {
 		if members[i].Role == store.RoleOwner {
@@ -131,16 +131,16 @@ func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, r
 		}
 	}
 	if target == nil {
-		return store.Member{}, store.ErrNotFound
+		return Member{}, store.ErrNotFound
 	}
 	if !p.CanAdminister() || ((role == store.RoleOwner || target.Role == store.RoleOwner) && p.Role != store.RoleOwner) {
-		return store.Member{}, ErrForbidden
+		return Member{}, ErrForbidden
 	}
 	if target.Role == store.RoleOwner && role != store.RoleOwner && owners == 1 {
-		return store.Member{}, ErrLastOwner
+		return Member{}, ErrLastOwner
 	}
 	if err := s.db.AddMember(ctx, p.AccountID, userID, role); err != nil {
-		return store.Member{}, err
+		return Member{}, err
 	}
 	target.Role = role
 	return *target, nil
