@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
@@ -139,7 +140,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, r
 	if target.Role == store.RoleOwner && role != store.RoleOwner && owners == 1 {
 		return Member{}, ErrLastOwner
 	}
-	if err := s.db.AddMember(ctx, p.AccountID, userID, role); err != nil {
+	if err := directory.AddMember(ctx, s.db, p.AccountID, userID, role); err != nil {
 		return Member{}, err
 	}
 	target.Role = role

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/accounts"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
@@ -237,7 +238,7 @@ func TestUploadLimitStreaming(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
 	ctx := context.Background()
-	u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "up"})
+	u, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "up"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -19,7 +20,7 @@ func TestAPIKeys(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		u, a, _ := db.CreateUser(ctx, store.NewUser{Name: "K"})
+		u, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "K"})
 		k, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: a.ID, UserID: u.ID, Name: "ci", Prefix: "agk_abc", Role: store.RoleOwner}, "hash-1")
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +62,7 @@ func TestAPIKeys(t *testing.T) {
 		if none, err := auth.APIKeys(ctx, db, ""); !errors.Is(err, store.ErrNotFound) || len(none) != 0 {
 			t.Fatalf("keys of no account: %d %v", len(none), err)
 		}
-		_, b, _ := db.CreateUser(ctx, store.NewUser{Name: "L"})
+		_, b, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "L"})
 		if _, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: b.ID, Name: "other", Prefix: "y", Role: store.RoleMember}, "hash-3"); err != nil {
 			t.Fatal(err)
 		}
@@ -107,13 +108,13 @@ func TestAPIKeyCarriesCurrentMembership(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		owner, _, _ := db.CreateUser(ctx, store.NewUser{Name: "Owner"})
-		admin, _, _ := db.CreateUser(ctx, store.NewUser{Name: "Admin"})
-		org, err := db.CreateOrganization(ctx, "Org", owner.ID, 0)
+		owner, _, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "Owner"})
+		admin, _, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "Admin"})
+		org, err := directory.CreateOrganization(ctx, db, "Org", owner.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.AddMember(ctx, org.ID, admin.ID, store.RoleAdmin); err != nil {
+		if err := directory.AddMember(ctx, db, org.ID, admin.ID, store.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: org.ID, UserID: admin.ID, Name: "a", Prefix: "p", Role: store.RoleAdmin}, "h-admin"); err != nil {
@@ -133,13 +134,13 @@ func TestAPIKeyCarriesCurrentMembership(t *testing.T) {
 		if got := role("h-admin"); got != store.RoleAdmin {
 			t.Fatalf("member role %q, want admin", got)
 		}
-		if err := db.AddMember(ctx, org.ID, admin.ID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, db, org.ID, admin.ID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		if got := role("h-admin"); got != store.RoleMember {
 			t.Fatalf("after demotion: member role %q, want member", got)
 		}
-		if err := db.RemoveMember(ctx, org.ID, admin.ID); err != nil {
+		if err := directory.RemoveMember(ctx, db, org.ID, admin.ID); err != nil {
 			t.Fatal(err)
 		}
 		if got := role("h-admin"); got != "" {

@@ -10,9 +10,6 @@ import (
 // spent per day, read from the credit ledger (the credits' table, not the
 // accounts area's).
 
-// RoleStrength orders roles: owner 3, admin 2, member 1, anything else 0.
-func RoleStrength(r string) int { return roleStrength(r) }
-
 // DailyCreditsSpent sums the credits an account spent (the ledger's
 // debits) per UTC day since a time, keyed by "2006-01-02".
 func (db *DB) DailyCreditsSpent(ctx context.Context, accountID string, since time.Time) (map[string]float64, error) {

@@ -152,3 +152,14 @@ func EscapeLike(s string) string {
 func (db *DB) KnowledgeBaseSources(ctx context.Context, kbIDs []string) (map[string][]string, error) {
 	return db.kbSourcesOf(ctx, kbIDs)
 }
+
+// OpeningCredits records a new account's opening balance in tx, the
+// transaction that creates the account (the accounts area's sign-up), so
+// no account exists without it. Zero records nothing.
+func OpeningCredits(ctx context.Context, tx *sql.Tx, accountID string, credits float64) error {
+	if micro := ToMicro(credits); micro != 0 {
+		_, err := adjust(ctx, tx, accountID, micro, "opening balance", "", true)
+		return err
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -13,7 +14,7 @@ import (
 func seeded100k(tb testing.TB, d store.Dialect) (*store.DB, string, []string) {
 	tb.Helper()
 	db := storetest.Open(tb, d)
-	a, err := db.CreateAccount(context.Background(), "personal", "big", 0)
+	a, err := directory.CreateAccount(context.Background(), db, "personal", "big", 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/mail/dkimkey"
 	"github.com/agentry/agentry/internal/server"
@@ -133,7 +134,7 @@ type Tenant struct {
 func (s *Server) NewTenant(t testing.TB, name string) Tenant {
 	t.Helper()
 	ctx := context.Background()
-	u, a, err := s.DB.CreateUser(ctx, store.NewUser{Name: name, OpeningCredits: 1000})
+	u, a, err := directory.CreateUser(ctx, s.DB, directory.NewUser{Name: name, OpeningCredits: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
