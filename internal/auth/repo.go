@@ -139,3 +139,7 @@ func touchAPIKeys(ctx context.Context, db *store.DB, used map[string]time.Time) 
 		return nil
 	})
 }
+
+// KeySearch is how the account search (internal/search) finds an
+// account's live keys: by name.
+var KeySearch = store.SearchTable{Table: "api_keys", NameExpr: "name", Where: "revoked_at IS NULL"}
