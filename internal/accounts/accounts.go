@@ -1,7 +1,8 @@
 // Package accounts owns what the API answers about the caller's own
 // identity and account: which account a credential speaks for, the
 // organizations its user belongs to, the account's pinned API version, and
-// which models the account has used.
+// which models the account has used. Its tables (accounts, users,
+// memberships) are read and written by its repository, package directory.
 package accounts
 
 import (

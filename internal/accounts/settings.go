@@ -108,7 +108,7 @@ func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (A
 
 // Members lists the account's members.
 func (s *Service) Members(ctx context.Context, accountID string) ([]Member, error) {
-	return accountMembers(ctx, s.db, accountID)
+	return directory.AccountMembers(ctx, s.db, accountID)
 }
 
 // SetMemberRole changes a member's role: owners and admins only; making
@@ -117,7 +117,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, r
 	if !store.ValidRole(role) {
 		return Member{}, ErrRole
 	}
-	members, err := accountMembers(ctx, s.db, p.AccountID)
+	members, err := directory.AccountMembers(ctx, s.db, p.AccountID)
 	if err != nil {
 		return Member{}, err
 	}
