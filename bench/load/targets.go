@@ -71,7 +71,7 @@ func startAgentry(ctx context.Context, dataDir, databaseURL string) (*agentry, e
 		return nil, err
 	}
 	a := &agentry{URL: "http://" + addr.String(), Key: key, S: s, done: make(chan error, 1)}
-	k, err := s.DB.APIKeyByHash(ctx, auth.HashKey(key))
+	k, err := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(key))
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap key not found (is the database empty?): %w", err)
 	}

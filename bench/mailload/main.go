@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -83,7 +84,7 @@ func run(n, conc int, role, pg string, size, quota int) error {
 	defer func() { cancel(); <-done }()
 
 	db := s.DB
-	u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "bench", OpeningCredits: 1000})
+	u, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "bench", OpeningCredits: 1000})
 	if err != nil {
 		return err
 	}

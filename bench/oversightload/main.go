@@ -134,7 +134,7 @@ func run(mode, pg string, conc int, dur time.Duration, rounds, n int) error {
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 	defer func() { cancel(); <-done }()
-	k, err := s.DB.APIKeyByHash(ctx, auth.HashKey(key))
+	k, err := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(key))
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func runServer(pg, addrFile, dir, profile string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	k, _ := s.DB.APIKeyByHash(ctx, auth.HashKey(key))
+	k, _ := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(key))
 	for name, def := range map[string]string{"five": fiveSteps, "parked": parked} {
 		a, err := s.DB.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: k.AccountID, Name: name, Definition: json.RawMessage(def),
 			Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},

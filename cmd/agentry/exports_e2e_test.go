@@ -52,7 +52,7 @@ func TestExportFinishesAfterKill(t *testing.T) {
 		defer blobs.Close()
 		// The export as the server stores it, read through its area.
 		sx := exports.New(db, blobs, nil)
-		k, err := db.APIKeyByHash(ctx, auth.HashKey(e2eKey))
+		k, err := auth.APIKeyByHash(ctx, db, auth.HashKey(e2eKey))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,7 +38,7 @@ func TestMailSurvivesKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		k, err := db.APIKeyByHash(ctx, auth.HashKey(e2eKey))
+		k, err := auth.APIKeyByHash(ctx, db, auth.HashKey(e2eKey))
 		if err != nil {
 			t.Fatal(err)
 		}

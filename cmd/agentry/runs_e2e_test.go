@@ -21,7 +21,7 @@ const e2eKey = "agk_e2e_key_0123456789abcdef0123456789"
 
 func e2eAgent(t *testing.T, db *store.DB, def string) (accountID, agentID string) {
 	t.Helper()
-	k, err := db.APIKeyByHash(context.Background(), auth.HashKey(e2eKey))
+	k, err := auth.APIKeyByHash(context.Background(), db, auth.HashKey(e2eKey))
 	if err != nil {
 		t.Fatal(err)
 	}

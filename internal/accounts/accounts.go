@@ -1,12 +1,14 @@
 // Package accounts owns what the API answers about the caller's own
 // identity and account: which account a credential speaks for, the
 // organizations its user belongs to, the account's pinned API version, and
-// which models the account has used.
+// which models the account has used. Its tables (accounts, users,
+// memberships) are read and written by its repository, package directory.
 package accounts
 
 import (
 	"context"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
@@ -40,23 +42,23 @@ func (s *Service) Identity(ctx context.Context, p auth.Principal) (Identity, err
 	out := Identity{AccountID: p.AccountID, Organizations: []Organization{}}
 	userID := p.UserID
 	if p.Method == auth.MethodOIDC || p.Method == auth.MethodConsole {
-		u, err := s.db.User(ctx, p.UserID)
+		u, err := directory.GetUser(ctx, s.db, p.UserID)
 		if err != nil {
 			return Identity{}, err
 		}
 		out.AccountID = u.PersonalAccountID
-	} else if userID != "" && p.AccountKind != store.KindPersonal {
-		a, err := s.db.Account(ctx, p.AccountID)
+	} else if userID != "" && p.AccountKind != directory.KindPersonal {
+		a, err := directory.GetAccount(ctx, s.db, p.AccountID)
 		if err != nil {
 			return Identity{}, err
 		}
-		if a.Kind == store.KindOrganization {
+		if a.Kind == directory.KindOrganization {
 			out.Organizations = append(out.Organizations, Organization{AccountID: a.ID, Name: a.Name})
 			userID = ""
 		}
 	}
 	if userID != "" {
-		orgs, err := s.db.Organizations(ctx, userID)
+		orgs, err := directory.Organizations(ctx, s.db, userID)
 		if err != nil {
 			return Identity{}, err
 		}
@@ -69,7 +71,7 @@ func (s *Service) Identity(ctx context.Context, p auth.Principal) (Identity, err
 
 // APIVersion is the account's pinned API version ("" when unpinned).
 func (s *Service) APIVersion(ctx context.Context, accountID string) (string, error) {
-	a, err := s.db.Account(ctx, accountID)
+	a, err := directory.GetAccount(ctx, s.db, accountID)
 	if err != nil {
 		return "", err
 	}
@@ -78,7 +80,7 @@ func (s *Service) APIVersion(ctx context.Context, accountID string) (string, err
 
 // SetAPIVersion pins the account to v, or clears the pin with "".
 func (s *Service) SetAPIVersion(ctx context.Context, accountID, v string) error {
-	return s.db.SetAPIVersion(ctx, accountID, v)
+	return directory.SetAPIVersion(ctx, s.db, accountID, v)
 }
 
 // RecentModels are the models the account called most recently, newest

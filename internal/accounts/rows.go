@@ -1,11 +1,15 @@
 package accounts
 
-import "github.com/agentry/agentry/internal/store"
+import (
+	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/auth"
+)
 
-// The rows this area returns, under its own name, so that its callers (the
-// API) need not import the store. Interim: aliases of the store's types,
-// until the area declares types of its own.
+// The rows this area's settings answer, under its own name so that its
+// callers (the API) need not import where they are read: the members in
+// the area's repository (directory), the keys in auth, beside the
+// authenticator that reads them.
 type (
-	APIKey = store.APIKey
-	Member = store.Member
+	APIKey = auth.APIKey
+	Member = directory.Member
 )

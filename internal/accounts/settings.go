@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/fault"
@@ -37,15 +38,15 @@ const MaxKeysPerAccount = 1000
 const MaxRevokedKeysKept = 1000
 
 // Keys lists the account's keys the principal may see, newest first.
-func (s *Service) Keys(ctx context.Context, p auth.Principal) ([]store.APIKey, error) {
-	all, err := s.db.APIKeys(ctx, p.AccountID)
+func (s *Service) Keys(ctx context.Context, p auth.Principal) ([]APIKey, error) {
+	all, err := auth.APIKeys(ctx, s.db, p.AccountID)
 	if err != nil {
 		return nil, err
 	}
 	if p.CanAdminister() {
 		return all, nil
 	}
-	var mine []store.APIKey
+	var mine []APIKey
 	for _, k := range all {
 		if p.UserID != "" && k.UserID == p.UserID {
 			mine = append(mine, k)
@@ -57,19 +58,19 @@ func (s *Service) Keys(ctx context.Context, p auth.Principal) ([]store.APIKey, e
 // CreateKey issues a key of the principal's user (none for an account
 // key) in the account, with a role no stronger than the principal's. It
 // answers the secret, which is never stored or answered again.
-func (s *Service) CreateKey(ctx context.Context, p auth.Principal, name, role string) (store.APIKey, string, error) {
+func (s *Service) CreateKey(ctx context.Context, p auth.Principal, name, role string) (APIKey, string, error) {
 	if role == "" {
 		role = store.RoleMember
 	}
 	if !store.ValidRole(role) {
-		return store.APIKey{}, "", ErrRole
+		return APIKey{}, "", ErrRole
 	}
 	if store.RoleStrength(role) > store.RoleStrength(p.Role) {
-		return store.APIKey{}, "", ErrForbidden
+		return APIKey{}, "", ErrForbidden
 	}
-	all, err := s.db.APIKeys(ctx, p.AccountID)
+	all, err := auth.APIKeys(ctx, s.db, p.AccountID)
 	if err != nil {
-		return store.APIKey{}, "", err
+		return APIKey{}, "", err
 	}
 	live := 0
 	for _, k := range all {
@@ -78,50 +79,50 @@ func (s *Service) CreateKey(ctx context.Context, p auth.Principal, name, role st
 		}
 	}
 	if live >= MaxKeysPerAccount {
-		return store.APIKey{}, "", ErrTooManyKeys
+		return APIKey{}, "", ErrTooManyKeys
 	}
 	if len(all)-live > MaxRevokedKeysKept {
-		if err := s.db.PruneRevokedAPIKeys(ctx, p.AccountID, MaxRevokedKeysKept); err != nil {
-			return store.APIKey{}, "", err
+		if err := auth.PruneRevokedAPIKeys(ctx, s.db, p.AccountID, MaxRevokedKeysKept); err != nil {
+			return APIKey{}, "", err
 		}
 	}
 	secret, prefix, hash := auth.NewKey()
-	k, err := s.db.CreateAPIKey(ctx, store.APIKey{AccountID: p.AccountID, UserID: p.UserID, Name: name, Prefix: prefix, Role: role}, hash)
+	k, err := auth.CreateAPIKey(ctx, s.db, APIKey{AccountID: p.AccountID, UserID: p.UserID, Name: name, Prefix: prefix, Role: role}, hash)
 	return k, secret, err
 }
 
 // RevokeKey revokes a key of the account: any for owners and admins, a
 // member's own only (another's is a 404 to them, as it is invisible).
-func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (store.APIKey, error) {
-	k, err := s.db.APIKeyInAccount(ctx, p.AccountID, id)
+func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (APIKey, error) {
+	k, err := auth.APIKeyInAccount(ctx, s.db, p.AccountID, id)
 	if err != nil {
-		return store.APIKey{}, err
+		return APIKey{}, err
 	}
 	if !p.CanAdminister() && (p.UserID == "" || k.UserID != p.UserID) {
-		return store.APIKey{}, store.ErrNotFound
+		return APIKey{}, store.ErrNotFound
 	}
-	if err := s.db.RevokeAPIKey(ctx, k.ID); err != nil {
-		return store.APIKey{}, err
+	if err := auth.RevokeAPIKey(ctx, s.db, k.ID); err != nil {
+		return APIKey{}, err
 	}
-	return s.db.APIKeyInAccount(ctx, p.AccountID, id)
+	return auth.APIKeyInAccount(ctx, s.db, p.AccountID, id)
 }
 
 // Members lists the account's members.
-func (s *Service) Members(ctx context.Context, accountID string) ([]store.Member, error) {
-	return s.db.AccountMembers(ctx, accountID)
+func (s *Service) Members(ctx context.Context, accountID string) ([]Member, error) {
+	return directory.AccountMembers(ctx, s.db, accountID)
 }
 
 // SetMemberRole changes a member's role: owners and admins only; making
 // or unmaking an owner needs an owner; the last owner stays one.
-func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, role string) (store.Member, error) {
+func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, role string) (Member, error) {
 	if !store.ValidRole(role) {
-		return store.Member{}, ErrRole
+		return Member{}, ErrRole
 	}
-	members, err := s.db.AccountMembers(ctx, p.AccountID)
+	members, err := directory.AccountMembers(ctx, s.db, p.AccountID)
 	if err != nil {
-		return store.Member{}, err
+		return Member{}, err
 	}
-	var target *store.Member
+	var target *Member
 	owners := 0
 	for i := range members {
 		if members[i].Role == store.RoleOwner {
@@ -132,16 +133,16 @@ func (s *Service) SetMemberRole(ctx context.Context, p auth.Principal, userID, r
 		}
 	}
 	if target == nil {
-		return store.Member{}, store.ErrNotFound
+		return Member{}, store.ErrNotFound
 	}
 	if !p.CanAdminister() || ((role == store.RoleOwner || target.Role == store.RoleOwner) && p.Role != store.RoleOwner) {
-		return store.Member{}, ErrForbidden
+		return Member{}, ErrForbidden
 	}
 	if target.Role == store.RoleOwner && role != store.RoleOwner && owners == 1 {
-		return store.Member{}, ErrLastOwner
+		return Member{}, ErrLastOwner
 	}
-	if err := s.db.AddMember(ctx, p.AccountID, userID, role); err != nil {
-		return store.Member{}, err
+	if err := directory.AddMember(ctx, s.db, p.AccountID, userID, role); err != nil {
+		return Member{}, err
 	}
 	target.Role = role
 	return *target, nil

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/envflag"
@@ -148,7 +149,7 @@ func usersCommand(o *options) *cobra.Command {
 			if email == "" && name == "" {
 				return errors.New("give --email or --name")
 			}
-			u, a, err := db.CreateUser(ctx, store.NewUser{Email: email, Name: name, OpeningCredits: o.defaultCredits})
+			u, a, err := directory.CreateUser(ctx, db, directory.NewUser{Email: email, Name: name, OpeningCredits: o.defaultCredits})
 			if errors.Is(err, store.ErrConflict) {
 				return fmt.Errorf("a user with email %s already exists", email)
 			}
@@ -164,7 +165,7 @@ func usersCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List users",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			us, err := db.Users(ctx)
+			us, err := directory.Users(ctx, db)
 			if err != nil {
 				return err
 			}
@@ -191,7 +192,7 @@ func accountsCommand(o *options) *cobra.Command {
 
 func orgsCommand(o *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "orgs", Aliases: []string{"organizations"}, Short: "Create and list organizations"}
-	cmd.AddCommand(listAccounts(o, store.KindOrganization), createOrg(o, "create"))
+	cmd.AddCommand(listAccounts(o, directory.KindOrganization), createOrg(o, "create"))
 	return cmd
 }
 
@@ -199,7 +200,7 @@ func listAccounts(o *options, kind string) *cobra.Command {
 	c := &cobra.Command{
 		Use: "list", Short: "List accounts with their balances",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			as, err := db.Accounts(ctx)
+			as, err := directory.Accounts(ctx, db)
 			if err != nil {
 				return err
 			}
@@ -232,7 +233,7 @@ func createOrg(o *options, use string) *cobra.Command {
 			if name == "" || owner == "" {
 				return errors.New("give --name and --owner (a user id)")
 			}
-			a, err := db.CreateOrganization(ctx, name, owner, o.defaultCredits)
+			a, err := directory.CreateOrganization(ctx, db, name, owner, o.defaultCredits)
 			if err != nil {
 				return notFound(err, "user", owner)
 			}
@@ -257,10 +258,10 @@ func membersCommand(o *options) *cobra.Command {
 			if !store.ValidRole(role) {
 				return fmt.Errorf("--role %q: want owner, admin or member", role)
 			}
-			if _, err := db.Account(ctx, account); err != nil {
+			if _, err := directory.GetAccount(ctx, db, account); err != nil {
 				return notFound(err, "account", account)
 			}
-			if err := db.AddMember(ctx, account, user, role); err != nil {
+			if err := directory.AddMember(ctx, db, account, user, role); err != nil {
 				return notFound(err, "user", user)
 			}
 			return o.print(out, map[string]string{"account_id": account, "user_id": user, "role": role},
@@ -273,7 +274,7 @@ func membersCommand(o *options) *cobra.Command {
 	remove := &cobra.Command{
 		Use: "remove", Short: "Remove a user from an account",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			if err := db.RemoveMember(ctx, account, user); err != nil {
+			if err := directory.RemoveMember(ctx, db, account, user); err != nil {
 				return notFound(err, "membership of user in account", user)
 			}
 			fmt.Fprintln(out, "removed")
@@ -286,14 +287,14 @@ func membersCommand(o *options) *cobra.Command {
 		Use: "list", Short: "List the members of an account, or the accounts of a user",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
 			var (
-				ms  []store.Membership
+				ms  []directory.Membership
 				err error
 			)
 			switch {
 			case account != "":
-				ms, err = db.MembershipsOfAccount(ctx, account)
+				ms, err = directory.MembershipsOfAccount(ctx, db, account)
 			case user != "":
-				ms, err = db.MembershipsOfUser(ctx, user)
+				ms, err = directory.MembershipsOfUser(ctx, db, user)
 			default:
 				return errors.New("give --account or --user")
 			}
@@ -329,16 +330,16 @@ func keysCommand(o *options) *cobra.Command {
 			if !store.ValidRole(role) {
 				return fmt.Errorf("--role %q: want owner, admin or member", role)
 			}
-			if _, err := db.Account(ctx, account); err != nil {
+			if _, err := directory.GetAccount(ctx, db, account); err != nil {
 				return notFound(err, "account", account)
 			}
 			if user != "" {
-				if _, err := db.Role(ctx, account, user); err != nil {
+				if _, err := directory.Role(ctx, db, account, user); err != nil {
 					return notFound(err, "membership of user "+user+" in account", account)
 				}
 			}
 			secret, prefix, hash := auth.NewKey()
-			k, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: account, UserID: user, Name: name, Prefix: prefix, Role: role}, hash)
+			k, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: account, UserID: user, Name: name, Prefix: prefix, Role: role}, hash)
 			if err != nil {
 				return err
 			}
@@ -353,9 +354,9 @@ func keysCommand(o *options) *cobra.Command {
 	list := &cobra.Command{
 		Use: "list", Short: "List API keys (never their secrets)",
 		RunE: o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-			list := db.AllAPIKeys
+			list := func(ctx context.Context) ([]auth.APIKey, error) { return auth.AllAPIKeys(ctx, db) }
 			if account != "" {
-				list = func(ctx context.Context) ([]store.APIKey, error) { return db.APIKeys(ctx, account) }
+				list = func(ctx context.Context) ([]auth.APIKey, error) { return auth.APIKeys(ctx, db, account) }
 			}
 			ks, err := list(ctx)
 			if err != nil {
@@ -380,7 +381,7 @@ func keysCommand(o *options) *cobra.Command {
 		Use: "revoke KEY_ID", Short: "Revoke an API key; every server refuses it within seconds", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(func(ctx context.Context, db *store.DB, out io.Writer) error {
-				if err := db.RevokeAPIKey(ctx, args[0]); err != nil {
+				if err := auth.RevokeAPIKey(ctx, db, args[0]); err != nil {
 					return notFound(err, "api key", args[0])
 				}
 				fmt.Fprintln(out, "revoked", args[0])

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -31,7 +32,7 @@ func TestReviews(t *testing.T) {
 		go func() { done <- s.Run(runCtx) }()
 		defer func() { cancel(); <-done }()
 
-		accounts, _ := s.DB.Accounts(ctx)
+		accounts, _ := directory.Accounts(ctx, s.DB)
 		acct := accounts[0].ID
 		a, err := s.DB.CreateAgent(ctx, store.NewAgent{
 			Agent: store.Agent{AccountID: acct, Name: "reviewed", Definition: json.RawMessage(`{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"Publish {{input}}?","allow_edit":true,

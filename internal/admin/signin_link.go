@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/web"
 	"github.com/google/uuid"
@@ -52,15 +53,15 @@ address) in: it works once, within 15 minutes. The link starts with
 }
 
 // findUser reads a user by id or, for anything that is not a UUID, e-mail.
-func findUser(ctx context.Context, db *store.DB, ref string) (store.User, error) {
+func findUser(ctx context.Context, db *store.DB, ref string) (directory.User, error) {
 	var (
-		u   store.User
+		u   directory.User
 		err error
 	)
 	if _, perr := uuid.Parse(ref); perr == nil {
-		u, err = db.User(ctx, ref)
+		u, err = directory.GetUser(ctx, db, ref)
 	} else {
-		u, err = db.UserByEmail(ctx, ref)
+		u, err = directory.UserByEmail(ctx, db, ref)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return u, fmt.Errorf("no user %s (give a user id or e-mail address; `agentry admin users list`)", ref)

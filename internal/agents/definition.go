@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/agents/definition/canonjson"
 	"github.com/agentry/agentry/internal/fault"
@@ -151,7 +152,7 @@ func (e *StaleChangeError) As(target any) bool {
 func (s *Service) staleChange(ctx context.Context, cur store.Agent) error {
 	e := &StaleChangeError{SavedAt: cur.DefinitionSavedAt}
 	if cur.DefinitionSavedBy != "" {
-		u, err := s.db.User(ctx, cur.DefinitionSavedBy)
+		u, err := directory.GetUser(ctx, s.db, cur.DefinitionSavedBy)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}

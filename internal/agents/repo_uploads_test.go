@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -15,8 +16,8 @@ func TestUploadsRepo(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "u"})
-		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "o"})
+		_, acct, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "u"})
+		_, other, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "o"})
 		agentID := store.NewID()
 		q := uploadRepo{db}
 		mk := func(expires time.Time) Upload {

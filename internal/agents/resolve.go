@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -77,7 +78,7 @@ func (s *Service) describer(accountID string) def.Describer {
 			if err != nil || !ok {
 				return def.Entity{}, false, err
 			}
-			u, err := s.db.User(ctx, id)
+			u, err := directory.GetUser(ctx, s.db, id)
 			if errors.Is(err, store.ErrNotFound) {
 				return def.Entity{}, false, nil
 			}
@@ -135,12 +136,12 @@ func (s *Service) candidates(ctx context.Context, accountID string, kind def.Ref
 			out = append(out, def.Candidate{ID: n.ID, Name: n.Name, Description: n.Description})
 		}
 	case def.RefUser:
-		members, err := s.db.MembershipsOfAccount(ctx, accountID)
+		members, err := directory.MembershipsOfAccount(ctx, s.db, accountID)
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range members {
-			u, err := s.db.User(ctx, m.UserID)
+			u, err := directory.GetUser(ctx, s.db, m.UserID)
 			if err != nil {
 				return nil, err
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/extract"
 	"github.com/agentry/agentry/internal/extract/extracttest"
@@ -29,7 +30,7 @@ func uploadService(t *testing.T, d store.Dialect) (*Service, *blob.Store, *recor
 	t.Helper()
 	ctx := context.Background()
 	db := storetest.Open(t, d)
-	_, acct, err := db.CreateUser(ctx, store.NewUser{Name: "u"})
+	_, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "u"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/accounts/directory"
 )
 
 // Default configurations. The contract lets the service create
@@ -33,9 +33,9 @@ func (s *Service) EnsureDefault(ctx context.Context, accountID, alertType string
 	if alertType == InboundEmailPaused {
 		c.CooldownMinutes = 60
 	}
-	if a, err := s.DB.Account(ctx, accountID); err != nil {
+	if a, err := directory.GetAccount(ctx, s.DB, accountID); err != nil {
 		return false, err
-	} else if a.Kind == store.KindOrganization {
+	} else if a.Kind == directory.KindOrganization {
 		c.DistributionType = DistributionOwnerAdmins
 	}
 	created, err := s.repo.createDefault(ctx, c)

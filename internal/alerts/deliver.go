@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/store"
@@ -138,7 +139,7 @@ func (s *Service) fanOut(ctx context.Context, args NotifyArgs) error {
 	if err != nil {
 		return err
 	}
-	acct, err := s.DB.Account(ctx, a.AccountID)
+	acct, err := directory.GetAccount(ctx, s.DB, a.AccountID)
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func (s *Service) fanOut(ctx context.Context, args NotifyArgs) error {
 		if sub.UserID == args.ActorUserID {
 			continue
 		}
-		if acct.Kind == store.KindOrganization {
+		if acct.Kind == directory.KindOrganization {
 			opted, err := s.repo.optOuts(ctx, sub.UserID, a.AccountID)
 			if err != nil {
 				return err
@@ -326,7 +327,7 @@ func (s *Service) sendMail(ctx context.Context, d AlertDelivery, a Alert) error 
 	if s.Mailer == nil {
 		return permanent{errors.New(SkippedNoMailer)}
 	}
-	u, err := s.DB.User(ctx, d.Target)
+	u, err := directory.GetUser(ctx, s.DB, d.Target)
 	if err != nil {
 		return permanent{fmt.Errorf("recipient: %w", err)}
 	}

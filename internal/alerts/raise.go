@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 	"github.com/riverqueue/river"
@@ -153,7 +154,7 @@ func (s *Service) recipients(ctx context.Context, c AlertConfig) ([]AlertMember,
 		if !in {
 			continue
 		}
-		if m.AccountKind == store.KindOrganization {
+		if m.AccountKind == directory.KindOrganization {
 			opted, err := s.repo.optOuts(ctx, m.UserID, c.AccountID)
 			if err != nil {
 				return nil, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -147,7 +148,7 @@ func TestPerScopeLimits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "P"})
+		_, acct, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "P"})
 		agent := newAgent(t, db, acct.ID)
 		r := repo{db}
 		for _, kind := range []struct {
@@ -185,7 +186,7 @@ func TestAgentConfigs(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		r := repo{db}
-		u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "u"})
+		u, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "u"})
 		if err != nil {
 			t.Fatal(err)
 		}

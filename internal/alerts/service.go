@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/outbound"
 	"github.com/agentry/agentry/internal/secrets"
@@ -263,7 +264,7 @@ func (s *Service) apply(ctx context.Context, c *AlertConfig, in ConfigInput) err
 	if c.DistributionType == DistributionOwner {
 		// Organizations have no single owner to send to: the contract
 		// normalizes them to owners and administrators.
-		if a, err := s.DB.Account(ctx, c.AccountID); err == nil && a.Kind == store.KindOrganization {
+		if a, err := directory.GetAccount(ctx, s.DB, c.AccountID); err == nil && a.Kind == directory.KindOrganization {
 			c.DistributionType = DistributionOwnerAdmins
 		}
 	}
@@ -467,7 +468,7 @@ func (s *Service) Preferences(ctx context.Context, userID, orgID string, include
 	if userID == "" {
 		return []Preference{}, nil
 	}
-	orgs, err := s.DB.Organizations(ctx, userID)
+	orgs, err := directory.Organizations(ctx, s.DB, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -500,18 +501,18 @@ func (s *Service) SetPreference(ctx context.Context, userID, orgID, alertType st
 	if userID == "" {
 		return Preference{}, ErrForbidden
 	}
-	role, err := s.DB.Role(ctx, orgID, userID)
+	role, err := directory.Role(ctx, s.DB, orgID, userID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Preference{}, store.ErrNotFound
 	}
 	if err != nil {
 		return Preference{}, err
 	}
-	a, err := s.DB.Account(ctx, orgID)
+	a, err := directory.GetAccount(ctx, s.DB, orgID)
 	if err != nil {
 		return Preference{}, err
 	}
-	if a.Kind != store.KindOrganization {
+	if a.Kind != directory.KindOrganization {
 		return Preference{}, store.ErrNotFound
 	}
 	if role != store.RoleOwner && role != store.RoleAdmin {

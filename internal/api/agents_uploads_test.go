@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/accounts"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
@@ -237,12 +238,12 @@ func TestUploadLimitStreaming(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
 	ctx := context.Background()
-	u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "up"})
+	u, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "up"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	secret, prefix, hash := auth.NewKey()
-	if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: acct.ID, UserID: u.ID, Name: "k", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
+	if _, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: acct.ID, UserID: u.ID, Name: "k", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -236,16 +237,16 @@ func TestOrganizationAlertPreferences(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
-		org, err := s.DB.CreateOrganization(ctx, "Org", s.UserID, 100)
+		org, err := directory.CreateOrganization(ctx, s.DB, "Org", s.UserID, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
 		admin := s.NewTenant(t, "admin")
 		member := s.NewTenant(t, "member")
-		if err := s.DB.AddMember(ctx, org.ID, admin.UserID, store.RoleAdmin); err != nil {
+		if err := directory.AddMember(ctx, s.DB, org.ID, admin.UserID, store.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.AddMember(ctx, org.ID, member.UserID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, s.DB, org.ID, member.UserID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		adminKey := s.IssueKey(t, org.ID, admin.UserID, store.RoleAdmin)

@@ -58,11 +58,11 @@ func TestAuthentication(t *testing.T) {
 		if r := s.Do(t, "GET", "/me", key, nil); r.Status != http.StatusOK {
 			t.Fatalf("fresh key: %d", r.Status)
 		}
-		k, err := s.DB.APIKeyByHash(context.Background(), auth.HashKey(key))
+		k, err := auth.APIKeyByHash(context.Background(), s.DB, auth.HashKey(key))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.RevokeAPIKey(context.Background(), k.ID); err != nil {
+		if err := auth.RevokeAPIKey(context.Background(), s.DB, k.ID); err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(5 * time.Second)
@@ -78,7 +78,7 @@ func TestAuthentication(t *testing.T) {
 		}
 		// Last use is recorded, off the request path.
 		s.S.Auth.Flush(context.Background())
-		k, _ = s.DB.APIKeyByHash(context.Background(), auth.HashKey(s.Key))
+		k, _ = auth.APIKeyByHash(context.Background(), s.DB, auth.HashKey(s.Key))
 		if k.LastUsedAt == nil {
 			t.Error("last use of the bootstrap key not recorded")
 		}

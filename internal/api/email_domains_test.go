@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/server"
@@ -31,7 +32,7 @@ func b64(b []byte) string {
 // place a test message may go) and answers its key.
 func ownerWithEmail(t *testing.T, s *testserver.Server, email string) testserver.Tenant {
 	t.Helper()
-	u, a, err := s.DB.CreateUser(context.Background(), store.NewUser{Email: email, Name: "Boss", OpeningCredits: 100})
+	u, a, err := directory.CreateUser(context.Background(), s.DB, directory.NewUser{Email: email, Name: "Boss", OpeningCredits: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

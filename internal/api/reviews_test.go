@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -17,11 +18,11 @@ import (
 func member(t *testing.T, s *testserver.Server, name, role string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	u, _, err := s.DB.CreateUser(ctx, store.NewUser{Name: name})
+	u, _, err := directory.CreateUser(ctx, s.DB, directory.NewUser{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DB.AddMember(ctx, s.AccountID, u.ID, role); err != nil {
+	if err := directory.AddMember(ctx, s.DB, s.AccountID, u.ID, role); err != nil {
 		t.Fatal(err)
 	}
 	return s.IssueKey(t, s.AccountID, u.ID, role), u.ID

@@ -496,6 +496,13 @@ var tablesOwnedByArea = map[string][]string{
 
 	"internal/playground": {"playground_experiments"},
 
+	// The API keys, beside the authenticator. accounts, users and
+	// memberships (the accounts area's, internal/accounts/directory) are
+	// not listed: the authenticator reads a key's account kind and member
+	// role with the key, the alerts area joins its people, the credits
+	// and the account lock (store) write the account row.
+	"internal/auth": {"api_keys"},
+
 	// The reviews human_in_the_loop steps ask for: the runs area's.
 	"internal/runs": {"run_reviews"},
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/google/uuid"
 )
@@ -45,12 +46,12 @@ type Authenticator struct {
 }
 
 type cachedKey struct {
-	key     store.APIKey
+	key     APIKey
 	fetched time.Time
 }
 
 type cachedUser struct {
-	user    store.User
+	user    directory.User
 	fetched time.Time
 }
 
@@ -124,7 +125,7 @@ func (a *Authenticator) byKeyHash(ctx context.Context, hash string) (Principal, 
 	ck, hit := a.keys[hash]
 	a.mu.RUnlock()
 	if !hit || now.Sub(ck.fetched) > a.cfg.CacheTTL {
-		k, err := a.db.APIKeyByHash(ctx, hash)
+		k, err := APIKeyByHash(ctx, a.db, hash)
 		if errors.Is(err, store.ErrNotFound) {
 			return Principal{}, ErrUnauthenticated
 		}
@@ -163,8 +164,8 @@ func (a *Authenticator) byToken(ctx context.Context, token, accountHeader string
 	if err != nil {
 		return Principal{}, ErrUnauthenticated
 	}
-	return a.asUser(ctx, id.Issuer+"\x00"+id.Subject, func() (store.User, error) {
-		return a.db.UserBySubject(ctx, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
+	return a.asUser(ctx, id.Issuer+"\x00"+id.Subject, func() (directory.User, error) {
+		return directory.UserBySubject(ctx, a.db, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
 	}, MethodOIDC, accountHeader)
 }
 
@@ -178,8 +179,8 @@ func (a *Authenticator) byConsole(ctx context.Context, c ConsoleCredential, acco
 	if c.UserID == "" {
 		return Principal{}, ErrUnauthenticated
 	}
-	return a.asUser(ctx, "id\x00"+c.UserID, func() (store.User, error) {
-		u, err := a.db.User(ctx, c.UserID)
+	return a.asUser(ctx, "id\x00"+c.UserID, func() (directory.User, error) {
+		u, err := directory.GetUser(ctx, a.db, c.UserID)
 		if errors.Is(err, store.ErrNotFound) {
 			return u, ErrUnauthenticated
 		}
@@ -189,7 +190,7 @@ func (a *Authenticator) byConsole(ctx context.Context, c ConsoleCredential, acco
 
 // asUser is the principal of a user (read through the cache under
 // cacheKey), in the account accountHeader names if they belong to it.
-func (a *Authenticator) asUser(ctx context.Context, cacheKey string, load func() (store.User, error), method Method, accountHeader string) (Principal, error) {
+func (a *Authenticator) asUser(ctx context.Context, cacheKey string, load func() (directory.User, error), method Method, accountHeader string) (Principal, error) {
 	a.mu.RLock()
 	cu, hit := a.users[cacheKey]
 	a.mu.RUnlock()
@@ -206,7 +207,7 @@ func (a *Authenticator) asUser(ctx context.Context, cacheKey string, load func()
 	p := Principal{Method: method, UserID: cu.user.ID, AccountID: cu.user.PersonalAccountID,
 		Role: store.RoleOwner, Credential: "user:" + cu.user.ID}
 	if accountHeader != "" && accountHeader != p.AccountID {
-		role, err := a.db.Role(ctx, accountHeader, cu.user.ID)
+		role, err := directory.Role(ctx, a.db, accountHeader, cu.user.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			return Principal{}, ErrForbiddenAccount
 		}
@@ -246,7 +247,7 @@ func (a *Authenticator) Flush(ctx context.Context) {
 	if len(used) == 0 {
 		return
 	}
-	if err := a.db.TouchAPIKeys(ctx, used); err != nil {
+	if err := touchAPIKeys(ctx, a.db, used); err != nil {
 		slog.Warn("record api key use", "err", err)
 	}
 }
@@ -271,6 +272,6 @@ func (a *Authenticator) evict() {
 // UserFor is the user of a verified identity, created on first sight with
 // a personal account, exactly as a bearer token of theirs would be: the
 // web console's single sign-on opens sessions for this user.
-func (a *Authenticator) UserFor(ctx context.Context, id Identity) (store.User, error) {
-	return a.db.UserBySubject(ctx, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
+func (a *Authenticator) UserFor(ctx context.Context, id Identity) (directory.User, error) {
+	return directory.UserBySubject(ctx, a.db, id.Issuer, id.Subject, id.Email, id.Name, a.cfg.DefaultCredits)
 }

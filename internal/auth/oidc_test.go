@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -102,11 +103,11 @@ func TestOIDCBearerTokens(t *testing.T) {
 		if u == nil || u.PersonalAccountID != me.AccountID || u.OIDCIssuer != idp.Issuer() || u.Email != subject+"@example.com" {
 			t.Fatalf("user after first sight: %+v (me %+v)", u, me)
 		}
-		acct, err := s.DB.Account(ctx, me.AccountID)
-		if err != nil || acct.Kind != store.KindPersonal {
+		acct, err := directory.GetAccount(ctx, s.DB, me.AccountID)
+		if err != nil || acct.Kind != directory.KindPersonal {
 			t.Fatalf("personal account: %+v, %v", acct, err)
 		}
-		if role, err := s.DB.Role(ctx, acct.ID, u.ID); err != nil || role != store.RoleOwner {
+		if role, err := directory.Role(ctx, s.DB, acct.ID, u.ID); err != nil || role != store.RoleOwner {
 			t.Fatalf("the user must own the personal account: %q, %v", role, err)
 		}
 		// Second sight, and an access token (also a JWT for the client id)
@@ -123,11 +124,11 @@ func TestOIDCBearerTokens(t *testing.T) {
 		}
 
 		// X-Account-Id: an organization the user belongs to.
-		org, err := s.DB.CreateOrganization(ctx, "Acme", s.UserID, 0)
+		org, err := directory.CreateOrganization(ctx, s.DB, "Acme", s.UserID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.AddMember(ctx, org.ID, u.ID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, s.DB, org.ID, u.ID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		r = s.Do(t, "GET", "/version", "", nil, bearer(tok), "X-Account-Id: "+org.ID)
@@ -146,7 +147,7 @@ func TestOIDCBearerTokens(t *testing.T) {
 		}
 
 		// An organization the user does not belong to: 403.
-		other, _ := s.DB.CreateOrganization(ctx, "Other", s.UserID, 0)
+		other, _ := directory.CreateOrganization(ctx, s.DB, "Other", s.UserID, 0)
 		if r = s.Do(t, "GET", "/me", "", nil, bearer(tok), "X-Account-Id: "+other.ID); r.Status != 403 {
 			t.Fatalf("foreign organization: %d %s", r.Status, r.Body)
 		}
@@ -183,9 +184,9 @@ func TestOIDCBearerTokens(t *testing.T) {
 	})
 }
 
-func userBySubject(t *testing.T, s *testserver.Server, subject string) *store.User {
+func userBySubject(t *testing.T, s *testserver.Server, subject string) *directory.User {
 	t.Helper()
-	users, err := s.DB.Users(context.Background())
+	users, err := directory.Users(context.Background(), s.DB)
 	if err != nil {
 		t.Fatal(err)
 	}

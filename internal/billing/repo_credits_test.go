@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -21,7 +22,7 @@ func TestConcurrentDebits(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		c := billing.NewCredits(db)
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "C", OpeningCredits: 50})
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "C", OpeningCredits: 50})
 		var ok, refused atomic.Int64
 		var wg sync.WaitGroup
 		for i := 0; i < 40; i++ {
@@ -74,7 +75,7 @@ func TestUsage(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		c := billing.NewCredits(db)
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "U", OpeningCredits: 1})
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "U", OpeningCredits: 1})
 		u, bal, err := c.RecordUsage(ctx, billing.Usage{AccountID: a.ID, Purpose: "prompt_call", Model: "m", InputTokens: 100, OutputTokens: 20, Credits: 0.25, Latency: 120 * time.Millisecond, RunID: "r1", StepID: "s1"})
 		if err != nil || bal != 0.75 || u.ID == "" {
 			t.Fatalf("record: %v %v", bal, err)

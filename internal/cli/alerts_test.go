@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/cli"
 	"github.com/agentry/agentry/internal/store"
@@ -89,7 +90,7 @@ func TestAlertsCommands(t *testing.T) {
 		var log []client.AlertDelivery
 		run(t, append(g, "alerts", "configs", "deliveries", cfg.ID)...).ok(t, &log)
 
-		org, err := ts.DB.CreateOrganization(ctx, "Org", ts.UserID, 0)
+		org, err := directory.CreateOrganization(ctx, ts.DB, "Org", ts.UserID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

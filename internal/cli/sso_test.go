@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/client"
 	"github.com/agentry/agentry/client/sso"
 	"github.com/agentry/agentry/client/sso/ssotest"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/cli"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -87,7 +88,7 @@ func TestSSOEndToEnd(t *testing.T) {
 		// API commands now authenticate with the SSO login.
 		var me client.MeResponse
 		run(t, "--base-url", ts.URL, "me").ok(t, &me)
-		u, err := ts.DB.UserBySubject(ctx, idp.Issuer(), subject, "", "", 0)
+		u, err := directory.UserBySubject(ctx, ts.DB, idp.Issuer(), subject, "", "", 0)
 		if err != nil || me.AccountID != u.PersonalAccountID {
 			t.Fatalf("me = %+v (user %+v, %v)", me, u, err)
 		}
@@ -97,8 +98,8 @@ func TestSSOEndToEnd(t *testing.T) {
 		}
 
 		// A profile bound to an organization acts in it.
-		org, _ := ts.DB.CreateOrganization(ctx, "Acme "+string(d), ts.UserID, 0)
-		if err := ts.DB.AddMember(ctx, org.ID, u.ID, store.RoleAdmin); err != nil {
+		org, _ := directory.CreateOrganization(ctx, ts.DB, "Acme "+string(d), ts.UserID, 0)
+		if err := directory.AddMember(ctx, ts.DB, org.ID, u.ID, store.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
 		run(t, append([]string{"--profile", "acme", "configure", "sso", "--sso-account-id", org.ID}, sdom...)...).ok(t, nil)

@@ -98,11 +98,11 @@ func (e *Env) Key(t testing.TB, c Caller) string {
 	case RevokedKey:
 		secret := e.IssueKey(t, e.Tenant.AccountID, e.Tenant.UserID, store.RoleOwner)
 		ctx := context.Background()
-		k, err := e.DB.APIKeyByHash(ctx, auth.HashKey(secret))
+		k, err := auth.APIKeyByHash(ctx, e.DB, auth.HashKey(secret))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.DB.RevokeAPIKey(ctx, k.ID); err != nil {
+		if err := auth.RevokeAPIKey(ctx, e.DB, k.ID); err != nil {
 			t.Fatal(err)
 		}
 		return secret

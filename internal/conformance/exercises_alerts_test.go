@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
@@ -64,7 +65,7 @@ func alAlert(t *testing.T, e *Env) Vars {
 
 // alOrg makes an organization the exercise's user owns.
 func alOrg(t *testing.T, e *Env) Vars {
-	org, err := e.DB.CreateOrganization(context.Background(), "Org", e.Tenant.UserID, 0)
+	org, err := directory.CreateOrganization(context.Background(), e.DB, "Org", e.Tenant.UserID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -22,7 +23,7 @@ func init() {
 			}},
 		Exercise{Op: "GET /me", Name: "lists the user's organizations", Status: http.StatusOK,
 			Setup: func(t *testing.T, e *Env) Vars {
-				org, err := e.DB.CreateOrganization(context.Background(), "Conformance Org", e.Tenant.UserID, 0)
+				org, err := directory.CreateOrganization(context.Background(), e.DB, "Conformance Org", e.Tenant.UserID, 0)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -79,7 +80,7 @@ func init() {
 // pin is a Setup that pins the exercise's account to v.
 func pin(v string) func(t *testing.T, e *Env) Vars {
 	return func(t *testing.T, e *Env) Vars {
-		if err := e.DB.SetAPIVersion(context.Background(), e.Tenant.AccountID, v); err != nil {
+		if err := directory.SetAPIVersion(context.Background(), e.DB, e.Tenant.AccountID, v); err != nil {
 			t.Fatal(err)
 		}
 		return nil

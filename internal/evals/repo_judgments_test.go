@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -22,8 +23,8 @@ func TestMaterializeJudgments(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		rp := repo{db: db}
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "J"})
-		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "K"})
+		_, acct, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "J"})
+		_, other, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "K"})
 		agents := map[string]string{}
 		for _, account := range []string{acct.ID, other.ID} {
 			agents[account] = storetest.JudgedAgent(t, db, account)
@@ -181,7 +182,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 	ctx := context.Background()
 	db := storetest.Open(b, store.SQLite)
 	rp := repo{db: db}
-	_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "B"})
+	_, acct, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "B"})
 	agent := storetest.JudgedAgent(b, db, acct.ID)
 	var criteria []string
 	for range 5 {
@@ -285,7 +286,7 @@ func judgedCriterion(t testing.TB, db *store.DB, accountID, agentID string) stri
 func newJudgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, run store.Run) {
 	t.Helper()
 	ctx := context.Background()
-	_, acct, err := db.CreateUser(ctx, store.NewUser{Name: "J"})
+	_, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "J"})
 	if err != nil {
 		t.Fatal(err)
 	}

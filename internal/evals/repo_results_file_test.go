@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -21,7 +22,7 @@ type resultsFixture struct {
 func newResultsFixture(t *testing.T, db *store.DB, name string) resultsFixture {
 	t.Helper()
 	ctx := context.Background()
-	_, acct, err := db.CreateUser(ctx, store.NewUser{Name: name})
+	_, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

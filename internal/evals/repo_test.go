@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestCriteriaPerAgentLimit(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		rp := repo{db: db}
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "L"})
+		_, acct, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "L"})
 		full, other := storetest.JudgedAgent(t, db, acct.ID), storetest.JudgedAgent(t, db, acct.ID)
 		create := func(agentID string) error {
 			_, err := rp.createCriterion(ctx, EvaluationCriterion{AccountID: acct.ID, AgentID: agentID, StepID: "s",

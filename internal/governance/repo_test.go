@@ -7,6 +7,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -15,7 +16,7 @@ import (
 func newAccount(t *testing.T, db *store.DB) (accountID, agentID string) {
 	t.Helper()
 	ctx := context.Background()
-	_, a, err := db.CreateUser(ctx, store.NewUser{Name: "u"})
+	_, a, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "u"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
@@ -27,7 +29,7 @@ func init() {
 			Expect: Status(http.StatusCreated, func(t testing.TB, c *Ctx, _ testserver.Response) {
 				t.Helper()
 				for _, acct := range []string{c.A.AccountID, c.B.AccountID} {
-					keys, err := c.DB.APIKeys(context.Background(), acct)
+					keys, err := auth.APIKeys(context.Background(), c.DB, acct)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -50,7 +52,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if k, err := c.DB.APIKeyInAccount(context.Background(), c.A.AccountID, c.Vars["key_id"]); err != nil || k.RevokedAt != nil {
+				if k, err := auth.APIKeyInAccount(context.Background(), c.DB, c.A.AccountID, c.Vars["key_id"]); err != nil || k.RevokedAt != nil {
 					t.Errorf("A's key after B's revoke: %+v %v", k, err)
 				}
 			},
@@ -68,7 +70,7 @@ func init() {
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				t.Helper()
 				NotFound()(t, c, r)
-				if role, err := c.DB.Role(context.Background(), c.A.AccountID, c.Vars["user_id"]); err != nil || role != store.RoleMember {
+				if role, err := directory.Role(context.Background(), c.DB, c.A.AccountID, c.Vars["user_id"]); err != nil || role != store.RoleMember {
 					t.Errorf("A's member's role after B's change: %q %v", role, err)
 				}
 			},
@@ -103,11 +105,11 @@ func keyOfA(t *testing.T, c *Ctx) Vars {
 // memberOfA adds a member to A's account and answers their id as user_id.
 func memberOfA(t *testing.T, c *Ctx) Vars {
 	ctx := context.Background()
-	u, _, err := c.DB.CreateUser(ctx, store.NewUser{Name: "member of A", OpeningCredits: 1})
+	u, _, err := directory.CreateUser(ctx, c.DB, directory.NewUser{Name: "member of A", OpeningCredits: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DB.AddMember(ctx, c.A.AccountID, u.ID, store.RoleMember); err != nil {
+	if err := directory.AddMember(ctx, c.DB, c.A.AccountID, u.ID, store.RoleMember); err != nil {
 		t.Fatal(err)
 	}
 	return Vars{"user_id": u.ID}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/testserver"
 )
@@ -74,7 +75,7 @@ func notFoundAndIntact() Expectation {
 // alOrgOfA makes an organization A's user owns.
 func alOrgOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
-	org, err := c.DB.CreateOrganization(context.Background(), "A's org", c.A.UserID, 0)
+	org, err := directory.CreateOrganization(context.Background(), c.DB, "A's org", c.A.UserID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

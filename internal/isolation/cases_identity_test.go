@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -14,11 +15,11 @@ func init() {
 		Op: "GET /me", Name: "B sees only its own account and organizations",
 		Setup: func(t *testing.T, c *Ctx) Vars {
 			ctx := context.Background()
-			orgA, err := c.DB.CreateOrganization(ctx, "A's org", c.A.UserID, 0)
+			orgA, err := directory.CreateOrganization(ctx, c.DB, "A's org", c.A.UserID, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			orgB, err := c.DB.CreateOrganization(ctx, "B's org", c.B.UserID, 0)
+			orgB, err := directory.CreateOrganization(ctx, c.DB, "B's org", c.B.UserID, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -42,7 +43,7 @@ func init() {
 // pinA pins account A to v.
 func pinA(v string) func(t *testing.T, c *Ctx) Vars {
 	return func(t *testing.T, c *Ctx) Vars {
-		if err := c.DB.SetAPIVersion(context.Background(), c.A.AccountID, v); err != nil {
+		if err := directory.SetAPIVersion(context.Background(), c.DB, c.A.AccountID, v); err != nil {
 			t.Fatal(err)
 		}
 		return nil
@@ -51,7 +52,7 @@ func pinA(v string) func(t *testing.T, c *Ctx) Vars {
 
 func storedPin(t testing.TB, c *Ctx, accountID string) string {
 	t.Helper()
-	a, err := c.DB.Account(context.Background(), accountID)
+	a, err := directory.GetAccount(context.Background(), c.DB, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}

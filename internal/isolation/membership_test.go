@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -23,15 +24,15 @@ func TestKeysFollowMembership(t *testing.T) {
 		one := testserver.Start(t, d)
 		two := testserver.Start(t, d, func(c *server.Config) { c.DatabaseURL = one.S.Config.DatabaseURL })
 		ctx := context.Background()
-		org, err := one.DB.CreateOrganization(ctx, "Org", one.UserID, 100)
+		org, err := directory.CreateOrganization(ctx, one.DB, "Org", one.UserID, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
-		admin, _, err := one.DB.CreateUser(ctx, store.NewUser{Name: "admin"})
+		admin, _, err := directory.CreateUser(ctx, one.DB, directory.NewUser{Name: "admin"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := one.DB.AddMember(ctx, org.ID, admin.ID, store.RoleAdmin); err != nil {
+		if err := directory.AddMember(ctx, one.DB, org.ID, admin.ID, store.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
 		key := one.IssueKey(t, org.ID, admin.ID, store.RoleAdmin)
@@ -51,7 +52,7 @@ func TestKeysFollowMembership(t *testing.T) {
 		}
 
 		// Demoted to member: the admin key acts as a member.
-		if err := one.DB.AddMember(ctx, org.ID, admin.ID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, one.DB, org.ID, admin.ID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		if took, ok := pollUntil(pin, http.StatusForbidden, http.StatusOK); !ok {
@@ -64,7 +65,7 @@ func TestKeysFollowMembership(t *testing.T) {
 		}
 
 		// Removed from the account: the key stops working.
-		if err := one.DB.RemoveMember(ctx, org.ID, admin.ID); err != nil {
+		if err := directory.RemoveMember(ctx, one.DB, org.ID, admin.ID); err != nil {
 			t.Fatal(err)
 		}
 		if took, ok := pollUntil(createAgent, http.StatusUnauthorized, http.StatusCreated); !ok {

@@ -30,7 +30,7 @@ func TestRevokedKeyStopsOnEveryReplica(t *testing.T) {
 		two := testserver.Start(t, d, func(c *server.Config) { c.DatabaseURL = one.S.Config.DatabaseURL })
 		tenant := one.NewTenant(t, "revoked")
 		ctx := context.Background()
-		key, err := one.DB.APIKeyByHash(ctx, auth.HashKey(tenant.Key))
+		key, err := auth.APIKeyByHash(ctx, one.DB, auth.HashKey(tenant.Key))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestRevokedKeyStopsOnEveryReplica(t *testing.T) {
 			t.Fatalf("replica two: %d before revocation", got)
 		}
 		revoked := time.Now()
-		if err := one.DB.RevokeAPIKey(ctx, key.ID); err != nil {
+		if err := auth.RevokeAPIKey(ctx, one.DB, key.ID); err != nil {
 			t.Fatal(err)
 		}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -117,7 +118,7 @@ func TestSourceContentsByStatus(t *testing.T) {
 // accountFor makes an account of its own user.
 func accountFor(t *testing.T, db *store.DB) string {
 	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
+	_, a, err := directory.CreateUser(context.Background(), db, directory.NewUser{Name: "u", OpeningCredits: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -22,7 +23,7 @@ func TestVectorIndexes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct, err := db.CreateAccount(ctx, "personal", "a", 100)
+		acct, err := directory.CreateAccount(ctx, db, "personal", "a", 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestMemIndexSnapshot(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		acct, err := db.CreateAccount(ctx, "personal", "a", 100)
+		acct, err := directory.CreateAccount(ctx, db, "personal", "a", 100)
 		if err != nil {
 			t.Fatal(err)
 		}

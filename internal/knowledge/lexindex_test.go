@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/knowledge/lexical"
 	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/store"
@@ -27,7 +28,7 @@ type lexFixture struct {
 func newLexFixture(t *testing.T, d store.Dialect) *lexFixture {
 	t.Helper()
 	db := storetest.Open(t, d)
-	acct, err := db.CreateAccount(context.Background(), "personal", "a", 100)
+	acct, err := directory.CreateAccount(context.Background(), db, "personal", "a", 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/llm/offline"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -151,7 +152,7 @@ func searchFixture(b *testing.B, ctx context.Context, n int) *benchFixture {
 
 func storeCorpus(b *testing.B, ctx context.Context, db *store.DB, gen *textGen, n int) (acct, kb string) {
 	b.Helper()
-	a, err := db.CreateAccount(ctx, "personal", "bench", 100)
+	a, err := directory.CreateAccount(ctx, db, "personal", "bench", 100)
 	if err != nil {
 		b.Fatal(err)
 	}

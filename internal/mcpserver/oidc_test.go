@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/mcpserver/mcpservertest"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -62,7 +63,7 @@ func TestMCPWithOIDCBearerAndAccountHeader(t *testing.T) {
 			t.Fatalf("me: %d %s", r.Status, r.Body)
 		}
 		ctx := context.Background()
-		users, err := s.DB.Users(ctx)
+		users, err := directory.Users(ctx, s.DB)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,11 +73,11 @@ func TestMCPWithOIDCBearerAndAccountHeader(t *testing.T) {
 				userID = u.ID
 			}
 		}
-		org, err := s.DB.CreateOrganization(ctx, "Acme", s.UserID, 0)
+		org, err := directory.CreateOrganization(ctx, s.DB, "Acme", s.UserID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DB.AddMember(ctx, org.ID, userID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, s.DB, org.ID, userID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		r := s.Do(t, "POST", "/agents", "", map[string]any{"name": "org agent",

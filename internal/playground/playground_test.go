@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/llm/fakellm"
@@ -124,7 +125,7 @@ func service(t *testing.T, d store.Dialect, fake *fakellm.Server) (*Service, *qu
 		t.Fatal(err)
 	}
 	q := &queue{}
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 100_000})
+	_, a, err := directory.CreateUser(context.Background(), db, directory.NewUser{Name: "u", OpeningCredits: 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}

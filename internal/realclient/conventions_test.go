@@ -18,6 +18,7 @@ import (
 	"github.com/agentry/agentry/client"
 	"github.com/agentry/agentry/client/sso"
 	"github.com/agentry/agentry/client/sso/ssotest"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -120,15 +121,15 @@ func TestConvention2_AccountHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		u, err := ts.DB.UserBySubject(ctx, idp.Issuer(), subject, "", "", 0)
+		u, err := directory.UserBySubject(ctx, ts.DB, idp.Issuer(), subject, "", "", 0)
 		if err != nil || u.PersonalAccountID != me.AccountID {
 			t.Fatalf("user: %+v, %v", u, err)
 		}
-		org, err := ts.DB.CreateOrganization(ctx, "Acme", ts.UserID, 0)
+		org, err := directory.CreateOrganization(ctx, ts.DB, "Acme", ts.UserID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.DB.AddMember(ctx, org.ID, u.ID, store.RoleAdmin); err != nil {
+		if err := directory.AddMember(ctx, ts.DB, org.ID, u.ID, store.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
 		inOrg, _ := client.New(client.WithBaseURL(ts.URL), client.WithToken(tok), client.WithAccountID(org.ID))
@@ -143,7 +144,7 @@ func TestConvention2_AccountHeader(t *testing.T) {
 		if err != nil || v.PinnedVersion != nil {
 			t.Fatalf("the pin leaked into the personal account: %+v, %v", v, err)
 		}
-		other, _ := ts.DB.CreateOrganization(ctx, "Other", ts.UserID, 0)
+		other, _ := directory.CreateOrganization(ctx, ts.DB, "Other", ts.UserID, 0)
 		if _, err := personal.Me(ctx, client.WithRequestAccount(other.ID)); !errors.Is(err, client.ErrForbidden) {
 			t.Fatalf("an organization the user is not in: %v", err)
 		}

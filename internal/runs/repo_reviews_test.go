@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestReviewsRepo(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		q := reviewRepo{db}
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "R"})
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "R"})
 		r, err := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +53,7 @@ func TestReviewSweepsSkipBadRows(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		q := reviewRepo{db}
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "S"})
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "S"})
 		past := time.Now().Add(-time.Minute)
 		var runIDs []string
 		for i := 0; i < 3; i++ {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -33,7 +34,7 @@ var Searchers = []Searcher{
 	{Type: "evaluation_criteria", Table: store.SearchTable{Table: "evaluation_criteria", NameExpr: "COALESCE(description, evaluation_mode)", DescExpr: "evaluation_prompt"}},
 	{Type: "alert", Table: store.SearchTable{Table: "alerts", NameExpr: "title", DescExpr: "description"}},
 	{Type: "governance_policy", Table: governance.PolicySearch},
-	{Type: "api_key", Table: store.SearchTable{Table: "api_keys", NameExpr: "name", Where: "revoked_at IS NULL"}},
+	{Type: "api_key", Table: auth.KeySearch},
 	{Type: "run", Table: store.SearchTable{Table: "runs", NameExpr: "'Run ' || id", DescExpr: "status", IDOnly: true}},
 }
 

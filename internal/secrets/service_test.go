@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/secrets"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -23,7 +24,7 @@ func newService(t *testing.T, db *store.DB, fill byte) *secrets.Service {
 
 func account(t *testing.T, db *store.DB) string {
 	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u"})
+	_, a, err := directory.CreateUser(context.Background(), db, directory.NewUser{Name: "u"})
 	if err != nil {
 		t.Fatal(err)
 	}

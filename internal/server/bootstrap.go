@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/web"
@@ -40,7 +41,7 @@ func checkBootstrapKey(key string) error {
 // creates an owner, their personal account and an API key, and prints the key
 // once with a request to paste. Only one replica wins the claim.
 func bootstrap(ctx context.Context, db *store.DB, cfg Config, out io.Writer) error {
-	n, err := db.AccountCount(ctx)
+	n, err := directory.AccountCount(ctx, db)
 	if err != nil || n > 0 {
 		return err
 	}
@@ -48,7 +49,7 @@ func bootstrap(ctx context.Context, db *store.DB, cfg Config, out io.Writer) err
 	if err != nil || !won {
 		return err
 	}
-	u, a, err := db.CreateUser(ctx, store.NewUser{Name: "owner", OpeningCredits: cfg.DefaultCredits})
+	u, a, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "owner", OpeningCredits: cfg.DefaultCredits})
 	if err != nil {
 		return fmt.Errorf("bootstrap owner: %w", err)
 	}
@@ -58,7 +59,7 @@ func bootstrap(ctx context.Context, db *store.DB, cfg Config, out io.Writer) err
 		secret = cfg.BootstrapAPIKey
 		prefix, hash = auth.DisplayPrefix(secret), auth.HashKey(secret)
 	}
-	if _, err := db.CreateAPIKey(ctx, store.APIKey{AccountID: a.ID, UserID: u.ID, Name: "bootstrap", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
+	if _, err := auth.CreateAPIKey(ctx, db, auth.APIKey{AccountID: a.ID, UserID: u.ID, Name: "bootstrap", Prefix: prefix, Role: store.RoleOwner}, hash); err != nil {
 		return fmt.Errorf("bootstrap key: %w", err)
 	}
 	base := "http://" + cfg.Addr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -29,7 +30,7 @@ func TestOperatorAssemblesServicesWithoutBootstrap(t *testing.T) {
 		if _, ok := r.Engine.Tools.Tool("current_datetime"); !ok {
 			t.Error("the engine has no tools")
 		}
-		if n, err := s.DB.AccountCount(context.Background()); err != nil || n != 0 {
+		if n, err := directory.AccountCount(context.Background(), s.DB); err != nil || n != 0 {
 			t.Errorf("operator assembly bootstrapped: %d accounts, %v", n, err)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -48,7 +49,7 @@ func TestReplicasBootstrapOnce(t *testing.T) {
 			t.Fatalf("%d replicas bootstrapped", printed)
 		}
 		if s := servers[0]; s != nil {
-			n, _ := s.DB.AccountCount(context.Background())
+			n, _ := directory.AccountCount(context.Background(), s.DB)
 			if n != 1 {
 				t.Errorf("%d accounts after bootstrap", n)
 			}

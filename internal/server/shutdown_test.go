@@ -93,7 +93,7 @@ func TestShutdownMidRun(t *testing.T) {
 		s, url, stop := startServer(t, cfg)
 
 		ctx := context.Background()
-		k, err := s.DB.APIKeyByHash(ctx, auth.HashKey(shutdownKey))
+		k, err := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(shutdownKey))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/llm"
@@ -147,7 +148,7 @@ func (s *Service) offlineSteps(ctx context.Context, in StepsRequest, name, trigg
 	if len(r.emails) > 0 {
 		to = r.emails[0]
 	} else if r.has("email", "emails", "mail") && in.UserID != "" {
-		if u, err := s.DB.User(ctx, in.UserID); err == nil {
+		if u, err := directory.GetUser(ctx, s.DB, in.UserID); err == nil {
 			to = u.Email
 		}
 	}

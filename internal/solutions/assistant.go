@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -112,7 +113,7 @@ func (s *Service) plan(ctx context.Context, ex Executor, r Request) (string, []A
 	}
 	me := ""
 	if r.UserID != "" {
-		if u, err := s.DB.User(ctx, r.UserID); err == nil {
+		if u, err := directory.GetUser(ctx, s.DB, r.UserID); err == nil {
 			me = u.Email
 		}
 	}

@@ -5,46 +5,10 @@ import (
 	"time"
 )
 
-// What an account's own owners and members read and change about it
-// through the API (the settings extension): its members with their names,
-// a key revoked within the account, and the credits spent per day.
-
-// Member is a user of an account with their role.
-type Member struct {
-	UserID    string
-	Email     string
-	Name      string
-	Role      string
-	CreatedAt time.Time
-}
-
-// AccountMembers lists an account's members, owners first, then by name.
-func (db *DB) AccountMembers(ctx context.Context, accountID string) ([]Member, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT m.user_id, COALESCE(u.email, ''), u.name, m.role, m.created_at
-		FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.account_id = $1 ORDER BY u.name, m.user_id`, accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Member
-	for rows.Next() {
-		var m Member
-		if err := rows.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.CreatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
-}
-
-// RoleStrength orders roles: owner 3, admin 2, member 1, anything else 0.
-func RoleStrength(r string) int { return roleStrength(r) }
-
-// APIKeyInAccount reads one key of an account (ErrNotFound for another
-// account's, so that its existence does not leak).
-func (db *DB) APIKeyInAccount(ctx context.Context, accountID, id string) (APIKey, error) {
-	return scanKey(db.R.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE account_id = $1 AND id = $2`, accountID, id))
-}
+// What an account's own owners and members read about it through the
+// API (the settings extension) that is still the store's: the credits
+// spent per day, read from the credit ledger (the credits' table, not the
+// accounts area's).
 
 // DailyCreditsSpent sums the credits an account spent (the ledger's
 // debits) per UTC day since a time, keyed by "2006-01-02".

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -26,11 +27,11 @@ func TestAgentsStore(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		u, acct, err := db.CreateUser(ctx, store.NewUser{Name: "owner"})
+		u, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "owner"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, other, _ := db.CreateUser(ctx, store.NewUser{Name: "other"})
+		_, other, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "other"})
 		sol := seedSolution(t, db, acct.ID, "Ops")
 		foreignSol := seedSolution(t, db, other.ID, "Theirs")
 

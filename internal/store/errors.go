@@ -1,6 +1,10 @@
 package store
 
-import "github.com/agentry/agentry/internal/fault"
+import (
+	"strings"
+
+	"github.com/agentry/agentry/internal/fault"
+)
 
 // The store's errors are the fault vocabulary's sentinels, so the areas
 // and the API speak one word (see package fault).
@@ -14,3 +18,25 @@ var (
 	// ErrInsufficientCredits means a debit would take a balance below zero.
 	ErrInsufficientCredits = fault.ErrNoCredits
 )
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	// pgx reports SQLSTATE 23505; SQLite reports a UNIQUE or PRIMARY KEY constraint failure.
+	return strings.Contains(msg, "23505") || strings.Contains(msg, "UNIQUE constraint failed") ||
+		strings.Contains(msg, "constraint failed: PRIMARY KEY")
+}
+
+func isForeignKeyViolation(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "23503") || strings.Contains(msg, "FOREIGN KEY constraint failed")
+}

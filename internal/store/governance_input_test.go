@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -16,7 +17,7 @@ func TestBlockedInputWithholdsTheEmailSubject(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		_, acct, _ := db.CreateUser(ctx, store.NewUser{Name: "G"})
+		_, acct, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "G"})
 		agent := storetest.JudgedAgent(t, db, acct.ID)
 		md := map[string]any{"inbound_email_id": "e1", "email_from": "ann@example.com", "email_subject": "my card is 4111 1111 1111 1111"}
 		str := func(s string) *string { return &s }

@@ -144,3 +144,14 @@ func NonNil(s []string) []string { return nonNil(s) }
 func EscapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// OpeningCredits records a new account's opening balance in tx, the
+// transaction that creates the account (the accounts area's sign-up), so
+// no account exists without it. Zero records nothing.
+func OpeningCredits(ctx context.Context, tx *sql.Tx, accountID string, credits float64) error {
+	if micro := ToMicro(credits); micro != 0 {
+		_, err := AdjustCredits(ctx, tx, accountID, micro, "opening balance", "", true)
+		return err
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -16,7 +17,7 @@ func TestRunsStore(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "R"})
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "R"})
 		in := "hello"
 		r, err := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1", Input: &in, Metadata: map[string]any{"k": "v"}, Priority: true})
 		if err != nil {

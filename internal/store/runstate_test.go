@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestRunStateMachine(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		_, a, _ := db.CreateUser(ctx, store.NewUser{Name: "S"})
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "S"})
 		newRun := func() store.Run {
 			r, err := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
 			if err != nil {

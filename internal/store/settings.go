@@ -6,6 +6,11 @@ import (
 	"errors"
 )
 
+// The settings table holds process-wide values, no account's: the first
+// start's bootstrap claim (the server) and the mail links' signing key
+// (mail/sending) are its two users, so it stays with the store's shared
+// machinery rather than in any one area.
+
 // Claim records key once. It returns true to exactly one caller across all
 // replicas, the one whose insert won, so one-time work (the first-start
 // bootstrap) happens once however many processes start together.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -26,7 +27,7 @@ func TestSQLiteFileNamesAreTakenLiterally(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, acct, err := db.CreateUser(ctx, store.NewUser{Name: "Hash"})
+	_, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "Hash"})
 	if err != nil {
 		t.Fatal(err)
 	}

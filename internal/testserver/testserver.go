@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/mail/dkimkey"
 	"github.com/agentry/agentry/internal/server"
@@ -90,7 +91,7 @@ func StartPrinting(t testing.TB, d store.Dialect, out io.Writer, opts ...func(*s
 		}
 	})
 	ts := &Server{URL: "http://" + addr.String(), Key: BootstrapKey, S: s, DB: s.DB}
-	k, err := s.DB.APIKeyByHash(ctx, auth.HashKey(BootstrapKey))
+	k, err := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(BootstrapKey))
 	if err != nil {
 		t.Fatalf("bootstrap key: %v", err)
 	}
@@ -133,7 +134,7 @@ type Tenant struct {
 func (s *Server) NewTenant(t testing.TB, name string) Tenant {
 	t.Helper()
 	ctx := context.Background()
-	u, a, err := s.DB.CreateUser(ctx, store.NewUser{Name: name, OpeningCredits: 1000})
+	u, a, err := directory.CreateUser(ctx, s.DB, directory.NewUser{Name: name, OpeningCredits: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func (s *Server) NewTenant(t testing.TB, name string) Tenant {
 func (s *Server) IssueKey(t testing.TB, accountID, userID, role string) string {
 	t.Helper()
 	secret, prefix, hash := auth.NewKey()
-	if _, err := s.DB.CreateAPIKey(context.Background(), store.APIKey{AccountID: accountID, UserID: userID, Name: "test", Prefix: prefix, Role: role}, hash); err != nil {
+	if _, err := auth.CreateAPIKey(context.Background(), s.DB, auth.APIKey{AccountID: accountID, UserID: userID, Name: "test", Prefix: prefix, Role: role}, hash); err != nil {
 		t.Fatal(err)
 	}
 	return secret

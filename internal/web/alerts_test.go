@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -207,15 +208,15 @@ func TestAlertPreferencesPage(t *testing.T) {
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		srv := start(t, d)
 		ctx := context.Background()
-		org, err := srv.DB.CreateOrganization(ctx, "Org", srv.UserID, 100)
+		org, err := directory.CreateOrganization(ctx, srv.DB, "Org", srv.UserID, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
 		admin, member := srv.NewTenant(t, "admin"), srv.NewTenant(t, "member")
-		if err := srv.DB.AddMember(ctx, org.ID, admin.UserID, store.RoleAdmin); err != nil {
+		if err := directory.AddMember(ctx, srv.DB, org.ID, admin.UserID, store.RoleAdmin); err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.DB.AddMember(ctx, org.ID, member.UserID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, srv.DB, org.ID, member.UserID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		adminKey := srv.IssueKey(t, org.ID, admin.UserID, store.RoleAdmin)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -91,11 +92,11 @@ func BenchmarkSettingsPage(b *testing.B) {
 				}
 			}
 			for i := range 29 {
-				u, _, err := srv.DB.CreateUser(ctx, store.NewUser{Name: fmt.Sprintf("Person %02d", i), Email: fmt.Sprintf("p%d@acme.test", i), OpeningCredits: 1})
+				u, _, err := directory.CreateUser(ctx, srv.DB, directory.NewUser{Name: fmt.Sprintf("Person %02d", i), Email: fmt.Sprintf("p%d@acme.test", i), OpeningCredits: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := srv.DB.AddMember(ctx, srv.AccountID, u.ID, store.RoleMember); err != nil {
+				if err := directory.AddMember(ctx, srv.DB, srv.AccountID, u.ID, store.RoleMember); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/server"
@@ -41,15 +42,15 @@ func mailConsole(t testing.TB, d store.Dialect) (*testserver.Server, *mailtest.S
 func mailOwner(t testing.TB, srv *testserver.Server, email string) (owner testserver.Tenant, memberKey string) {
 	t.Helper()
 	ctx := context.Background()
-	u, a, err := srv.DB.CreateUser(ctx, store.NewUser{Email: email, Name: "Boss", OpeningCredits: 100})
+	u, a, err := directory.CreateUser(ctx, srv.DB, directory.NewUser{Email: email, Name: "Boss", OpeningCredits: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := srv.DB.CreateUser(ctx, store.NewUser{Email: "member." + email, Name: "Member", OpeningCredits: 1})
+	m, _, err := directory.CreateUser(ctx, srv.DB, directory.NewUser{Email: "member." + email, Name: "Member", OpeningCredits: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.DB.AddMember(ctx, a.ID, m.ID, store.RoleMember); err != nil {
+	if err := directory.AddMember(ctx, srv.DB, a.ID, m.ID, store.RoleMember); err != nil {
 		t.Fatal(err)
 	}
 	return testserver.Tenant{Key: srv.IssueKey(t, a.ID, u.ID, store.RoleOwner), AccountID: a.ID, UserID: u.ID},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -455,11 +456,11 @@ func TestKnowledgeIsolationAndRoles(t *testing.T) {
 		// organization's knowledge: the API allows it, and the console
 		// decides nothing on its own.
 		ctx := context.Background()
-		org, err := srv.DB.CreateAccount(ctx, store.KindOrganization, "Harbour Co", 1000)
+		org, err := directory.CreateAccount(ctx, srv.DB, directory.KindOrganization, "Harbour Co", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.DB.AddMember(ctx, org.ID, other.UserID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, srv.DB, org.ID, other.UserID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		m := newBrowser(t, srv)

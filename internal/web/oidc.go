@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/auth"
-	"github.com/agentry/agentry/internal/store"
 	"golang.org/x/oauth2"
 )
 
@@ -29,7 +29,7 @@ type OIDCConfig struct {
 	// Verifier checks the ID token for ClientID; Users turns its identity
 	// into the user (created on first sight, as the API does).
 	Verifier *auth.OIDC
-	Users    func(context.Context, auth.Identity) (store.User, error)
+	Users    func(context.Context, auth.Identity) (directory.User, error)
 
 	once     sync.Mutex
 	authURL  string

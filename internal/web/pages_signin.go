@@ -85,7 +85,7 @@ func (c *Console) signinWithKey(req *Request) error {
 		return err
 	}
 	s := ConsoleSession{KeyHash: auth.HashKey(key), AccountID: me.AccountID}
-	if k, err := c.db.APIKeyByHash(req.Context(), s.KeyHash); err == nil {
+	if k, err := auth.APIKeyByHash(req.Context(), c.db, s.KeyHash); err == nil {
 		s.UserID = k.UserID // so that "sign out everywhere" reaches this session too
 	}
 	if err := c.startSession(req.W, req.Request, s); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/admin"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -56,7 +57,7 @@ func TestFirstStartPrintsASigninLink(t *testing.T) {
 func TestAdminSigninLink(t *testing.T) {
 	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		srv := start(t, d)
-		u, _, err := srv.DB.CreateUser(context.Background(), store.NewUser{Email: "ada@example.com", Name: "Ada", OpeningCredits: 10})
+		u, _, err := directory.CreateUser(context.Background(), srv.DB, directory.NewUser{Email: "ada@example.com", Name: "Ada", OpeningCredits: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

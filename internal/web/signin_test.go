@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -131,12 +133,12 @@ func TestSignoutEverywhereAndRevokedKey(t *testing.T) {
 		// A session opened with a key ends when the key is revoked.
 		three := newBrowser(t, srv)
 		three.signInWithKey(ten.Key)
-		keys, err := srv.DB.APIKeys(context.Background(), ten.AccountID)
+		keys, err := auth.APIKeys(context.Background(), srv.DB, ten.AccountID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range keys {
-			if err := srv.DB.RevokeAPIKey(context.Background(), k.ID); err != nil {
+			if err := auth.RevokeAPIKey(context.Background(), srv.DB, k.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -232,11 +234,11 @@ func TestOrganizationSwitcher(t *testing.T) {
 		srv := start(t, d)
 		ctx := context.Background()
 		ada := srv.NewTenant(t, "ada")
-		org, err := srv.DB.CreateAccount(ctx, store.KindOrganization, "Acme", 1000)
+		org, err := directory.CreateAccount(ctx, srv.DB, directory.KindOrganization, "Acme", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.DB.AddMember(ctx, org.ID, ada.UserID, store.RoleMember); err != nil {
+		if err := directory.AddMember(ctx, srv.DB, org.ID, ada.UserID, store.RoleMember); err != nil {
 			t.Fatal(err)
 		}
 		srv.StoreAgent(t, org.ID, "Acme agent", `{"name": "Acme agent", "child_steps": []}`, "dynamic_input")
@@ -253,7 +255,7 @@ func TestOrganizationSwitcher(t *testing.T) {
 		}
 		b.get("/console/agents").mustContain(t, "Acme agent")
 		// Not a member: refused.
-		stranger, err := srv.DB.CreateAccount(ctx, store.KindOrganization, "Other", 1000)
+		stranger, err := directory.CreateAccount(ctx, srv.DB, directory.KindOrganization, "Other", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +264,7 @@ func TestOrganizationSwitcher(t *testing.T) {
 			t.Fatalf("switch to a stranger's organization: %d", p.Status)
 		}
 		// Removed from the organization: the API refuses at once.
-		if err := srv.DB.RemoveMember(ctx, org.ID, ada.UserID); err != nil {
+		if err := directory.RemoveMember(ctx, srv.DB, org.ID, ada.UserID); err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(10 * time.Second)

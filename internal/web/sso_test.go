@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -35,7 +36,7 @@ func TestSingleSignOn(t *testing.T) {
 		if p.Status != http.StatusOK || p.URL != "/console/account" {
 			t.Fatalf("single sign-on: %d at %s\n%s", p.Status, p.URL, p.Body)
 		}
-		u, err := srv.DB.UserByEmail(t.Context(), "ada-"+string(d)+"@example.com")
+		u, err := directory.UserByEmail(t.Context(), srv.DB, "ada-"+string(d)+"@example.com")
 		if err != nil {
 			t.Fatalf("the signed-in user: %v", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/blob"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/jobs"
@@ -353,7 +354,7 @@ func (s *Service) resolve(ctx context.Context, rcpt string) (route Route, accoun
 			return route, "", errUnknownMailbox
 		}
 		accountID = local[dot+1:]
-		if _, err := s.DB.Account(ctx, accountID); err != nil {
+		if _, err := directory.GetAccount(ctx, s.DB, accountID); err != nil {
 			return route, "", errUnknownMailbox
 		}
 		route, err = s.repo().routeByAlias(ctx, accountID, local[:dot])

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/jobs"
 	"github.com/agentry/agentry/internal/mail/dkimkey"
 	"github.com/agentry/agentry/internal/mail/sending"
@@ -36,7 +37,7 @@ func BenchmarkSendEmailStep(b *testing.B) {
 		b.Run(string(d), func(b *testing.B) {
 			ctx := context.Background()
 			db := storetest.Open(b, d)
-			u, a, err := db.CreateUser(ctx, store.NewUser{Name: "bench", OpeningCredits: 1})
+			u, a, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "bench", OpeningCredits: 1})
 			_ = u
 			if err != nil {
 				b.Fatal(err)

@@ -64,7 +64,7 @@ func (s *Service) Server() (string, string) {
 
 // Get returns the account's effective default.
 func (s *Service) Get(ctx context.Context, accountID string) (Default, error) {
-	own, err := s.DB.AccountDefaultModel(ctx, accountID)
+	own, err := accountDefaultModel(ctx, s.DB, accountID)
 	if err != nil {
 		return Default{}, err
 	}
@@ -110,7 +110,7 @@ func (s *Service) Set(ctx context.Context, accountID, modelID string) (Default, 
 		}
 		id = m.ID
 	}
-	if err := s.DB.SetAccountDefaultModel(ctx, accountID, id); err != nil {
+	if err := setAccountDefaultModel(ctx, s.DB, accountID, id); err != nil {
 		return Default{}, err
 	}
 	return s.Get(ctx, accountID)

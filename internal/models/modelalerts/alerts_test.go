@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/models/modelalerts"
@@ -65,7 +66,7 @@ func (f *fixture) at(days int) { f.now = f.base.AddDate(0, 0, days) }
 
 func (f *fixture) account(t *testing.T) string {
 	t.Helper()
-	_, a, err := f.db.CreateUser(ctx, store.NewUser{Name: "u", OpeningCredits: 10})
+	_, a, err := directory.CreateUser(ctx, f.db, directory.NewUser{Name: "u", OpeningCredits: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -12,7 +13,7 @@ import (
 // own rows.
 func NewAccount(tb testing.TB, db *store.DB) string {
 	tb.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
+	_, a, err := directory.CreateUser(context.Background(), db, directory.NewUser{Name: "u", OpeningCredits: 5})
 	if err != nil {
 		tb.Fatal(err)
 	}

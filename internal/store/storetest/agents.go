@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -27,7 +28,7 @@ func JudgedAgent(t testing.TB, db *store.DB, accountID string) string {
 // id.
 func Account(t testing.TB, db *store.DB) string {
 	t.Helper()
-	_, a, err := db.CreateUser(context.Background(), store.NewUser{Name: "u", OpeningCredits: 5})
+	_, a, err := directory.CreateUser(context.Background(), db, directory.NewUser{Name: "u", OpeningCredits: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
