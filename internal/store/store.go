@@ -1,9 +1,11 @@
-// Package store owns persistence: opening SQLite or PostgreSQL, the versioned
-// migrations of each dialect, and the repositories every area reads and
-// writes through. The SQL is shared between the dialects wherever both
-// accept it ($N placeholders, RETURNING, ON CONFLICT); the few differences
-// of SQL sit behind Dialect, so the areas' services do not know which
-// database runs. Four packages above this one do, each for a part the two
+// Package store owns what every area's persistence shares: opening SQLite
+// or PostgreSQL, the versioned migrations of each dialect, transactions,
+// and the helpers an area's repository (its repo*.go, beside its service)
+// queries and scans with (repo.go). It still holds the repositories of
+// the agents and the runs, whose SQL has not moved yet. The SQL is shared
+// between the dialects wherever both accept it ($N placeholders,
+// RETURNING, ON CONFLICT); the few differences of SQL sit behind Dialect,
+// so the areas' services do not know which database runs. Four packages above this one do, each for a part the two
 // databases offer differently, not for SQL: jobs (River's driver for each),
 // events (LISTEN/NOTIFY on PostgreSQL, delivery in process on SQLite),
 // knowledge (pgvector when PostgreSQL has it, else the in-process vector
