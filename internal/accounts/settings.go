@@ -173,7 +173,7 @@ func (s *Service) Credits(ctx context.Context, accountID string, ledgerLimit, da
 		return out, err
 	}
 	first := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))
-	spent, err := s.db.DailyCreditsSpent(ctx, accountID, first)
+	spent, err := billing.NewCredits(s.db).DailySpent(ctx, accountID, first)
 	if err != nil {
 		return out, err
 	}

@@ -122,6 +122,34 @@ func (c Credits) Ledger(ctx context.Context, accountID string, limit int) ([]Led
 		FROM credit_ledger WHERE account_id = $1 ORDER BY id DESC LIMIT $2`, accountID, limit)
 }
 
+// DailySpent sums the credits an account spent (the ledger's debits) per
+// UTC day since a time, keyed by "2006-01-02": the settings extension's
+// spending chart. It streams the debits, a month of an account's at most.
+func (c Credits) DailySpent(ctx context.Context, accountID string, since time.Time) (map[string]float64, error) {
+	rows, err := c.db.R.QueryContext(ctx, `SELECT delta, created_at FROM credit_ledger
+		WHERE account_id = $1 AND created_at >= $2 AND delta < 0`, accountID, since.UTC())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	micro := map[string]int64{}
+	for rows.Next() {
+		var (
+			delta int64
+			at    time.Time
+		)
+		if err := rows.Scan(&delta, &at); err != nil {
+			return nil, err
+		}
+		micro[at.UTC().Format(time.DateOnly)] -= delta
+	}
+	out := make(map[string]float64, len(micro))
+	for day, m := range micro {
+		out[day] = store.FromMicro(m)
+	}
+	return out, rows.Err()
+}
+
 // Require returns nil when the account's balance is positive and covers
 // estimate, else a *fault.NoCredits (store.ErrInsufficientCredits) that
 // says both: a refusal made before any work.

@@ -117,3 +117,42 @@ func TestRecentModels(t *testing.T) {
 		}
 	})
 }
+
+// TestDailySpent: the spending chart sums an account's debits of each UTC
+// day, none of its grants and none of another account's.
+func TestDailySpent(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		c := billing.NewCredits(db)
+		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "A", OpeningCredits: 10})
+		_, other, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "O", OpeningCredits: 10})
+		for _, spend := range []float64{2.5, 1.25} {
+			if _, err := c.Debit(ctx, a.ID, spend, "test", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Grant(ctx, a.ID, 7, "top-up", ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Debit(ctx, other.ID, 4, "test", ""); err != nil {
+			t.Fatal(err)
+		}
+		since := time.Now().UTC().Add(-time.Hour)
+		spent, err := c.DailySpent(ctx, a.ID, since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for _, v := range spent {
+			total += v
+		}
+		if total != 3.75 || len(spent) < 1 || len(spent) > 2 { // the hour may span midnight
+			t.Fatalf("spent %v", spent)
+		}
+		if spent, _ := c.DailySpent(ctx, a.ID, time.Now().Add(time.Hour)); len(spent) != 0 {
+			t.Fatalf("nothing spent after now, got %v", spent)
+		}
+	})
+}
