@@ -1,7 +1,7 @@
 package knowledge
 
 // The knowledge bases' SQL: knowledge_bases and knowledge_base_sources
-// are the area's own (moved from the store's knowledge_bases.go). The
+// are the area's own. The
 // solutions area still names knowledge_bases in its own queries (a
 // solution's linked knowledge bases, counted and listed with the
 // solution), and the account search (internal/search) in its query

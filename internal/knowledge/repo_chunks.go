@@ -1,8 +1,7 @@
 package knowledge
 
 // The chunks' SQL: kb_chunks, the indexed passages of a content version
-// with their embeddings, are the area's own (moved from the store's
-// knowledge_chunks.go).
+// with their embeddings, are the area's own.
 
 import (
 	"context"

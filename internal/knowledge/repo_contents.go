@@ -1,9 +1,9 @@
 package knowledge
 
 // The contents' SQL: contents (a source's items with their current
-// version) and content_attachments are the area's own (moved from the
-// store's knowledge_contents.go). The account search (internal/search)
-// still names contents in its own query across every area's tables.
+// version) and content_attachments are the area's own. The account search
+// (internal/search) still names contents in its own query across every
+// area's tables.
 
 import (
 	"context"
