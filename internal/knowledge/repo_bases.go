@@ -1,11 +1,10 @@
 package knowledge
 
 // The knowledge bases' SQL: knowledge_bases and knowledge_base_sources
-// are the area's own. The
-// solutions area still names knowledge_bases in its own queries (a
-// solution's linked knowledge bases, counted and listed with the
-// solution), and the account search (internal/search) in its query
-// across every area's tables.
+// are the area's own. The solutions area still names knowledge_bases in
+// its own queries (a solution's linked knowledge bases, counted and
+// listed with the solution), and the account search (internal/search) in
+// its query across every area's tables.
 
 import (
 	"context"

@@ -1,10 +1,10 @@
 package knowledge
 
 // The sources' SQL: sources (knowledge sources, the API's source
-// connections) and source_urls are the area's own. The solutions area still names sources in its
-// own queries (a solution's linked sources, counted and listed with the
-// solution), and the account search (internal/search) in its query
-// across every area's tables.
+// connections) and source_urls are the area's own. The solutions area
+// still names sources in its own queries (a solution's linked sources,
+// counted and listed with the solution), and the account search
+// (internal/search) in its query across every area's tables.
 
 import (
 	"context"
