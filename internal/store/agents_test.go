@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -114,7 +115,7 @@ func TestAgentsStore(t *testing.T) {
 		if err != nil || upd.ChangeID == old || upd.Name != "renamed" || upd.DefinitionSavedBy != u.ID {
 			t.Fatalf("update %+v %v", upd, err)
 		}
-		hist, err := db.DefinitionHistory(ctx, acct.ID, a.ID)
+		hist, err := agents.DefinitionHistory(ctx, db, acct.ID, a.ID)
 		if err != nil || len(hist) != 1 || hist[0].ChangeID != old || string(hist[0].Definition) != `{"child_steps":[]}` || hist[0].ReplacedBy != u.ID {
 			t.Fatalf("history %+v %v", hist, err)
 		}
@@ -127,7 +128,7 @@ func TestAgentsStore(t *testing.T) {
 		if same.ChangeID != upd.ChangeID {
 			t.Fatal("a metadata update renewed the change id")
 		}
-		if hist, _ := db.DefinitionHistory(ctx, acct.ID, a.ID); len(hist) != 1 {
+		if hist, _ := agents.DefinitionHistory(ctx, db, acct.ID, a.ID); len(hist) != 1 {
 			t.Fatalf("history grew on a metadata update: %d", len(hist))
 		}
 		// An edit's error aborts the update and is returned as is.
