@@ -1,0 +1,63 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/store/storetest"
+)
+
+func TestAgentsRepoReads(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, other := storetest.Account(t, db), storetest.Account(t, db)
+		a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct, Name: "kb user",
+			Definition: json.RawMessage(`{"child_steps":[{"id":"s","knowledge_base_id":"kb_1"}]}`),
+			Settings:   store.AgentSettings{EvaluationMode: "none", ModelUpgradeStrategy: "none"}},
+			Trigger: store.Trigger{Type: "dynamic_input"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := storetest.JudgedAgent(t, db, other)
+
+		s := &Service{db: db}
+		for _, tc := range []struct {
+			account, kb string
+			want        bool
+		}{{acct, "kb_1", true}, {acct, "kb_2", false}, {other, "kb_1", false}} {
+			if got, err := s.KnowledgeBaseReferenced(ctx, tc.account, tc.kb); err != nil || got != tc.want {
+				t.Errorf("KnowledgeBaseReferenced(%s) = %v, %v", tc.kb, got, err)
+			}
+		}
+
+		// The sweep pages through every account's live agents in id order.
+		var seen []AgentRef
+		after := ""
+		for {
+			page, err := AgentsAfter(ctx, db, after, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			seen, after = append(seen, page...), page[0].ID
+		}
+		if len(seen) != 2 || seen[0].ID >= seen[1].ID || (seen[0] != AgentRef{acct, a.ID} && seen[0] != AgentRef{other, b}) {
+			t.Fatalf("sweep: %+v", seen)
+		}
+		if err := db.DeleteAgent(ctx, acct, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if refs, _ := AgentsAfter(ctx, db, "", 10); len(refs) != 1 || refs[0].ID != b {
+			t.Fatalf("a deleted agent is swept: %+v", refs)
+		}
+		if used, _ := s.KnowledgeBaseReferenced(ctx, acct, "kb_1"); used {
+			t.Fatal("a deleted agent still references its knowledge base")
+		}
+	})
+}
