@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/agentry/agentry/internal/store"
@@ -50,7 +51,7 @@ func TestAgentsRepoReads(t *testing.T) {
 		if len(seen) != 2 || seen[0].ID >= seen[1].ID || (seen[0] != AgentRef{acct, a.ID} && seen[0] != AgentRef{other, b}) {
 			t.Fatalf("sweep: %+v", seen)
 		}
-		if err := db.DeleteAgent(ctx, acct, a.ID); err != nil {
+		if err := deleteAgent(ctx, db, acct, a.ID); err != nil {
 			t.Fatal(err)
 		}
 		if refs, _ := AgentsAfter(ctx, db, "", 10); len(refs) != 1 || refs[0].ID != b {
@@ -58,6 +59,56 @@ func TestAgentsRepoReads(t *testing.T) {
 		}
 		if used, _ := s.KnowledgeBaseReferenced(ctx, acct, "kb_1"); used {
 			t.Fatal("a deleted agent still references its knowledge base")
+		}
+	})
+}
+
+func TestAgentDelete(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+		ctx := context.Background()
+		db := storetest.Open(t, d)
+		acct, other := storetest.Account(t, db), storetest.Account(t, db)
+		mk := func(name string, calls ...string) string {
+			a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct, Name: name,
+				Definition: json.RawMessage(`{"child_steps":[]}`), CallTargets: calls,
+				Settings: store.AgentSettings{EvaluationMode: "none", ModelUpgradeStrategy: "none"}},
+				Trigger: store.Trigger{Type: "dynamic_input"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a.ID
+		}
+		callee := mk("callee")
+		caller := mk("caller", callee)
+		if ok, err := Exists(ctx, db, acct, caller); err != nil || !ok {
+			t.Fatalf("exists: %v %v", ok, err)
+		}
+		if ok, _ := Exists(ctx, db, other, caller); ok {
+			t.Fatal("another account's agent exists")
+		}
+		if err := deleteAgent(ctx, db, other, caller); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("delete across accounts: %v", err)
+		}
+
+		// Soft delete: gone from lookups and lists, no longer a caller.
+		if err := deleteAgent(ctx, db, acct, caller); err != nil {
+			t.Fatal(err)
+		}
+		if err := deleteAgent(ctx, db, acct, caller); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		if ok, _ := Exists(ctx, db, acct, caller); ok {
+			t.Fatal("deleted agent exists")
+		}
+		if _, err := db.Agent(ctx, acct, caller); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleted agent read: %v", err)
+		}
+		if c, _ := db.AgentCallers(ctx, acct, callee); len(c) != 0 {
+			t.Fatalf("deleted caller still listed: %+v", c)
+		}
+		if names, _ := db.AgentNames(ctx, acct); len(names) != 1 || names[0].ID != callee {
+			t.Fatalf("names %+v", names)
 		}
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/fault"
@@ -190,7 +191,7 @@ func (s *Service) Get(ctx context.Context, accountID, agentID, id string) (Repor
 
 // List lists an agent's regressions, newest first, with their summaries.
 func (s *Service) List(ctx context.Context, accountID, agentID string, page, limit int) ([]Report, int, error) {
-	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
+	if ok, err := agents.Exists(ctx, s.DB, accountID, agentID); err != nil || !ok {
 		if err == nil {
 			err = store.ErrNotFound
 		}

@@ -112,13 +112,6 @@ func (db *DB) Agent(ctx context.Context, accountID, id string) (Agent, error) {
 		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
 }
 
-// AgentExists reports whether the account has a live agent with this id.
-func (db *DB) AgentExists(ctx context.Context, accountID, id string) (bool, error) {
-	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID).Scan(&n)
-	return n > 0, err
-}
-
 // agentListColumns leave the definition out: a listing shows settings, and
 // a page of large workflows would be read for nothing.
 var agentListColumns = strings.Replace(agentColumns, "a.definition,", "'',", 1)
@@ -204,27 +197,6 @@ func scanAgentNames(rows *sql.Rows, err error) ([]AgentName, error) {
 		out = append(out, n)
 	}
 	return out, rows.Err()
-}
-
-// DeleteAgent soft-deletes a live agent. Its rows stay for the runs and
-// history that name it; every lookup skips it from now on.
-func (db *DB) DeleteAgent(ctx context.Context, accountID, id string) error {
-	now := Now()
-	return db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE agents SET deleted_at = $1, updated_at = $1
-			WHERE id = $2 AND account_id = $3 AND deleted_at IS NULL`, now, id, accountID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		// A deleted agent calls nobody: it must not block pausing its callees.
-		// (Nor does it receive mail: mail/inbound gives its alias to the
-		// next agent that asks for it.)
-		_, err = tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, id)
-		return err
-	})
 }
 
 func nullInt(n sql.NullInt64) *int {
