@@ -36,10 +36,10 @@ func TestAgentsRepoReads(t *testing.T) {
 		}
 
 		// The sweep pages through every account's live agents in id order.
-		var seen []AgentRef
+		var seen []store.AgentRef
 		after := ""
 		for {
-			page, err := AgentsAfter(ctx, db, after, 1)
+			page, err := db.AgentsAfter(ctx, after, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,13 +48,13 @@ func TestAgentsRepoReads(t *testing.T) {
 			}
 			seen, after = append(seen, page...), page[0].ID
 		}
-		if len(seen) != 2 || seen[0].ID >= seen[1].ID || (seen[0] != AgentRef{acct, a.ID} && seen[0] != AgentRef{other, b}) {
+		if len(seen) != 2 || seen[0].ID >= seen[1].ID || (seen[0] != store.AgentRef{AccountID: acct, ID: a.ID} && seen[0] != store.AgentRef{AccountID: other, ID: b}) {
 			t.Fatalf("sweep: %+v", seen)
 		}
 		if err := deleteAgent(ctx, db, acct, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		if refs, _ := AgentsAfter(ctx, db, "", 10); len(refs) != 1 || refs[0].ID != b {
+		if refs, _ := db.AgentsAfter(ctx, "", 10); len(refs) != 1 || refs[0].ID != b {
 			t.Fatalf("a deleted agent is swept: %+v", refs)
 		}
 		if used, _ := s.KnowledgeBaseReferenced(ctx, acct, "kb_1"); used {
@@ -81,10 +81,10 @@ func TestAgentDelete(t *testing.T) {
 		}
 		callee := mk("callee")
 		caller := mk("caller", callee)
-		if ok, err := Exists(ctx, db, acct, caller); err != nil || !ok {
+		if ok, err := db.AgentExists(ctx, acct, caller); err != nil || !ok {
 			t.Fatalf("exists: %v %v", ok, err)
 		}
-		if ok, _ := Exists(ctx, db, other, caller); ok {
+		if ok, _ := db.AgentExists(ctx, other, caller); ok {
 			t.Fatal("another account's agent exists")
 		}
 		if err := deleteAgent(ctx, db, other, caller); !errors.Is(err, store.ErrNotFound) {
@@ -98,7 +98,7 @@ func TestAgentDelete(t *testing.T) {
 		if err := deleteAgent(ctx, db, acct, caller); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
-		if ok, _ := Exists(ctx, db, acct, caller); ok {
+		if ok, _ := db.AgentExists(ctx, acct, caller); ok {
 			t.Fatal("deleted agent exists")
 		}
 		if _, err := db.Agent(ctx, acct, caller); !errors.Is(err, store.ErrNotFound) {

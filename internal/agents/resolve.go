@@ -31,7 +31,7 @@ type accountResolver struct {
 func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string) (bool, error) {
 	switch kind {
 	case def.RefAgent:
-		return Exists(ctx, r.s.db, r.accountID, id)
+		return r.s.db.AgentExists(ctx, r.accountID, id)
 	case def.RefUser:
 		return r.s.db.UserInAccount(ctx, r.accountID, id)
 	case def.RefKnowledgeBase:

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
@@ -203,7 +202,7 @@ func (s *Service) DeleteCriterion(ctx context.Context, accountID, id string) err
 // Criteria lists an agent's criteria (a page, or all when limit < 0) with
 // their result counts.
 func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page, limit int) ([]EvaluationCriterion, map[string]map[string]int, int, error) {
-	if ok, err := agents.Exists(ctx, s.DB, accountID, agentID); err != nil || !ok {
+	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
 		if err == nil {
 			err = store.ErrNotFound
 		}
@@ -356,7 +355,7 @@ func (s *Service) Runs(ctx context.Context, f ResultFilter) ([]RunEvaluations, i
 }
 
 func (s *Service) agentExists(ctx context.Context, accountID, agentID string) error {
-	ok, err := agents.Exists(ctx, s.DB, accountID, agentID)
+	ok, err := s.DB.AgentExists(ctx, accountID, agentID)
 	if err == nil && !ok {
 		err = store.ErrNotFound
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -118,7 +117,7 @@ func (s *Service) plan(ctx context.Context, accountID, input string) (string, []
 	}
 	agentID := ""
 	if id := reUUID.FindString(input); id != "" {
-		if ok, err := agents.Exists(ctx, s.DB, accountID, strings.ToLower(id)); err != nil {
+		if ok, err := s.DB.AgentExists(ctx, accountID, strings.ToLower(id)); err != nil {
 			return "", nil, err
 		} else if ok {
 			agentID = strings.ToLower(id)

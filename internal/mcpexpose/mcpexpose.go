@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
@@ -70,7 +69,7 @@ const MaxDescription = 1024
 func (s *Service) Get(ctx context.Context, accountID, agentID string) (Setting, error) {
 	t, err := s.repo().get(ctx, accountID, agentID)
 	if errors.Is(err, store.ErrNotFound) {
-		ok, err := agents.Exists(ctx, s.DB, accountID, agentID)
+		ok, err := s.DB.AgentExists(ctx, accountID, agentID)
 		if err != nil {
 			return Setting{}, err
 		}

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/fault"
@@ -191,7 +190,7 @@ func (s *Service) Get(ctx context.Context, accountID, agentID, id string) (Repor
 
 // List lists an agent's regressions, newest first, with their summaries.
 func (s *Service) List(ctx context.Context, accountID, agentID string, page, limit int) ([]Report, int, error) {
-	if ok, err := agents.Exists(ctx, s.DB, accountID, agentID); err != nil || !ok {
+	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
 		if err == nil {
 			err = store.ErrNotFound
 		}

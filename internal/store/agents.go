@@ -112,6 +112,17 @@ func (db *DB) Agent(ctx context.Context, accountID, id string) (Agent, error) {
 		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
 }
 
+// AgentExists reports whether the account has a live agent with this id.
+// It stays here, not in internal/agents: the areas that ask it
+// (evaluations, regressions, governance's assistant, the MCP exposure)
+// hold only the DB and may not import the agents area (archtest's
+// TestAreasDoNotAdapt), until the server supplies them an adapter.
+func (db *DB) AgentExists(ctx context.Context, accountID, id string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID).Scan(&n)
+	return n > 0, err
+}
+
 // agentListColumns leave the definition out: a listing shows settings, and
 // a page of large workflows would be read for nothing.
 var agentListColumns = strings.Replace(agentColumns, "a.definition,", "'',", 1)
@@ -242,4 +253,18 @@ func nullableTime(t *time.Time) any {
 func (db *DB) AgentForEvaluation(ctx context.Context, accountID, id string) (Agent, error) {
 	return scanAgent(db.R.QueryRowContext(ctx, `SELECT `+agentListColumns+agentFrom+
 		` WHERE a.id = $1 AND a.account_id = $2 AND a.deleted_at IS NULL`, id, accountID))
+}
+
+// AgentRef names an agent of an account.
+type AgentRef struct{ AccountID, ID string }
+
+// AgentsAfter lists live agents of every account in id order, after the
+// id given ("" for the start), at most limit. Only the model lifecycle
+// sweep, a background job over all accounts, may call it; every request
+// path reads agents through the account-scoped methods. It stays here for
+// the reason AgentExists does (models/modelalerts may not import agents).
+func (db *DB) AgentsAfter(ctx context.Context, afterID string, limit int) ([]AgentRef, error) {
+	return All(ctx, db.R, func(row Scanner) (r AgentRef, err error) {
+		return r, row.Scan(&r.AccountID, &r.ID)
+	}, `SELECT account_id, id FROM agents WHERE deleted_at IS NULL AND id > $1 ORDER BY id LIMIT $2`, afterID, limit)
 }
