@@ -10,8 +10,9 @@ import (
 // The extras of an agent: evaluation criteria and solution links (its
 // alert configurations and governance policies are the alerts and
 // governance areas', written in the same transaction through
-// NewAgent.Also). Imports create them with the agent, exports
-// read them back. Each row keeps the keys of an imported item this version
+// NewAgent.Also). Imports create them with the agent, here in its
+// transaction; exports read them back through the agents area's
+// repository (internal/agents/repo_extras.go). Each row keeps the keys of an imported item this version
 // does not model in Extra, so nothing of a payload is lost on a round trip.
 
 // EvaluationCriterion is an evaluation criterion of an agent step
