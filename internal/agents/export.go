@@ -36,7 +36,7 @@ func (s *Service) Export(ctx context.Context, accountID, agentID string) (*def.E
 			"recipient_user_ids": c.RecipientUserIDs, "cooldown_minutes": c.CooldownMinutes, "enabled": c.Enabled,
 		}))
 	}
-	criteria, err := s.db.AgentEvaluationCriteria(ctx, accountID, agentID)
+	criteria, err := s.extras().criteria(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *Service) Export(ctx context.Context, accountID, agentID string) (*def.E
 			"config": p.Config, "knowledge_base_ids": p.KnowledgeBaseIDs,
 		}))
 	}
-	solutions, err := s.db.AgentSolutions(ctx, accountID, agentID)
+	solutions, err := s.extras().agentSolutions(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 		}
 		out.Policies = append(out.Policies, p)
 	}
-	found, err := s.db.SolutionsNamed(ctx, accountID, x.Solutions)
+	found, err := s.extras().solutionsNamed(ctx, accountID, x.Solutions)
 	if err != nil {
 		return applied{}, err
 	}

@@ -22,7 +22,7 @@ func (s *Service) List(ctx context.Context, accountID string, page, limit int) (
 
 // Delete soft-deletes an agent.
 func (s *Service) Delete(ctx context.Context, accountID, agentID string) error {
-	return s.db.DeleteAgent(ctx, accountID, agentID)
+	return deleteAgent(ctx, s.db, accountID, agentID)
 }
 
 // Definition returns an agent with its parsed workflow: what the runs area

@@ -36,13 +36,13 @@ type VersionView struct {
 func (s *Service) ListVersions(ctx context.Context, accountID, agentID string, page, limit int) ([]VersionView, int, error) {
 	// One version more than the page: the one before the page's last,
 	// which its summary is computed against.
-	vs, total, err := s.db.AgentVersions(ctx, accountID, agentID, limit+1, paging.Offset(page, limit))
+	vs, total, err := s.versions().list(ctx, accountID, agentID, limit+1, paging.Offset(page, limit))
 	if err != nil {
 		return nil, 0, err
 	}
 	out := make([]VersionView, 0, min(len(vs), limit))
 	for i := 0; i < len(vs) && i < limit; i++ {
-		var prev *store.AgentVersion
+		var prev *AgentVersion
 		if i+1 < len(vs) {
 			prev = &vs[i+1]
 		}
@@ -78,7 +78,7 @@ func (s *Service) DiffVersions(ctx context.Context, accountID, agentID, changeID
 	if err != nil {
 		return DiffView{}, err
 	}
-	var from *store.AgentVersion
+	var from *AgentVersion
 	if against != "" {
 		v, err := s.version(ctx, accountID, agentID, against)
 		if errors.Is(err, ErrUnknownVersion) {
@@ -144,20 +144,20 @@ func (s *Service) RunDefinitionAt(ctx context.Context, accountID, agentID, chang
 
 // version reads one version: store.ErrNotFound for no such agent,
 // ErrUnknownVersion for no such version of it.
-func (s *Service) version(ctx context.Context, accountID, agentID, changeID string) (store.AgentVersion, error) {
-	v, err := s.db.AgentVersionOf(ctx, accountID, agentID, changeID)
+func (s *Service) version(ctx context.Context, accountID, agentID, changeID string) (AgentVersion, error) {
+	v, err := s.versions().of(ctx, accountID, agentID, changeID)
 	if errors.Is(err, store.ErrNotFound) {
 		if _, aerr := s.db.Agent(ctx, accountID, agentID); aerr != nil {
-			return store.AgentVersion{}, aerr
+			return AgentVersion{}, aerr
 		}
-		return store.AgentVersion{}, ErrUnknownVersion
+		return AgentVersion{}, ErrUnknownVersion
 	}
 	return v, err
 }
 
 // previous is the version saved before v, nil for the first.
-func (s *Service) previous(ctx context.Context, accountID, agentID string, v store.AgentVersion) (*store.AgentVersion, error) {
-	p, err := s.db.PreviousAgentVersion(ctx, accountID, agentID, v)
+func (s *Service) previous(ctx context.Context, accountID, agentID string, v AgentVersion) (*AgentVersion, error) {
+	p, err := s.versions().previous(ctx, accountID, agentID, v)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -167,7 +167,7 @@ func (s *Service) previous(ctx context.Context, accountID, agentID string, v sto
 	return &p, nil
 }
 
-func versionView(v store.AgentVersion, prev *store.AgentVersion) VersionView {
+func versionView(v AgentVersion, prev *AgentVersion) VersionView {
 	out := VersionView{ChangeID: v.ChangeID, SchemaVersion: v.SchemaVersion, Definition: v.Definition, SavedAt: v.SavedAt,
 		SavedBy: v.SavedBy, Current: v.Current}
 	if prev == nil {
@@ -180,7 +180,7 @@ func versionView(v store.AgentVersion, prev *store.AgentVersion) VersionView {
 
 // diffVersions compares two stored versions; a stored definition that no
 // longer parses (it passed validation when saved) compares as empty.
-func diffVersions(from *store.AgentVersion, to store.AgentVersion) def.Diff {
+func diffVersions(from *AgentVersion, to AgentVersion) def.Diff {
 	var a *def.Definition
 	if from != nil {
 		a = parseVersion(from.Definition)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -38,7 +39,7 @@ func TestAgentDefinition(t *testing.T) {
 			t.Fatalf("get after put: %+v", got)
 		}
 		// The replaced version is kept.
-		hist, err := s.DB.DefinitionHistory(context.Background(), s.AccountID, a.ID)
+		hist, err := agents.DefinitionHistory(context.Background(), s.DB, s.AccountID, a.ID)
 		if err != nil || len(hist) != 1 || hist[0].ChangeID != cur.ChangeID || !strings.Contains(string(hist[0].Definition), "helpful assistant") ||
 			hist[0].ReplacedBy != s.UserID {
 			t.Fatalf("history: %+v %v", hist, err)

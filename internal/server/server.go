@@ -272,7 +272,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 		Queue:              lateQueue{s},
 		Firer:              newContentFirer{s.Runs}, // knowledge → runs
 		AllowPrivateFetch:  cfg.AllowPrivateWebhooks,
-		AgentsUsingKB:      db.KnowledgeBaseReferenced,
+		AgentsUsingKB:      s.Agents.KnowledgeBaseReferenced,
 		Rerankers:          configuredRerankers(cfg),
 		IndexDir:           filepath.Join(cfg.DataDir, "vector-index"),
 		FullTextIndexBytes: cfg.FullTextIndexBytes,

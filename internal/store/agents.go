@@ -113,6 +113,10 @@ func (db *DB) Agent(ctx context.Context, accountID, id string) (Agent, error) {
 }
 
 // AgentExists reports whether the account has a live agent with this id.
+// It stays here, not in internal/agents: the areas that ask it
+// (evaluations, regressions, governance's assistant, the MCP exposure)
+// hold only the DB and may not import the agents area (archtest's
+// TestAreasDoNotAdapt), until the server supplies them an adapter.
 func (db *DB) AgentExists(ctx context.Context, accountID, id string) (bool, error) {
 	var n int
 	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID).Scan(&n)
@@ -206,27 +210,6 @@ func scanAgentNames(rows *sql.Rows, err error) ([]AgentName, error) {
 	return out, rows.Err()
 }
 
-// DeleteAgent soft-deletes a live agent. Its rows stay for the runs and
-// history that name it; every lookup skips it from now on.
-func (db *DB) DeleteAgent(ctx context.Context, accountID, id string) error {
-	now := Now()
-	return db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE agents SET deleted_at = $1, updated_at = $1
-			WHERE id = $2 AND account_id = $3 AND deleted_at IS NULL`, now, id, accountID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		// A deleted agent calls nobody: it must not block pausing its callees.
-		// (Nor does it receive mail: mail/inbound gives its alias to the
-		// next agent that asks for it.)
-		_, err = tx.ExecContext(ctx, `DELETE FROM agent_calls WHERE caller_id = $1`, id)
-		return err
-	})
-}
-
 func nullInt(n sql.NullInt64) *int {
 	if !n.Valid {
 		return nil
@@ -278,33 +261,10 @@ type AgentRef struct{ AccountID, ID string }
 // AgentsAfter lists live agents of every account in id order, after the
 // id given ("" for the start), at most limit. Only the model lifecycle
 // sweep, a background job over all accounts, may call it; every request
-// path reads agents through the account-scoped methods.
+// path reads agents through the account-scoped methods. It stays here for
+// the reason AgentExists does (models/modelalerts may not import agents).
 func (db *DB) AgentsAfter(ctx context.Context, afterID string, limit int) ([]AgentRef, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT account_id, id FROM agents WHERE deleted_at IS NULL AND id > $1 ORDER BY id LIMIT $2`,
-		afterID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []AgentRef
-	for rows.Next() {
-		var r AgentRef
-		if err := rows.Scan(&r.AccountID, &r.ID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-// KnowledgeBaseReferenced reports whether a live agent definition of the
-// account names the knowledge base (its id appears in the definition).
-// It reads the agents' table, so it stays with the agents' SQL; the
-// knowledge area asks it before deleting a knowledge base (the server
-// passes it as knowledge.Config.AgentsUsingKB).
-func (db *DB) KnowledgeBaseReferenced(ctx context.Context, accountID, id string) (bool, error) {
-	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2`,
-		accountID, "%"+id+"%").Scan(&n)
-	return n > 0, err
+	return All(ctx, db.R, func(row Scanner) (r AgentRef, err error) {
+		return r, row.Scan(&r.AccountID, &r.ID)
+	}, `SELECT account_id, id FROM agents WHERE deleted_at IS NULL AND id > $1 ORDER BY id LIMIT $2`, afterID, limit)
 }

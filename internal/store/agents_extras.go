@@ -10,8 +10,9 @@ import (
 // The extras of an agent: evaluation criteria and solution links (its
 // alert configurations and governance policies are the alerts and
 // governance areas', written in the same transaction through
-// NewAgent.Also). Imports create them with the agent, exports
-// read them back. Each row keeps the keys of an imported item this version
+// NewAgent.Also). Imports create them with the agent, here in its
+// transaction; exports read them back through the agents area's
+// repository (internal/agents/repo_extras.go). Each row keeps the keys of an imported item this version
 // does not model in Extra, so nothing of a payload is lost on a round trip.
 
 // EvaluationCriterion is an evaluation criterion of an agent step
@@ -41,18 +42,6 @@ type EvaluationCriterion struct {
 // agent's import creates its criteria too.
 const MaxCriteriaPerAgent = 100
 
-// Solution groups resources of an account: the solutions area's row
-// (internal/solutions keeps its SQL), read here only as an agent's
-// import links and its export names it, in the agents area's queries.
-type Solution struct {
-	ID          string
-	AccountID   string
-	Name        string
-	Description string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
-
 func insertExtras(ctx context.Context, tx *sql.Tx, a Agent, in NewAgent, now time.Time) error {
 	for _, c := range in.EvaluationCriteria {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
@@ -74,81 +63,6 @@ func insertExtras(ctx context.Context, tx *sql.Tx, a Agent, in NewAgent, now tim
 		}
 	}
 	return nil
-}
-
-// AgentEvaluationCriteria lists the evaluation criteria of an agent, oldest first.
-func (db *DB) AgentEvaluationCriteria(ctx context.Context, accountID, agentID string) ([]EvaluationCriterion, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id, account_id, agent_id, COALESCE(step_id, ''), description, evaluation_mode,
-		enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold, evaluation_tier, extra,
-		created_at, updated_at FROM evaluation_criteria WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []EvaluationCriterion
-	for rows.Next() {
-		var (
-			c                  EvaluationCriterion
-			desc, prompt, tier sql.NullString
-			expectation, extra sql.NullString
-		)
-		if err := rows.Scan(&c.ID, &c.AccountID, &c.AgentID, &c.StepID, &desc, &c.EvaluationMode, &c.Enabled, &expectation,
-			&c.MaxRetries, &c.RetryOnFailure, &prompt, &c.PassThreshold, &tier, &extra, &c.CreatedAt, &c.UpdatedAt); err != nil {
-			return nil, err
-		}
-		c.Description, c.EvaluationPrompt, c.EvaluationTier = nullString(desc), nullString(prompt), nullString(tier)
-		c.ExpectationConfig, c.Extra = rawOrNil(expectation), rawOrNil(extra)
-		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// SolutionsNamed finds the account's solutions with exactly these names;
-// the result maps a name to the oldest solution of that name.
-func (db *DB) SolutionsNamed(ctx context.Context, accountID string, names []string) (map[string]Solution, error) {
-	out := map[string]Solution{}
-	if len(names) == 0 {
-		return out, nil
-	}
-	want := map[string]bool{}
-	for _, n := range names {
-		want[n] = true
-	}
-	all, err := db.solutions(ctx, `WHERE account_id = $1 ORDER BY id`, accountID)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range all {
-		if _, taken := out[s.Name]; want[s.Name] && !taken {
-			out[s.Name] = s
-		}
-	}
-	return out, nil
-}
-
-// AgentSolutions lists the solutions an agent belongs to, by name.
-func (db *DB) AgentSolutions(ctx context.Context, accountID, agentID string) ([]Solution, error) {
-	return db.solutions(ctx, `WHERE account_id = $1 AND id IN (SELECT solution_id FROM solution_agents WHERE agent_id = $2)
-		ORDER BY name, id`, accountID, agentID)
-}
-
-func (db *DB) solutions(ctx context.Context, where string, args ...any) ([]Solution, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id, account_id, name, description, created_at, updated_at FROM solutions `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Solution
-	for rows.Next() {
-		var s Solution
-		if err := rows.Scan(&s.ID, &s.AccountID, &s.Name, &s.Description, &s.CreatedAt, &s.UpdatedAt); err != nil {
-			return nil, err
-		}
-		s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // UserInAccount reports whether a user belongs to an account: alert recipients

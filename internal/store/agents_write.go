@@ -189,42 +189,6 @@ func (db *DB) EnableAgent(ctx context.Context, accountID, id, userID string) (Ag
 	})
 }
 
-// DefinitionVersion is one past definition of an agent.
-type DefinitionVersion struct {
-	ChangeID      string
-	SchemaVersion string
-	Definition    json.RawMessage
-	SavedAt       time.Time
-	SavedBy       string
-	ReplacedAt    time.Time
-	ReplacedBy    string
-}
-
-// DefinitionHistory returns an agent's previous definitions, oldest first.
-func (db *DB) DefinitionHistory(ctx context.Context, accountID, agentID string) ([]DefinitionVersion, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT change_id, schema_version, definition, saved_at, COALESCE(saved_by, ''),
-		replaced_at, COALESCE(replaced_by, '') FROM agent_definition_history
-		WHERE account_id = $1 AND agent_id = $2 ORDER BY replaced_at, id`, accountID, agentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []DefinitionVersion
-	for rows.Next() {
-		var (
-			v   DefinitionVersion
-			def string
-		)
-		if err := rows.Scan(&v.ChangeID, &v.SchemaVersion, &def, &v.SavedAt, &v.SavedBy, &v.ReplacedAt, &v.ReplacedBy); err != nil {
-			return nil, err
-		}
-		v.Definition = json.RawMessage(def)
-		v.SavedAt, v.ReplacedAt = v.SavedAt.UTC(), v.ReplacedAt.UTC()
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 func keepHistory(ctx context.Context, tx *sql.Tx, old Agent, now time.Time, userID string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO agent_definition_history (id, account_id, agent_id, change_id, schema_version,
 		definition, saved_at, saved_by, replaced_at, replaced_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/models/modelalerts"
@@ -254,7 +255,7 @@ func TestUpgradeStrategies(t *testing.T) {
 		if up.ModelID != "acme_v2" || up.SuccessorModelID != "acme_v3" || !strings.Contains(up.Message, "early adopter") {
 			t.Errorf("upgrade alert: %+v", up)
 		}
-		if h, err := f.db.DefinitionHistory(ctx, acct, early); err != nil || len(h) != 1 || !strings.Contains(string(h[0].Definition), "acme_v2") {
+		if h, err := agents.DefinitionHistory(ctx, f.db, acct, early); err != nil || len(h) != 1 || !strings.Contains(string(h[0].Definition), "acme_v2") {
 			t.Errorf("history: %d %v", len(h), err)
 		}
 		ups, _ := f.svc.StoredUpgrades(ctx, acct, early)
