@@ -2,7 +2,6 @@ package agents
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/agentry/agentry/internal/store"
@@ -32,23 +31,8 @@ func (s *Service) extras() extrasRepo { return extrasRepo{s.db} }
 
 // criteria lists the evaluation criteria of an agent, oldest first.
 func (q extrasRepo) criteria(ctx context.Context, accountID, agentID string) ([]store.EvaluationCriterion, error) {
-	return store.All(ctx, q.db.R, func(row store.Scanner) (store.EvaluationCriterion, error) {
-		var (
-			c                  store.EvaluationCriterion
-			desc, prompt, tier sql.NullString
-			expectation, extra sql.NullString
-		)
-		if err := row.Scan(&c.ID, &c.AccountID, &c.AgentID, &c.StepID, &desc, &c.EvaluationMode, &c.Enabled, &expectation,
-			&c.MaxRetries, &c.RetryOnFailure, &prompt, &c.PassThreshold, &tier, &extra, &c.CreatedAt, &c.UpdatedAt); err != nil {
-			return c, err
-		}
-		c.Description, c.EvaluationPrompt, c.EvaluationTier = store.StringOrNil(desc), store.StringOrNil(prompt), store.StringOrNil(tier)
-		c.ExpectationConfig, c.Extra = store.RawOrNil(expectation), store.RawOrNil(extra)
-		c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-		return c, nil
-	}, `SELECT id, account_id, agent_id, COALESCE(step_id, ''), description, evaluation_mode,
-		enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold, evaluation_tier, extra,
-		created_at, updated_at FROM evaluation_criteria WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
+	return store.All(ctx, q.db.R, store.ScanCriterion, `SELECT `+store.CriterionColumns+`
+		FROM evaluation_criteria WHERE account_id = $1 AND agent_id = $2 ORDER BY id`, accountID, agentID)
 }
 
 // solutionsNamed finds the account's solutions with exactly these names;

@@ -30,25 +30,6 @@ type repo struct {
 // itoa numbers a query's parameters.
 func itoa(n int) string { return strconv.Itoa(n) }
 
-const criterionColumns = `id, account_id, agent_id, COALESCE(step_id, ''), description, evaluation_mode, enabled,
-	expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold, evaluation_tier, extra,
-	created_at, updated_at`
-
-func scanCriterion(row store.Scanner) (EvaluationCriterion, error) {
-	var (
-		c                  EvaluationCriterion
-		desc, prompt, tier sql.NullString
-		expectation, extra sql.NullString
-	)
-	if err := row.Scan(&c.ID, &c.AccountID, &c.AgentID, &c.StepID, &desc, &c.EvaluationMode, &c.Enabled, &expectation,
-		&c.MaxRetries, &c.RetryOnFailure, &prompt, &c.PassThreshold, &tier, &extra, &c.CreatedAt, &c.UpdatedAt); err != nil {
-		return c, err
-	}
-	c.Description, c.EvaluationPrompt, c.EvaluationTier = store.StringOrNil(desc), store.StringOrNil(prompt), store.StringOrNil(tier)
-	c.ExpectationConfig, c.Extra = store.RawOrNil(expectation), store.RawOrNil(extra)
-	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-	return c, nil
-}
 
 // createCriterion stores a criterion of one of the account's
 // agents; store.ErrNotFound when the agent is not the account's.
@@ -95,7 +76,7 @@ var ErrTooManyCriteria = errors.New("too many evaluation criteria")
 
 // criterion returns one criterion of the account (of a live agent).
 func (rp repo) criterion(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {
-	c, err := scanCriterion(rp.db.R.QueryRowContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria c
+	c, err := store.ScanCriterion(rp.db.R.QueryRowContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria c
 		WHERE c.id = $1 AND c.account_id = $2
 		AND EXISTS (SELECT 1 FROM agents a WHERE a.id = c.agent_id AND a.account_id = c.account_id AND a.deleted_at IS NULL)`, id, accountID))
 	if err == sql.ErrNoRows {
@@ -177,7 +158,7 @@ func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offs
 	if limit < 0 {
 		limit = total + 1
 	}
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria
 		WHERE account_id = $1 AND agent_id = $2 ORDER BY id LIMIT $3 OFFSET $4`, accountID, agentID, limit, offset)
 	if err != nil {
 		return nil, 0, err
@@ -185,7 +166,7 @@ func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offs
 	defer rows.Close()
 	var out []EvaluationCriterion
 	for rows.Next() {
-		c, err := scanCriterion(rows)
+		c, err := store.ScanCriterion(rows)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -197,7 +178,7 @@ func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offs
 // enabledCriteria lists the enabled criteria of an agent that target a
 // step, for the engine to judge its steps by.
 func (rp repo) enabledCriteria(ctx context.Context, accountID, agentID string) ([]EvaluationCriterion, error) {
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+criterionColumns+` FROM evaluation_criteria
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria
 		WHERE account_id = $1 AND agent_id = $2 AND enabled AND step_id IS NOT NULL ORDER BY id`, accountID, agentID)
 	if err != nil {
 		return nil, err
@@ -205,7 +186,7 @@ func (rp repo) enabledCriteria(ctx context.Context, accountID, agentID string) (
 	defer rows.Close()
 	var out []EvaluationCriterion
 	for rows.Next() {
-		c, err := scanCriterion(rows)
+		c, err := store.ScanCriterion(rows)
 		if err != nil {
 			return nil, err
 		}
