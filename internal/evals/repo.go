@@ -30,7 +30,6 @@ type repo struct {
 // itoa numbers a query's parameters.
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 // createCriterion stores a criterion of one of the account's
 // agents; store.ErrNotFound when the agent is not the account's.
 func (rp repo) createCriterion(ctx context.Context, c EvaluationCriterion) (EvaluationCriterion, error) {
