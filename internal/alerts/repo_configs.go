@@ -241,24 +241,11 @@ func (r repo) setChecked(ctx context.Context, id string, at time.Time) error {
 // default, after afterID, for the credits sweep that creates the default
 // configurations.
 func (r repo) activeWithoutConfig(ctx context.Context, alertType string, since time.Time, afterID string, limit int) ([]string, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT a.id FROM accounts a WHERE a.id > $1
+	return store.All(ctx, r.db.R, store.ScanString, `SELECT a.id FROM accounts a WHERE a.id > $1
 		AND EXISTS (SELECT 1 FROM credit_ledger l WHERE l.account_id = a.id AND l.delta < 0 AND l.created_at >= $2)
 		AND NOT EXISTS (SELECT 1 FROM alert_configs c WHERE c.account_id = a.id AND c.alert_type = $3)
 		AND NOT EXISTS (SELECT 1 FROM alert_default_configs d WHERE d.account_id = a.id AND d.alert_type = $3)
 		ORDER BY a.id LIMIT $4`, afterID, since.UTC(), alertType, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // createDefault stores c as the account's default configuration

@@ -129,7 +129,7 @@ func (r repo) KnowledgeBase(ctx context.Context, accountID, id string) (Knowledg
 	if err != nil {
 		return k, err
 	}
-	k.SourceIDs, err = store.All(ctx, r.db.R, scanString, `SELECT ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
+	k.SourceIDs, err = store.All(ctx, r.db.R, store.ScanString, `SELECT ks.source_id FROM knowledge_base_sources ks JOIN sources s ON s.id = ks.source_id
 		WHERE ks.knowledge_base_id = $1 AND s.deleted_at IS NULL ORDER BY ks.position`, k.ID)
 	return k, err
 }
@@ -251,7 +251,7 @@ func (r repo) KnowledgeBaseExists(ctx context.Context, accountID, id string) (bo
 
 // LatestKnowledgeBase returns the id of the account's newest live knowledge base.
 func (r repo) LatestKnowledgeBase(ctx context.Context, accountID string) (string, error) {
-	return store.One(ctx, r.db.R, scanString, `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`, accountID)
+	return store.One(ctx, r.db.R, store.ScanString, `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1`, accountID)
 }
 
 // The solutions area is built without the knowledge service and reads a

@@ -221,15 +221,9 @@ func (r repo) DeleteContent(ctx context.Context, accountID, id string, anySource
 	return c, seqs, err
 }
 
-func scanString(r store.Scanner) (string, error) {
-	var s string
-	err := r.Scan(&s)
-	return s, err
-}
-
 // ContentsOlderThan lists up to limit contents of a source pulled before t.
 func (r repo) ContentsOlderThan(ctx context.Context, accountID, sourceID string, t time.Time, limit int) ([]string, error) {
-	return store.All(ctx, r.db.R, scanString, `SELECT id FROM contents WHERE account_id = $1 AND source_id = $2 AND pulled_at < $3 LIMIT $4`,
+	return store.All(ctx, r.db.R, store.ScanString, `SELECT id FROM contents WHERE account_id = $1 AND source_id = $2 AND pulled_at < $3 LIMIT $4`,
 		accountID, sourceID, t, limit)
 }
 

@@ -104,7 +104,7 @@ func (r repo) URLRecord(ctx context.Context, accountID, url string) (id string, 
 
 // URLByID returns the URL a record of the account names, or ErrNotFound.
 func (r repo) URLByID(ctx context.Context, accountID, id string) (string, error) {
-	return store.One(ctx, r.db.R, scanString, `SELECT url FROM source_urls WHERE account_id = $1 AND id = $2`, accountID, id)
+	return store.One(ctx, r.db.R, store.ScanString, `SELECT url FROM source_urls WHERE account_id = $1 AND id = $2`, accountID, id)
 }
 
 // CreateSource inserts s (its ID, times set here).

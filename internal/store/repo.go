@@ -44,6 +44,14 @@ func All[T any](ctx context.Context, q Querier, scan func(Scanner) (T, error), q
 	return out, rows.Err()
 }
 
+// ScanString scans a row of one text column (an id, a name): with All,
+// a list of them.
+func ScanString(r Scanner) (string, error) {
+	var s string
+	err := r.Scan(&s)
+	return s, err
+}
+
 // One runs a query for one row and scans it with scan; ErrNotFound when
 // there is none.
 func One[T any](ctx context.Context, q Querier, scan func(Scanner) (T, error), query string, args ...any) (T, error) {

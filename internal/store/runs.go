@@ -671,21 +671,8 @@ func (db *DB) CopyStepsTx(ctx context.Context, tx *sql.Tx, runID, accountID stri
 
 // Reruns lists the runs rerun from runID (oldest first, at most limit).
 func (db *DB) Reruns(ctx context.Context, accountID, runID string, limit int) ([]string, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id FROM runs WHERE rerun_of_run_id = $1 AND account_id = $2 ORDER BY id LIMIT $3`,
+	return All(ctx, db.R, ScanString, `SELECT id FROM runs WHERE rerun_of_run_id = $1 AND account_id = $2 ORDER BY id LIMIT $3`,
 		runID, accountID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // The runs' reads a regression (internal/regressions) needs: its recorded
@@ -695,21 +682,8 @@ func (db *DB) Reruns(ctx context.Context, accountID, runID string, limit int) ([
 // RegressionSourceRuns are the ids of an agent's last n finished runs
 // (completed or failed), newest first; replays of regressions excluded.
 func (db *DB) RegressionSourceRuns(ctx context.Context, accountID, agentID string, n int) ([]string, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT id FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
+	return All(ctx, db.R, ScanString, `SELECT id FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
 		AND regression_id IS NULL ORDER BY id DESC LIMIT $5`, accountID, agentID, RunCompleted, RunFailed, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // RunCreditsOf sums the credits of runs of an account (for the up-front

@@ -211,7 +211,7 @@ func (r repo) putTriggerConfig(ctx context.Context, c TriggerConfig) error {
 // job never starts a second one ("" when none). since bounds the search
 // to runs created after the message arrived.
 func (r repo) runOfInboundEmail(ctx context.Context, accountID, agentID, emailID string, since time.Time) (string, error) {
-	id, err := store.One(ctx, r.db.R, scanID, `SELECT id FROM runs WHERE account_id = $1 AND agent_id = $2 AND created_at >= $3
+	id, err := store.One(ctx, r.db.R, store.ScanString, `SELECT id FROM runs WHERE account_id = $1 AND agent_id = $2 AND created_at >= $3
 		AND metadata LIKE $4 ORDER BY id LIMIT 1`, accountID, agentID, since, `%"inbound_email_id":"`+emailID+`"%`)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
@@ -223,7 +223,7 @@ func (r repo) runOfInboundEmail(ctx context.Context, accountID, agentID, emailID
 // email runs, across accounts: the catch-up sweep's work list (with the
 // accounts whose inbox is paused, which mail/protect answers).
 func (r repo) accountsWithQueuedEmailRuns(ctx context.Context, limit int) ([]string, error) {
-	return store.All(ctx, r.db.R, scanID, `SELECT DISTINCT account_id FROM runs WHERE status = $1 AND trigger_type = 'email_received' LIMIT $2`,
+	return store.All(ctx, r.db.R, store.ScanString, `SELECT DISTINCT account_id FROM runs WHERE status = $1 AND trigger_type = 'email_received' LIMIT $2`,
 		store.RunQueued, limit)
 }
 
@@ -251,5 +251,3 @@ func (r repo) emailRunsStartedSince(ctx context.Context, accountID string, t tim
 	}
 	return n, err
 }
-
-func scanID(row store.Scanner) (id string, err error) { return id, row.Scan(&id) }

@@ -195,10 +195,7 @@ func (r repo) setPaused(ctx context.Context, accountID string, paused bool) (cha
 // pausedAccounts lists up to limit accounts whose inbox is paused, across
 // accounts.
 func (r repo) pausedAccounts(ctx context.Context, limit int) ([]string, error) {
-	return store.All(ctx, r.db.R, func(row store.Scanner) (string, error) {
-		var id string
-		return id, row.Scan(&id)
-	}, `SELECT account_id FROM inbound_email_state WHERE paused = $1 LIMIT $2`, true, limit)
+	return store.All(ctx, r.db.R, store.ScanString, `SELECT account_id FROM inbound_email_state WHERE paused = $1 LIMIT $2`, true, limit)
 }
 
 // The breaker's backlog is the account's parked (queued) email runs. The
