@@ -196,7 +196,14 @@ func openSQLite(ctx context.Context, db *sql.DB, rc *river.Config, work bool) (*
 		}
 		return func() { drv.pilot.wake(res) }, nil
 	}
-	return &Queue{insert: c.Insert, insertTx: insertTx, start: c.Start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: func() {}, work: work}, base.GetExecutor(), nil
+	start := func(ctx context.Context) error {
+		if err := c.Start(ctx); err != nil {
+			return err
+		}
+		drv.pilot.started.Store(true)
+		return nil
+	}
+	return &Queue{insert: c.Insert, insertTx: insertTx, start: start, stop: c.Stop, stopAndCancel: c.StopAndCancel, retry: c.JobRetry, close: func() {}, work: work}, base.GetExecutor(), nil
 }
 
 // fetchCooldown is the least time between two fetches of a queue.

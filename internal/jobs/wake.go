@@ -37,6 +37,12 @@ func (d *sqliteDriver) PluginPilot() riverpilot.Pilot     { return d.pilot }
 type wakingPilot struct {
 	riverpilot.StandardPilot
 	notify atomic.Pointer[func(context.Context, []*rivertype.JobInsertResult)]
+	// started is set once the client's Start has returned. River's
+	// producer sets up what the wake-up touches inside Start, unguarded,
+	// so a wake-up during Start is a data race (the race detector caught
+	// a run inserted while the server was starting); until then there is
+	// nothing to wake, as Start's first fetch finds the job.
+	started atomic.Bool
 }
 
 func (p *wakingPilot) PilotInit(a *baseservice.Archetype, params *riverpilot.PilotInitParams) {
@@ -49,7 +55,7 @@ func (p *wakingPilot) PilotInit(a *baseservice.Archetype, params *riverpilot.Pil
 
 // wake tells this process's producer of res's queue to fetch now.
 func (p *wakingPilot) wake(res *rivertype.JobInsertResult) {
-	if f := p.notify.Load(); f != nil && res != nil && res.Job != nil && !res.UniqueSkippedAsDuplicate {
+	if f := p.notify.Load(); f != nil && p.started.Load() && res != nil && res.Job != nil && !res.UniqueSkippedAsDuplicate {
 		(*f)(context.Background(), []*rivertype.JobInsertResult{res})
 	}
 }
