@@ -11,6 +11,7 @@ import (
 )
 
 func TestKeysMembersCreditsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

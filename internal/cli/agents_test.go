@@ -17,6 +17,7 @@ import (
 // TestAgentsCommands runs every `agentry agents` command against the real
 // server on each database.
 func TestAgentsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestAutoTable(t *testing.T) {
+	t.Parallel()
 	type item struct {
 		ID     string         `json:"id"`
 		Score  *float64       `json:"score"`

@@ -33,9 +33,15 @@ const (
 	groupAuth = "auth"
 )
 
-// Register adds the client commands and global flags to root.
-func Register(root *cobra.Command) {
-	a := &App{Getenv: os.Getenv}
+// Register adds the client commands and global flags to root. They read
+// the SERVICE_* variables from the process's environment.
+func Register(root *cobra.Command) { RegisterEnv(root, os.Getenv) }
+
+// RegisterEnv is Register reading the environment through getenv instead,
+// so that commands built side by side in one process (the tests) each see
+// an environment of their own.
+func RegisterEnv(root *cobra.Command, getenv func(string) string) {
+	a := &App{Getenv: getenv}
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.APIKey, "api-key", "", "API key to send as X-API-Key (default: $SERVICE_API_KEY, then the SSO login)")
 	pf.StringVar(&a.Profile, "profile", "", "SSO profile of ~/.service/config (default: $SERVICE_PROFILE, then \"default\")")

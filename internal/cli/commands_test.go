@@ -15,6 +15,7 @@ import (
 // TestCommandsOnRealServer runs every implemented operation's command
 // against the real server on each database.
 func TestCommandsOnRealServer(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
@@ -56,11 +57,11 @@ func TestCommandsOnRealServer(t *testing.T) {
 		}
 
 		// The environment stands in for the flags.
-		t.Setenv("SERVICE_API_URL", ts.URL)
-		t.Setenv("SERVICE_API_KEY", ts.Key)
+		setenv(t, "SERVICE_API_URL", ts.URL)
+		setenv(t, "SERVICE_API_KEY", ts.Key)
 		run(t, "me").ok(t, &me)
-		t.Setenv("SERVICE_API_URL", "")
-		t.Setenv("SERVICE_API_KEY", "")
+		setenv(t, "SERVICE_API_URL", "")
+		setenv(t, "SERVICE_API_KEY", "")
 
 		// Exit codes of the failures a user meets.
 		run(t, append(g, "version", "set", "2026-13-45")...).exits(t, cli.ExitValidation, "body.version")
@@ -73,6 +74,7 @@ func TestCommandsOnRealServer(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	run(t, "version", "set").exits(t, cli.ExitUsage, "accepts 1 arg")
 	run(t, "me", "extra").exits(t, cli.ExitUsage, "accepts 0 arg")
@@ -86,6 +88,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestOutputFormatIsChecked(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	ts := testserver.Start(t, store.SQLite)
 	run(t, "--base-url", ts.URL, "--api-key", ts.Key, "-o", "yaml", "me").exits(t, cli.ExitUsage, "unknown output format")
@@ -94,6 +97,7 @@ func TestOutputFormatIsChecked(t *testing.T) {
 // TestHelp checks the help of the root and that every client command has
 // examples.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	r := run(t, "--help")
 	r.ok(t, nil)
@@ -114,6 +118,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestVersionFlagPrintsTheBuild(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	r := run(t, "--version")
 	r.ok(t, nil)

@@ -17,6 +17,7 @@ import (
 // same way, with the same exit code, by definition put and agents import;
 // malformed JSON names its line and column.
 func TestDefinitionFileMistakes(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestEmailSendingCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	dnsSrv := mailtest.StartDNS(t)
 	ts := testserver.Start(t, store.SQLite, func(c *server.Config) {

@@ -12,6 +12,7 @@ import (
 
 // TestEmailCommands drives `agentry email …` against a real server.
 func TestEmailCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -12,6 +12,7 @@ import (
 
 // `agentry evals …` and `agentry governance …` against the real server.
 func TestEvalsAndGovernanceCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	api := func(status int) error {
 		return fmt.Errorf("call: %w", &client.APIError{StatusCode: status, Message: "x"})
 	}

@@ -43,6 +43,7 @@ func exportSource(t *testing.T, ts *testserver.Server) string {
 }
 
 func TestExportsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

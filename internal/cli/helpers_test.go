@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/agentry/agentry/client/sso"
 	"github.com/agentry/agentry/internal/cli"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/spf13/cobra"
@@ -33,7 +33,7 @@ func run(t *testing.T, args ...string) result {
 func runWith(t *testing.T, stderr io.Writer, args ...string) result {
 	t.Helper()
 	root := &cobra.Command{Use: "agentry", SilenceUsage: true, SilenceErrors: true}
-	cli.Register(root)
+	cli.RegisterEnv(root, func(k string) string { return getenv(t, k) })
 	var out, errb bytes.Buffer
 	root.SetOut(&out)
 	var ew io.Writer = &errb
@@ -70,18 +70,64 @@ func (r result) exits(t *testing.T, code int, stderrHas string) {
 	}
 }
 
-// isolate clears the SERVICE_* variables and gives the test its own
+// The tests run side by side, so none may set a process variable: each
+// test that calls isolate gets an environment of its own, which the
+// commands it runs read in place of the process's. A subtest reads its
+// nearest ancestor's.
+var envs = struct {
+	sync.Mutex
+	m map[string]map[string]string // by test name
+}{m: map[string]map[string]string{}}
+
+// isolate gives the test an empty environment but for its own
 // configuration directory and HOME. It returns the configuration directory.
 func isolate(t *testing.T) string {
 	t.Helper()
-	for _, k := range []string{"SERVICE_API_URL", "SERVICE_API_KEY", "SERVICE_PROFILE", "SSH_CONNECTION", "SSH_TTY",
-		sso.EnvDomain, sso.EnvClientID, sso.EnvRegion, sso.EnvClientSecret} {
-		t.Setenv(k, "")
-	}
 	dir := t.TempDir()
-	t.Setenv("SERVICE_CONFIG_DIR", dir)
-	t.Setenv("HOME", t.TempDir())
+	envs.Lock()
+	envs.m[t.Name()] = map[string]string{"SERVICE_CONFIG_DIR": dir, "HOME": t.TempDir()}
+	envs.Unlock()
+	t.Cleanup(func() {
+		envs.Lock()
+		delete(envs.m, t.Name())
+		envs.Unlock()
+	})
 	return dir
+}
+
+// envOf is the environment t runs commands in (the caller holds envs'
+// lock), nil when neither t nor an ancestor called isolate.
+func envOf(t *testing.T) map[string]string {
+	for name := t.Name(); ; {
+		if m, ok := envs.m[name]; ok {
+			return m
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return nil
+		}
+		name = name[:i]
+	}
+}
+
+// getenv reads a variable of t's environment; without one, every variable
+// is unset, so no developer's SERVICE_API_KEY reaches a test.
+func getenv(t *testing.T, k string) string {
+	envs.Lock()
+	defer envs.Unlock()
+	return envOf(t)[k]
+}
+
+// setenv sets a variable of t's environment (isolate must have made one).
+func setenv(t *testing.T, k, v string) {
+	t.Helper()
+	envs.Lock()
+	defer envs.Unlock()
+	m := envOf(t)
+	if m == nil {
+		t.Fatal("setenv before isolate")
+	}
+	m[k] = v
 }
 
 func withOIDC(issuer, audience string) func(*server.Config) {

@@ -16,6 +16,7 @@ import (
 // another size through the server's migration job; get shows it; a cancel
 // with nothing active is refused.
 func TestSourceMigrationCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -15,6 +15,7 @@ import (
 // `agentry kb settings` and `agentry kb search --explain` against the real
 // server on each database.
 func TestKnowledgeSearchCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -54,6 +54,7 @@ func createdID(t *testing.T, args ...string) string {
 // JSON) for every list command of the tree. `evals results list -o
 // table`, among others, used to print JSON.
 func TestEveryListCommandPrintsATable(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

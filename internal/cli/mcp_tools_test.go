@@ -14,6 +14,7 @@ import (
 )
 
 func TestMCPToolsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -15,6 +15,7 @@ import (
 // TestMemoryCommands drives every `agentry memory` command (and so every
 // memory method of the client) against a real server.
 func TestMemoryCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

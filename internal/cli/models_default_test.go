@@ -15,6 +15,7 @@ import (
 // and change the account's default model, and `models list -o table`
 // says which model answers steps that name none and how to change it.
 func TestModelsDefaultCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		_, models := playgroundtest.Start(t)

@@ -38,6 +38,7 @@ func mdAlert(t *testing.T, ts *testserver.Server) {
 }
 
 func TestModelsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		_, models := playgroundtest.Start(t, mdRetiring())

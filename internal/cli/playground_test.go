@@ -18,6 +18,7 @@ import (
 )
 
 func TestPlaygroundCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, models := playgroundtest.Start(t)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestProgressBar(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	clock := time.Unix(0, 0)
 	p := NewProgress(&out, "report.pdf", 4<<20)
@@ -55,6 +56,7 @@ func TestProgressBar(t *testing.T) {
 }
 
 func TestHumanBytes(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 200 << 20: "200.0 MiB", 3 << 30: "3.0 GiB"} {
 		if got := humanBytes(n); got != want {
 			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestRunsAccountCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

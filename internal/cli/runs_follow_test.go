@@ -118,6 +118,7 @@ func (p *restartingProxy) setDown(down bool) {
 }
 
 func TestRunsStreamCtrlCAndFollow(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
@@ -162,6 +163,7 @@ func TestRunsStreamCtrlCAndFollow(t *testing.T) {
 }
 
 func TestRunsFollowRidesOutARestart(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })

@@ -16,6 +16,7 @@ import (
 )
 
 func TestRunsRerunCommand(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })

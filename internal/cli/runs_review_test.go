@@ -15,6 +15,7 @@ import (
 )
 
 func TestRunsReviewCommands(t *testing.T) {
+	t.Parallel()
 	dir := isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

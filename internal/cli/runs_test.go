@@ -65,6 +65,7 @@ func runTo(t *testing.T, w io.Writer, stdin io.Reader, args ...string) result {
 }
 
 func TestRunsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
@@ -158,6 +159,7 @@ func TestRunsCommands(t *testing.T) {
 // a webhook that holds the run open: the answer must reach stdout while
 // the run is still processing, not when it ends.
 func TestRunsStreamPrintsTokensLive(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
@@ -235,6 +237,7 @@ func TestRunsStreamPrintsTokensLive(t *testing.T) {
 }
 
 func TestRunsStreamJSONAndText(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
@@ -287,6 +290,8 @@ func TestRunsStreamJSONAndText(t *testing.T) {
 }
 
 func TestRunsCancelAndDownload(t *testing.T) {
+	// Not in parallel: a download without --file lands in the working
+	// directory, which the test changes (t.Chdir) for the process.
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
@@ -347,6 +352,7 @@ func TestRunsCancelAndDownload(t *testing.T) {
 }
 
 func TestRunsHelp(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	for _, verb := range []string{"start", "stream", "get", "list", "search", "cancel", "download"} {
 		r := run(t, "runs", verb, "--help")

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRunsWithUploadsAndLongValues(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d, func(c *server.Config) { c.MaxBodyBytes = 64 << 10 })

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAgentsSchedulesCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)
@@ -53,6 +54,7 @@ func TestAgentsSchedulesCommands(t *testing.T) {
 }
 
 func TestAgentsTemplatesCommand(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -35,6 +35,7 @@ func runStdin(t *testing.T, stdin string, args ...string) result {
 }
 
 func TestSecretsCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

@@ -11,6 +11,7 @@ import (
 
 // `agentry solutions|assistant|search|docs …` against the real server.
 func TestSolutionsAndAssistantCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ts := testserver.Start(t, d)

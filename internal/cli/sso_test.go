@@ -54,6 +54,7 @@ type status struct {
 // API commands with the SSO login against the real server (OIDC enabled),
 // a second profile acting in an organization, auth status and logout.
 func TestSSOEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := isolate(t)
 	idp := ssotest.Start(t)
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
@@ -113,12 +114,12 @@ func TestSSOEndToEnd(t *testing.T) {
 		if v.PinnedVersion != nil {
 			t.Fatalf("the organization pin leaked into the personal account: %+v", v)
 		}
-		t.Setenv("SERVICE_PROFILE", "acme")
+		setenv(t, "SERVICE_PROFILE", "acme")
 		run(t, "auth", "status").ok(t, &s)
 		if s.Profile != "acme" || s.AccountID != org.ID {
 			t.Fatalf("SERVICE_PROFILE status = %+v", s)
 		}
-		t.Setenv("SERVICE_PROFILE", "")
+		setenv(t, "SERVICE_PROFILE", "")
 
 		// A flag's API key wins over the SSO login.
 		run(t, "--base-url", ts.URL, "--api-key", ts.Key, "me").ok(t, &me)

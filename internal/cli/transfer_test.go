@@ -18,7 +18,8 @@ import (
 )
 
 func TestUploadAndDownloadHelpers(t *testing.T) {
-	t.Setenv("SERVICE_CONFIG_DIR", t.TempDir())
+	t.Parallel()
+	configDir := t.TempDir()
 	payload := bytes.Repeat([]byte("agentry "), 100_000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -51,7 +52,12 @@ func TestUploadAndDownloadHelpers(t *testing.T) {
 	src := filepath.Join(dir, "notes.txt")
 	_ = os.WriteFile(src, payload, 0o600)
 
-	a := &App{Getenv: os.Getenv}
+	a := &App{Getenv: func(k string) string {
+		if k == "SERVICE_CONFIG_DIR" {
+			return configDir
+		}
+		return ""
+	}}
 	var out, errb bytes.Buffer
 	cmd := &cobra.Command{}
 	cmd.SetContext(context.Background())
@@ -100,6 +106,7 @@ func TestUploadAndDownloadHelpers(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
+	t.Parallel()
 	var w bytes.Buffer
 	r := strings.NewReader("new.example.com\n\n")
 	br := bufioReader(r)
