@@ -44,7 +44,16 @@ func TestIndexingSurvivesKill(t *testing.T) {
 		var src struct{ ID string }
 		json.NewDecoder(resp.Body).Decode(&src)
 		resp.Body.Close()
-		const docs = 30
+		// PostgreSQL indexes a tenth as fast: pgvector's HNSW graph
+		// (m = 24, ef_construction = 200) takes 5–30 ms a vector, in the
+		// transaction that holds the source's row, where SQLite's index is
+		// built in memory. A third of the documents still leaves nearly all
+		// of them unindexed at the kill (29 of 30 did), and saves about a
+		// minute of the suite's serial time.
+		docs := 30
+		if d == store.Postgres {
+			docs = 10
+		}
 		ids := make([]string, 0, docs)
 		for i := 0; i < docs; i++ {
 			// ~100 KB of distinct text each: enough passages that indexing

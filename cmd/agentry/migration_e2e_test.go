@@ -39,7 +39,16 @@ func TestMigrationSurvivesKill(t *testing.T) {
 		var src struct{ ID string }
 		json.NewDecoder(resp.Body).Decode(&src)
 		resp.Body.Close()
-		const docs = 24
+		// PostgreSQL indexes and migrates a tenth as fast (pgvector's HNSW
+		// graph, m = 24, ef_construction = 200, takes 5–30 ms a vector): a
+		// third of the documents there. The kill comes with the first staged
+		// batch (64 passages, of about 3,600 for 24 documents and 1,200 for
+		// 8), so it still lands early in the migration; the test skips
+		// rather than passes if the migration ever finishes first.
+		docs := 24
+		if d == store.Postgres {
+			docs = 8
+		}
 		for i := 0; i < docs; i++ {
 			var text strings.Builder
 			for j := 0; text.Len() < 120_000; j++ {
