@@ -160,7 +160,11 @@ func TestAgentUploads(t *testing.T) {
 			t.Fatalf("declared 300 MiB: %d", resp.StatusCode)
 		}
 
-		if testing.Short() {
+		if testing.Short() || raceEnabled {
+			// Under the race detector, pushing 200 MiB through the server
+			// takes about a minute a database and meets no goroutine that
+			// the smaller uploads above do not; the pass without it
+			// streams the file on both databases.
 			return
 		}
 		// A streamed file one byte over 200 MiB is refused when the limit
