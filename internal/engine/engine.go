@@ -8,6 +8,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -261,15 +262,15 @@ type Engine struct {
 	Registry *Registry
 	// Tools are the functions prompt_call steps may offer their model.
 	Tools *Tools
-	// StepAttempts bounds attempts of a step failing with a transient error.
-	StepAttempts int
-	// Backoff is the wait before the second attempt; it doubles after.
-	Backoff time.Duration
-	// MaxCallDepth bounds nested call_agent runs.
-	MaxCallDepth int
-	// TokenFlush bounds how long stream tokens are held to be journaled together.
-	TokenFlush time.Duration
-	// The settings below are fixed by New: the outbound client is built
+	// stepAttempts bounds attempts of a step failing with a transient error.
+	stepAttempts int
+	// backoff is the wait before the second attempt; it doubles after.
+	backoff time.Duration
+	// maxCallDepth bounds nested call_agent runs.
+	maxCallDepth int
+	// tokenFlush bounds how long stream tokens are held to be journaled together.
+	tokenFlush time.Duration
+	// These settings too are fixed by New: the outbound client is built
 	// once from the webhook policy, so a policy changed after the first
 	// request would silently not apply.
 	webhooks         webhookPolicy
@@ -292,13 +293,25 @@ type Config struct {
 	// with the server's own credentials; every other write signs with the
 	// account's secrets.
 	S3AllowedBuckets []string
+	// StepAttempts bounds the attempts of a step failing with a transient
+	// error (default 3); Backoff is the wait before the second, doubling
+	// after (default 200 ms).
+	StepAttempts int
+	Backoff      time.Duration
+	// MaxCallDepth bounds nested call_agent runs (default 5).
+	MaxCallDepth int
+	// TokenFlush bounds how long stream tokens are held to be journaled
+	// together (default 15 ms).
+	TokenFlush time.Duration
 }
 
 // New returns an engine with cfg and the built-in step types and tools
 // registered; areas register their own step types, tools and overseers
 // on it before the first run.
 func New(cfg Config) *Engine {
-	e := &Engine{Registry: NewRegistry(), Tools: NewTools(), StepAttempts: 3, Backoff: 200 * time.Millisecond, MaxCallDepth: 5, TokenFlush: 15 * time.Millisecond,
+	e := &Engine{Registry: NewRegistry(), Tools: NewTools(),
+		stepAttempts: cmp.Or(cfg.StepAttempts, 3), backoff: cmp.Or(cfg.Backoff, 200*time.Millisecond),
+		maxCallDepth: cmp.Or(cfg.MaxCallDepth, 5), tokenFlush: cmp.Or(cfg.TokenFlush, 15*time.Millisecond),
 		webhooks: webhookPolicy{allowPrivate: cfg.AllowPrivateWebhooks}, limits: cfg.Limits.withDefaults(),
 		s3AllowedBuckets: slices.Clone(cfg.S3AllowedBuckets)}
 	registerBuiltins(e)

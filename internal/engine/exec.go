@@ -112,7 +112,7 @@ func (t *tokenStream) add(token string) {
 	defer t.mu.Unlock()
 	t.pending = append(t.pending, Event{Type: "stream_token", Data: map[string]any{"token": token}})
 	if t.timer == nil {
-		t.timer = time.AfterFunc(t.ex.x.e.TokenFlush, t.flush)
+		t.timer = time.AfterFunc(t.ex.x.e.tokenFlush, t.flush)
 	}
 }
 

@@ -193,8 +193,8 @@ func stepCallAgent(ctx context.Context, x *Exec) (Result, error) {
 			return Result{}, fmt.Errorf("call cycle: agent %s is already running above this step", target)
 		}
 	}
-	if len(x.Run.CallChain)+1 >= x.Engine().MaxCallDepth {
-		return Result{}, fmt.Errorf("call_agent depth limit (%d) reached", x.Engine().MaxCallDepth)
+	if len(x.Run.CallChain)+1 >= x.Engine().maxCallDepth {
+		return Result{}, fmt.Errorf("call_agent depth limit (%d) reached", x.Engine().maxCallDepth)
 	}
 	input, err := x.Field("input", "{{input}}")
 	if err != nil {

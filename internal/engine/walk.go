@@ -241,7 +241,7 @@ func (x *execution) runOnce(ctx context.Context, s *definition.Step, input, scop
 // have the step run again with their feedback (evaluations).
 func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input, scope string, extra map[string]any) (Result, error) {
 	h, _ := x.e.Registry.Handler(s.Type)
-	backoff := x.e.Backoff
+	backoff := x.e.backoff
 	feedback, judged := "", 0
 	for n, tries := 1, 1; ; n++ {
 		if n > 1 {
@@ -314,7 +314,7 @@ func (x *execution) attempt(ctx context.Context, s *definition.Step, key, input,
 		if ferr := x.journal.StepFinished(context.WithoutCancel(ctx), rec); ferr != nil {
 			return Result{}, ferr
 		}
-		if tries >= x.e.StepAttempts || !transient(err) || ctx.Err() != nil {
+		if tries >= x.e.stepAttempts || !transient(err) || ctx.Err() != nil {
 			return Result{}, &StepError{StepID: s.ID, StepType: string(s.Type), Err: err}
 		}
 		tries++

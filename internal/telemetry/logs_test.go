@@ -73,7 +73,6 @@ func TestRunLogLines(t *testing.T) {
 		traceTo(t, recv, "http/protobuf")
 		logs := logJSON(t, "replica-logs")
 		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
-		s.S.Runs.Engine.Backoff = 0 // the retries' wait is not under test
 		hook := s.StoreAgent(t, s.AccountID, "Hooker", `{"child_steps":[{"id":"call","step_type":"webhook_call","url":"`+failing.URL+`"}]}`, "dynamic_input")
 		failed := waitRun(t, s, startRun(t, s, hook, "x"))
 		if failed.Status != store.RunFailed || failed.TraceID == "" {
