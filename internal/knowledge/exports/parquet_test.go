@@ -2,6 +2,7 @@ package exports_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -76,18 +77,31 @@ func writeParquet(t testing.TB, recs []exports.Record) (*parquet.File, []readBac
 	if md.NumRows != int64(len(recs)) {
 		t.Fatalf("footer says %d rows, wrote %d", md.NumRows, len(recs))
 	}
+	// The chunks' offsets and sizes tile the file from the magic number
+	// to the footer, which a stricter reader relies on.
 	var rows int64
+	next := int64(4)
 	for _, g := range md.RowGroups {
 		rows += g.NumRows
+		var uncompressed, compressed int64
 		for i, c := range g.Columns {
 			m := c.MetaData
 			if m.Codec != format.Gzip || m.NumValues != g.NumRows || len(m.PathInSchema) != 1 || m.PathInSchema[0] != f.Schema().Fields()[i].Name() {
 				t.Fatalf("column chunk %d: %+v", i, m)
 			}
-			if end := m.DataPageOffset + m.TotalCompressedSize; m.DataPageOffset < 4 || end > int64(b.Len()) {
-				t.Fatalf("column chunk %d outside the file: %+v", i, m)
+			if m.DataPageOffset != next || c.FileOffset != next {
+				t.Fatalf("column chunk %d at %d, the previous one ended at %d", i, m.DataPageOffset, next)
 			}
+			next += m.TotalCompressedSize
+			uncompressed += m.TotalUncompressedSize
+			compressed += m.TotalCompressedSize
 		}
+		if g.TotalByteSize != uncompressed || g.TotalCompressedSize != compressed || g.FileOffset != g.Columns[0].MetaData.DataPageOffset {
+			t.Fatalf("row group sizes %+v, its chunks add up to %d and %d", g, uncompressed, compressed)
+		}
+	}
+	if footer := int64(binary.LittleEndian.Uint32(b.Bytes()[b.Len()-8:])); next != int64(b.Len())-8-footer {
+		t.Fatalf("the column chunks end at %d, the footer starts at %d", next, int64(b.Len())-8-footer)
 	}
 	if rows != md.NumRows {
 		t.Fatalf("row groups hold %d rows, footer says %d", rows, md.NumRows)
