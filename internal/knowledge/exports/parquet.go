@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 )
 
 // The Parquet writer is our own, for the one fixed schema below, so the
@@ -72,7 +73,7 @@ const (
 )
 
 // parquetSchema is the file's columns, in the order of Record's fields.
-var parquetSchema = []struct {
+var parquetSchema = [...]struct {
 	name     string
 	kind     pqKind
 	optional bool
@@ -117,7 +118,7 @@ type pqRowGroup struct {
 type parquetWriter struct {
 	w       io.Writer
 	offset  int64 // bytes written to w
-	cols    [13]pqColumn
+	cols    [len(parquetSchema)]pqColumn
 	rows    int // in the current row group
 	bytes   int // of values in the current row group
 	total   int64
@@ -132,12 +133,7 @@ type parquetWriter struct {
 
 var errParquetClosed = errors.New("parquet writer closed")
 
-func newParquetWriter(w io.Writer) *parquetWriter {
-	if len(parquetSchema) != len(parquetWriter{}.cols) {
-		panic("exports: parquetSchema and parquetWriter.cols differ in length")
-	}
-	return &parquetWriter{w: w}
-}
+func newParquetWriter(w io.Writer) *parquetWriter { return &parquetWriter{w: w} }
 
 func (p *parquetWriter) Write(r Record) error {
 	if p.err != nil {
@@ -159,11 +155,7 @@ func (p *parquetWriter) Write(r Record) error {
 	p.str(9, r.Text)
 	p.int64(10, r.CreatedAt.UnixMilli())
 	p.int64(11, r.UpdatedAt.UnixMilli())
-	if r.PublishedAt != nil {
-		p.int64(12, r.PublishedAt.UnixMilli())
-	} else {
-		p.null(12)
-	}
+	p.optionalTimestamp(12, r.PublishedAt)
 	if p.rows++; p.rows >= parquetRowGroup || p.bytes >= parquetRowGroupBytes {
 		p.err = p.flush()
 	}
@@ -175,21 +167,29 @@ func (p *parquetWriter) str(i int, s string) {
 	c.values = binary.LittleEndian.AppendUint32(c.values, uint32(len(s)))
 	c.values = append(c.values, s...)
 	p.bytes += 4 + len(s)
-	p.row(c, true)
+	p.row(c)
 }
 
 func (p *parquetWriter) int64(i int, v int64) {
 	c := &p.cols[i]
 	c.values = binary.LittleEndian.AppendUint64(c.values, uint64(v))
 	p.bytes += 8
-	p.row(c, true)
+	p.row(c)
 }
 
-// null is a row without a value: only its definition level is stored.
-func (p *parquetWriter) null(i int) { p.row(&p.cols[i], false) }
+// optionalTimestamp stores the row's definition level, and its value if
+// it has one; a null is only its level.
+func (p *parquetWriter) optionalTimestamp(i int, t *time.Time) {
+	c := &p.cols[i]
+	c.defined = append(c.defined, t != nil)
+	if t != nil {
+		p.int64(i, t.UnixMilli())
+	} else {
+		p.row(c)
+	}
+}
 
-func (p *parquetWriter) row(c *pqColumn, defined bool) {
-	c.defined = append(c.defined, defined)
+func (p *parquetWriter) row(c *pqColumn) {
 	c.rows++
 	start := 0
 	if len(c.pages) > 0 {
