@@ -18,8 +18,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // Record is one content item of a source as exported.
@@ -84,7 +82,7 @@ func NewWriter(format string, w io.Writer) (Writer, error) {
 		cw := csv.NewWriter(w)
 		return &csvWriter{w: cw}, cw.Write(csvHeader)
 	case Parquet:
-		return &parquetWriter{w: parquet.NewGenericWriter[parquetRow](w, parquet.MaxRowsPerRowGroup(parquetRowGroup))}, nil
+		return newParquetWriter(w), nil
 	case Zip:
 		return &zipWriter{z: zip.NewWriter(w)}, nil
 	}
@@ -171,54 +169,6 @@ func InertCell(s string) string {
 }
 
 func (c *csvWriter) Close() error { c.w.Flush(); return c.w.Error() }
-
-// A Parquet writer buffers a row group in memory before writing it; these
-// bound the group by rows and by text bytes, and so an export's memory.
-const (
-	parquetRowGroup      = 256
-	parquetRowGroupBytes = 16 << 20
-)
-
-type parquetRow struct {
-	ID          string     `parquet:"id"`
-	SourceID    string     `parquet:"source_connection_id"`
-	VersionID   string     `parquet:"content_version_id"`
-	Version     int64      `parquet:"version"`
-	Title       string     `parquet:"title"`
-	URL         string     `parquet:"url"`
-	ContentType string     `parquet:"content_type"`
-	Status      string     `parquet:"status"`
-	Metadata    string     `parquet:"metadata"` // a JSON object
-	Text        string     `parquet:"text,zstd"`
-	CreatedAt   time.Time  `parquet:"created_at,timestamp(millisecond)"`
-	UpdatedAt   time.Time  `parquet:"updated_at,timestamp(millisecond)"`
-	PublishedAt *time.Time `parquet:"published_at,optional,timestamp(millisecond)"`
-}
-
-type parquetWriter struct {
-	w        *parquet.GenericWriter[parquetRow]
-	buffered int // text bytes since the last row group
-}
-
-func (p *parquetWriter) Write(r Record) error {
-	meta, err := json.Marshal(normal(r).Metadata)
-	if err != nil {
-		return err
-	}
-	_, err = p.w.Write([]parquetRow{{ID: r.ID, SourceID: r.SourceID, VersionID: r.VersionID, Version: int64(r.Version), Title: r.Title,
-		URL: r.URL, ContentType: r.ContentType, Status: r.Status, Metadata: string(meta), Text: r.Text,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), PublishedAt: r.PublishedAt}})
-	if err != nil {
-		return err
-	}
-	if p.buffered += len(r.Text) + len(meta); p.buffered >= parquetRowGroupBytes {
-		p.buffered = 0
-		return p.w.Flush()
-	}
-	return nil
-}
-
-func (p *parquetWriter) Close() error { return p.w.Close() }
 
 // zipWriter writes each content's text as contents/<id>.txt and, last, a
 // manifest.jsonl with every record but its text.
