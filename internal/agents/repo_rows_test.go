@@ -70,7 +70,7 @@ func TestAgentRows(t *testing.T) {
 			!trig.Schedules[0].Enabled || string(trig.Schedules[0].Extra) != `{"note":"x"}` || !trig.Schedules[0].NextRunAt.Equal(next) {
 			t.Fatalf("trigger %+v %v", trig, err)
 		}
-		// The agents area reads the extras back (its repo_extras_test.go);
+		// The extras are read back in repo_extras_test.go;
 		// here, that each was written in the agent's transaction.
 		var crit, sols int
 		_ = db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM evaluation_criteria WHERE agent_id = $1 AND pass_threshold = 0.7`, a.ID).Scan(&crit)
@@ -91,6 +91,14 @@ func TestAgentRows(t *testing.T) {
 		}
 		if _, err := rows.AgentTrigger(ctx, other.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another account's trigger: %v", err)
+		}
+		// The settings alone, as the evaluations read them.
+		if st, err := rows.AgentSettings(ctx, acct.ID, a.ID); err != nil || st.DefaultEvaluationTier == nil || *st.DefaultEvaluationTier != "fast" ||
+			st.MaxRetries != 3 || st.EvaluationMode != "eval_and_retry" {
+			t.Fatalf("settings %+v %v", st, err)
+		}
+		if _, err := rows.AgentSettings(ctx, other.ID, a.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another account's settings: %v", err)
 		}
 
 		// An agent of an account that does not exist is refused.
@@ -160,7 +168,7 @@ func TestAgentRows(t *testing.T) {
 			t.Fatalf("enable %+v %v", e, err)
 		}
 
-		// Soft delete is the agents area's (its repo_agents_test.go).
+		// Soft delete is tested in repo_agents_test.go.
 		if _, err := rows.EnableAgent(ctx, acct.ID, a.ID, u.ID); err != nil {
 			t.Fatal(err)
 		}

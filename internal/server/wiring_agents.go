@@ -15,9 +15,10 @@ import (
 // TestAreasDoNotAdapt): evaluations, governance, regressions, the MCP
 // exposure and the model lifecycle. Each declares the small interface it
 // needs, in the row types of internal/agents/agentrow; the repository
-// answers all of them as they are. It needs only the database, so the
-// areas built before the agents service (which governance and the model
-// lifecycle are, since it depends on them) get it without late binding.
+// answers all of them as they are. It needs only the database, so
+// evaluations, governance and the model lifecycle, built before the
+// agents service (which depends on the last two), get it without the
+// late binding of late.go.
 func agentRows(db *store.DB) agents.Repo { return agents.NewRepo(db) }
 
 // What each area asks of the agents, answered by the repository.
