@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/server"
-	"github.com/agentry/agentry/internal/store"
 )
 
 func main() {
@@ -89,15 +89,15 @@ func run(n, conc int, role, pg string, size, quota int) error {
 		return err
 	}
 	_ = u
-	a, err := db.CreateAgent(ctx, store.NewAgent{
-		Agent: store.Agent{AccountID: acct.ID, Name: "inbox", Definition: json.RawMessage(`{"child_steps":[{"id":"t","step_type":"text","text":"got {{input}}"}]}`),
-			Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-		Trigger: store.Trigger{Type: "email_received", Config: json.RawMessage(`{}`)},
+	a, err := agents.NewRepo(db).CreateAgent(ctx, agents.NewAgent{
+		Agent: agents.Agent{AccountID: acct.ID, Name: "inbox", Definition: json.RawMessage(`{"child_steps":[{"id":"t","step_type":"text","text":"got {{input}}"}]}`),
+			Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+		Trigger: agents.Trigger{Type: "email_received", Config: json.RawMessage(`{}`)},
 	})
 	if err != nil {
 		return err
 	}
-	tr, err := db.AgentTrigger(ctx, acct.ID, a.ID)
+	tr, err := agents.NewRepo(db).AgentTrigger(ctx, acct.ID, a.ID)
 	if err != nil {
 		return err
 	}

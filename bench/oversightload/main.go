@@ -30,10 +30,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/server"
-	"github.com/agentry/agentry/internal/store"
 )
 
 const key = "agk_bench_oversight_0123456789abcdefghij"
@@ -154,9 +154,9 @@ func run(mode, pg string, conc int, dur time.Duration, rounds, n int) error {
 }
 
 func (b *bench) agent(ctx context.Context, name, def, evalMode string) (string, error) {
-	a, err := b.s.DB.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: b.acct, Name: name, Definition: json.RawMessage(def),
-		Settings: store.AgentSettings{EvaluationMode: evalMode, ModelUpgradeStrategy: "none", MaxRetries: 3}},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+	a, err := agents.NewRepo(b.s.DB).CreateAgent(ctx, agents.NewAgent{Agent: agents.Agent{AccountID: b.acct, Name: name, Definition: json.RawMessage(def),
+		Settings: agents.AgentSettings{EvaluationMode: evalMode, ModelUpgradeStrategy: "none", MaxRetries: 3}},
+		Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
 	return a.ID, err
 }
 

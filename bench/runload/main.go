@@ -31,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -122,9 +123,9 @@ func runServer(pg, addrFile, dir, profile string) {
 	}
 	k, _ := auth.APIKeyByHash(ctx, s.DB, auth.HashKey(key))
 	for name, def := range map[string]string{"five": fiveSteps, "parked": parked} {
-		a, err := s.DB.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: k.AccountID, Name: name, Definition: json.RawMessage(def),
-			Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+		a, err := agents.NewRepo(s.DB).CreateAgent(ctx, agents.NewAgent{Agent: agents.Agent{AccountID: k.AccountID, Name: name, Definition: json.RawMessage(def),
+			Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+			Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

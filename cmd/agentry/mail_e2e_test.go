@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -42,15 +43,15 @@ func TestMailSurvivesKill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := db.CreateAgent(ctx, store.NewAgent{
-			Agent: store.Agent{AccountID: k.AccountID, Name: "inbox", Definition: json.RawMessage(`{"child_steps":[{"id":"t","step_type":"text","text":"got {{input}}"}]}`),
-				Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-			Trigger: store.Trigger{Type: "email_received", Config: json.RawMessage(`{}`)},
+		a, err := agents.NewRepo(db).CreateAgent(ctx, agents.NewAgent{
+			Agent: agents.Agent{AccountID: k.AccountID, Name: "inbox", Definition: json.RawMessage(`{"child_steps":[{"id":"t","step_type":"text","text":"got {{input}}"}]}`),
+				Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+			Trigger: agents.Trigger{Type: "email_received", Config: json.RawMessage(`{}`)},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, _ := db.AgentTrigger(ctx, k.AccountID, a.ID)
+		tr, _ := agents.NewRepo(db).AgentTrigger(ctx, k.AccountID, a.ID)
 		resp := apiPut(t, c.addr, "/agents/"+a.ID+"/triggers/"+tr.ID+"/email-config", `{"require_sender_auth":false}`)
 		if resp.StatusCode != 200 {
 			t.Fatalf("email-config: %d", resp.StatusCode)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/regressions"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -127,7 +128,7 @@ func TestRegressionResumesAfterKill(t *testing.T) {
 		deadline := time.Now().Add(150 * time.Second)
 		// The regression and its items, read through the area's service
 		// (its report holds both) on the database the servers share.
-		regs := regressions.New(db, nil, nil, nil)
+		regs := regressions.New(db, nil, agents.NewRepo(db), nil, nil)
 		var done regressions.Report
 		for {
 			if done, err = regs.Get(ctx, accountID, agentID, reg.RegressionID); err != nil {

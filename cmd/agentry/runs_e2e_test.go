@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -25,9 +26,9 @@ func e2eAgent(t *testing.T, db *store.DB, def string) (accountID, agentID string
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := db.CreateAgent(context.Background(), store.NewAgent{
-		Agent:   store.Agent{AccountID: k.AccountID, Name: "e2e", Definition: json.RawMessage(def), Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
+	a, err := agents.NewRepo(db).CreateAgent(context.Background(), agents.NewAgent{
+		Agent:   agents.Agent{AccountID: k.AccountID, Name: "e2e", Definition: json.RawMessage(def), Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+		Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -34,11 +35,11 @@ func TestReviews(t *testing.T) {
 
 		accounts, _ := directory.Accounts(ctx, s.DB)
 		acct := accounts[0].ID
-		a, err := s.DB.CreateAgent(ctx, store.NewAgent{
-			Agent: store.Agent{AccountID: acct, Name: "reviewed", Definition: json.RawMessage(`{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"Publish {{input}}?","allow_edit":true,
+		a, err := agents.NewRepo(s.DB).CreateAgent(ctx, agents.NewAgent{
+			Agent: agents.Agent{AccountID: acct, Name: "reviewed", Definition: json.RawMessage(`{"child_steps":[{"id":"review","step_type":"human_in_the_loop","instructions":"Publish {{input}}?","allow_edit":true,
 				"child_steps":[{"id":"show","step_type":"display_result","template":"published: {{input}}"}]}]}`),
-				Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
+				Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+			Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -39,7 +39,7 @@ type CreateInput struct {
 // Result is a created or updated agent. ImportWarnings is nil unless the
 // request imported an agent_definition, and then never nil.
 type Result struct {
-	Agent          store.Agent
+	Agent          Agent
 	ImportWarnings []def.ImportSkip
 }
 
@@ -69,10 +69,10 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	a, err := s.db.CreateAgent(ctx, store.NewAgent{
-		Agent: store.Agent{AccountID: in.AccountID, Name: name, Description: in.Description, SchemaVersion: def.CurrentSchemaVersion,
+	a, err := s.rows().CreateAgent(ctx, NewAgent{
+		Agent: Agent{AccountID: in.AccountID, Name: name, Description: in.Description, SchemaVersion: def.CurrentSchemaVersion,
 			Definition: body, Settings: defaultSettings(), CreatedBy: in.UserID, CallTargets: d.CallTargets()},
-		Trigger: store.Trigger{Type: string(trigger)},
+		Trigger: Trigger{Type: string(trigger)},
 	})
 	s.saved(ctx, a, err)
 	return Result{Agent: a}, err
@@ -177,8 +177,8 @@ func (s *Service) importNew(ctx context.Context, in CreateInput, name string, tr
 	if schema == "" || !slices.Contains(def.SupportedSchemaVersions, schema) {
 		schema = def.CurrentSchemaVersion
 	}
-	a, err := s.db.CreateAgent(ctx, store.NewAgent{
-		Agent: store.Agent{AccountID: in.AccountID, Name: name, Description: desc, SchemaVersion: schema, Definition: body,
+	a, err := s.rows().CreateAgent(ctx, NewAgent{
+		Agent: Agent{AccountID: in.AccountID, Name: name, Description: desc, SchemaVersion: schema, Definition: body,
 			Settings: settings, CreatedBy: in.UserID, CallTargets: im.Definition.CallTargets()},
 		Trigger: trig, EvaluationCriteria: x.Criteria, SolutionIDs: x.SolutionIDs,
 		Also: append(s.withAlerts(in.AccountID, x.Alerts), s.withPolicies(in.AccountID, x.Policies)...),
@@ -193,8 +193,8 @@ func (s *Service) importNew(ctx context.Context, in CreateInput, name string, tr
 // triggerConfig is the trigger an import creates: the effective type, and
 // the payload trigger's settings when the payload's trigger is of that
 // type (settings of another type would not apply).
-func triggerConfig(im *def.Imported) (store.Trigger, error) {
-	t := store.Trigger{Type: string(im.Trigger)}
+func triggerConfig(im *def.Imported) (Trigger, error) {
+	t := Trigger{Type: string(im.Trigger)}
 	p := im.Export.Trigger
 	if p == nil || (p.TriggerType != "" && p.TriggerType != im.Trigger) {
 		return t, nil

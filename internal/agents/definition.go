@@ -50,7 +50,7 @@ type PutDefinitionInput struct {
 // *InvalidError whose locations are ["body", "definition", …]; the
 // previous workflow is kept in the history.
 func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (DefinitionView, error) {
-	cur, err := s.db.Agent(ctx, in.AccountID, in.AgentID)
+	cur, err := s.rows().Agent(ctx, in.AccountID, in.AgentID)
 	if err != nil {
 		return DefinitionView{}, err
 	}
@@ -71,8 +71,8 @@ func (s *Service) PutDefinition(ctx context.Context, in PutDefinitionInput) (Def
 	if err != nil {
 		return DefinitionView{}, err
 	}
-	var current *store.Agent
-	a, err := s.db.UpdateAgent(ctx, in.AccountID, in.AgentID, in.UserID, func(a *store.Agent) error {
+	var current *Agent
+	a, err := s.rows().UpdateAgent(ctx, in.AccountID, in.AgentID, in.UserID, func(a *Agent) error {
 		// Checked under the row's lock: two writers holding the same
 		// change id cannot both pass.
 		if a.ChangeID != in.ExpectedChangeID {
@@ -149,7 +149,7 @@ func (e *StaleChangeError) As(target any) bool {
 
 // staleChange describes the current definition's save. The saver is a
 // member of the account (or was: a removed member is still named).
-func (s *Service) staleChange(ctx context.Context, cur store.Agent) error {
+func (s *Service) staleChange(ctx context.Context, cur Agent) error {
 	e := &StaleChangeError{SavedAt: cur.DefinitionSavedAt}
 	if cur.DefinitionSavedBy != "" {
 		u, err := directory.GetUser(ctx, s.db, cur.DefinitionSavedBy)

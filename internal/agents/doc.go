@@ -9,5 +9,10 @@
 // the account, stores what an import brings, and builds exports from what
 // is stored. Handlers in internal/api call the Service; the runs area reads
 // agents (with their paused state) and uploads through the server's
-// adapter (internal/server/wiring.go), so it does not import this package.
+// adapter (internal/server/wiring.go), and the evaluations, governance,
+// regressions, the MCP exposure and the model lifecycle read agents
+// through interfaces of their own that the server answers with this
+// area's repository (Repo; internal/server/wiring_agents.go), so none of
+// them imports this package. The agent's row type is in agentrow, which
+// they may import.
 package agents

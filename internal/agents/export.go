@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Export builds the portable snapshot of an agent (GET /agents/{id}/export):
@@ -17,7 +16,7 @@ func (s *Service) Export(ctx context.Context, accountID, agentID string) (*def.E
 		return nil, err
 	}
 	in := def.ExportInput{Agent: snapshot(a, d), ExportedAt: s.now(), SoftwareVersion: s.cfg.SoftwareVersion}
-	trig, err := s.db.AgentTrigger(ctx, accountID, agentID)
+	trig, err := s.rows().AgentTrigger(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +71,7 @@ func (s *Service) Export(ctx context.Context, accountID, agentID string) (*def.E
 
 // triggerSnapshot is the `trigger` object of an export: every documented
 // key, null when unset, then the stored keys of newer exports.
-func triggerSnapshot(t store.Trigger) (*def.TriggerSnapshot, error) {
+func triggerSnapshot(t Trigger) (*def.TriggerSnapshot, error) {
 	var cfg map[string]any
 	if err := json.Unmarshal(t.Config, &cfg); err != nil {
 		return nil, err

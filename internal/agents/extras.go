@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -31,7 +32,7 @@ var (
 
 // applied is what an import's extras become.
 type applied struct {
-	Schedules   []store.Schedule
+	Schedules   []Schedule
 	Alerts      []AlertConfig
 	Criteria    []store.EvaluationCriterion
 	Policies    []Policy
@@ -39,7 +40,7 @@ type applied struct {
 	Skips       []def.ImportSkip
 }
 
-func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def.TriggerType, x def.Extras, st store.AgentSettings) (applied, error) {
+func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def.TriggerType, x def.Extras, st AgentSettings) (applied, error) {
 	var out applied
 	skip := func(cat def.SkipCategory, details map[string]any, format string, args ...any) {
 		out.Skips = append(out.Skips, def.NewSkip(cat, details, format, args...))
@@ -63,7 +64,7 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 			skip(def.SkipSchedule, details, "schedule %d not applied: %v", i, err)
 			continue
 		}
-		out.Schedules = append(out.Schedules, store.Schedule{CronExpression: strings.TrimSpace(expr), Timezone: loc.String(),
+		out.Schedules = append(out.Schedules, Schedule{CronExpression: strings.TrimSpace(expr), Timezone: loc.String(),
 			Enabled: enabled, Extra: rest(m, "cron_expression", "timezone", "enabled"), NextRunAt: &next})
 	}
 	for i, m := range x.AlertConfigs {
@@ -159,7 +160,7 @@ func (s *Service) alertConfig(ctx context.Context, accountID string, m map[strin
 	}
 	c.RecipientUserIDs = []string{}
 	for _, id := range ids {
-		member, err := s.db.UserInAccount(ctx, accountID, id)
+		member, err := directory.IsMember(ctx, s.db, accountID, id)
 		if err != nil {
 			return c, "", err
 		}
@@ -177,7 +178,7 @@ func (s *Service) alertConfig(ctx context.Context, accountID string, m map[strin
 
 // criterion reads imported evaluation criteria; settings the item leaves
 // out follow the agent's.
-func criterion(m map[string]any, st store.AgentSettings) (store.EvaluationCriterion, string) {
+func criterion(m map[string]any, st AgentSettings) (store.EvaluationCriterion, string) {
 	c := store.EvaluationCriterion{StepID: m["step_id"].(string)}
 	var ok bool
 	if c.Description, ok = optNullString(m, "description"); !ok {

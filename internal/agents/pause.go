@@ -2,35 +2,33 @@ package agents
 
 import (
 	"context"
-
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Disable pauses an agent, so that no trigger starts it. Live agents that
 // call it would then fail their runs, so while any exists the pause is
 // refused with a *CallersError naming them.
-func (s *Service) Disable(ctx context.Context, accountID, agentID, userID string) (store.Agent, error) {
-	a, callers, err := s.db.DisableAgent(ctx, accountID, agentID, userID, ReasonManual)
+func (s *Service) Disable(ctx context.Context, accountID, agentID, userID string) (Agent, error) {
+	a, callers, err := s.rows().DisableAgent(ctx, accountID, agentID, userID, ReasonManual)
 	if err != nil {
-		return store.Agent{}, err
+		return Agent{}, err
 	}
 	if len(callers) > 0 {
-		return store.Agent{}, &CallersError{AgentID: agentID, Callers: toCallers(callers)}
+		return Agent{}, &CallersError{AgentID: agentID, Callers: toCallers(callers)}
 	}
 	return a, nil
 }
 
 // Enable resumes a paused agent, whatever paused it.
-func (s *Service) Enable(ctx context.Context, accountID, agentID, userID string) (store.Agent, error) {
-	return s.db.EnableAgent(ctx, accountID, agentID, userID)
+func (s *Service) Enable(ctx context.Context, accountID, agentID, userID string) (Agent, error) {
+	return s.rows().EnableAgent(ctx, accountID, agentID, userID)
 }
 
 // Callers lists the live agents that call this one through call_agent steps.
 func (s *Service) Callers(ctx context.Context, accountID, agentID string) ([]Caller, error) {
-	if _, err := s.db.Agent(ctx, accountID, agentID); err != nil {
+	if _, err := s.rows().Agent(ctx, accountID, agentID); err != nil {
 		return nil, err
 	}
-	callers, err := s.db.AgentCallers(ctx, accountID, agentID)
+	callers, err := s.rows().AgentCallers(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +40,7 @@ func (s *Service) Callers(ctx context.Context, accountID, agentID string) ([]Cal
 // ErrAgentDisabled) when it is paused. (Runs read the paused state with the
 // agent itself, runs.Agent.Disabled, and refuse with runs.ErrDisabled.)
 func (s *Service) Runnable(ctx context.Context, accountID, agentID string) error {
-	a, err := s.db.Agent(ctx, accountID, agentID)
+	a, err := s.rows().Agent(ctx, accountID, agentID)
 	if err != nil {
 		return err
 	}
@@ -52,7 +50,7 @@ func (s *Service) Runnable(ctx context.Context, accountID, agentID string) error
 	return nil
 }
 
-func toCallers(names []store.AgentName) []Caller {
+func toCallers(names []AgentName) []Caller {
 	out := make([]Caller, len(names))
 	for i, n := range names {
 		out[i] = Caller{ID: n.ID, Name: n.Name, Disabled: n.Disabled}

@@ -6,18 +6,17 @@ import (
 
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/paging"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Get returns a live agent of the account (store.ErrNotFound otherwise).
-func (s *Service) Get(ctx context.Context, accountID, agentID string) (store.Agent, error) {
-	return s.db.Agent(ctx, accountID, agentID)
+func (s *Service) Get(ctx context.Context, accountID, agentID string) (Agent, error) {
+	return s.rows().Agent(ctx, accountID, agentID)
 }
 
 // List returns a page (1-based) of the account's agents, newest first, and
 // the total.
-func (s *Service) List(ctx context.Context, accountID string, page, limit int) ([]store.Agent, int, error) {
-	return s.db.Agents(ctx, accountID, paging.Offset(page, limit), limit)
+func (s *Service) List(ctx context.Context, accountID string, page, limit int) ([]Agent, int, error) {
+	return s.rows().Agents(ctx, accountID, paging.Offset(page, limit), limit)
 }
 
 // Delete soft-deletes an agent.
@@ -28,10 +27,10 @@ func (s *Service) Delete(ctx context.Context, accountID, agentID string) error {
 // Definition returns an agent with its parsed workflow: what the runs area
 // executes. Stored definitions were validated when saved, so a parse
 // failure here means the row was damaged and is an error.
-func (s *Service) Definition(ctx context.Context, accountID, agentID string) (store.Agent, *def.Definition, error) {
-	a, err := s.db.Agent(ctx, accountID, agentID)
+func (s *Service) Definition(ctx context.Context, accountID, agentID string) (Agent, *def.Definition, error) {
+	a, err := s.rows().Agent(ctx, accountID, agentID)
 	if err != nil {
-		return store.Agent{}, nil, err
+		return Agent{}, nil, err
 	}
 	d, err := parseStored(a)
 	return a, d, err
@@ -40,10 +39,10 @@ func (s *Service) Definition(ctx context.Context, accountID, agentID string) (st
 // RunDefinition is Definition for the runs area, which only reads the
 // workflow: the parsed workflow may be shared with other runs of the
 // agent (see parsedCache), and must not be changed.
-func (s *Service) RunDefinition(ctx context.Context, accountID, agentID string) (store.Agent, *def.Definition, error) {
-	a, err := s.db.Agent(ctx, accountID, agentID)
+func (s *Service) RunDefinition(ctx context.Context, accountID, agentID string) (Agent, *def.Definition, error) {
+	a, err := s.rows().Agent(ctx, accountID, agentID)
 	if err != nil {
-		return store.Agent{}, nil, err
+		return Agent{}, nil, err
 	}
 	if d, ok := s.parsed.get(a.ID, a.Definition); ok {
 		return a, d, nil
@@ -55,7 +54,7 @@ func (s *Service) RunDefinition(ctx context.Context, accountID, agentID string) 
 	return a, d, err
 }
 
-func parseStored(a store.Agent) (*def.Definition, error) {
+func parseStored(a Agent) (*def.Definition, error) {
 	d, probs, err := def.ParseDefinition(a.Definition)
 	if err != nil {
 		return nil, fmt.Errorf("stored definition of agent %s: %w", a.ID, err)

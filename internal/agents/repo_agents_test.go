@@ -16,10 +16,10 @@ func TestAgentsRepoReads(t *testing.T) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
 		acct, other := storetest.Account(t, db), storetest.Account(t, db)
-		a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct, Name: "kb user",
+		a, err := NewRepo(db).CreateAgent(ctx, NewAgent{Agent: Agent{AccountID: acct, Name: "kb user",
 			Definition: json.RawMessage(`{"child_steps":[{"id":"s","knowledge_base_id":"kb_1"}]}`),
-			Settings:   store.AgentSettings{EvaluationMode: "none", ModelUpgradeStrategy: "none"}},
-			Trigger: store.Trigger{Type: "dynamic_input"}})
+			Settings:   AgentSettings{EvaluationMode: "none", ModelUpgradeStrategy: "none"}},
+			Trigger: Trigger{Type: "dynamic_input"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,10 +36,10 @@ func TestAgentsRepoReads(t *testing.T) {
 		}
 
 		// The sweep pages through every account's live agents in id order.
-		var seen []store.AgentRef
+		var seen []AgentRef
 		after := ""
 		for {
-			page, err := db.AgentsAfter(ctx, after, 1)
+			page, err := NewRepo(db).AgentsAfter(ctx, after, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,13 +48,13 @@ func TestAgentsRepoReads(t *testing.T) {
 			}
 			seen, after = append(seen, page...), page[0].ID
 		}
-		if len(seen) != 2 || seen[0].ID >= seen[1].ID || (seen[0] != store.AgentRef{AccountID: acct, ID: a.ID} && seen[0] != store.AgentRef{AccountID: other, ID: b}) {
+		if len(seen) != 2 || seen[0].ID >= seen[1].ID || (seen[0] != AgentRef{AccountID: acct, ID: a.ID} && seen[0] != AgentRef{AccountID: other, ID: b}) {
 			t.Fatalf("sweep: %+v", seen)
 		}
 		if err := deleteAgent(ctx, db, acct, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		if refs, _ := db.AgentsAfter(ctx, "", 10); len(refs) != 1 || refs[0].ID != b {
+		if refs, _ := NewRepo(db).AgentsAfter(ctx, "", 10); len(refs) != 1 || refs[0].ID != b {
 			t.Fatalf("a deleted agent is swept: %+v", refs)
 		}
 		if used, _ := s.KnowledgeBaseReferenced(ctx, acct, "kb_1"); used {
@@ -70,10 +70,10 @@ func TestAgentDelete(t *testing.T) {
 		db := storetest.Open(t, d)
 		acct, other := storetest.Account(t, db), storetest.Account(t, db)
 		mk := func(name string, calls ...string) string {
-			a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct, Name: name,
+			a, err := NewRepo(db).CreateAgent(ctx, NewAgent{Agent: Agent{AccountID: acct, Name: name,
 				Definition: json.RawMessage(`{"child_steps":[]}`), CallTargets: calls,
-				Settings: store.AgentSettings{EvaluationMode: "none", ModelUpgradeStrategy: "none"}},
-				Trigger: store.Trigger{Type: "dynamic_input"}})
+				Settings: AgentSettings{EvaluationMode: "none", ModelUpgradeStrategy: "none"}},
+				Trigger: Trigger{Type: "dynamic_input"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,10 +81,10 @@ func TestAgentDelete(t *testing.T) {
 		}
 		callee := mk("callee")
 		caller := mk("caller", callee)
-		if ok, err := db.AgentExists(ctx, acct, caller); err != nil || !ok {
+		if ok, err := NewRepo(db).AgentExists(ctx, acct, caller); err != nil || !ok {
 			t.Fatalf("exists: %v %v", ok, err)
 		}
-		if ok, _ := db.AgentExists(ctx, other, caller); ok {
+		if ok, _ := NewRepo(db).AgentExists(ctx, other, caller); ok {
 			t.Fatal("another account's agent exists")
 		}
 		if err := deleteAgent(ctx, db, other, caller); !errors.Is(err, store.ErrNotFound) {
@@ -98,16 +98,16 @@ func TestAgentDelete(t *testing.T) {
 		if err := deleteAgent(ctx, db, acct, caller); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
-		if ok, _ := db.AgentExists(ctx, acct, caller); ok {
+		if ok, _ := NewRepo(db).AgentExists(ctx, acct, caller); ok {
 			t.Fatal("deleted agent exists")
 		}
-		if _, err := db.Agent(ctx, acct, caller); !errors.Is(err, store.ErrNotFound) {
+		if _, err := NewRepo(db).Agent(ctx, acct, caller); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleted agent read: %v", err)
 		}
-		if c, _ := db.AgentCallers(ctx, acct, callee); len(c) != 0 {
+		if c, _ := NewRepo(db).AgentCallers(ctx, acct, callee); len(c) != 0 {
 			t.Fatalf("deleted caller still listed: %+v", c)
 		}
-		if names, _ := db.AgentNames(ctx, acct); len(names) != 1 || names[0].ID != callee {
+		if names, _ := NewRepo(db).AgentNames(ctx, acct); len(names) != 1 || names[0].ID != callee {
 			t.Fatalf("names %+v", names)
 		}
 	})

@@ -27,10 +27,10 @@ func TestExtrasRepo(t *testing.T) {
 		ops, theirs := seed(acct, "Ops"), seed(other, "Theirs")
 		seed(acct, "Ops") // a later namesake: the oldest wins
 
-		a, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct, Name: "a",
+		a, err := NewRepo(db).CreateAgent(ctx, NewAgent{Agent: Agent{AccountID: acct, Name: "a",
 			Definition: json.RawMessage(`{"child_steps":[]}`),
-			Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-			Trigger: store.Trigger{Type: "dynamic_input"},
+			Settings:   AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+			Trigger: Trigger{Type: "dynamic_input"},
 			EvaluationCriteria: []store.EvaluationCriterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true,
 				MaxRetries: 2, PassThreshold: 0.7, Extra: json.RawMessage(`{"k":1}`)}},
 			SolutionIDs: []string{ops, theirs}})

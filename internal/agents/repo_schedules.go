@@ -12,9 +12,9 @@ import (
 // The schedules extension keeps its SQL beside the service that manages
 // schedules (issue 31's vertical slices): adding, changing and removing
 // one schedule of an agent's trigger. The trigger_schedules table is not
-// the extension's alone: the store writes an agent's schedules with the
-// agent (creation, import) in the agent's transaction, and the runs
-// area's scheduler reads the due ones and claims each fire.
+// the extension's alone: CreateAgent writes an agent's schedules with the
+// agent (creation, import) in the agent's transaction (repo_triggers.go),
+// and the runs area's scheduler reads the due ones and claims each fire.
 
 // errScheduleLimit means an agent already has as many schedules as it may.
 var errScheduleLimit = errors.New("schedule limit reached")
@@ -24,7 +24,7 @@ type scheduleRepo struct{ db *store.DB }
 
 // add adds a schedule to a live agent's trigger, unless the agent already
 // has max schedules. Validation is the service's job.
-func (q scheduleRepo) add(ctx context.Context, accountID, agentID string, s store.Schedule, max int) (store.Schedule, error) {
+func (q scheduleRepo) add(ctx context.Context, accountID, agentID string, s Schedule, max int) (Schedule, error) {
 	now := store.Now()
 	err := q.db.Tx(ctx, func(tx *sql.Tx) error {
 		triggerID, err := store.One(ctx, tx, func(row store.Scanner) (id string, err error) { return id, row.Scan(&id) },
@@ -56,7 +56,7 @@ func (q scheduleRepo) add(ctx context.Context, accountID, agentID string, s stor
 
 // update replaces a schedule's settings (cron expression, time zone,
 // enabled, extra, next fire time) on a live agent of the account.
-func (q scheduleRepo) update(ctx context.Context, accountID, agentID string, s store.Schedule) error {
+func (q scheduleRepo) update(ctx context.Context, accountID, agentID string, s Schedule) error {
 	return q.db.Tx(ctx, func(tx *sql.Tx) error {
 		err := store.Affected(ctx, tx, `UPDATE trigger_schedules SET cron_expression = $1, timezone = $2, enabled = $3,
 			extra = $4, next_run_at = $5 WHERE id = $6 AND account_id = $7 AND agent_id = $8

@@ -31,9 +31,9 @@ type accountResolver struct {
 func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string) (bool, error) {
 	switch kind {
 	case def.RefAgent:
-		return r.s.db.AgentExists(ctx, r.accountID, id)
+		return r.s.rows().AgentExists(ctx, r.accountID, id)
 	case def.RefUser:
-		return r.s.db.UserInAccount(ctx, r.accountID, id)
+		return directory.IsMember(ctx, r.s.db, r.accountID, id)
 	case def.RefKnowledgeBase:
 		return r.s.cfg.Knowledge.KnowledgeBaseExists(ctx, r.accountID, id)
 	case def.RefSourceConnection:
@@ -50,7 +50,7 @@ func (r accountResolver) Exists(ctx context.Context, kind def.RefKind, id string
 
 // AgentPaused implements def.AgentStates.
 func (r accountResolver) AgentPaused(ctx context.Context, id string) (bool, error) {
-	a, err := r.s.db.Agent(ctx, r.accountID, id)
+	a, err := r.s.rows().Agent(ctx, r.accountID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -65,7 +65,7 @@ func (s *Service) describer(accountID string) def.Describer {
 	return def.DescriberFunc(func(ctx context.Context, kind def.RefKind, id string) (def.Entity, bool, error) {
 		switch kind {
 		case def.RefAgent:
-			a, err := s.db.Agent(ctx, accountID, id)
+			a, err := s.rows().Agent(ctx, accountID, id)
 			if errors.Is(err, store.ErrNotFound) {
 				return def.Entity{}, false, nil
 			}
@@ -74,7 +74,7 @@ func (s *Service) describer(accountID string) def.Describer {
 			}
 			return def.Entity{ID: a.ID, Name: a.Name, Description: a.Description}, true, nil
 		case def.RefUser:
-			ok, err := s.db.UserInAccount(ctx, accountID, id)
+			ok, err := directory.IsMember(ctx, s.db, accountID, id)
 			if err != nil || !ok {
 				return def.Entity{}, false, err
 			}
@@ -128,7 +128,7 @@ func (s *Service) candidates(ctx context.Context, accountID string, kind def.Ref
 	var out []def.Candidate
 	switch kind {
 	case def.RefAgent:
-		names, err := s.db.AgentNames(ctx, accountID)
+		names, err := s.rows().AgentNames(ctx, accountID)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
@@ -63,7 +64,7 @@ type ScheduleChange struct {
 // Schedules lists an agent's schedules in the order they were added, and
 // its trigger type.
 func (s *Service) Schedules(ctx context.Context, accountID, agentID string) ([]AgentSchedule, string, error) {
-	t, err := s.db.AgentTrigger(ctx, accountID, agentID)
+	t, err := s.rows().AgentTrigger(ctx, accountID, agentID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -77,7 +78,7 @@ func (s *Service) Schedules(ctx context.Context, accountID, agentID string) ([]A
 // AddSchedule validates and adds a schedule to an agent whose trigger is
 // schedule.
 func (s *Service) AddSchedule(ctx context.Context, accountID, agentID string, in ScheduleChange) (AgentSchedule, error) {
-	t, err := s.db.AgentTrigger(ctx, accountID, agentID)
+	t, err := s.rows().AgentTrigger(ctx, accountID, agentID)
 	if err != nil {
 		return AgentSchedule{}, err
 	}
@@ -87,7 +88,7 @@ func (s *Service) AddSchedule(ctx context.Context, accountID, agentID string, in
 	if in.CronExpression == nil {
 		return AgentSchedule{}, invalid("cron_expression is required", "missing", "body", "cron_expression")
 	}
-	sc := store.Schedule{Enabled: true}
+	sc := Schedule{Enabled: true}
 	if err := s.applyScheduleChange(&sc, in); err != nil {
 		return AgentSchedule{}, err
 	}
@@ -104,7 +105,7 @@ func (s *Service) AddSchedule(ctx context.Context, accountID, agentID string, in
 // UpdateSchedule changes the given fields of a schedule and computes its
 // next fire time afresh.
 func (s *Service) UpdateSchedule(ctx context.Context, accountID, agentID, scheduleID string, in ScheduleChange) (AgentSchedule, error) {
-	t, err := s.db.AgentTrigger(ctx, accountID, agentID)
+	t, err := s.rows().AgentTrigger(ctx, accountID, agentID)
 	if err != nil {
 		return AgentSchedule{}, err
 	}
@@ -127,7 +128,7 @@ func (s *Service) UpdateSchedule(ctx context.Context, accountID, agentID, schedu
 
 // RemoveSchedule deletes a schedule.
 func (s *Service) RemoveSchedule(ctx context.Context, accountID, agentID, scheduleID string) error {
-	if _, err := s.db.AgentTrigger(ctx, accountID, agentID); err != nil {
+	if _, err := s.rows().AgentTrigger(ctx, accountID, agentID); err != nil {
 		return err
 	}
 	if err := s.schedules().remove(ctx, accountID, agentID, scheduleID); err != nil {
@@ -141,7 +142,7 @@ func (s *Service) RemoveSchedule(ctx context.Context, accountID, agentID, schedu
 
 // applyScheduleChange validates in and applies it to sc, computing the
 // next fire time from now.
-func (s *Service) applyScheduleChange(sc *store.Schedule, in ScheduleChange) error {
+func (s *Service) applyScheduleChange(sc *Schedule, in ScheduleChange) error {
 	if in.CronExpression != nil {
 		sc.CronExpression = strings.TrimSpace(*in.CronExpression)
 	}
@@ -205,7 +206,7 @@ func withScheduleInput(extra json.RawMessage, input string) (json.RawMessage, er
 	return json.Marshal(m)
 }
 
-func findSchedule(list []store.Schedule, id string) int {
+func findSchedule(list []Schedule, id string) int {
 	for i, sc := range list {
 		if sc.ID == id {
 			return i
@@ -214,9 +215,9 @@ func findSchedule(list []store.Schedule, id string) int {
 	return -1
 }
 
-func scheduleView(agentID string, sc store.Schedule) AgentSchedule {
+func scheduleView(agentID string, sc Schedule) AgentSchedule {
 	v := AgentSchedule{ID: sc.ID, AgentID: agentID, CronExpression: sc.CronExpression, Timezone: sc.Timezone,
-		Input: store.ScheduleInput(sc.Extra), Enabled: sc.Enabled, CreatedAt: sc.CreatedAt.UTC()}
+		Input: agentrow.ScheduleInput(sc.Extra), Enabled: sc.Enabled, CreatedAt: sc.CreatedAt.UTC()}
 	if sc.Enabled && sc.NextRunAt != nil {
 		n := sc.NextRunAt.UTC()
 		v.NextFireAt = &n

@@ -139,7 +139,7 @@ func New(db *store.DB, blobs *blob.Store, cfg Config) *Service {
 }
 
 // saved tells OnSaved of a save that succeeded.
-func (s *Service) saved(ctx context.Context, a store.Agent, err error) {
+func (s *Service) saved(ctx context.Context, a Agent, err error) {
 	if err == nil && s.cfg.OnSaved != nil {
 		s.cfg.OnSaved(ctx, a.AccountID, a.ID)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Agent setting values (AgentSummaryResponse documents the defaults).
@@ -19,14 +18,14 @@ const (
 )
 
 // defaultSettings are a new agent's settings.
-func defaultSettings() store.AgentSettings {
-	return store.AgentSettings{EvaluationMode: DefaultEvaluationMode, MaxRetries: DefaultMaxRetries,
+func defaultSettings() AgentSettings {
+	return AgentSettings{EvaluationMode: DefaultEvaluationMode, MaxRetries: DefaultMaxRetries,
 		RetryOnFailure: true, ModelUpgradeStrategy: DefaultUpgradeStrategy}
 }
 
 // applySnapshot overlays the settings an export carries (the import
 // decoder has already checked their values) on st.
-func applySnapshot(st *store.AgentSettings, a def.AgentSnapshot) {
+func applySnapshot(st *AgentSettings, a def.AgentSnapshot) {
 	if a.EvaluationMode != nil {
 		st.EvaluationMode = *a.EvaluationMode
 	}
@@ -57,7 +56,7 @@ func applySnapshot(st *store.AgentSettings, a def.AgentSnapshot) {
 }
 
 // snapshot is the `agent` object of an export.
-func snapshot(a store.Agent, d *def.Definition) def.AgentSnapshot {
+func snapshot(a Agent, d *def.Definition) def.AgentSnapshot {
 	st := a.Settings
 	s := def.AgentSnapshot{
 		Name: a.Name, Description: a.Description, SchemaVersion: a.SchemaVersion, Definition: d,

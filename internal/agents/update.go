@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	def "github.com/agentry/agentry/internal/agents/definition"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // UpdateInput is PUT /agents/{agent_id}. A nil field is not being set;
@@ -94,7 +93,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Result, error) {
 	}
 	var im *def.Imported
 	if present(in.Definition) {
-		cur, err := s.db.Agent(ctx, in.AccountID, in.AgentID)
+		cur, err := s.rows().Agent(ctx, in.AccountID, in.AgentID)
 		if err != nil {
 			return Result{}, err
 		}
@@ -105,7 +104,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Result, error) {
 			return Result{}, err
 		}
 	}
-	a, err := s.db.UpdateAgent(ctx, in.AccountID, in.AgentID, in.UserID, func(a *store.Agent) error {
+	a, err := s.rows().UpdateAgent(ctx, in.AccountID, in.AgentID, in.UserID, func(a *Agent) error {
 		if im != nil {
 			// The payload first, so that what the request sets wins.
 			if name, err := checkName(im.Export.Agent.Name); err == nil {
@@ -139,7 +138,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Result, error) {
 }
 
 // apply writes the request's fields over the agent.
-func (in UpdateInput) apply(a *store.Agent) {
+func (in UpdateInput) apply(a *Agent) {
 	st := &a.Settings
 	if in.Name != nil {
 		a.Name, _ = checkName(*in.Name)

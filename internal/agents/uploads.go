@@ -89,7 +89,7 @@ func (s *Service) StoreUpload(ctx context.Context, in UploadInput) (Upload, erro
 // Upload returns an upload of the agent (store.ErrNotFound when absent,
 // expired, another agent's or another account's).
 func (s *Service) Upload(ctx context.Context, accountID, agentID, uploadID string) (Upload, error) {
-	if _, err := s.db.Agent(ctx, accountID, agentID); err != nil {
+	if _, err := s.rows().Agent(ctx, accountID, agentID); err != nil {
 		return Upload{}, err
 	}
 	u, err := s.uploads().get(ctx, accountID, agentID, uploadID)

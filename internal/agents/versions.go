@@ -118,14 +118,14 @@ func (s *Service) RestoreVersion(ctx context.Context, accountID, agentID, userID
 // RunDefinitionAt is RunDefinition for one version of the workflow (the
 // current one when changeID is ""), for a run pinned to it.
 // ErrUnknownVersion: the agent has no such version.
-func (s *Service) RunDefinitionAt(ctx context.Context, accountID, agentID, changeID string) (store.Agent, *def.Definition, error) {
+func (s *Service) RunDefinitionAt(ctx context.Context, accountID, agentID, changeID string) (Agent, *def.Definition, error) {
 	a, d, err := s.RunDefinition(ctx, accountID, agentID)
 	if err != nil || changeID == "" || changeID == a.ChangeID {
 		return a, d, err
 	}
 	v, err := s.version(ctx, accountID, agentID, changeID)
 	if err != nil {
-		return store.Agent{}, nil, err
+		return Agent{}, nil, err
 	}
 	// Versions never change: the cache entry of one is keyed by its
 	// change id and checked against its text like any other.
@@ -136,7 +136,7 @@ func (s *Service) RunDefinitionAt(ctx context.Context, accountID, agentID, chang
 	}
 	a.ChangeID, a.Definition, a.SchemaVersion = v.ChangeID, v.Definition, v.SchemaVersion
 	if d, err = parseStored(a); err != nil {
-		return store.Agent{}, nil, err
+		return Agent{}, nil, err
 	}
 	s.parsed.put(key, v.Definition, d)
 	return a, d, nil
@@ -147,7 +147,7 @@ func (s *Service) RunDefinitionAt(ctx context.Context, accountID, agentID, chang
 func (s *Service) version(ctx context.Context, accountID, agentID, changeID string) (AgentVersion, error) {
 	v, err := s.versions().of(ctx, accountID, agentID, changeID)
 	if errors.Is(err, store.ErrNotFound) {
-		if _, aerr := s.db.Agent(ctx, accountID, agentID); aerr != nil {
+		if _, aerr := s.rows().Agent(ctx, accountID, agentID); aerr != nil {
 			return AgentVersion{}, aerr
 		}
 		return AgentVersion{}, ErrUnknownVersion

@@ -7,7 +7,7 @@ package alerts
 // written only here (repo.go, repo_configs.go, repo_signals.go). The
 // store lends its pools, transactions and scan helpers; an agent import's
 // configurations are written here too, in the agent's transaction
-// (store.NewAgent.Also), and the agents area reaches them through the
+// (agents.NewAgent.Also), and the agents area reaches them through the
 // server's wiring.
 //
 // Alerts raised from configurations, their history, comments and

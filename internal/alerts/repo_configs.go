@@ -285,7 +285,7 @@ func (r repo) createDefault(ctx context.Context, c AlertConfig) (bool, error) {
 }
 
 // createWithAgent stores an imported agent's configurations in tx, the
-// transaction that creates the agent (store.NewAgent.Also). The import
+// transaction that creates the agent (agents.NewAgent.Also). The import
 // checked them, and their number, before.
 func (r repo) createWithAgent(ctx context.Context, tx *sql.Tx, accountID, agentID string, cs []AlertConfig) error {
 	now := store.Now()

@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
 func newAgent(t *testing.T, db *store.DB, accountID string) string {
 	t.Helper()
-	a, err := db.CreateAgent(context.Background(), store.NewAgent{Agent: store.Agent{AccountID: accountID, Name: "a",
+	a, err := agents.NewRepo(db).CreateAgent(context.Background(), agents.NewAgent{Agent: agents.Agent{AccountID: accountID, Name: "a",
 		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
-		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+		Settings:   agents.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+		Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,15 +192,15 @@ func TestAgentConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		other := storetest.NewAccount(t, db)
-		in := store.NewAgent{Agent: store.Agent{AccountID: acct.ID, Name: "full",
+		in := agents.NewAgent{Agent: agents.Agent{AccountID: acct.ID, Name: "full",
 			Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
-			Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}}
+			Settings:   agents.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+			Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}}
 		in.Also = append(in.Also, func(ctx context.Context, tx *sql.Tx, agentID string) error {
 			return r.createWithAgent(ctx, tx, acct.ID, agentID, []AlertConfig{{AlertType: "agent_run_failed", Enabled: true,
 				Threshold: json.RawMessage(`{"count":3}`), CooldownMinutes: 60, DistributionType: "selected_members", RecipientUserIDs: []string{u.ID}}})
 		})
-		a, err := db.CreateAgent(ctx, in)
+		a, err := agents.NewRepo(db).CreateAgent(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}

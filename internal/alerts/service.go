@@ -246,7 +246,7 @@ func (s *Service) apply(ctx context.Context, c *AlertConfig, in ConfigInput) err
 		}
 		c.RecipientUserIDs = []string{}
 		for _, id := range ids {
-			ok, err := s.DB.UserInAccount(ctx, c.AccountID, id)
+			ok, err := directory.IsMember(ctx, s.DB, c.AccountID, id)
 			if err != nil {
 				return err
 			}

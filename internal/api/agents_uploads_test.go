@@ -275,12 +275,12 @@ func TestUploadLimitStreaming(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(api.New(api.Deps{Mail: mailOut, EmailDomains: domains.New(db, nil, nil, nil, domains.Config{}), DMARC: dmarc.New(db), Auth: auth.New(db, nil, auth.Config{}), Accounts: accounts.New(db), Agents: svc, Blobs: blobs,
-		Runs: runs.New(runs.Deps{DB: db, Engine: engine.New(engine.Config{}), Catalog: cat}), Catalog: cat, ModelAlerts: modelalerts.New(db, cat, nil),
+		Runs: runs.New(runs.Deps{DB: db, Engine: engine.New(engine.Config{}), Catalog: cat}), Catalog: cat, ModelAlerts: modelalerts.New(db, cat, agents.NewRepo(db), nil),
 		Playground: playground.New(db, nil, nil, cat, nil), Secrets: secrets.New(db, nil), Knowledge: kn, Ready: db.Ping,
-		Evals: evals.New(evals.Deps{DB: db, Catalog: cat}), Governance: governance.New(governance.Deps{DB: db, Catalog: cat}),
+		Evals: evals.New(evals.Deps{DB: db, Agents: agents.NewRepo(db), Catalog: cat}), Governance: governance.New(governance.Deps{DB: db, Agents: agents.NewRepo(db), Catalog: cat}),
 		Alerts: alerts.New(db, nil, nil, nil, nil, nil), SourceExports: exports.New(db, blobs, nil),
 		MailInbound: inbound.New(inbound.Deps{DB: db, Blobs: blobs}), MailProtect: protect.New(protect.Deps{DB: db}),
-		MCPExpose: mcpexpose.New(db),
+		MCPExpose: mcpexpose.New(db, agents.NewRepo(db)),
 		Solutions: solutions.New(db, svc, nil, "")}))
 	defer srv.Close()
 	url := srv.URL + "/agents/" + res.Agent.ID + "/upload-input"

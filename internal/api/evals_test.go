@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/evals"
@@ -19,14 +20,14 @@ import (
 )
 
 // storeAgentWith stores an agent with evaluation settings.
-func storeAgentWith(t *testing.T, s *testserver.Server, accountID, def string, st store.AgentSettings) string {
+func storeAgentWith(t *testing.T, s *testserver.Server, accountID, def string, st agents.AgentSettings) string {
 	t.Helper()
 	if st.ModelUpgradeStrategy == "" {
 		st.ModelUpgradeStrategy = "none"
 	}
-	a, err := s.DB.CreateAgent(context.Background(), store.NewAgent{
-		Agent:   store.Agent{AccountID: accountID, Name: "eval agent", Definition: json.RawMessage(def), Settings: st},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
+	a, err := agents.NewRepo(s.DB).CreateAgent(context.Background(), agents.NewAgent{
+		Agent:   agents.Agent{AccountID: accountID, Name: "eval agent", Definition: json.RawMessage(def), Settings: st},
+		Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestEvalAndRetryJSONExtraction(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		fakes, opt := playgroundtest.Start(t)
 		s := testserver.Start(t, d, opt)
-		agent := storeAgentWith(t, s, s.AccountID, extractionDef, store.AgentSettings{EvaluationMode: "eval_and_retry", MaxRetries: 2, RetryOnFailure: true})
+		agent := storeAgentWith(t, s, s.AccountID, extractionDef, agents.AgentSettings{EvaluationMode: "eval_and_retry", MaxRetries: 2, RetryOnFailure: true})
 		var schema map[string]any
 		_ = json.Unmarshal([]byte(extractionSchema), &schema)
 		r := s.Do(t, "POST", "/agents/"+agent+"/evaluation-criteria", s.Key, map[string]any{
@@ -321,7 +322,7 @@ func TestSampleAndFlagAndEvaluateStep(t *testing.T) {
 		s := testserver.Start(t, d)
 		def := `{"child_steps":[{"id":"greet","step_type":"text","text":"Hello {{input}}","child_steps":[
 			{"id":"judge","step_type":"evaluate_step","target_step_id":"greet","evaluation_prompt":"The greeting must say \"Hello\"","pass_threshold":0.5}]}]}`
-		agent := storeAgentWith(t, s, s.AccountID, def, store.AgentSettings{EvaluationMode: "sample_and_flag", MaxRetries: 1,
+		agent := storeAgentWith(t, s, s.AccountID, def, agents.AgentSettings{EvaluationMode: "sample_and_flag", MaxRetries: 1,
 			SamplingConfig: json.RawMessage(`{"sample_rate": 1}`)})
 		r := s.Do(t, "POST", "/agents/"+agent+"/evaluation-criteria", s.Key, map[string]any{"step_id": "greet",
 			"expectation_config": map[string]any{"contains": "Goodbye"}})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -19,8 +20,8 @@ func TestOversightChangesReachTheNextRun(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := storeAgentWith(t, s, s.AccountID, chainDef,
-			store.AgentSettings{EvaluationMode: "eval_and_retry", RetryOnFailure: true, MaxRetries: 0})
-		other := storeAgentWith(t, s, s.AccountID, chainDef, store.AgentSettings{EvaluationMode: "output_expectation"})
+			agents.AgentSettings{EvaluationMode: "eval_and_retry", RetryOnFailure: true, MaxRetries: 0})
+		other := storeAgentWith(t, s, s.AccountID, chainDef, agents.AgentSettings{EvaluationMode: "output_expectation"})
 		run := func(agentID, input string) (status, reason string) {
 			t.Helper()
 			done := waitRun(t, s, s.Key, startRun(t, s, s.Key, agentID, input))
@@ -91,7 +92,7 @@ func TestOversightChangesReachTheNextRun(t *testing.T) {
 		// Another account's change moves nothing here, and this account's
 		// agents' revisions are not another account's to read.
 		t2 := s.NewTenant(t, "other org")
-		agent2 := storeAgentWith(t, s, t2.AccountID, chainDef, store.AgentSettings{EvaluationMode: "output_expectation"})
+		agent2 := storeAgentWith(t, s, t2.AccountID, chainDef, agents.AgentSettings{EvaluationMode: "output_expectation"})
 		createPolicy(t, s, t2.Key, map[string]any{"name": "Theirs", "config": map[string]any{
 			"action": "block", "rules": []any{map[string]any{"type": "blocked_terms", "terms": []string{"hello"}}}}})
 		want(other, "hello", "completed", "")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
@@ -143,13 +144,13 @@ func TestRunRefusals(t *testing.T) {
 				t.Errorf("a memory step on a missing bank: %s", b)
 			}
 		}
-		if _, _, err := s.DB.DisableAgent(ctx, s.AccountID, agent, s.UserID, "manual"); err != nil {
+		if _, _, err := agents.NewRepo(s.DB).DisableAgent(ctx, s.AccountID, agent, s.UserID, "manual"); err != nil {
 			t.Fatal(err)
 		}
 		if r := s.Do(t, "POST", "/agents/"+agent+"/runs", s.Key, map[string]any{"input": "x"}); r.Status != http.StatusConflict {
 			t.Errorf("disabled agent: %d %s", r.Status, r.Body)
 		}
-		if _, err := s.DB.EnableAgent(ctx, s.AccountID, agent, s.UserID); err != nil {
+		if _, err := agents.NewRepo(s.DB).EnableAgent(ctx, s.AccountID, agent, s.UserID); err != nil {
 			t.Fatal(err)
 		}
 		bal, _ := billing.NewCredits(s.DB).Balance(ctx, s.AccountID)

@@ -486,7 +486,7 @@ var tablesOwnedByArea = map[string][]string{
 
 	// The evaluations area. evaluation_criteria and evaluation_results
 	// are not listed: an agent's import and export write and read its
-	// criteria in the agent's transaction (the store's agents_extras.go),
+	// criteria in the agent's transaction (internal/agents/repo_extras.go),
 	// the account search reads criteria (internal/search), and the
 	// store's migrate.go moves SQLite's results into their own file.
 	"internal/evals": {"criteria_deletions"},
@@ -508,8 +508,15 @@ var tablesOwnedByArea = map[string][]string{
 
 	"internal/regressions": {"regression_items", "regressions"},
 
-	// The agents area's input uploads.
-	"internal/agents": {"agent_input_uploads"},
+	// The agents area: its input uploads, the agents a definition calls
+	// and the definitions a save replaced. agents, agent_triggers and
+	// trigger_schedules are not listed: other areas still name them in
+	// their own queries (the runs scheduler and inbound mail find agents
+	// by trigger; alerts, governance, evals, the MCP exposure, solutions,
+	// memory, outbound mail and the store's runs.go check or name an
+	// agent in their transactions), and evals and governance bump
+	// agents.oversight_rev through agentrow.BumpOversight.
+	"internal/agents": {"agent_input_uploads", "agent_calls", "agent_definition_history"},
 
 	// The metered model calls. credit_ledger is not listed: the store
 	// writes it with the opening balance in an account's creation
@@ -517,8 +524,8 @@ var tablesOwnedByArea = map[string][]string{
 	"internal/billing": {"model_usage"},
 
 	// The solutions area and its assistants. solutions and solution_agents
-	// are also named by the agents area's import and export, still in
-	// internal/store/agents_extras.go (an import links the new agent in its
+	// are also named by the agents area's import and export
+	// (internal/agents/repo_extras.go: an import links the new agent in its
 	// own transaction); so they are not listed yet.
 	"internal/solutions": {"solution_knowledge_bases", "solution_sources", "assistant_conversations", "agent_assistant_turns", "assistant_feedback"},
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -18,7 +19,7 @@ func TestEmailCommands(t *testing.T) {
 		ts := testserver.Start(t, d)
 		g := []string{"--base-url", ts.URL, "--api-key", ts.Key, "email"}
 		agentID := ts.StoreAgent(t, ts.AccountID, "inbox", `{"child_steps":[{"id":"t","step_type":"text","text":"{{input}}"}]}`, "email_received")
-		tr, err := ts.DB.AgentTrigger(context.Background(), ts.AccountID, agentID)
+		tr, err := agents.NewRepo(ts.DB).AgentTrigger(context.Background(), ts.AccountID, agentID)
 		if err != nil {
 			t.Fatal(err)
 		}

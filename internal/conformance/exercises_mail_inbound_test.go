@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
@@ -50,7 +51,7 @@ func init() {
 		Exercise{Op: "PUT " + cfgPath, Name: "not an email trigger", Status: http.StatusBadRequest,
 			Setup: func(t *testing.T, e *Env) Vars {
 				id := e.StoreAgent(t, e.Tenant.AccountID, "api", `{"child_steps":[{"id":"t","step_type":"text","text":"x"}]}`, "dynamic_input")
-				tr, _ := e.DB.AgentTrigger(context.Background(), e.Tenant.AccountID, id)
+				tr, _ := agents.NewRepo(e.DB).AgentTrigger(context.Background(), e.Tenant.AccountID, id)
 				return Vars{"agent_id": id, "trigger_id": tr.ID}
 			}, Body: map[string]any{"alias": "x"}},
 
@@ -120,7 +121,7 @@ func init() {
 func emailAgent(t *testing.T, e *Env) Vars {
 	t.Helper()
 	id := e.StoreAgent(t, e.Tenant.AccountID, "inbox", `{"child_steps":[{"id":"t","step_type":"text","text":"{{input}}"}]}`, "email_received")
-	tr, err := e.DB.AgentTrigger(context.Background(), e.Tenant.AccountID, id)
+	tr, err := agents.NewRepo(e.DB).AgentTrigger(context.Background(), e.Tenant.AccountID, id)
 	if err != nil {
 		t.Fatal(err)
 	}

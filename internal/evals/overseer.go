@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/store"
@@ -57,20 +58,20 @@ func (o Overseer) Watch(ctx context.Context, run *engine.Run) (engine.Watcher, e
 // its mode judges runs, its enabled criteria by step, compiled. Runs share
 // it; nothing changes it once loaded.
 type agentOversight struct {
-	settings store.AgentSettings
+	settings agentrow.Settings
 	byStep   map[string][]criterion
 }
 
 func (s *Service) loadOversight(ctx context.Context, accountID, agentID string) (*agentOversight, error) {
-	a, err := s.DB.AgentForEvaluation(ctx, accountID, agentID)
+	st, err := s.Agents.AgentSettings(ctx, accountID, agentID)
 	if errors.Is(err, store.ErrNotFound) {
 		return &agentOversight{}, nil // a deleted agent's run: the runs area reports it
 	}
 	if err != nil {
 		return nil, err
 	}
-	ov := &agentOversight{settings: a.Settings}
-	if mode := a.Settings.EvaluationMode; mode != ModeRetry && mode != ModeSample {
+	ov := &agentOversight{settings: st}
+	if mode := st.EvaluationMode; mode != ModeRetry && mode != ModeSample {
 		return ov, nil
 	}
 	cs, err := s.repo.enabledCriteria(ctx, accountID, agentID)
@@ -126,7 +127,7 @@ type watcher struct {
 	s        *Service
 	run      *engine.Run
 	mode     string
-	settings store.AgentSettings
+	settings agentrow.Settings
 	byStep   map[string][]criterion
 }
 

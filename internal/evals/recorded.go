@@ -46,12 +46,12 @@ func (c Criteria) Len() int { return len(c.rows) }
 
 // EnabledCriteria reads an agent's enabled criteria.
 func (s *Service) EnabledCriteria(ctx context.Context, accountID, agentID string) (Criteria, error) {
-	a, err := s.DB.Agent(ctx, accountID, agentID)
+	st, err := s.Agents.AgentSettings(ctx, accountID, agentID)
 	if err != nil {
 		return Criteria{}, err
 	}
 	rows, err := s.repo.enabledCriteria(ctx, accountID, agentID)
-	return Criteria{rows: rows, defaultTier: a.Settings.DefaultEvaluationTier}, err
+	return Criteria{rows: rows, defaultTier: st.DefaultEvaluationTier}, err
 }
 
 // JudgeRecorded judges a recorded run with each criterion: the output of

@@ -2,7 +2,7 @@ package evals
 
 // The evaluations area keeps its own persistence (issue 31's vertical
 // slices): evaluation criteria (created also by agent imports, whose
-// transaction the store's agents_extras.go writes them in), their results
+// transaction the agents area's repo_extras.go writes them in), their results
 // and, on SQLite, the record of criteria deletions under way. Every query
 // is scoped by account id.
 
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -132,7 +133,7 @@ func deleteCriterionRow(ctx context.Context, tx *sql.Tx, accountID, id string) e
 }
 
 // bumpForCriterion bumps, in tx, the oversight revision of the agent a
-// criterion judges (store.BumpOversight), so overseers reload what they
+// criterion judges (agentrow.BumpOversight), so overseers reload what they
 // keep of it; nothing when the criterion is not the account's.
 func bumpForCriterion(ctx context.Context, tx *sql.Tx, accountID, criterionID string) error {
 	var agentID string
@@ -143,7 +144,7 @@ func bumpForCriterion(ctx context.Context, tx *sql.Tx, accountID, criterionID st
 	if err != nil {
 		return err
 	}
-	return store.BumpOversight(ctx, tx, accountID, agentID)
+	return agentrow.BumpOversight(ctx, tx, accountID, agentID)
 }
 
 // criteriaPage lists a page of an agent's criteria, oldest first,

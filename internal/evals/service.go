@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
@@ -31,6 +32,9 @@ import (
 // Deps is what the evaluations service is built from (New).
 type Deps struct {
 	DB *store.DB
+	// Agents answers for the agents whose criteria and runs are judged
+	// (evals → agents; the server supplies the agents' repository).
+	Agents Agents
 	// Model judges recorded evaluations, metered to the account
 	// (evaluation credits); Router judges drafts, unmetered.
 	Model   llm.Provider
@@ -41,6 +45,16 @@ type Deps struct {
 	// Signals records a failed evaluation for the model rollback rules
 	// (the model alerts area's RecordSignal; nil: none).
 	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
+}
+
+// Agents is what this area reads of the agents area. Both answer only
+// for a live agent of the account; AgentSettings answers
+// store.ErrNotFound for any other.
+type Agents interface {
+	AgentExists(ctx context.Context, accountID, agentID string) (bool, error)
+	// AgentSettings are the agent's evaluation settings (its mode, retries
+	// and default tier), read without its definition.
+	AgentSettings(ctx context.Context, accountID, agentID string) (agentrow.Settings, error)
 }
 
 // Service is the evaluations area.
@@ -118,12 +132,12 @@ func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string
 	if err := in.validate(); err != nil {
 		return EvaluationCriterion{}, err
 	}
-	a, err := s.DB.Agent(ctx, accountID, agentID)
+	st, err := s.Agents.AgentSettings(ctx, accountID, agentID)
 	if err != nil {
 		return EvaluationCriterion{}, err
 	}
 	c := EvaluationCriterion{AccountID: accountID, AgentID: agentID, Enabled: true, PassThreshold: 0.5,
-		EvaluationMode: a.Settings.EvaluationMode, MaxRetries: a.Settings.MaxRetries, RetryOnFailure: a.Settings.RetryOnFailure}
+		EvaluationMode: st.EvaluationMode, MaxRetries: st.MaxRetries, RetryOnFailure: st.RetryOnFailure}
 	applyCriterion(&c, in)
 	c, err = s.repo.createCriterion(ctx, c)
 	if errors.Is(err, ErrTooManyCriteria) {
@@ -202,7 +216,7 @@ func (s *Service) DeleteCriterion(ctx context.Context, accountID, id string) err
 // Criteria lists an agent's criteria (a page, or all when limit < 0) with
 // their result counts.
 func (s *Service) Criteria(ctx context.Context, accountID, agentID string, page, limit int) ([]EvaluationCriterion, map[string]map[string]int, int, error) {
-	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
+	if ok, err := s.Agents.AgentExists(ctx, accountID, agentID); err != nil || !ok {
 		if err == nil {
 			err = store.ErrNotFound
 		}
@@ -355,7 +369,7 @@ func (s *Service) Runs(ctx context.Context, f ResultFilter) ([]RunEvaluations, i
 }
 
 func (s *Service) agentExists(ctx context.Context, accountID, agentID string) error {
-	ok, err := s.DB.AgentExists(ctx, accountID, agentID)
+	ok, err := s.Agents.AgentExists(ctx, accountID, agentID)
 	if err == nil && !ok {
 		err = store.ErrNotFound
 	}
@@ -422,7 +436,7 @@ var ErrNothingToEvaluate = fault.FieldSentinel([]any{"body", "step_output"}, "va
 // TestDraft judges a draft without recording anything and without
 // charging credits: the judge runs on the unmetered router.
 func (s *Service) TestDraft(ctx context.Context, accountID, agentID string, d Draft) (Judgment, error) {
-	a, err := s.DB.Agent(ctx, accountID, agentID)
+	st, err := s.Agents.AgentSettings(ctx, accountID, agentID)
 	if err != nil {
 		return Judgment{}, err
 	}
@@ -455,7 +469,7 @@ func (s *Service) TestDraft(ctx context.Context, accountID, agentID string, d Dr
 	default:
 		return Judgment{}, ErrNothingToEvaluate
 	}
-	j.Tier = tierOf(d.Tier, a.Settings.DefaultEvaluationTier)
+	j.Tier = tierOf(d.Tier, st.DefaultEvaluationTier)
 	var router llm.Provider = s.Router
 	if s.Router == nil {
 		router = s.Model

@@ -48,8 +48,8 @@ func (s *Service) evaluateStep(ctx context.Context, x *engine.Exec) (engine.Resu
 	}
 	tier, _ := x.Step.String("evaluation_tier")
 	if tier == "" {
-		if a, err := s.DB.Agent(ctx, x.Run.AccountID, x.Run.AgentID); err == nil && a.Settings.DefaultEvaluationTier != nil {
-			tier = *a.Settings.DefaultEvaluationTier
+		if st, err := s.Agents.AgentSettings(ctx, x.Run.AccountID, x.Run.AgentID); err == nil && st.DefaultEvaluationTier != nil {
+			tier = *st.DefaultEvaluationTier
 		}
 	}
 	g := judger{model: x.Host().Model(), cat: s.Catalog, pick: s.pickModel, meta: x.Meta("evaluation")}

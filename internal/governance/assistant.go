@@ -117,7 +117,7 @@ func (s *Service) plan(ctx context.Context, accountID, input string) (string, []
 	}
 	agentID := ""
 	if id := reUUID.FindString(input); id != "" {
-		if ok, err := s.DB.AgentExists(ctx, accountID, strings.ToLower(id)); err != nil {
+		if ok, err := s.Agents.AgentExists(ctx, accountID, strings.ToLower(id)); err != nil {
 			return "", nil, err
 		} else if ok {
 			agentID = strings.ToLower(id)

@@ -4,7 +4,7 @@ package governance
 // slices): the tables governance_policies, governance_conversations and
 // governance_violations are read and written only here. The store lends
 // its pools, transactions and scan helpers, and bumps the oversight
-// revision of the agents a policy governs (store.BumpOversight).
+// revision of the agents a policy governs (agentrow.BumpOversight).
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -162,7 +163,7 @@ func (r repo) createPolicy(ctx context.Context, p GovernancePolicy) (GovernanceP
 		if n, _ := res.RowsAffected(); n == 0 {
 			return store.ErrNotFound
 		}
-		return store.BumpOversight(ctx, tx, p.AccountID, p.AgentID)
+		return agentrow.BumpOversight(ctx, tx, p.AccountID, p.AgentID)
 	})
 	return p, err
 }
@@ -223,7 +224,7 @@ func (r repo) bumpFor(ctx context.Context, tx *sql.Tx, accountID, policyID strin
 	if err != nil {
 		return err
 	}
-	return store.BumpOversight(ctx, tx, accountID, agentID.String)
+	return agentrow.BumpOversight(ctx, tx, accountID, agentID.String)
 }
 
 // policies lists a page of the account's policies, oldest first: all of

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -25,10 +26,10 @@ func newAccount(t *testing.T, db *store.DB) (accountID, agentID string) {
 
 func newAgent(t *testing.T, db *store.DB, accountID string) string {
 	t.Helper()
-	ag, err := db.CreateAgent(context.Background(), store.NewAgent{Agent: store.Agent{AccountID: accountID, Name: "a",
+	ag, err := agents.NewRepo(db).CreateAgent(context.Background(), agents.NewAgent{Agent: agents.Agent{AccountID: accountID, Name: "a",
 		Definition: json.RawMessage(`{"child_steps":[{"id":"s","step_type":"text","text":"x"}]}`),
-		Settings:   store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+		Settings:   agents.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+		Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestPolicies(t *testing.T) {
 		other := newAgent(t, db, acct)
 		foreign, foreignAgent := newAccount(t, db)
 		rev := func(agentID string) int64 {
-			a, err := db.Agent(ctx, acct, agentID)
+			a, err := agents.NewRepo(db).Agent(ctx, acct, agentID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,9 +164,9 @@ func TestAgentPolicies(t *testing.T) {
 			{Name: "one", PolicyType: &typ, Enabled: true, Config: json.RawMessage(`{"a":1}`), Extra: json.RawMessage(`{"note":"kept"}`)},
 			{Name: "two", KnowledgeBaseIDs: []string{"kb"}},
 		}
-		ag, err := db.CreateAgent(ctx, store.NewAgent{Agent: store.Agent{AccountID: acct, Name: "imported",
-			Definition: json.RawMessage(`{"child_steps":[]}`), Settings: store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
-			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
+		ag, err := agents.NewRepo(db).CreateAgent(ctx, agents.NewAgent{Agent: agents.Agent{AccountID: acct, Name: "imported",
+			Definition: json.RawMessage(`{"child_steps":[]}`), Settings: agents.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
+			Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
 			Also: []func(context.Context, *sql.Tx, string) error{func(ctx context.Context, tx *sql.Tx, agentID string) error {
 				return r.createForAgent(ctx, tx, acct, agentID, in)
 			}}})

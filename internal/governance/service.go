@@ -29,6 +29,10 @@ import (
 // Deps is what the governance service is built from (New).
 type Deps struct {
 	DB *store.DB
+	// Agents tells whether an agent id is the account's, for the policy
+	// assistant (governance → agents; the server supplies the agents'
+	// repository).
+	Agents Agents
 	// Model judges plain-language rules, metered to the account.
 	Model   llm.Provider
 	Router  *routing.Router
@@ -42,6 +46,12 @@ type Deps struct {
 	// Signals records a flag or block for the model rollback rules (the
 	// model alerts area's RecordSignal; nil: none).
 	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
+}
+
+// Agents is what this area reads of the agents area: whether the account
+// has a live agent by that id.
+type Agents interface {
+	AgentExists(ctx context.Context, accountID, agentID string) (bool, error)
 }
 
 // Service is the governance area.

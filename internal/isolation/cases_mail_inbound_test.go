@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/protect"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
@@ -140,7 +141,7 @@ func init() {
 func emailAgentOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
 	id := c.StoreAgent(t, c.A.AccountID, "inbox", `{"child_steps":[{"id":"t","step_type":"text","text":"{{input}}"}]}`, "email_received")
-	tr, err := c.DB.AgentTrigger(context.Background(), c.A.AccountID, id)
+	tr, err := agents.NewRepo(c.DB).AgentTrigger(context.Background(), c.A.AccountID, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -77,7 +78,7 @@ func TestKeysFollowMembership(t *testing.T) {
 			t.Errorf("removed user's key on replica one: %d, want 401", got)
 		}
 		// Every attempt but the refused last one created an agent.
-		_, total, err := one.DB.Agents(ctx, org.ID, 0, 1)
+		_, total, err := agents.NewRepo(one.DB).Agents(ctx, org.ID, 0, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,17 +12,30 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/paging"
 	"github.com/agentry/agentry/internal/store"
 )
 
-// New builds the service.
-func New(db *store.DB) *Service { return &Service{DB: db} }
+// New builds the service over the agents a answers for.
+func New(db *store.DB, a Agents) *Service { return &Service{DB: db, Agents: a} }
+
+// Agents is what the exposure reads of the agents area (mcpexpose →
+// agents; the server supplies the agents' repository). Both answer only
+// for a live agent of the account; Agent answers store.ErrNotFound for
+// any other.
+type Agents interface {
+	AgentExists(ctx context.Context, accountID, agentID string) (bool, error)
+	Agent(ctx context.Context, accountID, agentID string) (agentrow.Agent, error)
+}
 
 // Service is the exposure settings of agents.
-type Service struct{ DB *store.DB }
+type Service struct {
+	DB     *store.DB
+	Agents Agents
+}
 
 func (s *Service) repo() repo { return repo{s.DB} }
 
@@ -69,7 +82,7 @@ const MaxDescription = 1024
 func (s *Service) Get(ctx context.Context, accountID, agentID string) (Setting, error) {
 	t, err := s.repo().get(ctx, accountID, agentID)
 	if errors.Is(err, store.ErrNotFound) {
-		ok, err := s.DB.AgentExists(ctx, accountID, agentID)
+		ok, err := s.Agents.AgentExists(ctx, accountID, agentID)
 		if err != nil {
 			return Setting{}, err
 		}
@@ -88,7 +101,7 @@ func (s *Service) Get(ctx context.Context, accountID, agentID string) (Setting, 
 // agent_<the agent's name>; only agents a caller can run with an input
 // (dynamic_input, template_input) can be exposed.
 func (s *Service) Put(ctx context.Context, accountID, agentID string, enabled bool, name, description *string) (Setting, error) {
-	a, err := s.DB.Agent(ctx, accountID, agentID)
+	a, err := s.Agents.Agent(ctx, accountID, agentID)
 	if err != nil {
 		return Setting{}, err
 	}

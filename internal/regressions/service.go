@@ -36,13 +36,21 @@ const (
 	DefaultInFlight = 4
 )
 
+// Agents is what regressions read of the agents area (regressions →
+// agents; the server supplies the agents' repository): whether the
+// account has a live agent by that id.
+type Agents interface {
+	AgentExists(ctx context.Context, accountID, agentID string) (bool, error)
+}
+
 // Service runs regressions.
 type Service struct {
-	DB    *store.DB
-	repo  repo
-	Queue jobs.Enqueuer
-	Runs  *runs.Service
-	Evals *evals.Service
+	DB     *store.DB
+	repo   repo
+	Queue  jobs.Enqueuer
+	Agents Agents
+	Runs   *runs.Service
+	Evals  *evals.Service
 	// InFlight bounds the replays of one regression running at once
 	// (DefaultInFlight when 0); Tick is how often a running regression
 	// looks at its replays (250 ms when 0).
@@ -51,9 +59,9 @@ type Service struct {
 }
 
 // New builds the service: q takes regression jobs, whose replays are runs
-// judged by evals.
-func New(db *store.DB, q jobs.Enqueuer, r *runs.Service, evals *evals.Service) *Service {
-	return &Service{DB: db, repo: repo{db}, Queue: q, Runs: r, Evals: evals}
+// judged by evals, of the agents a answers for.
+func New(db *store.DB, q jobs.Enqueuer, a Agents, r *runs.Service, evals *evals.Service) *Service {
+	return &Service{DB: db, repo: repo{db}, Queue: q, Agents: a, Runs: r, Evals: evals}
 }
 
 // Request asks for a regression: the version to replay on ("" for the
@@ -190,7 +198,7 @@ func (s *Service) Get(ctx context.Context, accountID, agentID, id string) (Repor
 
 // List lists an agent's regressions, newest first, with their summaries.
 func (s *Service) List(ctx context.Context, accountID, agentID string, page, limit int) ([]Report, int, error) {
-	if ok, err := s.DB.AgentExists(ctx, accountID, agentID); err != nil || !ok {
+	if ok, err := s.Agents.AgentExists(ctx, accountID, agentID); err != nil || !ok {
 		if err == nil {
 			err = store.ErrNotFound
 		}

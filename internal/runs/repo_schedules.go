@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -44,7 +45,7 @@ func (q scheduleRepo) due(ctx context.Context, now time.Time, limit int) ([]dueS
 			return dueSchedule{}, err
 		}
 		if extra.Valid {
-			d.Input = store.ScheduleInput(json.RawMessage(extra.String))
+			d.Input = agentrow.ScheduleInput(json.RawMessage(extra.String))
 		}
 		d.NextRunAt = d.NextRunAt.UTC()
 		return d, nil

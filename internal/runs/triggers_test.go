@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -29,11 +30,11 @@ func TestNextFire(t *testing.T) {
 
 func scheduledAgent(t *testing.T, s *testserver.Server, due time.Time) string {
 	t.Helper()
-	a, err := s.DB.CreateAgent(context.Background(), store.NewAgent{
-		Agent: store.Agent{AccountID: s.AccountID, Name: "nightly", Definition: json.RawMessage(`{"child_steps":[{"id":"t","step_type":"text","text":"report for {{metadata.scheduled_for}}"}]}`),
-			Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-		Trigger: store.Trigger{Type: "schedule", Config: json.RawMessage(`{}`),
-			Schedules: []store.Schedule{{CronExpression: "*/5 * * * *", Timezone: "Europe/Paris", Enabled: true, NextRunAt: &due}}},
+	a, err := agents.NewRepo(s.DB).CreateAgent(context.Background(), agents.NewAgent{
+		Agent: agents.Agent{AccountID: s.AccountID, Name: "nightly", Definition: json.RawMessage(`{"child_steps":[{"id":"t","step_type":"text","text":"report for {{metadata.scheduled_for}}"}]}`),
+			Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+		Trigger: agents.Trigger{Type: "schedule", Config: json.RawMessage(`{}`),
+			Schedules: []agents.Schedule{{CronExpression: "*/5 * * * *", Timezone: "Europe/Paris", Enabled: true, NextRunAt: &due}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestSchedulesFireOnce(t *testing.T) {
 		due := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 		agent := scheduledAgent(t, s, due)
 		paused := scheduledAgent(t, s, due)
-		if _, _, err := s.DB.DisableAgent(ctx, s.AccountID, paused, s.UserID, "manual"); err != nil {
+		if _, _, err := agents.NewRepo(s.DB).DisableAgent(ctx, s.AccountID, paused, s.UserID, "manual"); err != nil {
 			t.Fatal(err)
 		}
 		now := due.Add(30 * time.Second)
@@ -109,7 +110,7 @@ func TestContentHook(t *testing.T) {
 		content := mk("new_content")
 		mk("dynamic_input")
 		paused := mk("new_content")
-		if _, _, err := s.DB.DisableAgent(ctx, s.AccountID, paused, s.UserID, "manual"); err != nil {
+		if _, _, err := agents.NewRepo(s.DB).DisableAgent(ctx, s.AccountID, paused, s.UserID, "manual"); err != nil {
 			t.Fatal(err)
 		}
 		started, err := s.S.Runs.Fire(ctx, s.AccountID, "new_content", "", "doc.txt", map[string]any{"source": "s1"})

@@ -220,17 +220,17 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	s.Alerts = alerts.New(db, lateQueue{s}, s.Secrets, eng.WebhookClient(), alertMailer{s.Mail}, lateKnowledge{s}) // alerts → knowledge
 	// Models area: lifecycle alerts, which raise the alerts area's
 	// configs; evaluations and governance record its rollback signals.
-	s.ModelAlerts = modelalerts.New(db, cat, modelAlerts{s.Alerts}) // models → alerts
+	s.ModelAlerts = modelalerts.New(db, cat, agentRows(db), modelAlerts{s.Alerts}) // models → agents, alerts
 	// Evaluations and governance: the engine's overseers (governance
 	// first, so a blocked output is never judged) and evaluate_step.
 	// Judgments and plain-language policy rules are metered model calls.
-	s.Evals = evals.New(evals.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
+	s.Evals = evals.New(evals.Deps{DB: db, Agents: agentRows(db), Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
 		Alerts:  oversightAlerts(s.Alerts, db), // oversight → alerts
 		Signals: s.ModelAlerts.RecordSignal})   // evals → models
 	// The store writes the judgments the runs journal packed as the evals
 	// area, which owns their format, packs them (store → evals).
 	db.SetJudgmentsPacker(evals.PackJudgments)
-	s.Governance = governance.New(governance.Deps{DB: db, Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
+	s.Governance = governance.New(governance.Deps{DB: db, Agents: agentRows(db), Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
 		Alerts:        oversightAlerts(s.Alerts, db), // oversight → alerts
 		OutputBlocked: lateOutputBlocks(s),           // output auto-block (mail area)
 		Signals:       s.ModelAlerts.RecordSignal})   // governance → models
@@ -297,7 +297,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// with the configured model (metered like every model call).
 	s.Solutions = solutions.New(db, s.Agents, billing.NewMetered(router, billing.Meter{DB: db}, cat), cfg.AssistantModel)
 
-	s.Regressions = regressions.New(db, lateQueue{s}, s.Runs, s.Evals)
+	s.Regressions = regressions.New(db, lateQueue{s}, agentRows(db), s.Runs, s.Evals)
 
 	workers := river.NewWorkers()
 	regressions.AddWorkers(workers, s.Regressions) // regression runs
@@ -366,7 +366,7 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 			MailInbound: s.MailInbound, MailProtect: s.MailProtect, // mail area
 			Mail: s.Mail, EmailDomains: s.EmailDomains, DMARC: s.DMARC, // mail, outbound side
 			Evals: s.Evals, Governance: s.Governance,
-			MCPExpose:   mcpexpose.New(db), // agents as MCP tools
+			MCPExpose:   mcpexpose.New(db, agentRows(db)), // agents as MCP tools
 			Regressions: s.Regressions,
 			Secrets:     s.Secrets, Alerts: s.Alerts, Solutions: s.Solutions, Ready: func(ctx context.Context) error {
 				if err := db.Ping(ctx); err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -97,12 +98,12 @@ func TestShutdownMidRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := s.DB.CreateAgent(ctx, store.NewAgent{
-			Agent: store.Agent{AccountID: k.AccountID, Name: "slow", Definition: json.RawMessage(`{"child_steps":[{"id":"a","step_type":"text","text":"first {{input}}","child_steps":[
+		a, err := agents.NewRepo(s.DB).CreateAgent(ctx, agents.NewAgent{
+			Agent: agents.Agent{AccountID: k.AccountID, Name: "slow", Definition: json.RawMessage(`{"child_steps":[{"id":"a","step_type":"text","text":"first {{input}}","child_steps":[
 				{"id":"hook","step_type":"webhook_call","url":"` + hs.URL + `","child_steps":[
 				{"id":"show","step_type":"display_result","template":"{{step.a.output}} / {{input}}"}]}]}]}`),
-				Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
+				Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+			Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -57,7 +57,7 @@ func (s *Service) GenerateSteps(ctx context.Context, in StepsRequest) (StepsResu
 	if in.Mode != "generate_full" && in.Mode != "modify_workflow" {
 		return StepsResult{}, invalid("mode must be generate_full or modify_workflow", "body", "mode")
 	}
-	agent, err := s.DB.Agent(ctx, in.AccountID, in.AgentID)
+	agent, err := s.Agents.Get(ctx, in.AccountID, in.AgentID)
 	if err != nil {
 		return StepsResult{}, err
 	}
@@ -295,7 +295,7 @@ func (s *Service) StepConfig(ctx context.Context, in StepConfigRequest) (StepCon
 	if !ok {
 		return StepConfigResult{}, invalid(fmt.Sprintf("step_type %q is not a step type (one of %s)", in.StepType, strings.Join(stepTypeNames(), ", ")), "body", "step_type")
 	}
-	agent, err := s.DB.Agent(ctx, in.AccountID, in.AgentID)
+	agent, err := s.Agents.Get(ctx, in.AccountID, in.AgentID)
 	if err != nil {
 		return StepConfigResult{}, err
 	}
@@ -420,7 +420,7 @@ func (s *Service) StepConfig(ctx context.Context, in StepConfigRequest) (StepCon
 
 // AgentHistory lists an agent's assistant turns of a step type.
 func (s *Service) AgentHistory(ctx context.Context, accountID, agentID, stepType string, stepID *string, limit, offset int) ([]AgentAssistantTurn, int, error) {
-	if _, err := s.DB.Agent(ctx, accountID, agentID); err != nil {
+	if _, err := s.Agents.Get(ctx, accountID, agentID); err != nil {
 		return nil, 0, err
 	}
 	return s.repo.agentTurns(ctx, accountID, agentID, stepType, stepID, limit, offset)
@@ -428,7 +428,7 @@ func (s *Service) AgentHistory(ctx context.Context, accountID, agentID, stepType
 
 // MarkSuggestion records accepted or declined on a turn; nothing else changes.
 func (s *Service) MarkSuggestion(ctx context.Context, accountID, agentID, turnID string, accepted bool) error {
-	if _, err := s.DB.Agent(ctx, accountID, agentID); err != nil {
+	if _, err := s.Agents.Get(ctx, accountID, agentID); err != nil {
 		return err
 	}
 	return s.repo.markAgentTurn(ctx, accountID, agentID, turnID, accepted)

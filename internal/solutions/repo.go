@@ -17,10 +17,11 @@ import (
 // The solutions area keeps its own persistence (issue 31's vertical
 // slices): the tables solutions, solution_agents, solution_knowledge_bases,
 // solution_sources, assistant_conversations, agent_assistant_turns and
-// assistant_feedback are read and written here. Two reads of the agents
-// area stay in the store (an import links an agent to solutions named in
-// its payload, an export names an agent's solutions: agents_extras.go),
-// because they run in the agents area's own queries and transaction.
+// assistant_feedback are read and written here. The agents area also
+// names solutions and solution_agents (an import links an agent to
+// solutions named in its payload, an export names an agent's solutions:
+// internal/agents/repo_extras.go), because they run in its own queries
+// and transaction.
 
 // Record is a solution as stored, without its links.
 type Record struct {

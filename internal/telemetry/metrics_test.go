@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -69,11 +70,11 @@ func TestMetrics(t *testing.T) {
 
 		// 1. A model step with a JSON criterion: the first answer fails it,
 		//    the retry passes.
-		a, err := s.DB.CreateAgent(context.Background(), store.NewAgent{
-			Agent: store.Agent{AccountID: s.AccountID, Name: "Extractor", Definition: json.RawMessage(`{"child_steps":[{"id":"extract",
+		a, err := agents.NewRepo(s.DB).CreateAgent(context.Background(), agents.NewAgent{
+			Agent: agents.Agent{AccountID: s.AccountID, Name: "Extractor", Definition: json.RawMessage(`{"child_steps":[{"id":"extract",
 				"step_type":"prompt_call","model":"openai_gpt_4o_mini","prompt_template":"Extract as JSON: {{input}}","response_format":"json"}]}`),
-				Settings: store.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none", MaxRetries: 2, RetryOnFailure: true}},
-			Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
+				Settings: agents.AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none", MaxRetries: 2, RetryOnFailure: true}},
+			Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)}})
 		if err != nil {
 			t.Fatal(err)
 		}

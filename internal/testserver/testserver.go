@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/mail/dkimkey"
 	"github.com/agentry/agentry/internal/server"
@@ -216,10 +217,10 @@ func (s *Server) Do(t testing.TB, method, path, key string, body any, headers ..
 // other areas that need an agent but are not testing how one is created.
 func (s *Server) StoreAgent(t testing.TB, accountID, name, definition, trigger string) string {
 	t.Helper()
-	a, err := s.DB.CreateAgent(context.Background(), store.NewAgent{
-		Agent: store.Agent{AccountID: accountID, Name: name, Definition: json.RawMessage(definition),
-			Settings: store.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
-		Trigger: store.Trigger{Type: trigger, Config: json.RawMessage(`{}`)},
+	a, err := agents.NewRepo(s.DB).CreateAgent(context.Background(), agents.NewAgent{
+		Agent: agents.Agent{AccountID: accountID, Name: name, Definition: json.RawMessage(definition),
+			Settings: agents.AgentSettings{EvaluationMode: "output_expectation", ModelUpgradeStrategy: "none", MaxRetries: 3}},
+		Trigger: agents.Trigger{Type: trigger, Config: json.RawMessage(`{}`)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,12 @@ func TestIdentity(t *testing.T) {
 		if _, err := directory.Role(ctx, db, personal.ID, bob.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("bob in ada's personal account: %v", err)
 		}
+		if ok, err := directory.IsMember(ctx, db, org.ID, bob.ID); err != nil || !ok {
+			t.Fatalf("bob is not a member of the organization: %v", err)
+		}
+		if ok, _ := directory.IsMember(ctx, db, personal.ID, bob.ID); ok {
+			t.Fatal("bob is a member of ada's personal account")
+		}
 		if err := directory.RemoveMember(ctx, db, org.ID, bob.ID); err != nil {
 			t.Fatal(err)
 		}

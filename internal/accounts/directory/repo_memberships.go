@@ -61,6 +61,14 @@ func Role(ctx context.Context, db *store.DB, accountID, userID string) (string, 
 	}, `SELECT role FROM memberships WHERE account_id = $1 AND user_id = $2`, accountID, userID)
 }
 
+// IsMember reports whether a user belongs to an account: alert recipients
+// and the user references of an agent's definition must.
+func IsMember(ctx context.Context, db *store.DB, accountID, userID string) (bool, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE account_id = $1 AND user_id = $2`, accountID, userID).Scan(&n)
+	return n > 0, err
+}
+
 const membershipSelect = `SELECT m.account_id, a.name, a.kind, m.user_id, m.role, m.created_at
 	FROM memberships m JOIN accounts a ON a.id = m.account_id`
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/mail/sending"
@@ -77,7 +78,7 @@ func TestLateBounceRecorded(t *testing.T) {
 		// its copy, so nothing is recorded (it goes to that agent's checks).
 		other := e.ts.NewTenant(t, "other")
 		otherAgent := e.ts.StoreAgent(t, other.AccountID, "other inbox", echoDef, "email_received")
-		tr, _ := e.ts.DB.AgentTrigger(context.Background(), other.AccountID, otherAgent)
+		tr, _ := agents.NewRepo(e.ts.DB).AgentTrigger(context.Background(), other.AccountID, otherAgent)
 		anySender := false
 		if _, err := e.ts.S.MailInbound.SetTriggerConfig(context.Background(), other.AccountID, otherAgent, tr.ID, inbound.ConfigPatch{RequireSenderAuth: &anySender}); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -29,7 +30,7 @@ func TestOneDeliveryPerMailbox(t *testing.T) {
 		alias := "support." + e.ts.AccountID + "@agent.localhost"
 		byID := e.agentID + "@agent.localhost"
 		second := e.ts.StoreAgent(t, e.ts.AccountID, "second", echoDef, "email_received")
-		tr, err := e.ts.DB.AgentTrigger(context.Background(), e.ts.AccountID, second)
+		tr, err := agents.NewRepo(e.ts.DB).AgentTrigger(context.Background(), e.ts.AccountID, second)
 		if err != nil {
 			t.Fatal(err)
 		}

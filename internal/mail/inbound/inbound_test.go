@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
@@ -38,7 +39,7 @@ func start(t *testing.T, d store.Dialect, opts ...func(*server.Config)) env {
 		c.DNSResolver = dnsSrv.Addr
 	}}, opts...)...)
 	agentID := ts.StoreAgent(t, ts.AccountID, "mailbox", echoDef, "email_received")
-	tr, err := ts.DB.AgentTrigger(context.Background(), ts.AccountID, agentID)
+	tr, err := agents.NewRepo(ts.DB).AgentTrigger(context.Background(), ts.AccountID, agentID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func setup(t *testing.T, d store.Dialect) *fixture {
 	db := storetest.Open(t, d)
 	f := &fixture{db: db, base: time.Now().UTC()}
 	f.now = f.base
-	f.svc = modelalerts.New(db, acmeCatalog(t, f.base), nil)
+	f.svc = modelalerts.New(db, acmeCatalog(t, f.base), agents.NewRepo(db), nil)
 	f.svc.Now = func() time.Time { return f.now }
 	return f
 }
@@ -83,14 +83,14 @@ func agentDef(prompt, other string) string {
 		{"id":"dig","step_type":"extract_data","model":%q,"prompt_template":"{{input}}"}]}`, prompt, prompt, other)
 }
 
-func (f *fixture) agent(t *testing.T, accountID, def string, st store.AgentSettings) string {
+func (f *fixture) agent(t *testing.T, accountID, def string, st agents.AgentSettings) string {
 	t.Helper()
 	if st.EvaluationMode == "" {
 		st.EvaluationMode, st.MaxRetries = "output_expectation", 3
 	}
-	a, err := f.db.CreateAgent(ctx, store.NewAgent{
-		Agent:   store.Agent{AccountID: accountID, Name: "Researcher", Definition: json.RawMessage(def), Settings: st},
-		Trigger: store.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
+	a, err := agents.NewRepo(f.db).CreateAgent(ctx, agents.NewAgent{
+		Agent:   agents.Agent{AccountID: accountID, Name: "Researcher", Definition: json.RawMessage(def), Settings: st},
+		Trigger: agents.Trigger{Type: "dynamic_input", Config: json.RawMessage(`{}`)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func (f *fixture) agent(t *testing.T, accountID, def string, st store.AgentSetti
 // models returns each step's model.
 func (f *fixture) models(t *testing.T, accountID, agentID string) map[string]string {
 	t.Helper()
-	a, err := f.db.Agent(ctx, accountID, agentID)
+	a, err := agents.NewRepo(f.db).Agent(ctx, accountID, agentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +141,8 @@ func TestCheckAgentRaisesEachAlertOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		f := setup(t, d)
 		acct, other := f.account(t), f.account(t)
-		agent := f.agent(t, acct, agentDef("acme_v1", "acme-v2"), store.AgentSettings{ModelUpgradeStrategy: "none"})
-		quiet := f.agent(t, acct, agentDef("acme_v3_lite", "agentry_offline"), store.AgentSettings{ModelUpgradeStrategy: "none"})
+		agent := f.agent(t, acct, agentDef("acme_v1", "acme-v2"), agents.AgentSettings{ModelUpgradeStrategy: "none"})
+		quiet := f.agent(t, acct, agentDef("acme_v3_lite", "agentry_offline"), agents.AgentSettings{ModelUpgradeStrategy: "none"})
 
 		n, err := f.svc.CheckAgent(ctx, acct, agent)
 		if err != nil || n != 2 {
@@ -217,7 +217,7 @@ func TestUpgradeStrategies(t *testing.T) {
 		f := setup(t, d)
 		acct := f.account(t)
 		mk := func(model, strategy string) string {
-			return f.agent(t, acct, agentDef(model, model), store.AgentSettings{ModelUpgradeStrategy: strategy})
+			return f.agent(t, acct, agentDef(model, model), agents.AgentSettings{ModelUpgradeStrategy: strategy})
 		}
 		early, middle, middleDep := mk("acme_v2", "early_adopter"), mk("acme_v2", "middle_of_road"), mk("acme_v1", "middle_of_road")
 		cautious, cautiousV2, none := mk("acme_v1", "cautious_adopter"), mk("acme_v2", "cautious_adopter"), mk("acme_v1", "none")
@@ -269,7 +269,7 @@ func TestRollbackOnFailedRun(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		f := setup(t, d)
 		acct := f.account(t)
-		agent := f.agent(t, acct, agentDef("acme_v2", "acme_v2"), store.AgentSettings{ModelUpgradeStrategy: "early_adopter",
+		agent := f.agent(t, acct, agentDef("acme_v2", "acme_v2"), agents.AgentSettings{ModelUpgradeStrategy: "early_adopter",
 			ModelRollbackEnabled: true})
 		f.now = time.Now().UTC().Add(-time.Hour)
 		if ch, err := f.svc.UpgradeAgent(ctx, acct, agent); err != nil || len(ch) != 1 {
@@ -328,7 +328,7 @@ func TestRollbackBlockedAndSweeps(t *testing.T) {
 		acct, acct2 := f.account(t), f.account(t)
 		// An upgrade off acme_v1 the day before its sunset, then an
 		// evaluation fails after the sunset: there is nothing to go back to.
-		agent := f.agent(t, acct, agentDef("acme_v2", "acme_v2"), store.AgentSettings{ModelUpgradeStrategy: "none",
+		agent := f.agent(t, acct, agentDef("acme_v2", "acme_v2"), agents.AgentSettings{ModelUpgradeStrategy: "none",
 			ModelRollbackEnabled: true, ModelRollbackTriggers: []string{"agent_eval_fail"}})
 		if _, err := f.svc.StoreUpgrade(ctx, modelalerts.ModelUpgrade{AccountID: acct, AgentID: agent, FromModel: "acme_v1",
 			ToModel: "acme_v2", StepIDs: []string{"ask", "refine"}, UpgradedAt: f.base.AddDate(0, 0, 19)}); err != nil {
@@ -352,7 +352,7 @@ func TestRollbackBlockedAndSweeps(t *testing.T) {
 		}
 
 		// An empty trigger list never rolls back.
-		off := f.agent(t, acct2, agentDef("acme_v2", "acme_v2"), store.AgentSettings{ModelUpgradeStrategy: "early_adopter",
+		off := f.agent(t, acct2, agentDef("acme_v2", "acme_v2"), agents.AgentSettings{ModelUpgradeStrategy: "early_adopter",
 			ModelRollbackEnabled: true, ModelRollbackTriggers: []string{}})
 		f.at(0)
 		// The sweeps go over every account's agents.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	def "github.com/agentry/agentry/internal/agents/definition"
 	"github.com/agentry/agentry/internal/models/lifecycle"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // CheckAgent raises the lifecycle alerts the models of one agent warrant
@@ -19,14 +19,14 @@ import (
 //
 // The agents area calls it after an agent's definition is saved.
 func (s *Service) CheckAgent(ctx context.Context, accountID, agentID string) (int, error) {
-	a, err := s.DB.Agent(ctx, accountID, agentID)
+	a, err := s.Agents.Agent(ctx, accountID, agentID)
 	if err != nil {
 		return 0, err
 	}
 	return s.checkAgent(ctx, a)
 }
 
-func (s *Service) checkAgent(ctx context.Context, a store.Agent) (int, error) {
+func (s *Service) checkAgent(ctx context.Context, a agentrow.Agent) (int, error) {
 	d, _, err := def.ParseDefinition(a.Definition)
 	if err != nil {
 		return 0, nil // nothing readable to check; the agents area reports the definition
@@ -61,7 +61,7 @@ func (s *Service) checkAgent(ctx context.Context, a store.Agent) (int, error) {
 // raise passes a new lifecycle alert to the alerts area. Its failure is
 // logged, not returned: the in-app alert is recorded either way, and a
 // check that failed here would be retried and find nothing new.
-func (s *Service) raise(ctx context.Context, a store.Agent, typ lifecycle.AlertType, msg string, details map[string]any) {
+func (s *Service) raise(ctx context.Context, a agentrow.Agent, typ lifecycle.AlertType, msg string, details map[string]any) {
 	if s.Raiser == nil {
 		return
 	}

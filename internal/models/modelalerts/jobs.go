@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 )
@@ -17,10 +18,10 @@ const sweepPage = 200
 // failure is logged and does not stop the others: a sweep that gave up at
 // the first broken definition would leave every later account unwarned.
 // It returns how many agents fn was applied to.
-func (s *Service) sweep(ctx context.Context, what string, fn func(ctx context.Context, ref store.AgentRef) error) (int, error) {
+func (s *Service) sweep(ctx context.Context, what string, fn func(ctx context.Context, ref agentrow.Ref) error) (int, error) {
 	after, n := "", 0
 	for {
-		refs, err := s.DB.AgentsAfter(ctx, after, sweepPage)
+		refs, err := s.Agents.AgentsAfter(ctx, after, sweepPage)
 		if err != nil {
 			return n, err
 		}
@@ -42,7 +43,7 @@ func (s *Service) sweep(ctx context.Context, what string, fn func(ctx context.Co
 
 // CheckAll raises the lifecycle alerts of every agent (the scheduled sweep).
 func (s *Service) CheckAll(ctx context.Context) (int, error) {
-	return s.sweep(ctx, "model lifecycle check", func(ctx context.Context, ref store.AgentRef) error {
+	return s.sweep(ctx, "model lifecycle check", func(ctx context.Context, ref agentrow.Ref) error {
 		_, err := s.CheckAgent(ctx, ref.AccountID, ref.ID)
 		return err
 	})
@@ -52,7 +53,7 @@ func (s *Service) CheckAll(ctx context.Context) (int, error) {
 // scheduled job), then checks the alerts of the agents it changed, so
 // their alerts describe the models they now use.
 func (s *Service) UpgradeAll(ctx context.Context) (int, error) {
-	return s.sweep(ctx, "model auto-upgrade", func(ctx context.Context, ref store.AgentRef) error {
+	return s.sweep(ctx, "model auto-upgrade", func(ctx context.Context, ref agentrow.Ref) error {
 		changes, err := s.UpgradeAgent(ctx, ref.AccountID, ref.ID)
 		if err != nil || len(changes) == 0 {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/store"
@@ -22,6 +23,8 @@ const (
 type Service struct {
 	DB      *store.DB
 	Catalog *catalog.Catalog
+	// Agents reads the agents whose models are checked and upgrades them.
+	Agents Agents
 	// Policy tunes the lifecycle windows (zero values: the defaults).
 	Policy lifecycle.Policy
 	// Now is the clock; tests move it to the dates the catalog names.
@@ -32,6 +35,21 @@ type Service struct {
 	Raiser Raiser
 
 	repo repo
+}
+
+// Agents is what the model lifecycle reads and writes of the agents area
+// (models → agents; the server supplies the agents' repository).
+type Agents interface {
+	// Agent is a live agent of the account; store.ErrNotFound for any
+	// other.
+	Agent(ctx context.Context, accountID, agentID string) (agentrow.Agent, error)
+	// UpdateAgent changes an agent in one transaction (edit changes the
+	// row it loaded, locked); a changed definition keeps the previous one
+	// in the agent's history.
+	UpdateAgent(ctx context.Context, accountID, agentID, userID string, edit func(a *agentrow.Agent) error) (agentrow.Agent, error)
+	// AgentsAfter pages through the live agents of every account in id
+	// order, for the sweeps.
+	AgentsAfter(ctx context.Context, afterID string, limit int) ([]agentrow.Ref, error)
 }
 
 // Raiser raises alerts from alert configs: the alerts area, through the
@@ -49,10 +67,11 @@ type Signal struct {
 	Details            map[string]any
 }
 
-// New builds the service over the process's catalog; raiser is the alerts
-// area (nil: lifecycle alerts raise no alert configs).
-func New(db *store.DB, cat *catalog.Catalog, raiser Raiser) *Service {
-	return &Service{DB: db, Catalog: cat, Raiser: raiser, Now: func() time.Time { return time.Now().UTC() }, repo: repo{db: db}}
+// New builds the service over the process's catalog and the agents a
+// answers for; raiser is the alerts area (nil: lifecycle alerts raise no
+// alert configs).
+func New(db *store.DB, cat *catalog.Catalog, a Agents, raiser Raiser) *Service {
+	return &Service{DB: db, Catalog: cat, Agents: a, Raiser: raiser, Now: func() time.Time { return time.Now().UTC() }, repo: repo{db: db}}
 }
 
 func (s *Service) now() time.Time {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/models/lifecycle"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Change is one model change the upgrade job made to an agent.
@@ -27,7 +27,7 @@ type Change struct {
 // change rewrites the definition through the agents store (keeping the
 // previous version in the definition history) and raises an alert.
 func (s *Service) UpgradeAgent(ctx context.Context, accountID, agentID string) ([]Change, error) {
-	a, err := s.DB.Agent(ctx, accountID, agentID)
+	a, err := s.Agents.Agent(ctx, accountID, agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (s *Service) UpgradeAgent(ctx context.Context, accountID, agentID string) (
 		return back, err
 	}
 	if len(back) > 0 {
-		if a, err = s.DB.Agent(ctx, accountID, agentID); err != nil {
+		if a, err = s.Agents.Agent(ctx, accountID, agentID); err != nil {
 			return back, err
 		}
 	}
@@ -45,7 +45,7 @@ func (s *Service) UpgradeAgent(ctx context.Context, accountID, agentID string) (
 }
 
 // upgrade moves the agent's prompt models by its strategy.
-func (s *Service) upgrade(ctx context.Context, a store.Agent) ([]Change, error) {
+func (s *Service) upgrade(ctx context.Context, a agentrow.Agent) ([]Change, error) {
 	strategy, err := lifecycle.ParseStrategy(a.Settings.ModelUpgradeStrategy)
 	if err != nil || strategy == lifecycle.StrategyNone {
 		return nil, nil // an unknown stored strategy is treated as none, never guessed at
@@ -96,7 +96,7 @@ func (s *Service) upgrade(ctx context.Context, a store.Agent) ([]Change, error) 
 
 // rollback undoes the agent's upgrades whose observation window saw a
 // trigger, or alerts when the previous model can no longer be used.
-func (s *Service) rollback(ctx context.Context, a store.Agent) ([]Change, error) {
+func (s *Service) rollback(ctx context.Context, a agentrow.Agent) ([]Change, error) {
 	if !a.Settings.ModelRollbackEnabled {
 		return nil, nil
 	}
@@ -163,8 +163,8 @@ func (s *Service) rollback(ctx context.Context, a store.Agent) ([]Change, error)
 // apply rewrites the agent's steps of ch from ch.From to ch.To in one
 // store transaction, re-reading the definition under the row lock so a
 // concurrent save by the author is never overwritten.
-func (s *Service) apply(ctx context.Context, a store.Agent, ch Change) error {
-	_, err := s.DB.UpdateAgent(ctx, a.AccountID, a.ID, "", func(cur *store.Agent) error {
+func (s *Service) apply(ctx context.Context, a agentrow.Agent, ch Change) error {
+	_, err := s.Agents.UpdateAgent(ctx, a.AccountID, a.ID, "", func(cur *agentrow.Agent) error {
 		body, targets, err := setModel(s.Catalog, cur.Definition, ch.StepIDs, ch.From, ch.To)
 		if err != nil {
 			return err
@@ -179,7 +179,7 @@ func (s *Service) apply(ctx context.Context, a store.Agent, ch Change) error {
 }
 
 // alert records an alert about a change, once per key.
-func (s *Service) alert(ctx context.Context, a store.Agent, typ string, ch Change, key, msg string) error {
+func (s *Service) alert(ctx context.Context, a agentrow.Agent, typ string, ch Change, key, msg string) error {
 	_, _, err := s.repo.recordAlert(ctx, ModelAlert{AccountID: a.AccountID, AgentID: a.ID,
 		ModelID: ch.From, ModelName: s.name(ch.From), Type: typ, Message: msg,
 		SuccessorModelID: ch.To, SuccessorModelName: s.name(ch.To), DedupeKey: a.ID + "|" + key})

@@ -1,4 +1,4 @@
-package store
+package agents
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // NewAgent is everything POST /agents creates, in one transaction: the
@@ -13,7 +15,7 @@ import (
 type NewAgent struct {
 	Agent              Agent // ID, ChangeID and times are assigned
 	Trigger            Trigger
-	EvaluationCriteria []EvaluationCriterion
+	EvaluationCriteria []store.EvaluationCriterion
 	SolutionIDs        []string
 	// Also are writes of other areas that go with the agent (an import's
 	// alert configurations and governance policies), each run in its
@@ -23,13 +25,13 @@ type NewAgent struct {
 
 // CreateAgent stores a new agent with its trigger and extras. Either all of
 // it is stored or nothing is.
-func (db *DB) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
-	now := Now()
+func (r Repo) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
+	now := store.Now()
 	a := in.Agent
-	a.ID, a.ChangeID = NewID(), NewID()
+	a.ID, a.ChangeID = store.NewID(), store.NewID()
 	a.CreatedAt, a.UpdatedAt, a.DefinitionSavedAt = now, now, now
 	a.DefinitionSavedBy = a.CreatedBy
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		rollback, err := rollbackJSON(a.Settings.ModelRollbackTriggers)
 		if err != nil {
 			return err
@@ -39,13 +41,13 @@ func (db *DB) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
 			retry_on_failure, sampling_config, prompt_model_auto_upgrade_strategy, prompt_model_auto_rollback_enabled,
 			prompt_model_auto_rollback_triggers, created_by, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`,
-			a.ID, a.AccountID, a.Name, nullablePtr(a.Description), a.SchemaVersion, string(a.Definition),
-			a.ChangeID, now, nullable(a.CreatedBy), a.Settings.EvaluationMode, nullablePtr(a.Settings.DefaultEvaluationTier),
-			a.Settings.MaxRetries, a.Settings.RetryOnFailure, nullableJSON(a.Settings.SamplingConfig),
-			a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled, rollback, nullable(a.CreatedBy), now)
+			a.ID, a.AccountID, a.Name, store.NullIfNil(a.Description), a.SchemaVersion, string(a.Definition),
+			a.ChangeID, now, store.NullIfEmpty(a.CreatedBy), a.Settings.EvaluationMode, store.NullIfNil(a.Settings.DefaultEvaluationTier),
+			a.Settings.MaxRetries, a.Settings.RetryOnFailure, store.NullJSON(a.Settings.SamplingConfig),
+			a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled, rollback, store.NullIfEmpty(a.CreatedBy), now)
 		if err != nil {
-			if isForeignKeyViolation(err) {
-				return ErrNotFound
+			if store.IsForeignKeyViolation(err) {
+				return store.ErrNotFound
 			}
 			return err
 		}
@@ -74,37 +76,29 @@ func (db *DB) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
 	return a, nil
 }
 
-// ErrStale means an optimistic lock failed: the definition changed since
-// the caller read it.
-var ErrStale = errors.New("the definition was changed by someone else")
-
 // UpdateAgent changes an agent in one transaction: it loads the agent,
 // locked, lets edit change it, and saves the result. Metadata is always
 // written; when edit changed Definition the previous version goes to the
 // history, ChangeID is renewed and the call list is rewritten from
 // CallTargets. An error from edit aborts without writing and is returned
-// as is (edit can refuse a stale change id with ErrStale).
-func (db *DB) UpdateAgent(ctx context.Context, accountID, id, userID string, edit func(a *Agent) error) (Agent, error) {
-	return db.updateAgent(ctx, accountID, id, userID, func(_ *sql.Tx, a *Agent) error { return edit(a) })
+// as is (edit can refuse a stale change id with its own error).
+func (r Repo) UpdateAgent(ctx context.Context, accountID, id, userID string, edit func(a *Agent) error) (Agent, error) {
+	return r.updateAgent(ctx, accountID, id, userID, func(_ *sql.Tx, a *Agent) error { return edit(a) })
 }
 
 // updateAgent is UpdateAgent with the transaction at hand, for edits that
 // read other rows under the same lock.
-func (db *DB) updateAgent(ctx context.Context, accountID, id, userID string, edit func(tx *sql.Tx, a *Agent) error) (Agent, error) {
+func (r Repo) updateAgent(ctx context.Context, accountID, id, userID string, edit func(tx *sql.Tx, a *Agent) error) (Agent, error) {
 	var out Agent
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// Touching the row first takes its lock on PostgreSQL (SQLite's
 		// write transaction already excludes other writers), so the read
 		// below and the write after it cannot interleave with another
 		// update of this agent.
-		now := Now()
-		res, err := tx.ExecContext(ctx, `UPDATE agents SET updated_at = updated_at
-			WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID)
-		if err != nil {
+		now := store.Now()
+		if err := store.Affected(ctx, tx, `UPDATE agents SET updated_at = updated_at
+			WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, id, accountID); err != nil {
 			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
 		}
 		old, err := scanAgent(tx.QueryRowContext(ctx, `SELECT `+agentColumns+agentFrom+` WHERE a.id = $1`, id))
 		if err != nil {
@@ -120,7 +114,7 @@ func (db *DB) updateAgent(ctx context.Context, accountID, id, userID string, edi
 			if err := keepHistory(ctx, tx, old, now, userID); err != nil {
 				return err
 			}
-			a.ChangeID, a.DefinitionSavedAt, a.DefinitionSavedBy = NewID(), now, userID
+			a.ChangeID, a.DefinitionSavedAt, a.DefinitionSavedBy = store.NewID(), now, userID
 			if err := writeCalls(ctx, tx, a.AccountID, a.ID, a.CallTargets); err != nil {
 				return err
 			}
@@ -137,11 +131,11 @@ func (db *DB) updateAgent(ctx context.Context, accountID, id, userID string, edi
 			prompt_model_auto_upgrade_strategy = $13, prompt_model_auto_rollback_enabled = $14,
 			prompt_model_auto_rollback_triggers = $15, disabled_at = $16, disabled_reason = $17, disabled_by = $18,
 			updated_at = $19, oversight_rev = oversight_rev + 1 WHERE id = $20`,
-			a.Name, nullablePtr(a.Description), a.SchemaVersion, string(a.Definition),
-			a.ChangeID, a.DefinitionSavedAt, nullable(a.DefinitionSavedBy), a.Settings.EvaluationMode,
-			nullablePtr(a.Settings.DefaultEvaluationTier), a.Settings.MaxRetries, a.Settings.RetryOnFailure,
-			nullableJSON(a.Settings.SamplingConfig), a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled,
-			rollback, nullableTime(a.DisabledAt), nullable(a.DisabledReason), nullable(a.DisabledBy), now, id)
+			a.Name, store.NullIfNil(a.Description), a.SchemaVersion, string(a.Definition),
+			a.ChangeID, a.DefinitionSavedAt, store.NullIfEmpty(a.DefinitionSavedBy), a.Settings.EvaluationMode,
+			store.NullIfNil(a.Settings.DefaultEvaluationTier), a.Settings.MaxRetries, a.Settings.RetryOnFailure,
+			store.NullJSON(a.Settings.SamplingConfig), a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled,
+			rollback, timeOrNull(a.DisabledAt), store.NullIfEmpty(a.DisabledReason), store.NullIfEmpty(a.DisabledBy), now, id)
 		if err != nil {
 			return err
 		}
@@ -155,9 +149,9 @@ func (db *DB) updateAgent(ctx context.Context, accountID, id, userID string, edi
 // transaction so that no caller can appear in between. It returns the
 // blocking callers (and no error) when there are any; pausing a paused
 // agent keeps its original time and reason.
-func (db *DB) DisableAgent(ctx context.Context, accountID, id, userID, reason string) (Agent, []AgentName, error) {
+func (r Repo) DisableAgent(ctx context.Context, accountID, id, userID, reason string) (Agent, []AgentName, error) {
 	var callers []AgentName
-	a, err := db.updateAgent(ctx, accountID, id, userID, func(tx *sql.Tx, a *Agent) error {
+	a, err := r.updateAgent(ctx, accountID, id, userID, func(tx *sql.Tx, a *Agent) error {
 		if a.DisabledAt != nil {
 			return nil
 		}
@@ -169,7 +163,7 @@ func (db *DB) DisableAgent(ctx context.Context, accountID, id, userID, reason st
 		if len(callers) > 0 {
 			return errHasCallers
 		}
-		now := Now()
+		now := store.Now()
 		a.DisabledAt, a.DisabledReason, a.DisabledBy = &now, reason, userID
 		return nil
 	})
@@ -182,18 +176,20 @@ func (db *DB) DisableAgent(ctx context.Context, accountID, id, userID, reason st
 var errHasCallers = errors.New("agent has live callers")
 
 // EnableAgent resumes a paused agent (a no-op for an enabled one).
-func (db *DB) EnableAgent(ctx context.Context, accountID, id, userID string) (Agent, error) {
-	return db.UpdateAgent(ctx, accountID, id, userID, func(a *Agent) error {
+func (r Repo) EnableAgent(ctx context.Context, accountID, id, userID string) (Agent, error) {
+	return r.UpdateAgent(ctx, accountID, id, userID, func(a *Agent) error {
 		a.DisabledAt, a.DisabledReason, a.DisabledBy = nil, "", ""
 		return nil
 	})
 }
 
+// keepHistory writes the definition an update replaces to the history
+// the versions read (repo_versions.go).
 func keepHistory(ctx context.Context, tx *sql.Tx, old Agent, now time.Time, userID string) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO agent_definition_history (id, account_id, agent_id, change_id, schema_version,
 		definition, saved_at, saved_by, replaced_at, replaced_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		NewID(), old.AccountID, old.ID, old.ChangeID, old.SchemaVersion, string(old.Definition),
-		old.DefinitionSavedAt, nullable(old.DefinitionSavedBy), now, nullable(userID))
+		store.NewID(), old.AccountID, old.ID, old.ChangeID, old.SchemaVersion, string(old.Definition),
+		old.DefinitionSavedAt, store.NullIfEmpty(old.DefinitionSavedBy), now, store.NullIfEmpty(userID))
 	return err
 }
 
