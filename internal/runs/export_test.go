@@ -18,7 +18,7 @@ func SetBeforeEnqueueHook(s *Service, f func(runID string) error) { s.beforeEnqu
 
 // NewJournal returns the journal a worker keeps for run r.
 func NewJournal(s *Service, r store.Run) engine.Journal {
-	return &journal{db: s.DB, bus: s.Bus, run: r}
+	return &journal{db: s.DB, repo: s.Repo, bus: s.Bus, run: r}
 }
 
 // RequestReview records a review request as a human_in_the_loop step does.

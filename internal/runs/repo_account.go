@@ -149,9 +149,9 @@ func (r accountRepo) children(ctx context.Context, accountID, parentRunID string
 }
 
 // attachments lists the files a run's steps emitted, oldest first.
-func (r accountRepo) attachments(ctx context.Context, accountID, runID string, limit int) ([]store.RunAttachment, error) {
-	return store.All(ctx, r.db.R, func(s store.Scanner) (store.RunAttachment, error) {
-		var a store.RunAttachment
+func (r accountRepo) attachments(ctx context.Context, accountID, runID string, limit int) ([]RunAttachment, error) {
+	return store.All(ctx, r.db.R, func(s store.Scanner) (RunAttachment, error) {
+		var a RunAttachment
 		err := s.Scan(&a.StorageKey, &a.RunID, &a.AccountID, &a.StepID, &a.Name, &a.ContentType, &a.Size, &a.CreatedAt)
 		return a, err
 	}, `SELECT storage_key, run_id, account_id, COALESCE(step_id, ''), name, content_type, size, created_at

@@ -18,7 +18,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -27,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -72,10 +70,6 @@ type DB struct {
 	stmts sync.Map // query → *sql.Stmt on R
 
 	checkpointers []*checkpointer // SQLite: one per file
-
-	// packJudgments is how judgments are packed on SQLite (see
-	// PackJudgments), registered by SetJudgmentsPacker.
-	packJudgments atomic.Pointer[func(json.RawMessage) json.RawMessage]
 }
 
 // prepared returns a statement on the read pool, prepared once per query
