@@ -250,19 +250,21 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 }
 
 // journalStep records a finished attempt of the run's step s holding the
-// judgments, as the runs' journal does, and returns the attempt's id.
+// judgments, as the runs' journal does (through the runs area's repository
+// packing them as the server builds it), and returns the attempt's id.
 func journalStep(t testing.TB, db *store.DB, runID, accountID string, judgments json.RawMessage) string {
 	t.Helper()
 	ctx := context.Background()
+	runRows := runs.NewRepo(db, PackJudgments)
 	var id string
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if id, err = runs.NewRepo(db, nil).InsertStep(ctx, tx, runs.StepRow{RunID: runID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
+		if id, err = runRows.InsertStep(ctx, tx, runs.StepRow{RunID: runID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
 			Attempt: 1, Status: "processing", StartedAt: time.Now()}); err != nil {
 			return err
 		}
 		ended := time.Now()
-		return runs.NewRepo(db, nil).FinishStep(ctx, tx, runs.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
+		return runRows.FinishStep(ctx, tx, runs.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
 	})
 	if err != nil {
 		t.Fatal(err)

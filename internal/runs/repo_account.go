@@ -15,7 +15,7 @@ import (
 // that serves them (account.go): the list across agents, the rows a
 // summary adds up, a run's sub-runs, files and model use. They read the
 // runs, run_steps and run_attachments tables, which the runs area owns
-// (the rest of its SQL still lives in the store's runs.go).
+// (a run's own reads and writes are Repo's, repo_runs.go).
 type accountRepo struct{ db *store.DB }
 
 // RunFilter narrows an account's runs (AccountRuns, Summarise). Empty

@@ -1,8 +1,8 @@
 // Package store owns what every area's persistence shares: opening SQLite
 // or PostgreSQL, the versioned migrations of each dialect, transactions,
 // and the helpers an area's repository (its repo*.go, beside its service)
-// queries and scans with (repo.go). It still holds the repositories of
-// the agents and the runs, whose SQL has not moved yet. The SQL is shared
+// queries and scans with (repo.go). It still holds the repository of
+// the agents, whose SQL has not moved yet. The SQL is shared
 // between the dialects wherever both accept it ($N placeholders,
 // RETURNING, ON CONFLICT); the few differences of SQL sit behind Dialect,
 // so the areas' services do not know which database runs. Four packages above this one do, each for a part the two

@@ -46,10 +46,10 @@ func SeedRuns(tb testing.TB, db *store.DB, accountID string, agents []string, n 
 			created := end.Add(-span + time.Duration(i)*(span/time.Duration(n))).UTC()
 			id := idAt(created)
 			ids = append(ids, id)
-			status, trigger, errText := "completed", "dynamic_input", any(nil)
+			status, trigger, errText := runCompleted, "dynamic_input", any(nil)
 			switch {
 			case i%100 < 7:
-				status, errText = "failed", "step failed: the model answered 500"
+				status, errText = runFailed, "step failed: the model answered 500"
 			case i%100 < 10 && i >= n-50:
 				status = runProcessing
 			}
@@ -95,9 +95,13 @@ func SeedRuns(tb testing.TB, db *store.DB, accountID string, agents []string, n 
 	return ids
 }
 
-// runProcessing is a running run's status (runs.RunProcessing; this
-// package cannot import the runs area, whose tests import it).
-const runProcessing = "processing"
+// The statuses of the runs area's runs (runs.RunCompleted…): this
+// package cannot import the runs area, whose tests import it.
+const (
+	runCompleted  = "completed"
+	runFailed     = "failed"
+	runProcessing = "processing"
+)
 
 // idAt mints a UUIDv7 for time t.
 func idAt(t time.Time) string {
