@@ -14,8 +14,9 @@ import (
 // Repo is the SQL of the runs area's own tables: runs, run_attempts,
 // run_steps and run_attachments (the account-wide views are in
 // repo_account.go, the reviews in repo_reviews.go). The service holds
-// one; the server hands it, through small interfaces of their own, to the
-// areas that read or mark a run (regressions, evaluations, governance).
+// one; the server hands the same one to evaluations and governance,
+// which read or mark a run through small interfaces of their own, and the
+// regressions area reads its recorded runs and replays through one.
 type Repo struct {
 	db *store.DB
 	// pack packs journaled judgments on SQLite (PackJudgments); nil
