@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -83,14 +84,14 @@ func TestMailSurvivesKill(t *testing.T) {
 
 		deadline := time.Now().Add(60 * time.Second)
 		for {
-			rs, _, err := db.RunsOfAgent(ctx, k.AccountID, a.ID, "", 100, 0)
+			rs, _, err := runs.NewRepo(db, nil).RunsOfAgent(ctx, k.AccountID, a.ID, "", 100, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			done, perMessage := 0, map[string]int{}
 			for _, r := range rs {
 				perMessage[fmt.Sprint(r.Metadata["email_subject"])]++
-				if r.Status == store.RunCompleted {
+				if r.Status == runs.RunCompleted {
 					done++
 				}
 			}

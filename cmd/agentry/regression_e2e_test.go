@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/regressions"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -80,11 +81,11 @@ func TestRegressionResumesAfterKill(t *testing.T) {
 			t.Helper()
 			deadline := time.Now().Add(30 * time.Second)
 			for {
-				r, err := db.Run(ctx, accountID, runID)
+				r, err := runs.NewRepo(db, nil).Run(ctx, accountID, runID)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if store.RunTerminal(r.Status) {
+				if runs.RunTerminal(r.Status) {
 					return
 				}
 				if time.Now().After(deadline) {
@@ -153,7 +154,7 @@ func TestRegressionResumesAfterKill(t *testing.T) {
 				t.Errorf("item %+v", it)
 			}
 			replays[it.ReplayRunID] = true
-			src, _ := db.Run(ctx, accountID, it.SourceRunID)
+			src, _ := runs.NewRepo(db, nil).Run(ctx, accountID, it.SourceRunID)
 			if it.Outcome == "changed" {
 				outcomes = append(outcomes, *src.Input)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -66,15 +67,15 @@ func TestRerunResumesAfterKill(t *testing.T) {
 			{"id":"b","step_type":"webhook_call","url":"`+hook.URL+`/b","child_steps":[
 			{"id":"show","step_type":"display_result","template":"{{step.a.output}} / {{input}}"}]}]}]}`)
 
-		waitEnd := func(runID string, within time.Duration) store.Run {
+		waitEnd := func(runID string, within time.Duration) runs.Run {
 			t.Helper()
 			deadline := time.Now().Add(within)
 			for {
-				r, err := db.Run(ctx, accountID, runID)
+				r, err := runs.NewRepo(db, nil).Run(ctx, accountID, runID)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if store.RunTerminal(r.Status) {
+				if runs.RunTerminal(r.Status) {
 					return r
 				}
 				if time.Now().After(deadline) {
@@ -89,7 +90,7 @@ func TestRerunResumesAfterKill(t *testing.T) {
 		resp := apiPost(t, c.addr, "/agents/"+agentID+"/runs", `{"input":"x"}`)
 		json.NewDecoder(resp.Body).Decode(&run)
 		resp.Body.Close()
-		if orig := waitEnd(run.RunID, 30*time.Second); orig.Status != store.RunFailed {
+		if orig := waitEnd(run.RunID, 30*time.Second); orig.Status != runs.RunFailed {
 			t.Fatalf("original run %s, want failed at b", orig.Status)
 		}
 
@@ -115,7 +116,7 @@ func TestRerunResumesAfterKill(t *testing.T) {
 
 		startServe(t, dbURL, dataDir, env...)
 		r := waitEnd(rerun.RunID, 100*time.Second)
-		if r.Status != store.RunCompleted || r.Output == nil || *r.Output != "from a / b fixed" {
+		if r.Status != runs.RunCompleted || r.Output == nil || *r.Output != "from a / b fixed" {
 			t.Fatalf("rerun %s output %v error %q", r.Status, r.Output, r.Error)
 		}
 		mu.Lock()
@@ -123,7 +124,7 @@ func TestRerunResumesAfterKill(t *testing.T) {
 			t.Errorf("webhook calls %v: want a once in all (the original's), b three times", calls)
 		}
 		mu.Unlock()
-		steps, _ := db.Steps(ctx, rerun.RunID)
+		steps, _ := runs.NewRepo(db, nil).Steps(ctx, rerun.RunID)
 		recorded := map[string]int{}
 		for _, s := range steps {
 			recorded[s.StepID]++
@@ -131,7 +132,7 @@ func TestRerunResumesAfterKill(t *testing.T) {
 		if recorded["a"] != 1 || recorded["show"] != 1 {
 			t.Errorf("rerun journal: %v; want a (reused) and show once", recorded)
 		}
-		attempts, _ := db.RunAttempts(ctx, rerun.RunID)
+		attempts, _ := runs.NewRepo(db, nil).RunAttempts(ctx, rerun.RunID)
 		if len(attempts) != 2 {
 			t.Errorf("rerun attempts: %+v; want the killed one and its resumption", attempts)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -114,7 +115,7 @@ func TestRunResumesAfterKill(t *testing.T) {
 			t.Fatalf("webhook never called\n%s", c.logs)
 		}
 		// The outbound call is made: the local steps before it are on disk.
-		before, err := db.Steps(ctx, run.RunID)
+		before, err := runs.NewRepo(db, nil).Steps(ctx, run.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,12 +133,12 @@ func TestRunResumesAfterKill(t *testing.T) {
 
 		startServe(t, dbURL, dataDir, env...)
 		deadline := time.Now().Add(100 * time.Second)
-		var r store.Run
+		var r runs.Run
 		for {
-			if r, err = db.Run(ctx, accountID, run.RunID); err != nil {
+			if r, err = runs.NewRepo(db, nil).Run(ctx, accountID, run.RunID); err != nil {
 				t.Fatal(err)
 			}
-			if store.RunTerminal(r.Status) {
+			if runs.RunTerminal(r.Status) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -145,10 +146,10 @@ func TestRunResumesAfterKill(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		if r.Status != store.RunCompleted || r.Output == nil || *r.Output != "first x / hooked" {
+		if r.Status != runs.RunCompleted || r.Output == nil || *r.Output != "first x / hooked" {
 			t.Fatalf("run %s output %v error %q", r.Status, r.Output, r.Error)
 		}
-		steps, _ := db.Steps(ctx, run.RunID)
+		steps, _ := runs.NewRepo(db, nil).Steps(ctx, run.RunID)
 		runsOf := map[string]int{}
 		for _, s := range steps {
 			runsOf[s.StepID]++
@@ -156,8 +157,8 @@ func TestRunResumesAfterKill(t *testing.T) {
 		if runsOf["a"] != 1 || runsOf["b"] != 1 {
 			t.Errorf("completed steps ran %d and %d times across the crash", runsOf["a"], runsOf["b"])
 		}
-		attempts, _ := db.RunAttempts(ctx, run.RunID)
-		if len(attempts) != 2 || attempts[0].Status != store.RunFailed {
+		attempts, _ := runs.NewRepo(db, nil).RunAttempts(ctx, run.RunID)
+		if len(attempts) != 2 || attempts[0].Status != runs.RunFailed {
 			t.Errorf("attempts: %+v", attempts)
 		}
 		mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -89,7 +90,7 @@ func TestSIGTERMMidRun(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("webhook never called")
 		}
-		list, _, err := db.RunsOfAgent(ctx, accountID, agentID, "", 10, 0)
+		list, _, err := runs.NewRepo(db, nil).RunsOfAgent(ctx, accountID, agentID, "", 10, 0)
 		if err != nil || len(list) != 1 {
 			t.Fatalf("runs: %v %v", list, err)
 		}
@@ -147,11 +148,11 @@ func TestSIGTERMMidRun(t *testing.T) {
 		case <-time.After(90 * time.Second):
 			t.Fatal("agentry runs stream did not finish after the restart")
 		}
-		r, err := db.Run(ctx, accountID, runID)
-		if err != nil || r.Status != store.RunCompleted {
+		r, err := runs.NewRepo(db, nil).Run(ctx, accountID, runID)
+		if err != nil || r.Status != runs.RunCompleted {
 			t.Fatalf("run %s %v", r.Status, err)
 		}
-		steps, _ := db.Steps(ctx, runID)
+		steps, _ := runs.NewRepo(db, nil).Steps(ctx, runID)
 		ran := map[string]int{}
 		for _, s := range steps {
 			ran[s.StepID]++

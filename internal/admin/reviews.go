@@ -66,7 +66,7 @@ func reviewsCommand(o *options) *cobra.Command {
 			}
 			defer srv.Close(context.Background())
 			out, svc := cmd.OutOrStdout(), srv.Runs
-			r, err := srv.DB.RunForWorker(ctx, args[0])
+			r, err := svc.Repo.RunForWorker(ctx, args[0])
 			if err != nil {
 				return notFound(err, "run", args[0])
 			}

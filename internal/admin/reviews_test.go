@@ -49,10 +49,10 @@ func TestReviews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wait := func(status string) store.Run {
+		wait := func(status string) runs.Run {
 			deadline := time.Now().Add(20 * time.Second)
 			for {
-				got, _ := s.DB.Run(ctx, acct, r.ID)
+				got, _ := runs.NewRepo(s.DB, nil).Run(ctx, acct, r.ID)
 				if got.Status == status {
 					return got
 				}
@@ -62,7 +62,7 @@ func TestReviews(t *testing.T) {
 				time.Sleep(30 * time.Millisecond)
 			}
 		}
-		wait(store.RunWaitingHuman)
+		wait(runs.RunWaitingHuman)
 
 		var open []map[string]any
 		runJSON(t, url, &open, "reviews", "list")
@@ -75,7 +75,7 @@ func TestReviews(t *testing.T) {
 		if out, err := run(t, url, "reviews", "decide", r.ID, "review", "--approve", "--edited", "final text"); err != nil || !strings.Contains(out, "resumes") {
 			t.Fatalf("decide: %v %s", err, out)
 		}
-		finished := wait(store.RunCompleted)
+		finished := wait(runs.RunCompleted)
 		if finished.Output == nil || *finished.Output != "published: final text" || finished.HITLWaitMS <= 0 {
 			t.Errorf("resumed run: %v, hitl %d ms", finished.Output, finished.HITLWaitMS)
 		}

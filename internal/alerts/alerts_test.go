@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -49,7 +50,7 @@ func TestRunFailedRaisedDeliveredAndCooledDown(t *testing.T) {
 		if st != "failed" {
 			t.Fatalf("flaky agent: %s", st)
 		}
-		ended, err := s.DB.Run(ctx, s.AccountID, runID)
+		ended, err := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, runID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -138,18 +139,18 @@ func BenchmarkRunFailedAlertPath(b *testing.B) {
 		wg.Add(1)
 		go func(agent string) {
 			defer wg.Done()
-			r, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: agent})
+			r, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: s.AccountID, AgentID: agent})
 			if err != nil {
 				b.Error(err)
 				return
 			}
-			att, err := s.DB.StartRunAttempt(ctx, r.ID)
+			att, err := runs.NewRepo(s.DB, nil).StartRunAttempt(ctx, r.ID)
 			if err != nil {
 				b.Error(err)
 				return
 			}
-			res := store.RunResult{Status: store.RunFailed, Error: "boom", ErrorCount: 1}
-			if err := s.DB.FinishRunAttempt(ctx, r.ID, att, res); err != nil {
+			res := runs.RunResult{Status: runs.RunFailed, Error: "boom", ErrorCount: 1}
+			if err := runs.NewRepo(s.DB, nil).FinishRunAttempt(ctx, r.ID, att, res); err != nil {
 				b.Error(err)
 				return
 			}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/billing"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Detection from runs. The runs area calls RunFinished after a run's
@@ -31,18 +30,31 @@ const finishedBuffer = 8192
 // workers overlap those waits (on SQLite the writes still take turns).
 const inlineWorkers = 8
 
-type finishedRun struct {
-	AccountID, AgentID, RunID, Status, Error string
+// FinishedRun is what detection needs of a run that reached a terminal
+// status: the server builds it from the runs area's run and result
+// (internal/server), so this area does not import the runs area.
+type FinishedRun struct {
+	AccountID, AgentID, RunID string
+	// Status is the terminal status (runCompleted or runFailed) and Error
+	// the run's error, if it failed.
+	Status, Error string
 }
+
+// The terminal statuses of a run, as the runs area writes them in its
+// runs table (runs.RunCompleted, runs.RunFailed), which detection reads.
+const (
+	runCompleted = "completed"
+	runFailed    = "failed"
+)
 
 // RunFinished queues a run that reached a terminal status. It never
 // blocks.
-func (s *Service) RunFinished(r store.Run, res store.RunResult) {
-	if r.AgentID == "" {
+func (s *Service) RunFinished(f FinishedRun) {
+	if f.AgentID == "" {
 		return
 	}
 	select {
-	case s.finished <- finishedRun{AccountID: r.AccountID, AgentID: r.AgentID, RunID: r.ID, Status: res.Status, Error: res.Error}:
+	case s.finished <- f:
 	default:
 		s.overflow.Add(1)
 	}
@@ -71,7 +83,7 @@ func (s *Service) Run(ctx context.Context) {
 	wg.Wait()
 }
 
-func (s *Service) runFinished(ctx context.Context, f finishedRun) error {
+func (s *Service) runFinished(ctx context.Context, f FinishedRun) error {
 	configs, err := s.repo.matching(ctx, f.AccountID, runTypes, f.AgentID, "")
 	if err != nil || len(configs) == 0 {
 		return err
@@ -96,7 +108,7 @@ func (s *Service) detectRun(ctx context.Context, c AlertConfig, r runBrief) erro
 	ev := Signal{AccountID: c.AccountID, AgentID: r.AgentID, RunID: r.ID}
 	switch c.AlertType {
 	case RunFailed:
-		if r.Status != store.RunFailed {
+		if r.Status != runFailed {
 			return nil
 		}
 		ev.Message = describe("Run", r.ID, "failed:", clip(r.Error, 500))
@@ -114,18 +126,18 @@ func (s *Service) detectRun(ctx context.Context, c AlertConfig, r runBrief) erro
 		ev.Details = map[string]any{"run_id": r.ID, "duration_seconds": took, "threshold_seconds": th.Seconds}
 		return s.openPerRun(ctx, c, ev)
 	case ConsecutiveFailures:
-		if r.Status == store.RunCompleted {
+		if r.Status == runCompleted {
 			_, err := s.clear(ctx, c, fmt.Sprintf("run %s of the agent completed.", r.ID))
 			return err
 		}
-		if r.Status != store.RunFailed {
+		if r.Status != runFailed {
 			return nil
 		}
 		statuses, err := s.repo.recentTerminalRuns(ctx, c.AccountID, r.AgentID, th.Count)
 		if err != nil {
 			return err
 		}
-		if len(statuses) < th.Count || slices.ContainsFunc(statuses, func(st string) bool { return st != store.RunFailed }) {
+		if len(statuses) < th.Count || slices.ContainsFunc(statuses, func(st string) bool { return st != runFailed }) {
 			return nil
 		}
 		ev.Message = fmt.Sprintf("The agent's last %d runs failed; the latest, %s: %s", th.Count, r.ID, clip(r.Error, 500))
@@ -133,7 +145,7 @@ func (s *Service) detectRun(ctx context.Context, c AlertConfig, r runBrief) erro
 		_, err = s.open(ctx, c, ev, false, "")
 		return err
 	case ErrorRateSpike:
-		if r.Status != store.RunFailed {
+		if r.Status != runFailed {
 			// A success can only lower the rate: look again only when an
 			// alert is open, to resolve it.
 			if open, err := s.hasOpen(ctx, c); err != nil || !open {

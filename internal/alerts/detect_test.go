@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/billing"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -18,11 +19,11 @@ import (
 // taking dur, for the window detectors' sweeps.
 func storeRun(t *testing.T, s *testserver.Server, accountID, agentID, status string, dur time.Duration) string {
 	t.Helper()
-	r, err := s.DB.CreateRun(ctx, store.Run{AccountID: accountID, AgentID: agentID})
+	r, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: accountID, AgentID: agentID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	att, err := s.DB.StartRunAttempt(ctx, r.ID)
+	att, err := runs.NewRepo(s.DB, nil).StartRunAttempt(ctx, r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,11 +32,11 @@ func storeRun(t *testing.T, s *testserver.Server, accountID, agentID, status str
 			t.Fatal(err)
 		}
 	}
-	res := store.RunResult{Status: status}
-	if status == store.RunFailed {
+	res := runs.RunResult{Status: status}
+	if status == runs.RunFailed {
 		res.Error, res.ErrorCount = "boom", 1
 	}
-	if err := s.DB.FinishRunAttempt(ctx, r.ID, att, res); err != nil {
+	if err := runs.NewRepo(s.DB, nil).FinishRunAttempt(ctx, r.ID, att, res); err != nil {
 		t.Fatal(err)
 	}
 	return r.ID
@@ -91,12 +92,12 @@ func TestSweepDetectors(t *testing.T) {
 
 		// 2 of 4 of agent's runs fail (50%): a spike. other has one slow
 		// run. 6 runs in all: a burst for the account-level config.
-		storeRun(t, s, s.AccountID, agent, store.RunCompleted, 0)
-		storeRun(t, s, s.AccountID, agent, store.RunFailed, 0)
-		storeRun(t, s, s.AccountID, agent, store.RunCompleted, 0)
-		storeRun(t, s, s.AccountID, agent, store.RunFailed, 0)
-		storeRun(t, s, s.AccountID, other, store.RunCompleted, time.Minute)
-		storeRun(t, s, s.AccountID, other, store.RunCompleted, time.Second)
+		storeRun(t, s, s.AccountID, agent, runs.RunCompleted, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunFailed, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunCompleted, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunFailed, 0)
+		storeRun(t, s, s.AccountID, other, runs.RunCompleted, time.Minute)
+		storeRun(t, s, s.AccountID, other, runs.RunCompleted, time.Second)
 
 		n, err := s.S.Alerts.DetectRuns(ctx)
 		if err != nil || n != 4 {

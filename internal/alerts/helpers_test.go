@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/testserver"
@@ -62,7 +63,7 @@ func runToEnd(t *testing.T, s *testserver.Server, key, agentID string) (runID, s
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s.Do(t, "GET", "/agents/runs/"+run.RunID, key, nil).JSON(t, &run)
-		if store.RunTerminal(run.Status) {
+		if runs.RunTerminal(run.Status) {
 			return run.RunID, run.Status
 		}
 		if time.Now().After(deadline) {

@@ -17,7 +17,7 @@ import (
 // serves it).
 func (r repo) recentTerminalRuns(ctx context.Context, accountID, agentID string, n int) ([]string, error) {
 	rows, err := r.db.R.QueryContext(ctx, `SELECT status FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
-		AND regression_id IS NULL ORDER BY id DESC LIMIT $5`, accountID, agentID, store.RunCompleted, store.RunFailed, n)
+		AND regression_id IS NULL ORDER BY id DESC LIMIT $5`, accountID, agentID, runCompleted, runFailed, n)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (r repo) runWindowOf(ctx context.Context, accountID, agentID string, since 
 		COALESCE(SUM(CASE WHEN status IN ($4, $5) THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = $5 THEN 1 ELSE 0 END), 0)
 		FROM runs WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND id >= $3 AND regression_id IS NULL`,
-		accountID, agentID, idFloor(since), store.RunCompleted, store.RunFailed).Scan(&w.Created, &w.Ended, &w.Failed)
+		accountID, agentID, idFloor(since), runCompleted, runFailed).Scan(&w.Created, &w.Ended, &w.Failed)
 	return w, err
 }
 
@@ -80,7 +80,7 @@ func scanRunBrief(row store.Scanner) (runBrief, error) {
 func (r repo) runsEndedBetween(ctx context.Context, accountID, agentID string, from, to time.Time, limit int) ([]runBrief, error) {
 	return store.All(ctx, r.db.R, scanRunBrief, `SELECT `+runBriefColumns+` FROM runs
 		WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND ended_at > $3 AND ended_at <= $4 AND status IN ($5, $6)
-		AND regression_id IS NULL ORDER BY ended_at, id LIMIT $7`, accountID, agentID, from.UTC(), to.UTC(), store.RunCompleted, store.RunFailed, limit)
+		AND regression_id IS NULL ORDER BY ended_at, id LIMIT $7`, accountID, agentID, from.UTC(), to.UTC(), runCompleted, runFailed, limit)
 }
 
 // runBriefOf reads one run for the detectors.

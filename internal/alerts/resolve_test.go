@@ -2,6 +2,7 @@ package alerts_test
 
 import (
 	"github.com/agentry/agentry/internal/billing"
+	"github.com/agentry/agentry/internal/runs"
 	"net/http"
 	"strings"
 	"testing"
@@ -32,8 +33,8 @@ func TestConditionAlertsResolve(t *testing.T) {
 		createConfig(t, s, s.Key, map[string]any{"alert_type": "error_rate_spike", "agent_id": agent,
 			"threshold": map[string]any{"rate": 0.5, "min_runs": 2, "window_minutes": 10}})
 		createConfig(t, s, s.Key, map[string]any{"alert_type": "run_failed", "agent_id": agent, "cooldown_minutes": 0})
-		storeRun(t, s, s.AccountID, agent, store.RunFailed, 0)
-		storeRun(t, s, s.AccountID, agent, store.RunFailed, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunFailed, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunFailed, 0)
 		if _, err := s.S.Alerts.DetectRuns(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -45,8 +46,8 @@ func TestConditionAlertsResolve(t *testing.T) {
 		}
 		// Two successes: no longer two failures in a row, and 2 of 4 is
 		// still a 50% rate (the spike holds).
-		storeRun(t, s, s.AccountID, agent, store.RunCompleted, 0)
-		storeRun(t, s, s.AccountID, agent, store.RunCompleted, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunCompleted, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunCompleted, 0)
 		if _, err := s.S.Alerts.DetectRuns(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -79,8 +80,8 @@ func TestConditionAlertsResolve(t *testing.T) {
 			t.Fatalf("no automatic resolution in the history: %s", r.Body)
 		}
 		// More successes bring the rate under the threshold.
-		storeRun(t, s, s.AccountID, agent, store.RunCompleted, 0)
-		storeRun(t, s, s.AccountID, agent, store.RunCompleted, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunCompleted, 0)
+		storeRun(t, s, s.AccountID, agent, runs.RunCompleted, 0)
 		if _, err := s.S.Alerts.DetectRuns(ctx); err != nil {
 			t.Fatal(err)
 		}

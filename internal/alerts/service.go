@@ -61,7 +61,7 @@ type Service struct {
 	// Now is the clock (tests move it).
 	Now func() time.Time
 
-	finished chan finishedRun
+	finished chan FinishedRun
 	// overflow counts finished runs the inline path had no room for (the
 	// catch-up sweep counts them instead).
 	overflow atomic.Int64
@@ -77,7 +77,7 @@ type Sources interface {
 // deliveries are recorded as skipped), sources answers for the sources
 // configurations name (nil: no source_connection_id is accepted).
 func New(db *store.DB, q Queue, secrets Secrets, httpClient *http.Client, mailer Mailer, sources Sources) *Service {
-	return &Service{DB: db, repo: repo{db}, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, Sources: sources, finished: make(chan finishedRun, finishedBuffer)}
+	return &Service{DB: db, repo: repo{db}, Queue: q, Secrets: secrets, HTTP: httpClient, Mailer: mailer, Sources: sources, finished: make(chan FinishedRun, finishedBuffer)}
 }
 
 // sourceExists reports whether the account has a live source id.

@@ -88,7 +88,7 @@ func timeRun(t *testing.T, s *testserver.Server, tenant testserver.Tenant) time.
 	}
 	done := waitRun(t, s, tenant.Key, start.RunID)
 	took := time.Since(began)
-	if done.Status != store.RunCompleted {
+	if done.Status != runs.RunCompleted {
 		t.Fatalf("run: %+v", done)
 	}
 	return took

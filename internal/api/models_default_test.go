@@ -28,7 +28,7 @@ func askTemplateAgent(t *testing.T, s *testserver.Server, key string) runs.RunRe
 		t.Fatalf("start: %d %s", r.Status, r.Body)
 	}
 	done := waitRun(t, s, key, start.RunID)
-	if done.Status != store.RunCompleted {
+	if done.Status != runs.RunCompleted {
 		t.Fatalf("run %s: %s", done.Status, s.Do(t, http.MethodGet, "/agents/runs/"+start.RunID+"?include_step_outputs=true", key, nil).Body)
 	}
 	return done

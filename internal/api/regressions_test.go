@@ -170,7 +170,7 @@ func TestRegressionOverTwentyRuns(t *testing.T) {
 		}
 		// The replays are runs marked as such, out of the lists.
 		for id := range replays {
-			run, err := s.DB.Run(t.Context(), s.AccountID, id)
+			run, err := runs.NewRepo(s.DB, nil).Run(t.Context(), s.AccountID, id)
 			if err != nil || run.RegressionID != reg.RegressionID || run.ChangeID != v2 {
 				t.Fatalf("replay %s: %+v %v", id, run, err)
 			}

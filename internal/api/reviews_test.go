@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -29,15 +30,15 @@ func member(t *testing.T, s *testserver.Server, name, role string) (string, stri
 }
 
 // waitEnded waits for a run to end.
-func waitEnded(t *testing.T, s *testserver.Server, runID string) store.Run {
+func waitEnded(t *testing.T, s *testserver.Server, runID string) runs.Run {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		r, err := s.DB.Run(context.Background(), s.AccountID, runID)
+		r, err := runs.NewRepo(s.DB, nil).Run(context.Background(), s.AccountID, runID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if store.RunTerminal(r.Status) {
+		if runs.RunTerminal(r.Status) {
 			return r
 		}
 		if time.Now().After(deadline) {
@@ -67,7 +68,7 @@ func TestRunReviews(t *testing.T) {
 				RunID string `json:"run_id"`
 			}
 			r.JSON(t, &run)
-			if got := waitRun(t, s, s.Key, run.RunID); got.Status != store.RunWaitingHuman {
+			if got := waitRun(t, s, s.Key, run.RunID); got.Status != runs.RunWaitingHuman {
 				t.Fatalf("run %s: %+v", got.Status, got)
 			}
 			return run.RunID
@@ -121,7 +122,7 @@ func TestRunReviews(t *testing.T) {
 			rv.EditedContent == nil || *rv.EditedContent != "final" || rv.DecidedAt == nil || rv.StepKey != "review" {
 			t.Fatalf("decision: %s", r.Body)
 		}
-		if got := waitEnded(t, s, first); got.Status != store.RunCompleted || got.Output == nil || *got.Output != "published: final" {
+		if got := waitEnded(t, s, first); got.Status != runs.RunCompleted || got.Output == nil || *got.Output != "published: final" {
 			t.Fatalf("resumed run: %s %v %+v", got.Status, got.Output, got)
 		}
 		wantStatus(t, decide(s.Key, first, map[string]any{"decision": "reject"}), http.StatusConflict)
@@ -141,7 +142,7 @@ func TestRunReviews(t *testing.T) {
 		if rv.Status != "rejected" || rv.EditedContent != nil {
 			t.Fatalf("rejection: %s", r.Body)
 		}
-		if got := waitEnded(t, s, third); got.Status != store.RunCompleted {
+		if got := waitEnded(t, s, third); got.Status != runs.RunCompleted {
 			t.Fatalf("rejected run: %s %+v", got.Status, got)
 		}
 	})

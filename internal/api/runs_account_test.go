@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 	"github.com/agentry/agentry/internal/testserver"
@@ -29,11 +30,11 @@ func startAndWaitIn(t *testing.T, s *testserver.Server, accountID, key, agent, i
 	r.JSON(t, &run)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := s.DB.Run(context.Background(), accountID, run.RunID)
+		got, err := runs.NewRepo(s.DB, nil).Run(context.Background(), accountID, run.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if store.RunTerminal(got.Status) {
+		if runs.RunTerminal(got.Status) {
 			return run.RunID
 		}
 		if time.Now().After(deadline) {
@@ -58,7 +59,7 @@ func TestAccountRuns(t *testing.T) {
 		// Runs nobody executes: pending rows, as many as three pages need.
 		var pending []string
 		for range 5 {
-			r, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: greeter})
+			r, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: s.AccountID, AgentID: greeter})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +168,7 @@ func TestAccountRuns(t *testing.T) {
 		var det api.RunDetailsResponse
 		r.JSON(t, &det)
 		if det.AgentID != caller || det.TriggerType != "dynamic_input" || len(det.Children) != 1 || det.Children[0].RunID != sub.Data[0].RunID ||
-			det.Status != store.RunCompleted || det.Attachments == nil {
+			det.Status != runs.RunCompleted || det.Attachments == nil {
 			t.Fatalf("details: %+v", det)
 		}
 		wantStatus(t, s.Do(t, "GET", "/runs/"+otherRun, s.Key, nil), http.StatusNotFound)
@@ -187,12 +188,12 @@ func TestRunsSummary(t *testing.T) {
 		ok := makeAgent(t, s, s.AccountID, `{"child_steps":[{"id":"show","step_type":"display_result","template":"hi"}]}`)
 		startAndWait(t, s, s.Key, ok, "a")
 		startAndWait(t, s, s.Key, ok, "b")
-		cancelled, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: ok})
+		cancelled, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: s.AccountID, AgentID: ok})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantStatus(t, s.Do(t, "DELETE", "/agents/runs/"+cancelled.ID, s.Key, nil), http.StatusOK)
-		if _, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: ok}); err != nil {
+		if _, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: s.AccountID, AgentID: ok}); err != nil {
 			t.Fatal(err)
 		}
 		other := s.NewTenant(t, "other")

@@ -36,7 +36,7 @@ func TestRunStepWithoutProviderSaysSo(t *testing.T) {
 			}
 			done := waitRun(t, s, who.Key, start.RunID)
 			body := string(s.Do(t, http.MethodGet, "/agents/runs/"+start.RunID+"?include_step_outputs=true", who.Key, nil).Body)
-			if done.Status != store.RunFailed || !strings.Contains(body, "no provider configured for model "+model) || strings.Contains(body, "credits during") {
+			if done.Status != runs.RunFailed || !strings.Contains(body, "no provider configured for model "+model) || strings.Contains(body, "credits during") {
 				t.Errorf("account %s: run %s: %s\nwant it failed naming the missing provider", who.AccountID, done.Status, body)
 			}
 		}

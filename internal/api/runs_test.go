@@ -34,7 +34,7 @@ func waitRun(t *testing.T, s *testserver.Server, key, runID string) runs.RunResp
 		if r.Status != http.StatusOK {
 			t.Fatalf("get run: %d %s", r.Status, r.Body)
 		}
-		if store.RunTerminal(snap.Status) || snap.Status == store.RunWaitingHuman {
+		if runs.RunTerminal(snap.Status) || snap.Status == runs.RunWaitingHuman {
 			return snap
 		}
 		if time.Now().After(deadline) {
@@ -285,7 +285,7 @@ func TestRunAttachmentDownload(t *testing.T) {
 		s := testserver.Start(t, d)
 		ctx := context.Background()
 		agent := makeAgent(t, s, s.AccountID, chainDef)
-		run, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: agent})
+		run, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: s.AccountID, AgentID: agent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +294,7 @@ func TestRunAttachmentDownload(t *testing.T) {
 			if _, err := s.S.Blobs.Put(ctx, key, ct, strings.NewReader("<b>"+key+"</b>")); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.DB.AddRunAttachment(ctx, store.RunAttachment{StorageKey: key, RunID: run.ID, AccountID: s.AccountID, Name: key[7:], ContentType: ct}); err != nil {
+			if err := runs.NewRepo(s.DB, nil).AddRunAttachment(ctx, runs.RunAttachment{StorageKey: key, RunID: run.ID, AccountID: s.AccountID, Name: key[7:], ContentType: ct}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -103,7 +104,7 @@ func TestStreamCaps(t *testing.T) {
 		wantRefused(t, r, "credential")
 		r, _ = openStream(t, s, agent, s.Key, "")
 		wantRefused(t, r, "credential")
-		if _, n, _ := s.DB.RunsOfAgent(context.Background(), s.AccountID, agent, "", 10, 0); n != 1 {
+		if _, n, _ := runs.NewRepo(s.DB, nil).RunsOfAgent(context.Background(), s.AccountID, agent, "", 10, 0); n != 1 {
 			t.Errorf("%d runs after a refused stream; want 1", n)
 		}
 

@@ -503,8 +503,14 @@ var tablesOwnedByArea = map[string][]string{
 	// and the account lock (store) write the account row.
 	"internal/auth": {"api_keys"},
 
-	// The reviews human_in_the_loop steps ask for: the runs area's.
-	"internal/runs": {"run_reviews"},
+	// The runs area: the reviews human_in_the_loop steps ask for, a run's
+	// attempts and its files. runs and run_steps are not listed: the
+	// alerts area reads finished runs for its detectors, the evaluations
+	// area reads runs and materializes the judgments journaled on
+	// run_steps, the mail area counts an account's parked e-mail runs, the
+	// model rollback rules count failed runs, and storetest seeds runs
+	// for the lists' tests at scale.
+	"internal/runs": {"run_reviews", "run_attempts", "run_attachments"},
 
 	"internal/regressions": {"regression_items", "regressions"},
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/cli"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -134,7 +135,7 @@ func TestRunsStreamCtrlCAndFollow(t *testing.T) {
 		time.Sleep(500 * time.Millisecond) // let the command read the events sent so far
 		interrupt()
 		r := <-done
-		runs, _, err := ts.DB.RunsOfAgent(context.Background(), ts.AccountID, h.agent, "", 10, 0)
+		runs, _, err := runs.NewRepo(ts.DB, nil).RunsOfAgent(context.Background(), ts.AccountID, h.agent, "", 10, 0)
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("runs: %v %v", runs, err)
 		}

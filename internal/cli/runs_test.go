@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentry/agentry/client"
 	"github.com/agentry/agentry/internal/cli"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -226,7 +227,7 @@ func TestRunsStreamPrintsTokensLive(t *testing.T) {
 		once.Do(func() { close(release) })
 		r := <-finished
 		r.ok(t, nil)
-		runs, _, err := ts.DB.RunsOfAgent(context.Background(), ts.AccountID, agent, "", 10, 0)
+		runs, _, err := runs.NewRepo(ts.DB, nil).RunsOfAgent(context.Background(), ts.AccountID, agent, "", 10, 0)
 		if err != nil || len(runs) != 1 || runs[0].Output == nil {
 			t.Fatalf("runs: %+v, %v", runs, err)
 		}
@@ -326,7 +327,7 @@ func TestRunsCancelAndDownload(t *testing.T) {
 		if _, err := ts.S.Blobs.Put(ctx, key, "application/pdf", bytes.NewReader(payload)); err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.DB.AddRunAttachment(ctx, store.RunAttachment{StorageKey: key, RunID: started.RunID, AccountID: ts.AccountID,
+		if err := runs.NewRepo(ts.DB, nil).AddRunAttachment(ctx, runs.RunAttachment{StorageKey: key, RunID: started.RunID, AccountID: ts.AccountID,
 			Name: "report.pdf", ContentType: "application/pdf", Size: int64(len(payload))}); err != nil {
 			t.Fatal(err)
 		}

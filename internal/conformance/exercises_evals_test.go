@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentry/agentry/internal/evals"
 	"github.com/agentry/agentry/internal/governance"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/version"
 )
 
@@ -25,7 +25,7 @@ func evalSetup(t *testing.T, e *Env) Vars {
 	}
 	r.JSON(t, &run)
 	waitRunDone(t, e, run.RunID)
-	steps, err := e.DB.Steps(ctx, run.RunID)
+	steps, err := runs.NewRepo(e.DB, nil).Steps(ctx, run.RunID)
 	if err != nil || len(steps) == 0 {
 		t.Fatalf("steps: %v", err)
 	}
@@ -44,11 +44,11 @@ func evalSetup(t *testing.T, e *Env) Vars {
 
 func waitRunDone(t *testing.T, e *Env, runID string) {
 	for i := 0; i < 400; i++ {
-		r, err := e.DB.Run(context.Background(), e.Tenant.AccountID, runID)
+		r, err := runs.NewRepo(e.DB, nil).Run(context.Background(), e.Tenant.AccountID, runID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if store.RunTerminal(r.Status) {
+		if runs.RunTerminal(r.Status) {
 			return
 		}
 		sleepBriefly()

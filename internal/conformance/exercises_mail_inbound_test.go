@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/protect"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 	"github.com/agentry/agentry/internal/version"
 )
@@ -152,7 +152,7 @@ func pausedBacklog(t *testing.T, e *Env) Vars {
 	t.Helper()
 	v := emailAgent(t, e)
 	in := `{"subject":"parked"}`
-	if _, err := e.DB.CreateRun(context.Background(), store.Run{AccountID: e.Tenant.AccountID, AgentID: v["agent_id"], Status: store.RunQueued,
+	if _, err := runs.NewRepo(e.DB, nil).CreateRun(context.Background(), runs.Run{AccountID: e.Tenant.AccountID, AgentID: v["agent_id"], Status: runs.RunQueued,
 		TriggerType: "email_received", Input: &in, Metadata: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}

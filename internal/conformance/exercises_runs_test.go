@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/billing"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -32,11 +32,11 @@ func finishedRun(t *testing.T, e *Env) Vars {
 	r.JSON(t, &run)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := e.DB.Run(context.Background(), e.Tenant.AccountID, run.RunID)
+		got, err := runs.NewRepo(e.DB, nil).Run(context.Background(), e.Tenant.AccountID, run.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if store.RunTerminal(got.Status) {
+		if runs.RunTerminal(got.Status) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -66,7 +66,7 @@ func withAttachment(t *testing.T, e *Env) Vars {
 	if _, err := e.S.Blobs.Put(ctx, key, "image/png", strings.NewReader("\x89PNG")); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.DB.AddRunAttachment(ctx, store.RunAttachment{StorageKey: key, RunID: v["run_id"], AccountID: e.Tenant.AccountID, Name: "chart.png", ContentType: "image/png", Size: 4}); err != nil {
+	if err := runs.NewRepo(e.DB, nil).AddRunAttachment(ctx, runs.RunAttachment{StorageKey: key, RunID: v["run_id"], AccountID: e.Tenant.AccountID, Name: "chart.png", ContentType: "image/png", Size: 4}); err != nil {
 		t.Fatal(err)
 	}
 	v["attachment_id"] = base64.RawURLEncoding.EncodeToString([]byte(key))
@@ -132,7 +132,7 @@ func init() {
 		Exercise{Op: "DELETE /agents/runs/{run_id}", Name: "cancel a pending run", Status: http.StatusOK,
 			Setup: func(t *testing.T, e *Env) Vars {
 				agent := runAgent(t, e, runsChain)
-				r, err := e.DB.CreateRun(context.Background(), store.Run{AccountID: e.Tenant.AccountID, AgentID: agent})
+				r, err := runs.NewRepo(e.DB, nil).CreateRun(context.Background(), runs.Run{AccountID: e.Tenant.AccountID, AgentID: agent})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -58,7 +58,7 @@ var judgmentsS2Dict1 = s2.MakeDict([]byte(judgmentsDict1), nil)
 
 // PackJudgments packs judgments (a JSON array) as SQLite keeps them;
 // a value packed already, or empty, is returned as it is. The server
-// registers it with the store (store.DB.SetJudgmentsPacker), whose
+// builds the runs area's repository with it (runs.NewRepo), whose
 // FinishStep and the runs' journal pack with it on SQLite only.
 func PackJudgments(js json.RawMessage) json.RawMessage {
 	if len(js) == 0 || js[0] == judgmentsDict1Tag {

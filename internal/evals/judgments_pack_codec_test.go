@@ -6,15 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
 
-// packingDB is a database of dialect d that packs judgments as the server
-// has it do (store.DB.SetJudgmentsPacker).
-func packingDB(d store.Dialect) *store.DB {
-	db := &store.DB{Dialect: d}
-	db.SetJudgmentsPacker(PackJudgments)
-	return db
+// packingDB is the runs area's repository on a database of dialect d,
+// packing judgments as the server builds it to (runs.NewRepo).
+func packingDB(d store.Dialect) *runs.Repo {
+	return runs.NewRepo(&store.DB{Dialect: d}, PackJudgments)
 }
 
 // The codec takes judgments of every kind back to the bytes they were,

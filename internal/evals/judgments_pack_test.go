@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -25,10 +26,10 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
-		db.SetJudgmentsPacker(PackJudgments) // as the server does
+		runRows := runs.NewRepo(db, PackJudgments) // as the server builds it
 		rp := repo{db: db}
 		accountID, criterionID, r := newJudgedRun(t, db)
-		if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
+		if _, err := runRows.StartRunAttempt(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
 		score := 1.0
@@ -42,7 +43,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 			plain, _ = json.Marshal([]StepJudgment{j})
 			stored := plain
 			if pack {
-				stored = db.PackJudgments(plain)
+				stored = runRows.PackJudgments(plain)
 			}
 			return journalStep(t, db, r.ID, accountID, stored), plain
 		}
@@ -76,7 +77,7 @@ func TestJournaledJudgmentsAreStoredCompressedOnSQLite(t *testing.T) {
 		if _, err := db.W.ExecContext(ctx, `UPDATE run_steps SET judgments = $1 WHERE id = $2`, string(plain), older); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
+		if err := runRows.FinishRunAttempt(ctx, r.ID, 1, runs.RunResult{Status: runs.RunCompleted, Judged: true}); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := rp.materializeJudgments(ctx); err != nil || n != 3 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/agentry/agentry/internal/llm"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Judging recorded runs after the fact: a regression run (internal/
@@ -31,7 +30,15 @@ const NotRun = "not_run"
 type RecordedRun struct {
 	Input  string
 	Output string // the run's output ("" when it has none)
-	Steps  []store.StepRow
+	Steps  []RecordedStep
+}
+
+// RecordedStep is one step attempt of a recorded run's journal, in the
+// journal's order: what a criterion needs to find its step's output. The
+// caller (internal/regressions) copies them from the runs area's rows.
+type RecordedStep struct {
+	StepID, Status, Output string
+	Superseded             bool
 }
 
 // Criteria are an agent's enabled criteria and its default tier, read
@@ -105,7 +112,7 @@ func (s *Service) JudgeRecorded(ctx context.Context, accountID, billedRunID stri
 
 // lastOutput is the output of the last completed, not superseded attempt
 // of a step in a run's journal (ordered by id, so by time).
-func lastOutput(steps []store.StepRow, stepID string) (string, bool) {
+func lastOutput(steps []RecordedStep, stepID string) (string, bool) {
 	out, ok := "", false
 	for _, st := range steps {
 		if st.StepID == stepID && st.Status == "completed" && !st.Superseded {

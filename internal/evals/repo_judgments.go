@@ -91,7 +91,7 @@ func (rp repo) materializeJudgments(ctx context.Context) (int, error) {
 func (rp repo) materializeRunJudgments(ctx context.Context, accountID, runID string) (int, error) {
 	var status string
 	err := rp.db.R.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && store.RunTerminal(status)) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && runEnded(status)) {
 		return 0, nil
 	}
 	if err != nil {
@@ -347,3 +347,7 @@ func (rp repo) liveCriteria(ctx context.Context, tx store.Querier, rs []Evaluati
 	}
 	return live, rows.Err()
 }
+
+// runEnded reports whether a run's status, as the runs area writes it in
+// its runs table, is terminal (runs.RunTerminal): completed or failed.
+func runEnded(status string) bool { return status == "completed" || status == "failed" }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -35,11 +36,11 @@ func TestMaterializeJudgments(t *testing.T) {
 		if pending, err := rp.judgmentsPending(ctx); err != nil || pending {
 			t.Fatalf("pending on an empty journal: %v %v", pending, err)
 		}
-		r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agents[acct.ID]})
+		r, err := runs.NewRepo(db, nil).CreateRun(ctx, runs.Run{AccountID: acct.ID, AgentID: agents[acct.ID]})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
+		if _, err := runs.NewRepo(db, nil).StartRunAttempt(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
 		judged := time.Now().UTC().Add(-time.Minute).Truncate(time.Millisecond)
@@ -74,7 +75,7 @@ func TestMaterializeJudgments(t *testing.T) {
 		later := judgment(kept)
 		more, _ := json.Marshal([]StepJudgment{later})
 		laterStep := journal(more)
-		if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
+		if err := runs.NewRepo(db, nil).FinishRunAttempt(ctx, r.ID, 1, runs.RunResult{Status: runs.RunCompleted, Judged: true}); err != nil {
 			t.Fatal(err)
 		}
 		if pending, err := rp.judgmentsPending(ctx); err != nil || !pending {
@@ -129,34 +130,34 @@ func TestMaterializeJudgmentsOfARunThatChangedMeanwhile(t *testing.T) {
 	// marking it.
 	attempt := func(status string) {
 		t.Helper()
-		n, err := db.StartRunAttempt(ctx, r.ID)
+		n, err := runs.NewRepo(db, nil).StartRunAttempt(ctx, r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		js, _ := json.Marshal([]StepJudgment{{ID: store.NewID(), CriteriaID: criterionID, EvaluationMode: "eval_and_retry",
 			Status: "passed", Details: json.RawMessage(`{"checks":[]}`), EvaluatedAt: store.Now()}})
 		err = db.Tx(ctx, func(tx *sql.Tx) error {
-			id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
+			id, err := runs.NewRepo(db, nil).InsertStep(ctx, tx, runs.StepRow{RunID: r.ID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
 				Attempt: n, Status: "processing", StartedAt: time.Now()})
 			if err != nil {
 				return err
 			}
 			ended := time.Now()
-			return db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js})
+			return runs.NewRepo(db, nil).FinishStep(ctx, tx, runs.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js})
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: status, Judged: true}); err != nil {
+		if err := runs.NewRepo(db, nil).FinishRunAttempt(ctx, r.ID, n, runs.RunResult{Status: status, Judged: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	attempt(store.RunWaitingHuman)
+	attempt(runs.RunWaitingHuman)
 	resumed := false
 	rp.afterJudgmentsRead = (func() {
 		if !resumed {
 			resumed = true
-			attempt(store.RunCompleted)
+			attempt(runs.RunCompleted)
 		}
 	})
 	if n, err := rp.materializeJudgments(ctx); err != nil || n != 1 {
@@ -193,16 +194,16 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 		`{"check":"not_contains","passed":true,"detail":"does not contain \"confidential\""}],"explanation":"2 of 2 checks passed","pass_threshold":1}`)
 	journalRuns := func(n int) {
 		for range n {
-			r, err := db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent})
+			r, err := runs.NewRepo(db, nil).CreateRun(ctx, runs.Run{AccountID: acct.ID, AgentID: agent})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := db.StartRunAttempt(ctx, r.ID); err != nil {
+			if _, err := runs.NewRepo(db, nil).StartRunAttempt(ctx, r.ID); err != nil {
 				b.Fatal(err)
 			}
 			err = db.Tx(ctx, func(tx *sql.Tx) error {
 				for _, c := range criteria {
-					id, err := db.InsertStep(ctx, tx, store.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
+					id, err := runs.NewRepo(db, nil).InsertStep(ctx, tx, runs.StepRow{RunID: r.ID, AccountID: acct.ID, Key: "s", StepID: "s", StepType: "text",
 						Attempt: 1, Status: "processing", StartedAt: time.Now()})
 					if err != nil {
 						return err
@@ -210,7 +211,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 					js, _ := json.Marshal([]StepJudgment{{ID: store.NewID(), CriteriaID: c, EvaluationMode: "eval_and_retry",
 						Status: "passed", Score: &score, Details: details, EvaluatedAt: store.Now()}})
 					ended := time.Now()
-					if err := db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js}); err != nil {
+					if err := runs.NewRepo(db, nil).FinishStep(ctx, tx, runs.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: js}); err != nil {
 						return err
 					}
 				}
@@ -219,7 +220,7 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := db.FinishRunAttempt(ctx, r.ID, 1, store.RunResult{Status: store.RunCompleted, Judged: true}); err != nil {
+			if err := runs.NewRepo(db, nil).FinishRunAttempt(ctx, r.ID, 1, runs.RunResult{Status: runs.RunCompleted, Judged: true}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -249,19 +250,21 @@ func BenchmarkMaterializeJudgments(b *testing.B) {
 }
 
 // journalStep records a finished attempt of the run's step s holding the
-// judgments, as the runs' journal does, and returns the attempt's id.
+// judgments, as the runs' journal does (through the runs area's repository
+// packing them as the server builds it), and returns the attempt's id.
 func journalStep(t testing.TB, db *store.DB, runID, accountID string, judgments json.RawMessage) string {
 	t.Helper()
 	ctx := context.Background()
+	runRows := runs.NewRepo(db, PackJudgments)
 	var id string
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if id, err = db.InsertStep(ctx, tx, store.StepRow{RunID: runID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
+		if id, err = runRows.InsertStep(ctx, tx, runs.StepRow{RunID: runID, AccountID: accountID, Key: "s", StepID: "s", StepType: "text",
 			Attempt: 1, Status: "processing", StartedAt: time.Now()}); err != nil {
 			return err
 		}
 		ended := time.Now()
-		return db.FinishStep(ctx, tx, store.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
+		return runRows.FinishStep(ctx, tx, runs.StepRow{ID: id, Status: "completed", Output: "ok", EndedAt: &ended, Judgments: judgments})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +286,7 @@ func judgedCriterion(t testing.TB, db *store.DB, accountID, agentID string) stri
 
 // newJudgedRun creates an account with a judged agent (judgedAgent), one
 // criterion of its step and a run of it not yet started.
-func newJudgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, run store.Run) {
+func newJudgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, run runs.Run) {
 	t.Helper()
 	ctx := context.Background()
 	_, acct, err := directory.CreateUser(ctx, db, directory.NewUser{Name: "J"})
@@ -292,7 +295,7 @@ func newJudgedRun(t testing.TB, db *store.DB) (accountID, criterionID string, ru
 	}
 	agent := storetest.JudgedAgent(t, db, acct.ID)
 	criterionID = judgedCriterion(t, db, acct.ID, agent)
-	if run, err = db.CreateRun(ctx, store.Run{AccountID: acct.ID, AgentID: agent}); err != nil {
+	if run, err = runs.NewRepo(db, nil).CreateRun(ctx, runs.Run{AccountID: acct.ID, AgentID: agent}); err != nil {
 		t.Fatal(err)
 	}
 	return acct.ID, criterionID, run

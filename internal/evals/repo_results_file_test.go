@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -28,7 +29,7 @@ func newResultsFixture(t *testing.T, db *store.DB, name string) resultsFixture {
 	}
 	f := resultsFixture{db: db, account: acct.ID, agent: storetest.JudgedAgent(t, db, acct.ID)}
 	f.criterion = f.newCriterion(t)
-	r, err := db.CreateRun(ctx, store.Run{AccountID: f.account, AgentID: f.agent})
+	r, err := runs.NewRepo(db, nil).CreateRun(ctx, runs.Run{AccountID: f.account, AgentID: f.agent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,16 @@ type Deps struct {
 	// Signals records a failed evaluation for the model rollback rules
 	// (the model alerts area's RecordSignal; nil: none).
 	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
+	// Replays tells a regression's replay, which raises no alert, from a
+	// production run (the runs area's repository; nil: every run is a
+	// production run).
+	Replays RunRegressions
+}
+
+// RunRegressions names the regression a run replays for ("" for a
+// production run, or a run that does not exist).
+type RunRegressions interface {
+	RunRegressionID(ctx context.Context, runID string) (string, error)
 }
 
 // Agents is what this area reads of the agents area. Both answer only
@@ -287,8 +297,10 @@ func (s *Service) alert(ctx context.Context, r EvaluationResult, explanation str
 	if r.EvaluationMode != ModeRetry && r.EvaluationMode != ModeSample {
 		return
 	}
-	if reg, err := s.DB.RunRegressionID(ctx, r.AgentRunID); err != nil || reg != "" {
-		return // a regression's replay raises no alert nor rollback signal
+	if s.Replays != nil {
+		if reg, err := s.Replays.RunRegressionID(ctx, r.AgentRunID); err != nil || reg != "" {
+			return // a regression's replay raises no alert nor rollback signal
+		}
 	}
 	typ := ""
 	switch {

@@ -66,8 +66,8 @@ func (w *watcher) CheckInput(ctx context.Context, input string) error {
 		// is replaced by its kind before the run fails (and so before its
 		// snapshot, done event and search index are written).
 		redacted := Redact(w.policies, StageInput, v, input)
-		if w.s.DB != nil {
-			if err := w.s.DB.SetRunGovernanceInput(context.WithoutCancel(ctx), w.run.AccountID, w.run.ID, "blocked", &redacted); err != nil {
+		if w.s.RunInputs != nil {
+			if err := w.s.RunInputs.SetRunGovernanceInput(context.WithoutCancel(ctx), w.run.AccountID, w.run.ID, "blocked", &redacted); err != nil {
 				return err
 			}
 		}
@@ -85,10 +85,10 @@ func (w *watcher) CheckInput(ctx context.Context, input string) error {
 // setInput records the input check's outcome on the run; the run goes on
 // whether or not that write succeeds.
 func (w *watcher) setInput(ctx context.Context, status string, redacted *string) {
-	if w.s.DB == nil {
+	if w.s.RunInputs == nil {
 		return
 	}
-	if err := w.s.DB.SetRunGovernanceInput(context.WithoutCancel(ctx), w.run.AccountID, w.run.ID, status, redacted); err != nil {
+	if err := w.s.RunInputs.SetRunGovernanceInput(context.WithoutCancel(ctx), w.run.AccountID, w.run.ID, status, redacted); err != nil {
 		slog.WarnContext(ctx, "recording the governance input status", "run_id", w.run.ID, "err", err)
 	}
 }

@@ -46,6 +46,16 @@ type Deps struct {
 	// Signals records a flag or block for the model rollback rules (the
 	// model alerts area's RecordSignal; nil: none).
 	Signals func(ctx context.Context, accountID, agentID string, signal lifecycle.Signal, at time.Time) error
+	// RunInputs records on a run what its input check decided (the runs
+	// area's repository; nil: nothing is recorded).
+	RunInputs RunInputs
+}
+
+// RunInputs records what the governance input check decided for a run:
+// safe, blocked or skipped. With redacted non-nil, a blocked run's stored
+// input is replaced by it, so the matched data is kept nowhere.
+type RunInputs interface {
+	SetRunGovernanceInput(ctx context.Context, accountID, runID, status string, redacted *string) error
 }
 
 // Agents is what this area reads of the agents area: whether the account

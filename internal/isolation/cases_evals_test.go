@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -82,7 +83,7 @@ func evalOfA(t *testing.T, c *Ctx) Vars {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := c.DB.Steps(ctx, v["run_id"])
+	steps, err := runs.NewRepo(c.DB, nil).Steps(ctx, v["run_id"])
 	if err != nil || len(steps) == 0 {
 		t.Fatalf("A's steps: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/protect"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -161,7 +161,7 @@ func pausedWithQueuedRunOfA(t *testing.T, c *Ctx) Vars {
 	t.Helper()
 	v := emailAgentOfA(t, c)
 	in := `{"subject":"parked"}`
-	if _, err := c.DB.CreateRun(context.Background(), store.Run{AccountID: c.A.AccountID, AgentID: v["agent_id"], Status: store.RunQueued,
+	if _, err := runs.NewRepo(c.DB, nil).CreateRun(context.Background(), runs.Run{AccountID: c.A.AccountID, AgentID: v["agent_id"], Status: runs.RunQueued,
 		TriggerType: "email_received", Input: &in, Metadata: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}

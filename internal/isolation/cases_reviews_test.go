@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -22,14 +22,14 @@ func parkedRunOfA(t *testing.T, c *Ctx) Vars {
 	r.JSON(t, &run)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := c.DB.Run(context.Background(), c.A.AccountID, run.RunID)
+		got, err := runs.NewRepo(c.DB, nil).Run(context.Background(), c.A.AccountID, run.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status == store.RunWaitingHuman {
+		if got.Status == runs.RunWaitingHuman {
 			return Vars{"agent_id": agent, "run_id": run.RunID}
 		}
-		if store.RunTerminal(got.Status) || time.Now().After(deadline) {
+		if runs.RunTerminal(got.Status) || time.Now().After(deadline) {
 			t.Fatalf("A's run did not park: %s %s", got.Status, got.Error)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -29,11 +29,11 @@ func runOfA(t *testing.T, c *Ctx) Vars {
 	r.JSON(t, &run)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got, err := c.DB.Run(context.Background(), c.A.AccountID, run.RunID)
+		got, err := runs.NewRepo(c.DB, nil).Run(context.Background(), c.A.AccountID, run.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if store.RunTerminal(got.Status) {
+		if runs.RunTerminal(got.Status) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -46,7 +46,7 @@ func runOfA(t *testing.T, c *Ctx) Vars {
 	if _, err := c.S.Blobs.Put(ctx, key, "text/plain", strings.NewReader("A's file")); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DB.AddRunAttachment(ctx, store.RunAttachment{StorageKey: key, RunID: run.RunID, AccountID: c.A.AccountID, Name: "a.txt", ContentType: "text/plain"}); err != nil {
+	if err := runs.NewRepo(c.DB, nil).AddRunAttachment(ctx, runs.RunAttachment{StorageKey: key, RunID: run.RunID, AccountID: c.A.AccountID, Name: "a.txt", ContentType: "text/plain"}); err != nil {
 		t.Fatal(err)
 	}
 	return Vars{"agent_id": agent, "run_id": run.RunID, "attachment_id": base64.RawURLEncoding.EncodeToString([]byte(key))}
@@ -90,7 +90,7 @@ func init() {
 			Body: map[string]any{"query": "secret of A alpha"}, Expect: Status(http.StatusOK, noMatches), Control: Status(http.StatusOK, hasMatches)},
 		Case{Op: "DELETE /agents/runs/{run_id}", Name: "B cancels A's run",
 			Setup: func(t *testing.T, c *Ctx) Vars {
-				r, err := c.DB.CreateRun(context.Background(), store.Run{AccountID: c.A.AccountID, AgentID: agentOfA(t, c)})
+				r, err := runs.NewRepo(c.DB, nil).CreateRun(context.Background(), runs.Run{AccountID: c.A.AccountID, AgentID: agentOfA(t, c)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,7 +98,7 @@ func init() {
 			},
 			Expect: func(t testing.TB, c *Ctx, r testserver.Response) {
 				NotFound()(t, c, r)
-				if got, _ := c.DB.Run(context.Background(), c.A.AccountID, c.Vars["run_id"]); got.CancelRequested || got.Status != store.RunPending {
+				if got, _ := runs.NewRepo(c.DB, nil).Run(context.Background(), c.A.AccountID, c.Vars["run_id"]); got.CancelRequested || got.Status != runs.RunPending {
 					t.Errorf("B's cancel touched A's run: %+v", got)
 				}
 			}},

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/testserver"
 )
 
@@ -61,7 +62,7 @@ func init() {
 func rrNone(t testing.TB, c *Ctx, r testserver.Response) {
 	t.Helper()
 	NotFound()(t, c, r)
-	if ids, err := c.DB.Reruns(context.Background(), c.A.AccountID, c.Vars["run_id"], 10); err != nil || len(ids) != 0 {
+	if ids, err := runs.NewRepo(c.DB, nil).Reruns(context.Background(), c.A.AccountID, c.Vars["run_id"], 10); err != nil || len(ids) != 0 {
 		t.Errorf("B's rerun attempt made reruns %v (%v)", ids, err)
 	}
 }

@@ -143,7 +143,7 @@ func run(t *testing.T, s *testserver.Server, agent, input string) runs.RunRespon
 		r := s.Do(t, "GET", "/agents/runs/"+started.RunID+"?include_step_outputs=true", s.Key, nil)
 		var snap runs.RunResponse
 		r.JSON(t, &snap)
-		if store.RunTerminal(snap.Status) {
+		if runs.RunTerminal(snap.Status) {
 			return snap
 		}
 		if time.Now().After(deadline) {
@@ -410,7 +410,7 @@ func TestMemberCannotSendOwnersSecretToOwnListener(t *testing.T) {
 			for {
 				var snap runs.RunResponse
 				s.Do(t, "GET", "/agents/runs/"+started.RunID+"?include_step_outputs=true", member, nil).JSON(t, &snap)
-				if store.RunTerminal(snap.Status) {
+				if runs.RunTerminal(snap.Status) {
 					return snap
 				}
 				if time.Now().After(deadline) {

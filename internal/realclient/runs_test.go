@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/client"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -369,7 +370,7 @@ func TestDownloadRunAttachment(t *testing.T) {
 		ts := testserver.Start(t, d)
 		c := newRunClient(t, ts)
 		agent := makeAgent(t, ts, chainDef)
-		run, err := ts.DB.CreateRun(ctx, store.Run{AccountID: ts.AccountID, AgentID: agent})
+		run, err := runs.NewRepo(ts.DB, nil).CreateRun(ctx, runs.Run{AccountID: ts.AccountID, AgentID: agent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +379,7 @@ func TestDownloadRunAttachment(t *testing.T) {
 		if _, err := ts.S.Blobs.Put(ctx, key, "image/png", bytes.NewReader(payload)); err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.DB.AddRunAttachment(ctx, store.RunAttachment{StorageKey: key, RunID: run.ID, AccountID: ts.AccountID,
+		if err := runs.NewRepo(ts.DB, nil).AddRunAttachment(ctx, runs.RunAttachment{StorageKey: key, RunID: run.ID, AccountID: ts.AccountID,
 			Name: "chart.png", ContentType: "image/png", Size: int64(len(payload))}); err != nil {
 			t.Fatal(err)
 		}

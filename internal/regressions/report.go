@@ -59,7 +59,7 @@ func (s *Service) report(ctx context.Context, reg Regression, withItems bool) (R
 		v := ItemView{RegressionItem: it}
 		if it.ReplayRunID != "" {
 			rep.Started++
-			replay, err := s.DB.Run(ctx, reg.AccountID, it.ReplayRunID)
+			replay, err := s.runs.Run(ctx, reg.AccountID, it.ReplayRunID)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return Report{}, err
 			}
@@ -86,7 +86,7 @@ func (s *Service) report(ctx context.Context, reg Regression, withItems bool) (R
 		if !withItems {
 			continue
 		}
-		src, err := s.DB.Run(ctx, reg.AccountID, it.SourceRunID)
+		src, err := s.runs.Run(ctx, reg.AccountID, it.SourceRunID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return Report{}, err
 		}

@@ -49,8 +49,11 @@ type Service struct {
 	repo   repo
 	Queue  jobs.Enqueuer
 	Agents Agents
-	Runs   *runs.Service
-	Evals  *evals.Service
+	// runs reads the recorded runs and the replays (the runs area's
+	// repository; reads only, so without its packing of judgments).
+	runs  *runs.Repo
+	Runs  *runs.Service
+	Evals *evals.Service
 	// InFlight bounds the replays of one regression running at once
 	// (DefaultInFlight when 0); Tick is how often a running regression
 	// looks at its replays (250 ms when 0).
@@ -61,7 +64,7 @@ type Service struct {
 // New builds the service: q takes regression jobs, whose replays are runs
 // judged by evals, of the agents a answers for.
 func New(db *store.DB, q jobs.Enqueuer, a Agents, r *runs.Service, evals *evals.Service) *Service {
-	return &Service{DB: db, repo: repo{db}, Queue: q, Agents: a, Runs: r, Evals: evals}
+	return &Service{DB: db, repo: repo{db}, runs: runs.NewRepo(db, nil), Queue: q, Agents: a, Runs: r, Evals: evals}
 }
 
 // Request asks for a regression: the version to replay on ("" for the
@@ -119,7 +122,7 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Requ
 		return Regression{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", runs.ErrUnavailableStep, strings.Join(missing, ", "))
 	}
 	// What the recorded runs cost is what replaying them is expected to.
-	estimate, err := s.DB.RunCreditsOf(ctx, accountID, sources)
+	estimate, err := s.runs.RunCreditsOf(ctx, accountID, sources)
 	if err != nil {
 		return Regression{}, err
 	}
@@ -152,7 +155,7 @@ func (s *Service) sources(ctx context.Context, accountID, agentID string, req Re
 		if n < 1 || n > MaxRuns {
 			return nil, "", fieldError(fmt.Sprintf("last_runs is between 1 and %d", MaxRuns), "last_runs")
 		}
-		ids, err := s.DB.RegressionSourceRuns(ctx, accountID, agentID, n)
+		ids, err := s.runs.RegressionSourceRuns(ctx, accountID, agentID, n)
 		if err != nil {
 			return nil, "", err
 		}
@@ -170,7 +173,7 @@ func (s *Service) sources(ctx context.Context, accountID, agentID string, req Re
 				return nil, "", fieldError("this run is named twice", "run_ids", i)
 			}
 			seen[id] = true
-			r, err := s.DB.Run(ctx, accountID, id)
+			r, err := s.runs.Run(ctx, accountID, id)
 			if errors.Is(err, store.ErrNotFound) || (err == nil && (r.AgentID != agentID || r.RegressionID != "")) {
 				// Another account's run reads as no run at all.
 				return nil, "", fieldError("no recorded run of this agent has this id", "run_ids", i)
@@ -178,7 +181,7 @@ func (s *Service) sources(ctx context.Context, accountID, agentID string, req Re
 			if err != nil {
 				return nil, "", err
 			}
-			if !store.RunTerminal(r.Status) {
+			if !runs.RunTerminal(r.Status) {
 				return nil, "", fieldError("this run has not finished: only completed or failed runs are replayed", "run_ids", i)
 			}
 		}

@@ -109,11 +109,11 @@ func (s *Service) advance(ctx context.Context, accountID, id string) (bool, erro
 		if it.Status != ItemReplaying {
 			continue
 		}
-		replay, err := s.DB.Run(ctx, accountID, it.ReplayRunID)
+		replay, err := s.runs.Run(ctx, accountID, it.ReplayRunID)
 		if err != nil {
 			return false, err
 		}
-		if !store.RunTerminal(replay.Status) {
+		if !runs.RunTerminal(replay.Status) {
 			running++
 			open++
 			continue
@@ -141,7 +141,7 @@ func (s *Service) advance(ctx context.Context, accountID, id string) (bool, erro
 		if running >= inFlight {
 			continue
 		}
-		src, err := s.DB.Run(ctx, accountID, it.SourceRunID)
+		src, err := s.runs.Run(ctx, accountID, it.SourceRunID)
 		if err != nil {
 			return false, err
 		}
@@ -160,14 +160,18 @@ func (s *Service) advance(ctx context.Context, accountID, id string) (bool, erro
 
 // judge compares a replay that ended with its original: both judged with
 // the agent's criteria, their outputs compared.
-func (s *Service) judge(ctx context.Context, it RegressionItem, replay store.Run, cs evals.Criteria) error {
-	src, err := s.DB.Run(ctx, replay.AccountID, it.SourceRunID)
+func (s *Service) judge(ctx context.Context, it RegressionItem, replay runs.Run, cs evals.Criteria) error {
+	src, err := s.runs.Run(ctx, replay.AccountID, it.SourceRunID)
 	if err != nil {
 		return err
 	}
-	recorded := func(r store.Run) (evals.RecordedRun, error) {
-		steps, err := s.DB.Steps(ctx, r.ID)
-		return evals.RecordedRun{Input: deref(r.Input), Output: deref(r.Output), Steps: steps}, err
+	recorded := func(r runs.Run) (evals.RecordedRun, error) {
+		steps, err := s.runs.Steps(ctx, r.ID)
+		out := evals.RecordedRun{Input: deref(r.Input), Output: deref(r.Output), Steps: make([]evals.RecordedStep, len(steps))}
+		for i, st := range steps {
+			out.Steps[i] = evals.RecordedStep{StepID: st.StepID, Status: st.Status, Output: st.Output, Superseded: st.Superseded}
+		}
+		return out, err
 	}
 	before, err := recorded(src)
 	if err != nil {
@@ -179,8 +183,8 @@ func (s *Service) judge(ctx context.Context, it RegressionItem, replay store.Run
 	}
 	sv, sp, sc := s.Evals.JudgeRecorded(ctx, replay.AccountID, replay.ID, cs, before)
 	rv, rp, rc := s.Evals.JudgeRecorded(ctx, replay.AccountID, replay.ID, cs, after)
-	sp = sp && src.Status == store.RunCompleted
-	rp = rp && replay.Status == store.RunCompleted
+	sp = sp && src.Status == runs.RunCompleted
+	rp = rp && replay.Status == runs.RunCompleted
 	sim := Similarity(before.Output, after.Output)
 	it.Outcome = Changed
 	if src.Status == replay.Status && before.Output == after.Output {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"slices"
 	"time"
-
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The account-wide views of runs: the list across agents, the summary of a
@@ -68,7 +66,7 @@ func (s *Service) Summarise(ctx context.Context, accountID string, now time.Time
 		out.Total++
 		out.ByStatus[r.Status]++
 		out.Credits += r.Credits
-		if r.StartedAt != nil && r.EndedAt != nil && store.RunTerminal(r.Status) {
+		if r.StartedAt != nil && r.EndedAt != nil && RunTerminal(r.Status) {
 			durations = append(durations, r.EndedAt.Sub(*r.StartedAt).Seconds())
 		}
 		i := int(r.CreatedAt.Sub(start) / bucket)
@@ -76,9 +74,9 @@ func (s *Service) Summarise(ctx context.Context, accountID string, now time.Time
 			return
 		}
 		switch r.Status {
-		case store.RunCompleted:
+		case RunCompleted:
 			out.Buckets[i].Completed++
-		case store.RunFailed:
+		case RunFailed:
 			out.Buckets[i].Failed++
 		default:
 			out.Buckets[i].Other++
@@ -88,8 +86,8 @@ func (s *Service) Summarise(ctx context.Context, accountID string, now time.Time
 		return Summary{}, err
 	}
 	out.Truncated = truncated
-	if ended := out.ByStatus[store.RunCompleted] + out.ByStatus[store.RunFailed]; ended > 0 {
-		out.FailureRate = float64(out.ByStatus[store.RunFailed]) / float64(ended)
+	if ended := out.ByStatus[RunCompleted] + out.ByStatus[RunFailed]; ended > 0 {
+		out.FailureRate = float64(out.ByStatus[RunFailed]) / float64(ended)
 	}
 	if len(durations) > 0 {
 		slices.Sort(durations)
@@ -107,9 +105,9 @@ func percentile(sorted []float64, p float64) *float64 {
 
 // Details is a run with what its page shows around it.
 type Details struct {
-	Run         store.Run
+	Run         Run
 	Children    []RunListItem
-	Attachments []store.RunAttachment
+	Attachments []RunAttachment
 	// Usage is each step attempt's model use, in the order of the steps
 	// of Get.
 	Usage []StepUsage
@@ -120,7 +118,7 @@ const DetailsLimit = 500
 
 // RunDetails reads a run of the account with its sub-runs and files.
 func (s *Service) RunDetails(ctx context.Context, accountID, runID string) (Details, error) {
-	r, err := s.DB.Run(ctx, accountID, runID)
+	r, err := s.Repo.Run(ctx, accountID, runID)
 	if err != nil {
 		return Details{}, err
 	}

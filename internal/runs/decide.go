@@ -91,11 +91,11 @@ func (s *Service) decide(ctx context.Context, accountID, runID, stepKey string, 
 	if d.Edited != "" && !rv.AllowEdit {
 		return Review{}, ErrEditNotAllowed
 	}
-	r, err := s.DB.Run(ctx, accountID, runID)
+	r, err := s.Repo.Run(ctx, accountID, runID)
 	if err != nil {
 		return Review{}, err
 	}
-	if store.RunTerminal(r.Status) {
+	if RunTerminal(r.Status) {
 		return Review{}, ErrReviewRunFinished
 	}
 	rv, err = s.reviews.decide(ctx, accountID, runID, stepKey, d)
@@ -117,11 +117,11 @@ func (s *Service) decide(ctx context.Context, accountID, runID, stepKey string, 
 // the step; a duplicate resume is a no-op (the job is unique by its
 // arguments, and only one worker can take a parked run).
 func (s *Service) resumeIfParked(ctx context.Context, accountID, runID, stepKey string) error {
-	r, err := s.DB.Run(ctx, accountID, runID)
+	r, err := s.Repo.Run(ctx, accountID, runID)
 	if err != nil {
 		return err
 	}
-	if r.Status != store.RunWaitingHuman {
+	if r.Status != RunWaitingHuman {
 		return nil
 	}
 	return s.enqueue(ctx, r, "review:"+stepKey)
@@ -129,7 +129,7 @@ func (s *Service) resumeIfParked(ctx context.Context, accountID, runID, stepKey 
 
 // resumeOwed enqueues a resume for every review of a just-parked run that
 // was decided while the run was being parked.
-func (s *Service) resumeOwed(ctx context.Context, r store.Run) error {
+func (s *Service) resumeOwed(ctx context.Context, r Run) error {
 	keys, err := s.reviews.decidedUnconsumed(ctx, r.ID)
 	if err != nil {
 		return err
@@ -152,8 +152,8 @@ func (s *Service) ResumeDecided(ctx context.Context) (int, error) {
 	errs := []error{err}
 	n := 0
 	for _, rv := range due {
-		r, err := s.DB.Run(ctx, rv.AccountID, rv.RunID)
-		if err == nil && r.Status == store.RunWaitingHuman {
+		r, err := s.Repo.Run(ctx, rv.AccountID, rv.RunID)
+		if err == nil && r.Status == RunWaitingHuman {
 			err = s.enqueue(ctx, r, "review:"+rv.StepKey)
 			if err == nil {
 				n++

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/engine"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // SetBeforeParkHook makes the worker call f as a run is about to park on
@@ -17,8 +16,8 @@ func SetBeforeParkHook(s *Service, f func(runID, stepKey string)) { s.beforePark
 func SetBeforeEnqueueHook(s *Service, f func(runID string) error) { s.beforeEnqueue.Store(&f) }
 
 // NewJournal returns the journal a worker keeps for run r.
-func NewJournal(s *Service, r store.Run) engine.Journal {
-	return &journal{db: s.DB, bus: s.Bus, run: r}
+func NewJournal(s *Service, r Run) engine.Journal {
+	return &journal{db: s.DB, repo: s.Repo, bus: s.Bus, run: r}
 }
 
 // RequestReview records a review request as a human_in_the_loop step does.

@@ -34,10 +34,11 @@ import (
 // which the resumed run computes again, identically; the records of every
 // other step are committed when they are made, as before.
 type journal struct {
-	db  *store.DB
-	bus *events.Bus
-	run store.Run
-	ids syncMap
+	db   *store.DB
+	repo *Repo
+	bus  *events.Bus
+	run  Run
+	ids  syncMap
 	// first says this is the run's first attempt, which has no steps
 	// recorded yet (steps are only written under an attempt): Completed
 	// need not read them.
@@ -64,8 +65,8 @@ var localSteps = map[string]bool{
 // heldWrite is one journal write: a step attempt starting (insert) or
 // finishing (update), and the event announcing it.
 type heldWrite struct {
-	insert *store.StepRow
-	update *store.StepRow
+	insert *StepRow
+	update *StepRow
 	event  *events.New
 }
 
@@ -73,7 +74,7 @@ func (j *journal) Completed(ctx context.Context) (map[string]engine.StepRecord, 
 	if j.first {
 		return map[string]engine.StepRecord{}, nil
 	}
-	rows, err := j.db.Steps(ctx, j.run.ID)
+	rows, err := j.repo.Steps(ctx, j.run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +95,7 @@ func (j *journal) StepStarted(ctx context.Context, rec engine.StepRecord) error 
 	if id == "" {
 		id = store.NewID()
 	}
-	row := store.StepRow{ID: id, RunID: j.run.ID, AccountID: j.run.AccountID, Key: rec.Key, StepID: rec.StepID,
+	row := StepRow{ID: id, RunID: j.run.ID, AccountID: j.run.AccountID, Key: rec.Key, StepID: rec.StepID,
 		StepType: rec.StepType, Attempt: rec.Attempt, Status: rec.Status, Input: rec.Input, StartedAt: rec.StartedAt}
 	j.ids.set(fmt.Sprintf("%s#%d", rec.Key, rec.Attempt), row.ID)
 	return j.record(ctx, rec.StepType, heldWrite{insert: &row, event: &events.New{Type: "step_started", Data: stepEvent(j.run.ID, rec)}})
@@ -113,10 +114,10 @@ func (j *journal) StepFinished(ctx context.Context, rec engine.StepRecord) error
 		tc = []byte("[]")
 	}
 	ended := rec.EndedAt
-	w := heldWrite{update: &store.StepRow{ID: id, Status: rec.Status, Output: rec.Output, ContentType: rec.ContentType,
+	w := heldWrite{update: &StepRow{ID: id, Status: rec.Status, Output: rec.Output, ContentType: rec.ContentType,
 		Model: rec.Model, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens,
 		EndedAt: &ended, Credits: rec.Credits, ToolCalls: tc, Error: rec.Error, Stopped: rec.Stopped, Final: rec.Final,
-		Judgments: j.db.PackJudgments(rec.Judgments)}}
+		Judgments: j.repo.PackJudgments(rec.Judgments)}}
 	data := stepEvent(j.run.ID, rec)
 	switch rec.Status {
 	case engine.StatusFailed:
@@ -169,12 +170,12 @@ func (j *journal) writeHeldTx(ctx context.Context, tx *sql.Tx, extra ...events.N
 	var evs []events.New
 	for _, w := range j.pending {
 		if w.insert != nil {
-			if _, err := j.db.InsertStep(ctx, tx, *w.insert); err != nil {
+			if _, err := j.repo.InsertStep(ctx, tx, *w.insert); err != nil {
 				return err
 			}
 		}
 		if w.update != nil {
-			if err := j.db.FinishStep(ctx, tx, *w.update); err != nil {
+			if err := j.repo.FinishStep(ctx, tx, *w.update); err != nil {
 				return err
 			}
 		}
@@ -207,7 +208,7 @@ func (j *journal) Supersede(ctx context.Context, keys []string) error {
 	if err != nil {
 		return err
 	}
-	return j.db.SupersedeSteps(ctx, j.run.ID, keys)
+	return j.repo.SupersedeSteps(ctx, j.run.ID, keys)
 }
 
 // Emit commits the events, and the held writes before them, at once: a

@@ -29,14 +29,14 @@ func TestJournalHoldsLocalStepsUntilObservable(t *testing.T) {
 		api := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
 		agent := storeAgent(t, api, def, definition.TriggerDynamicInput)
 		in := "x"
-		r, err := api.DB.CreateRun(ctx, store.Run{AccountID: api.AccountID, AgentID: agent, Input: &in})
+		r, err := runs.NewRepo(api.DB, nil).CreateRun(ctx, runs.Run{AccountID: api.AccountID, AgentID: agent, Input: &in})
 		if err != nil {
 			t.Fatal(err)
 		}
 		j := runs.NewJournal(api.S.Runs, r)
 		onDisk := func() (steps map[string]string, types []string) {
 			t.Helper()
-			rows, err := api.DB.Steps(ctx, r.ID)
+			rows, err := runs.NewRepo(api.DB, nil).Steps(ctx, r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,13 +40,13 @@ func TestJudgmentsOfACrashedAttemptAreRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := "what time is it"
-		r, err := api.DB.CreateRun(ctx, store.Run{AccountID: api.AccountID, AgentID: agent, Input: &in})
+		r, err := runs.NewRepo(api.DB, nil).CreateRun(ctx, runs.Run{AccountID: api.AccountID, AgentID: agent, Input: &in})
 		if err != nil {
 			t.Fatal(err)
 		}
 
 		// Attempt 1 journals the judged model step, then dies.
-		if n, err := api.DB.StartRunAttempt(ctx, r.ID); err != nil || n != 1 {
+		if n, err := runs.NewRepo(api.DB, nil).StartRunAttempt(ctx, r.ID); err != nil || n != 1 {
 			t.Fatalf("attempt %d, %v", n, err)
 		}
 		judgment := evals.StepJudgment{ID: store.NewID(), CriteriaID: c.ID, EvaluationMode: "eval_and_retry", Status: "passed",
@@ -68,7 +68,7 @@ func TestJudgmentsOfACrashedAttemptAreRecorded(t *testing.T) {
 		if err := w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 2}, Args: runs.RunArgs{RunID: r.ID}}); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := api.DB.Run(ctx, api.AccountID, r.ID); got.Status != store.RunCompleted {
+		if got, _ := runs.NewRepo(api.DB, nil).Run(ctx, api.AccountID, r.ID); got.Status != runs.RunCompleted {
 			t.Fatalf("the recovered run is %s", got.Status)
 		}
 		rs, total, err := api.S.Evals.AgentResults(ctx, evals.ResultFilter{AccountID: api.AccountID, AgentID: agent, Limit: -1})

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/events"
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 )
 
@@ -15,12 +14,12 @@ import (
 // as queued, with no job, so it spends nothing until ReleaseQueued hands
 // it to the workers (the mail area's catch-up sweep does, as the quota
 // allows) or Cancel fails it.
-func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAgent string, input string, metadata map[string]any) ([]store.Run, error) {
+func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAgent string, input string, metadata map[string]any) ([]Run, error) {
 	ids, err := s.triggered(ctx, accountID, triggerType, onlyAgent)
 	if err != nil {
 		return nil, err
 	}
-	var parked []store.Run
+	var parked []Run
 	for _, id := range ids {
 		a, err := s.Agents.ForRun(ctx, accountID, id)
 		if err != nil || a.Disabled {
@@ -30,9 +29,9 @@ func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAg
 			return parked, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 		}
 		in := input
-		run := traced(ctx, store.Run{AccountID: accountID, AgentID: id, Status: store.RunQueued, TriggerType: triggerType, Input: &in, Metadata: metadata})
+		run := traced(ctx, Run{AccountID: accountID, AgentID: id, Status: RunQueued, TriggerType: triggerType, Input: &in, Metadata: metadata})
 		err = s.DB.Tx(ctx, func(tx *sql.Tx) error {
-			r, err := s.DB.CreateRunTx(ctx, tx, run)
+			r, err := s.Repo.CreateRunTx(ctx, tx, run)
 			if err != nil {
 				return err
 			}
@@ -53,11 +52,11 @@ func (s *Service) FireParked(ctx context.Context, accountID, triggerType, onlyAg
 // ReleaseQueued hands a parked run to the workers, which take it from
 // queued like any pending run. A run no longer queued is left alone.
 func (s *Service) ReleaseQueued(ctx context.Context, accountID, runID string) error {
-	r, err := s.DB.Run(ctx, accountID, runID)
+	r, err := s.Repo.Run(ctx, accountID, runID)
 	if err != nil {
 		return err
 	}
-	if r.Status != store.RunQueued {
+	if r.Status != RunQueued {
 		return nil
 	}
 	return s.enqueue(ctx, r, "")

@@ -3,8 +3,6 @@ package runs
 import (
 	"context"
 	"database/sql"
-
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Replays (an extension): a regression run (internal/regressions) runs a
@@ -21,10 +19,10 @@ import (
 // creates the replay with its id, and its error rolls it back (the
 // regressions area answers store.ErrConflict when src already has its
 // replay).
-func (s *Service) Replay(ctx context.Context, src store.Run, changeID, regressionID string, record func(ctx context.Context, tx *sql.Tx, replayRunID string) error) (store.Run, error) {
-	run := store.Run{AccountID: src.AccountID, AgentID: src.AgentID, TriggerType: src.TriggerType, Input: src.Input,
+func (s *Service) Replay(ctx context.Context, src Run, changeID, regressionID string, record func(ctx context.Context, tx *sql.Tx, replayRunID string) error) (Run, error) {
+	run := Run{AccountID: src.AccountID, AgentID: src.AgentID, TriggerType: src.TriggerType, Input: src.Input,
 		Metadata: src.Metadata, InputUploadIDs: src.InputUploadIDs, ChangeID: changeID, RegressionID: regressionID}
-	return s.createQueuedWith(ctx, run, func(tx *sql.Tx, r store.Run) error {
+	return s.createQueuedWith(ctx, run, func(tx *sql.Tx, r Run) error {
 		return record(ctx, tx, r.ID)
 	})
 }

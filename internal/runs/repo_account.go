@@ -15,7 +15,7 @@ import (
 // that serves them (account.go): the list across agents, the rows a
 // summary adds up, a run's sub-runs, files and model use. They read the
 // runs, run_steps and run_attachments tables, which the runs area owns
-// (the rest of its SQL still lives in the store's runs.go).
+// (a run's own reads and writes are Repo's, repo_runs.go).
 type accountRepo struct{ db *store.DB }
 
 // RunFilter narrows an account's runs (AccountRuns, Summarise). Empty
@@ -149,9 +149,9 @@ func (r accountRepo) children(ctx context.Context, accountID, parentRunID string
 }
 
 // attachments lists the files a run's steps emitted, oldest first.
-func (r accountRepo) attachments(ctx context.Context, accountID, runID string, limit int) ([]store.RunAttachment, error) {
-	return store.All(ctx, r.db.R, func(s store.Scanner) (store.RunAttachment, error) {
-		var a store.RunAttachment
+func (r accountRepo) attachments(ctx context.Context, accountID, runID string, limit int) ([]RunAttachment, error) {
+	return store.All(ctx, r.db.R, func(s store.Scanner) (RunAttachment, error) {
+		var a RunAttachment
 		err := s.Scan(&a.StorageKey, &a.RunID, &a.AccountID, &a.StepID, &a.Name, &a.ContentType, &a.Size, &a.CreatedAt)
 		return a, err
 	}, `SELECT storage_key, run_id, account_id, COALESCE(step_id, ''), name, content_type, size, created_at

@@ -43,11 +43,11 @@ func TestAccountRunsAtScale(t *testing.T) {
 		filters := map[string]RunFilter{
 			"all":            {},
 			"agent":          {AgentID: agents[1]},
-			"failed":         {Status: store.RunFailed},
+			"failed":         {Status: RunFailed},
 			"schedule":       {Trigger: "schedule"},
 			"last day":       {From: now.Add(-24 * time.Hour)},
-			"agent+failed":   {AgentID: agents[2], Status: store.RunFailed},
-			"two days ago":   {From: now.Add(-72 * time.Hour), To: now.Add(-48 * time.Hour), Status: store.RunFailed},
+			"agent+failed":   {AgentID: agents[2], Status: RunFailed},
+			"two days ago":   {From: now.Add(-72 * time.Hour), To: now.Add(-48 * time.Hour), Status: RunFailed},
 			"deep by cursor": {},
 		}
 		deep, _, err := accountRepo{db}.list(ctx, account, RunFilter{From: now.Add(-6 * 24 * time.Hour), To: now.Add(-6*24*time.Hour + 10*time.Minute)}, 1)
@@ -86,7 +86,7 @@ func BenchmarkAccountRuns100k(b *testing.B) {
 			ctx := context.Background()
 			b.ResetTimer()
 			for range b.N {
-				if _, _, err := (accountRepo{db}).list(ctx, account, RunFilter{Status: store.RunFailed}, 50); err != nil {
+				if _, _, err := (accountRepo{db}).list(ctx, account, RunFilter{Status: RunFailed}, 50); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -20,7 +20,7 @@ func TestReviewsRepo(t *testing.T) {
 		db := storetest.Open(t, d)
 		q := reviewRepo{db}
 		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "R"})
-		r, err := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
+		r, err := NewRepo(db, nil).CreateRun(ctx, Run{AccountID: a.ID, AgentID: "agent-1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestReviewSweepsSkipBadRows(t *testing.T) {
 		past := time.Now().Add(-time.Minute)
 		var runIDs []string
 		for i := 0; i < 3; i++ {
-			r, _ := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
+			r, _ := NewRepo(db, nil).CreateRun(ctx, Run{AccountID: a.ID, AgentID: "agent-1"})
 			if _, err := q.request(ctx, Review{RunID: r.ID, StepKey: "h", AccountID: a.ID, Deadline: past, OnTimeout: "reject"}); err != nil {
 				t.Fatal(err)
 			}

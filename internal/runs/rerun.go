@@ -10,7 +10,6 @@ import (
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/engine"
 	"github.com/agentry/agentry/internal/fault"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // Reruns (an extension): a new run from any step of a finished run. The
@@ -49,21 +48,21 @@ func (e *FieldError) As(target any) bool {
 var ErrNotFinished error = &fault.Conflict{Err: errors.New("the run has not finished: only a completed, failed or cancelled run can be rerun")}
 
 // Rerun starts a new run from step FromStep of a finished run.
-func (s *Service) Rerun(ctx context.Context, accountID, runID string, req RerunRequest) (store.Run, error) {
-	src, err := s.DB.Run(ctx, accountID, runID)
+func (s *Service) Rerun(ctx context.Context, accountID, runID string, req RerunRequest) (Run, error) {
+	src, err := s.Repo.Run(ctx, accountID, runID)
 	if err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
-	if !store.RunTerminal(src.Status) {
-		return store.Run{}, ErrNotFinished
+	if !RunTerminal(src.Status) {
+		return Run{}, ErrNotFinished
 	}
-	steps, err := s.DB.Steps(ctx, src.ID)
+	steps, err := s.Repo.Steps(ctx, src.ID)
 	if err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	from, ok := firstAttempt(steps, req.FromStep)
 	if !ok {
-		return store.Run{}, &FieldError{Field: "from_step", Msg: fmt.Sprintf("step %q did not run in run %s; rerun from a step its steps list (agent_step_id, or the step key inside loops)", req.FromStep, src.ID)}
+		return Run{}, &FieldError{Field: "from_step", Msg: fmt.Sprintf("step %q did not run in run %s; rerun from a step its steps list (agent_step_id, or the step key inside loops)", req.FromStep, src.ID)}
 	}
 	changeID := req.ChangeID
 	if changeID == "" {
@@ -71,35 +70,35 @@ func (s *Service) Rerun(ctx context.Context, accountID, runID string, req RerunR
 	}
 	a, err := s.Agents.ForRunAt(ctx, accountID, src.AgentID, changeID)
 	if errors.Is(err, ErrUnknownVersion) {
-		return store.Run{}, &FieldError{Field: "change_id", Msg: "the agent has no version with this change_id (see GET /agents/{agent_id}/versions)"}
+		return Run{}, &FieldError{Field: "change_id", Msg: "the agent has no version with this change_id (see GET /agents/{agent_id}/versions)"}
 	}
 	if err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	if a.Disabled {
-		return store.Run{}, ErrDisabled
+		return Run{}, ErrDisabled
 	}
 	if a.Definition.Find(from.StepID) == nil {
-		return store.Run{}, &FieldError{Field: "from_step", Msg: fmt.Sprintf("version %s of the workflow has no step %q", a.ChangeID, from.StepID)}
+		return Run{}, &FieldError{Field: "from_step", Msg: fmt.Sprintf("version %s of the workflow has no step %q", a.ChangeID, from.StepID)}
 	}
 	if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
-		return store.Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
+		return Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 	}
 	if err := billing.NewCredits(s.DB).Require(ctx, accountID, 0); err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	reused := reusable(steps, from)
-	run := store.Run{AccountID: accountID, AgentID: src.AgentID, TriggerType: src.TriggerType, Input: src.Input,
+	run := Run{AccountID: accountID, AgentID: src.AgentID, TriggerType: src.TriggerType, Input: src.Input,
 		Metadata: src.Metadata, InputUploadIDs: src.InputUploadIDs, ChangeID: a.ChangeID,
 		RerunOfRunID: src.ID, RerunFromStep: from.Key, RerunInput: req.Input}
-	return s.createQueuedWith(ctx, run, func(tx *sql.Tx, r store.Run) error {
-		return s.DB.CopyStepsTx(ctx, tx, r.ID, r.AccountID, reused)
+	return s.createQueuedWith(ctx, run, func(tx *sql.Tx, r Run) error {
+		return s.Repo.CopyStepsTx(ctx, tx, r.ID, r.AccountID, reused)
 	})
 }
 
 // firstAttempt is the earliest attempt of step key in a run's journal.
-func firstAttempt(steps []store.StepRow, key string) (store.StepRow, bool) {
-	var first store.StepRow
+func firstAttempt(steps []StepRow, key string) (StepRow, bool) {
+	var first StepRow
 	found := false
 	for _, st := range steps {
 		if st.Key == key && (!found || st.StartedAt.Before(first.StartedAt)) {
@@ -114,8 +113,8 @@ func firstAttempt(steps []store.StepRow, key string) (store.StepRow, bool) {
 // ancestors) and none that could depend on from (its descendants, a join
 // or merge waiting on its branch: all end after it starts). Steps of other
 // branches running meanwhile are run again, which is safe.
-func reusable(steps []store.StepRow, from store.StepRow) []store.StepRow {
-	var out []store.StepRow
+func reusable(steps []StepRow, from StepRow) []StepRow {
+	var out []StepRow
 	for _, st := range steps {
 		if st.Key == from.Key || st.Status != engine.StatusCompleted || st.Superseded || st.EndedAt == nil ||
 			st.EndedAt.After(from.StartedAt) {
@@ -128,6 +127,6 @@ func reusable(steps []store.StepRow, from store.StepRow) []store.StepRow {
 
 // isReused tells a step record a rerun copied from its original run: it
 // started before the run was created.
-func isReused(r store.Run, st store.StepRow) bool {
+func isReused(r Run, st StepRow) bool {
 	return r.RerunOfRunID != "" && st.StartedAt.Before(r.CreatedAt)
 }

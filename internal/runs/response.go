@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/telemetry"
 )
 
@@ -110,7 +109,7 @@ func policyRefs(in []PolicyRef) []any {
 }
 
 // snapshot renders a run, with its step attempts when steps is non-nil.
-func snapshot(r store.Run, attempts []store.RunAttempt, steps []store.StepRow, gov verdicts) RunResponse {
+func snapshot(r Run, attempts []RunAttempt, steps []StepRow, gov verdicts) RunResponse {
 	credits := r.Credits
 	hitl, wait := r.HITLWaitMS, r.WaitMS
 	out := RunResponse{RunID: r.ID, Status: r.Status, ErrorCount: r.ErrorCount, Credits: &credits, Priority: r.Priority,

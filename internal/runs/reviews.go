@@ -56,7 +56,7 @@ func (s *Service) applyTimeout(ctx context.Context, rv Review) error {
 	} else if err != nil {
 		return err
 	}
-	r, err := s.DB.Run(ctx, rv.AccountID, rv.RunID)
+	r, err := s.Repo.Run(ctx, rv.AccountID, rv.RunID)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (s *Service) applyTimeout(ctx context.Context, rv Review) error {
 		// timed-out decision at the step, or after parking, and fails.
 		return nil
 	}
-	moved, err := s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: "No reviewer decided before the deadline"})
+	moved, err := s.finish(ctx, r, 0, RunResult{Status: RunFailed, ErrorCount: 1, Error: "No reviewer decided before the deadline"})
 	if err == nil && !moved {
 		// A worker took the run in between: it reads the decision and fails.
 		return nil

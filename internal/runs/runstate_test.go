@@ -74,26 +74,26 @@ func TestCancelRacesWorker(t *testing.T) {
 			if werr != nil {
 				t.Fatalf("run %d: worker: %v", i, werr)
 			}
-			final, err := s.DB.Run(ctx, s.AccountID, r.ID)
+			final, err := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cerr != nil && final.Status != store.RunCompleted {
+			if cerr != nil && final.Status != runs.RunCompleted {
 				t.Fatalf("run %d: cancel failed (%v) but the run is %s", i, cerr, final.Status)
 			}
-			if !store.RunTerminal(final.Status) {
+			if !runs.RunTerminal(final.Status) {
 				t.Fatalf("run %d: left %s", i, final.Status)
 			}
 			if n := countEvents(t, s, r.ID, "done"); n != 1 {
 				t.Fatalf("run %d (%s): %d done events", i, final.Status, n)
 			}
-			if atts, _ := s.DB.RunAttempts(ctx, r.ID); len(atts) != 1 {
+			if atts, _ := runs.NewRepo(s.DB, nil).RunAttempts(ctx, r.ID); len(atts) != 1 {
 				t.Fatalf("run %d (%s): %d attempts", i, final.Status, len(atts))
 			}
-			if cerr == nil && answer.Status == store.RunFailed && final.Status != store.RunFailed {
+			if cerr == nil && answer.Status == runs.RunFailed && final.Status != runs.RunFailed {
 				t.Fatalf("run %d: the cancel answered failed, the run ended %s", i, final.Status)
 			}
-			if final.Status == store.RunFailed && final.Error != "Run cancelled" {
+			if final.Status == runs.RunFailed && final.Error != "Run cancelled" {
 				t.Fatalf("run %d failed: %s", i, final.Error)
 			}
 			outcomes[final.Status]++
@@ -115,8 +115,8 @@ func TestDecisionWhileParking(t *testing.T) {
 			"child_steps":[{"id":"show","step_type":"display_result","template":"published: {{input}}"}]}]}`), definition.TriggerDynamicInput)
 		var decided error
 		runs.SetBeforeParkHook(s.S.Runs, func(runID, key string) {
-			got, _ := s.DB.Run(ctx, s.AccountID, runID)
-			if got.Status != store.RunProcessing {
+			got, _ := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, runID)
+			if got.Status != runs.RunProcessing {
 				t.Errorf("the hook ran with the run %s", got.Status)
 			}
 			_, decided = s.S.Runs.Decide(ctx, s.AccountID, runID, key, runs.Decision{Approved: true, Edited: "edited"})
@@ -129,7 +129,7 @@ func TestDecisionWhileParking(t *testing.T) {
 		if err := workJob(ctx, s, r.ID); err != nil || decided != nil {
 			t.Fatalf("work: %v; decide: %v", err, decided)
 		}
-		if got, _ := s.DB.Run(ctx, s.AccountID, r.ID); got.Status != store.RunWaitingHuman {
+		if got, _ := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, r.ID); got.Status != runs.RunWaitingHuman {
 			t.Fatalf("after the first job the run is %s", got.Status)
 		}
 		if n := jobsForRun(t, s, r.ID); n != 2 {
@@ -147,8 +147,8 @@ func TestDecisionWhileParking(t *testing.T) {
 		if err := w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: runs.RunArgs{RunID: r.ID, Resume: "review:review"}}); err != nil {
 			t.Fatal(err)
 		}
-		done, _ := s.DB.Run(ctx, s.AccountID, r.ID)
-		if done.Status != store.RunCompleted || done.Output == nil || *done.Output != "published: edited" {
+		done, _ := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, r.ID)
+		if done.Status != runs.RunCompleted || done.Output == nil || *done.Output != "published: edited" {
 			t.Fatalf("run %s %v %s", done.Status, done.Output, done.Error)
 		}
 		if n := countEvents(t, s, r.ID, "done"); n != 1 {
@@ -169,19 +169,19 @@ func TestDeadlineSweepGoesPastBadReview(t *testing.T) {
 		ctx := context.Background()
 		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
 		other := s.NewTenant(t, "other")
-		parked := func(deadline time.Time, reviewAccount string) store.Run {
-			r, err := s.DB.CreateRun(ctx, store.Run{AccountID: s.AccountID, AgentID: store.NewID()})
+		parked := func(deadline time.Time, reviewAccount string) runs.Run {
+			r, err := runs.NewRepo(s.DB, nil).CreateRun(ctx, runs.Run{AccountID: s.AccountID, AgentID: store.NewID()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := s.DB.StartRunAttempt(ctx, r.ID)
+			n, err := runs.NewRepo(s.DB, nil).StartRunAttempt(ctx, r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := runs.RequestReview(ctx, s.S.Runs, runs.Review{RunID: r.ID, StepKey: "h", AccountID: reviewAccount, Deadline: deadline, OnTimeout: "reject"}); err != nil && reviewAccount == s.AccountID {
 				t.Fatal(err)
 			}
-			if err := s.DB.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunWaitingHuman}); err != nil {
+			if err := runs.NewRepo(s.DB, nil).FinishRunAttempt(ctx, r.ID, n, runs.RunResult{Status: runs.RunWaitingHuman}); err != nil {
 				t.Fatal(err)
 			}
 			return r
@@ -212,7 +212,7 @@ func TestCallAgentToPausedAgent(t *testing.T) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.Role = server.RoleAPI })
 		callee := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"t","step_type":"text","text":"callee got {{input}}"}]}`), definition.TriggerDynamicInput)
 		caller := storeAgent(t, s, parseDef(t, `{"child_steps":[{"id":"c","step_type":"call_agent","agent_id":"{{metadata.callee}}"}]}`), definition.TriggerDynamicInput)
-		call := func() store.Run {
+		call := func() runs.Run {
 			in := "hi"
 			r, err := s.S.Runs.Start(ctx, s.AccountID, caller, runs.StartRequest{Input: &in, Metadata: map[string]any{"callee": callee}})
 			if err != nil {
@@ -221,20 +221,20 @@ func TestCallAgentToPausedAgent(t *testing.T) {
 			if err := workJob(ctx, s, r.ID); err != nil {
 				t.Fatal(err)
 			}
-			got, _ := s.DB.Run(ctx, s.AccountID, r.ID)
+			got, _ := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, r.ID)
 			return got
 		}
-		if got := call(); got.Status != store.RunCompleted || *got.Output != "callee got hi" {
+		if got := call(); got.Status != runs.RunCompleted || *got.Output != "callee got hi" {
 			t.Fatalf("live callee: %s %s", got.Status, got.Error)
 		}
 		if _, err := s.S.Agents.Disable(ctx, s.AccountID, callee, s.UserID); err != nil {
 			t.Fatal(err)
 		}
 		got := call()
-		if got.Status != store.RunFailed || !strings.Contains(got.Error, runs.ErrDisabled.Error()) {
+		if got.Status != runs.RunFailed || !strings.Contains(got.Error, runs.ErrDisabled.Error()) {
 			t.Fatalf("paused callee: %s %q", got.Status, got.Error)
 		}
-		if _, n, _ := s.DB.RunsOfAgent(ctx, s.AccountID, callee, "", 10, 0); n != 1 {
+		if _, n, _ := runs.NewRepo(s.DB, nil).RunsOfAgent(ctx, s.AccountID, callee, "", 10, 0); n != 1 {
 			t.Errorf("the paused callee has %d runs; want only the one from before the pause", n)
 		}
 	})
@@ -270,8 +270,8 @@ func TestFailDeadlineWhileParking(t *testing.T) {
 		if err := w.Work(ctx, &river.Job[runs.RunArgs]{JobRow: &rivertype.JobRow{Attempt: 1}, Args: runs.RunArgs{RunID: r.ID, Resume: "review:review"}}); err != nil {
 			t.Fatal(err)
 		}
-		done, _ := s.DB.Run(ctx, s.AccountID, r.ID)
-		if done.Status != store.RunFailed || !strings.Contains(done.Error, "No reviewer decided before the deadline") {
+		done, _ := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, r.ID)
+		if done.Status != runs.RunFailed || !strings.Contains(done.Error, "No reviewer decided before the deadline") {
 			t.Fatalf("run %s %q", done.Status, done.Error)
 		}
 		if n := countEvents(t, s, r.ID, "done"); n != 1 {

@@ -49,7 +49,7 @@ const SearchDescription = "Search agent traces by the words they share with the 
 // and identifiers; it does not find paraphrases, and says so
 // (SearchDescription).
 func (s *Service) Search(ctx context.Context, accountID string, req SearchRequest) ([]TraceMatch, error) {
-	cands, err := s.DB.TraceCandidates(ctx, accountID, req.AgentID, req.RunStatus, req.StepType, searchWindow)
+	cands, err := s.Repo.TraceCandidates(ctx, accountID, req.AgentID, req.RunStatus, req.StepType, searchWindow)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,11 @@ var (
 
 // Deps is what the runs service is built from (New).
 type Deps struct {
-	DB      *store.DB
+	DB *store.DB
+	// Repo is the SQL of runs, their attempts, steps and files, built
+	// with the evals area's packing of judgments (NewRepo); nil: one
+	// without packing, on DB (tests that write no judgments).
+	Repo    *Repo
 	Bus     *events.Bus
 	Queue   jobs.Enqueuer
 	Engine  *engine.Engine
@@ -87,7 +91,7 @@ type Deps struct {
 	// Finished, when set, is told of every run that reached a terminal
 	// status, after it committed (the alerts area's hook). It must not
 	// block: it runs on the run's own path.
-	Finished func(run store.Run, res store.RunResult)
+	Finished func(run Run, res RunResult)
 	// Verdicts reads the policies that blocked and flagged something in a
 	// run, each once, in the order they first did (the governance area's
 	// records; nil: a run shows none).
@@ -111,7 +115,12 @@ type Service struct {
 }
 
 // New builds the service from its dependencies.
-func New(d Deps) *Service { return &Service{Deps: d, reviews: reviewRepo{d.DB}} }
+func New(d Deps) *Service {
+	if d.Repo == nil {
+		d.Repo = NewRepo(d.DB, nil)
+	}
+	return &Service{Deps: d, reviews: reviewRepo{d.DB}}
+}
 
 // StartRequest is a run request.
 type StartRequest struct {
@@ -145,42 +154,42 @@ func (e *InputError) As(target any) bool {
 
 // Start validates a request, records the run and enqueues it. Priority runs
 // are dispatched ahead of normal ones.
-func (s *Service) Start(ctx context.Context, accountID, agentID string, req StartRequest) (store.Run, error) {
+func (s *Service) Start(ctx context.Context, accountID, agentID string, req StartRequest) (Run, error) {
 	a, err := s.Agents.ForRunAt(ctx, accountID, agentID, req.ChangeID)
 	if errors.Is(err, ErrUnknownVersion) {
-		return store.Run{}, &fault.Invalid{Err: err, Items: []fault.Item{{Loc: []any{"body", "change_id"},
+		return Run{}, &fault.Invalid{Err: err, Items: []fault.Item{{Loc: []any{"body", "change_id"},
 			Msg: "the agent has no version with this change_id (see GET /agents/{agent_id}/versions)", Type: "value_error.unknown_version"}}}
 	}
 	if err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	if a.Disabled {
-		return store.Run{}, ErrDisabled
+		return Run{}, ErrDisabled
 	}
 	if missing := s.Engine.Registry.Missing(a.Definition); len(missing) > 0 {
-		return store.Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
+		return Run{}, fmt.Errorf("%w: this agent uses %s, which this server does not provide yet", ErrUnavailableStep, strings.Join(missing, ", "))
 	}
 	if err := billing.NewCredits(s.DB).Require(ctx, accountID, 0); err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	uploads, err := s.uploadIDs(ctx, accountID, agentID, req)
 	if err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	if len(uploads) > 0 {
 		atts, err := s.Uploads.Attachments(ctx, accountID, agentID, uploads)
 		if err != nil {
-			return store.Run{}, err
+			return Run{}, err
 		}
 		names := make([]string, len(atts))
 		for i, at := range atts {
 			names[i] = at.Name
 		}
 		if unmet := a.Contract.Unmet(names); len(unmet) > 0 {
-			return store.Run{}, &InputError{Problems: []string{definition.UnmetMessage(unmet)}}
+			return Run{}, &InputError{Problems: []string{definition.UnmetMessage(unmet)}}
 		}
 	}
-	return s.createQueued(ctx, store.Run{AccountID: accountID, AgentID: agentID, Priority: req.Priority,
+	return s.createQueued(ctx, Run{AccountID: accountID, AgentID: agentID, Priority: req.Priority,
 		TriggerType: orString(req.TriggerType, string(a.Trigger)), Input: req.Input, Metadata: req.Metadata,
 		InputUploadIDs: uploads, ReplayOfRunID: req.ReplayOfRunID, ParentRunID: req.ParentRunID, CallChain: req.CallChain,
 		ChangeID: a.ChangeID})
@@ -191,18 +200,18 @@ func (s *Service) Start(ctx context.Context, accountID, agentID string, req Star
 // waits pending without a job. Once committed, the local workers are
 // woken to take the job at once (other replicas hear of it through
 // LISTEN/NOTIFY on PostgreSQL).
-func (s *Service) createQueued(ctx context.Context, run store.Run) (store.Run, error) {
+func (s *Service) createQueued(ctx context.Context, run Run) (Run, error) {
 	return s.createQueuedWith(ctx, run, nil)
 }
 
 // createQueuedWith is createQueued that also calls with, when not nil,
 // within the transaction once the run is recorded (a rerun copies the
 // steps it reuses there).
-func (s *Service) createQueuedWith(ctx context.Context, run store.Run, with func(tx *sql.Tx, r store.Run) error) (store.Run, error) {
+func (s *Service) createQueuedWith(ctx context.Context, run Run, with func(tx *sql.Tx, r Run) error) (Run, error) {
 	var wake func()
 	run = traced(ctx, run)
 	err := s.DB.TxConn(ctx, func(tx *sql.Tx, conn *sql.Conn) error {
-		r, err := s.DB.CreateRunTx(ctx, tx, run)
+		r, err := s.Repo.CreateRunTx(ctx, tx, run)
 		if err != nil {
 			return err
 		}
@@ -224,7 +233,7 @@ func (s *Service) createQueuedWith(ctx context.Context, run store.Run, with func
 		return err
 	})
 	if err != nil {
-		return store.Run{}, err
+		return Run{}, err
 	}
 	s.Bus.Wake(run.ID)
 	wake()
@@ -246,12 +255,12 @@ func orString(a, b string) string {
 // exists is a no-op, so the stranded-run sweeper can never make two workers
 // execute one run. A resume after a review passes what it resumes, which
 // makes its job a new one.
-func (s *Service) enqueue(ctx context.Context, r store.Run, resume string) error {
+func (s *Service) enqueue(ctx context.Context, r Run, resume string) error {
 	_, err := s.Queue.Insert(inRunTrace(ctx, r), RunArgs{RunID: r.ID, AccountID: r.AccountID, Resume: resume}, runInsertOpts(r))
 	return err
 }
 
-func runInsertOpts(r store.Run) *river.InsertOpts {
+func runInsertOpts(r Run) *river.InsertOpts {
 	prio := 2
 	if r.Priority {
 		prio = 1
@@ -271,7 +280,7 @@ const strandedAfter = 2 * time.Minute
 // RequeueStranded enqueues the runs left pending without a job; it returns
 // how many it handed to the queue (an existing job makes that a no-op).
 func (s *Service) RequeueStranded(ctx context.Context, now time.Time) (int, error) {
-	stranded, err := s.DB.PendingRunsBefore(ctx, now.Add(-strandedAfter), 500)
+	stranded, err := s.Repo.PendingRunsBefore(ctx, now.Add(-strandedAfter), 500)
 	if err != nil {
 		return 0, err
 	}
@@ -303,7 +312,7 @@ func (s *Service) uploadIDs(ctx context.Context, accountID, agentID string, req 
 		ids = []string{req.InputUploadID}
 	}
 	if req.ReplayOfRunID != "" {
-		src, err := s.DB.Run(ctx, accountID, req.ReplayOfRunID)
+		src, err := s.Repo.Run(ctx, accountID, req.ReplayOfRunID)
 		if err != nil || src.AgentID != agentID {
 			return nil, fmt.Errorf("replay_of_run_id: %w", store.ErrNotFound)
 		}
@@ -319,10 +328,10 @@ func (s *Service) uploadIDs(ctx context.Context, accountID, agentID string, req 
 
 // Started is the snapshot of a run as Start returned it, before any
 // attempt: what a stream opens with, without reading the run back.
-func (s *Service) Started(r store.Run) RunResponse { return snapshot(r, nil, nil, verdicts{}) }
+func (s *Service) Started(r Run) RunResponse { return snapshot(r, nil, nil, verdicts{}) }
 
 // verdictsOf reads the policies that blocked and flagged something in r.
-func (s *Service) verdictsOf(ctx context.Context, r store.Run) (verdicts, error) {
+func (s *Service) verdictsOf(ctx context.Context, r Run) (verdicts, error) {
 	if s.Verdicts == nil {
 		return verdicts{}, nil
 	}
@@ -332,7 +341,7 @@ func (s *Service) verdictsOf(ctx context.Context, r store.Run) (verdicts, error)
 
 // Get returns a run's snapshot.
 func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bool) (RunResponse, error) {
-	r, err := s.DB.Run(ctx, accountID, runID)
+	r, err := s.Repo.Run(ctx, accountID, runID)
 	if err != nil {
 		return RunResponse{}, err
 	}
@@ -340,24 +349,24 @@ func (s *Service) Get(ctx context.Context, accountID, runID string, withSteps bo
 	if err != nil {
 		return RunResponse{}, err
 	}
-	if snap.Reruns, err = s.DB.Reruns(ctx, accountID, runID, 100); err != nil {
+	if snap.Reruns, err = s.Repo.Reruns(ctx, accountID, runID, 100); err != nil {
 		return RunResponse{}, err
 	}
 	return snap, nil
 }
 
-func (s *Service) snapshotOf(ctx context.Context, r store.Run, withSteps bool) (RunResponse, error) {
-	attempts, err := s.DB.RunAttempts(ctx, r.ID)
+func (s *Service) snapshotOf(ctx context.Context, r Run, withSteps bool) (RunResponse, error) {
+	attempts, err := s.Repo.RunAttempts(ctx, r.ID)
 	if err != nil {
 		return RunResponse{}, err
 	}
-	var steps []store.StepRow
+	var steps []StepRow
 	if withSteps {
-		if steps, err = s.DB.Steps(ctx, r.ID); err != nil {
+		if steps, err = s.Repo.Steps(ctx, r.ID); err != nil {
 			return RunResponse{}, err
 		}
 		if steps == nil {
-			steps = []store.StepRow{}
+			steps = []StepRow{}
 		}
 	}
 	gov, err := s.verdictsOf(ctx, r)
@@ -372,7 +381,7 @@ func (s *Service) List(ctx context.Context, accountID, agentID, status string, p
 	if _, err := s.Agents.ForRun(ctx, accountID, agentID); err != nil {
 		return nil, 0, err
 	}
-	rs, total, err := s.DB.RunsOfAgent(ctx, accountID, agentID, status, limit, paging.Offset(page, limit))
+	rs, total, err := s.Repo.RunsOfAgent(ctx, accountID, agentID, status, limit, paging.Offset(page, limit))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -394,7 +403,7 @@ func (s *Service) List(ctx context.Context, accountID, agentID, status string, p
 // event. A run being executed is interrupted by its worker, which polls
 // for the request (in-flight model and HTTP calls are cancelled).
 func (s *Service) Cancel(ctx context.Context, accountID, runID string) (RunResponse, error) {
-	r, err := s.DB.RequestCancel(ctx, accountID, runID)
+	r, err := s.Repo.RequestCancel(ctx, accountID, runID)
 	if errors.Is(err, store.ErrConflict) {
 		return RunResponse{}, ErrTerminal
 	}
@@ -402,7 +411,7 @@ func (s *Service) Cancel(ctx context.Context, accountID, runID string) (RunRespo
 		return RunResponse{}, err
 	}
 	if unheld(r.Status) {
-		if _, err := s.finish(ctx, r, 0, store.RunResult{Status: store.RunFailed, Error: "Run cancelled"}); err != nil {
+		if _, err := s.finish(ctx, r, 0, RunResult{Status: RunFailed, Error: "Run cancelled"}); err != nil {
 			return RunResponse{}, err
 		}
 	}
@@ -411,20 +420,20 @@ func (s *Service) Cancel(ctx context.Context, accountID, runID string) (RunRespo
 
 // unheld reports whether no worker executes a run in this status.
 func unheld(status string) bool {
-	return status == store.RunPending || status == store.RunQueued || status == store.RunWaitingHuman
+	return status == RunPending || status == RunQueued || status == RunWaitingHuman
 }
 
 // finish records a run's end (or park) and announces it. The store guards
 // the change (attempt > 0: this worker holds the run; 0: nobody does);
 // when the guard fails someone else already moved the run, and finish
 // reports false and announces nothing, so a run never ends twice.
-func (s *Service) finish(ctx context.Context, r store.Run, attempt int, res store.RunResult) (bool, error) {
+func (s *Service) finish(ctx context.Context, r Run, attempt int, res RunResult) (bool, error) {
 	return s.finishJournal(ctx, r, attempt, res, nil)
 }
 
 // finishJournal is finish committing, in the same transaction, the step
 // records j still holds (nil: none).
-func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, res store.RunResult, j *journal) (bool, error) {
+func (s *Service) finishJournal(ctx context.Context, r Run, attempt int, res RunResult, j *journal) (bool, error) {
 	ctx = context.WithoutCancel(ctx)
 	if j == nil {
 		return s.finishTx(ctx, r, attempt, res, nil)
@@ -439,19 +448,19 @@ func (s *Service) finishJournal(ctx context.Context, r store.Run, attempt int, r
 	return moved, err
 }
 
-func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res store.RunResult, held func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) (bool, error) {
+func (s *Service) finishTx(ctx context.Context, r Run, attempt int, res RunResult, held func(ctx context.Context, tx *sql.Tx, extra ...events.New) error) (bool, error) {
 	// The status and done events commit with the change they announce:
 	// one transaction, and no window in which the run has ended but its
 	// stream has not said so. Held step records go in first, their events
 	// before these in one append.
-	err := s.DB.FinishRunAttemptThen(ctx, r.ID, attempt, res, func(tx *sql.Tx) error {
-		fresh, err := s.DB.RunTx(ctx, tx, r.ID)
+	err := s.Repo.FinishRunAttemptThen(ctx, r.ID, attempt, res, func(tx *sql.Tx) error {
+		fresh, err := s.Repo.RunTx(ctx, tx, r.ID)
 		if err != nil {
 			return err
 		}
 		evs := []events.New{{Type: "status", Data: map[string]any{"run_id": r.ID, "status": fresh.Status}}}
-		if store.RunTerminal(fresh.Status) {
-			attempts, err := s.DB.RunAttemptsTx(ctx, tx, r.ID)
+		if RunTerminal(fresh.Status) {
+			attempts, err := s.Repo.RunAttemptsTx(ctx, tx, r.ID)
 			if err != nil {
 				return err
 			}
@@ -476,7 +485,7 @@ func (s *Service) finishTx(ctx context.Context, r store.Run, attempt int, res st
 	s.Bus.Wake(r.ID)
 	s.observeEnd(ctx, r, res)
 	// A regression's replay raises no alert (docs/regressions.md).
-	if s.Finished != nil && store.RunTerminal(res.Status) && r.RegressionID == "" {
+	if s.Finished != nil && RunTerminal(res.Status) && r.RegressionID == "" {
 		s.Finished(r, res)
 	}
 	return true, nil

@@ -42,7 +42,7 @@ func TestStrandedRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stranded, err := api.DB.CreateRun(ctx, store.Run{AccountID: api.AccountID, AgentID: agent, Input: &in})
+		stranded, err := runs.NewRepo(api.DB, nil).CreateRun(ctx, runs.Run{AccountID: api.AccountID, AgentID: agent, Input: &in})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,10 +60,10 @@ func TestStrandedRuns(t *testing.T) {
 		_ = startWorker
 		for _, id := range []string{queued.ID, stranded.ID} {
 			done := waitDone(t, api, id)
-			if done.Status != store.RunCompleted || !strings.HasPrefix(*done.Output, "ran") {
+			if done.Status != runs.RunCompleted || !strings.HasPrefix(*done.Output, "ran") {
 				t.Errorf("run %s: %s %s", id, done.Status, done.Error)
 			}
-			if atts, _ := api.DB.RunAttempts(ctx, id); len(atts) != 1 {
+			if atts, _ := runs.NewRepo(api.DB, nil).RunAttempts(ctx, id); len(atts) != 1 {
 				t.Errorf("run %s executed %d times", id, len(atts))
 			}
 		}

@@ -30,15 +30,15 @@ func storeAgent(t *testing.T, s *testserver.Server, def *definition.Definition, 
 	return s.StoreAgent(t, s.AccountID, def.Name, string(raw), string(trigger))
 }
 
-func waitDone(t *testing.T, s *testserver.Server, runID string) store.Run {
+func waitDone(t *testing.T, s *testserver.Server, runID string) runs.Run {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := s.DB.Run(context.Background(), s.AccountID, runID)
+		r, err := runs.NewRepo(s.DB, nil).Run(context.Background(), s.AccountID, runID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if store.RunTerminal(r.Status) {
+		if runs.RunTerminal(r.Status) {
 			return r
 		}
 		if time.Now().After(deadline) {
@@ -87,7 +87,7 @@ func TestTemplatesRunOffline(t *testing.T) {
 				t.Fatalf("%s: %v", info.Name, err)
 			}
 			done := waitDone(t, s, r.ID)
-			if done.Status != store.RunCompleted {
+			if done.Status != runs.RunCompleted {
 				t.Errorf("template %s: run %s: %s", info.Name, done.Status, done.Error)
 				continue
 			}
@@ -129,13 +129,13 @@ func TestCreditsRunOutMidRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		done := waitDone(t, s, r.ID)
-		if done.Status != store.RunFailed || !strings.Contains(done.Error, "ran out of credits") {
+		if done.Status != runs.RunFailed || !strings.Contains(done.Error, "ran out of credits") {
 			t.Fatalf("run %s: %q", done.Status, done.Error)
 		}
 		if done.Credits <= 0 {
 			t.Errorf("the first call was not billed: %v", done.Credits)
 		}
-		steps, _ := s.DB.Steps(ctx, r.ID)
+		steps, _ := runs.NewRepo(s.DB, nil).Steps(ctx, r.ID)
 		if len(steps) < 2 || steps[0].Status != "completed" || steps[0].Credits <= 0 || steps[len(steps)-1].Status != "failed" {
 			t.Errorf("steps: %+v", steps)
 		}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentry/agentry/internal/store"
 	"github.com/riverqueue/river"
 	"github.com/robfig/cron/v3"
 )
@@ -64,12 +63,12 @@ func (w *SchedulerWorker) Work(ctx context.Context, _ *river.Job[SchedulerArgs])
 // FireDue starts a run for every schedule due at now and moves each to its
 // next fire time. Paused agents' schedules move on without running. It
 // returns the runs started.
-func (s *Service) FireDue(ctx context.Context, now time.Time) ([]store.Run, error) {
+func (s *Service) FireDue(ctx context.Context, now time.Time) ([]Run, error) {
 	due, err := scheduleRepo{s.DB}.due(ctx, now, 500)
 	if err != nil {
 		return nil, err
 	}
-	var started []store.Run
+	var started []Run
 	for _, d := range due {
 		next, err := NextFire(d.CronExpression, d.Timezone, now)
 		if err != nil {
@@ -113,12 +112,12 @@ func (s *Service) triggered(ctx context.Context, accountID, triggerType, onlyAge
 // onlyAgent's when set, else all of them — the hook through which the
 // knowledge area announces new content and the mail area received email.
 // Paused agents are skipped.
-func (s *Service) Fire(ctx context.Context, accountID, triggerType, onlyAgent string, input string, metadata map[string]any) ([]store.Run, error) {
+func (s *Service) Fire(ctx context.Context, accountID, triggerType, onlyAgent string, input string, metadata map[string]any) ([]Run, error) {
 	ids, err := s.triggered(ctx, accountID, triggerType, onlyAgent)
 	if err != nil {
 		return nil, err
 	}
-	var started []store.Run
+	var started []Run
 	for _, id := range ids {
 		a, err := s.Agents.ForRun(ctx, accountID, id)
 		if err != nil || a.Disabled {

@@ -55,7 +55,7 @@ func TestSchedulesFireOnce(t *testing.T) {
 		now := due.Add(30 * time.Second)
 		// Two schedulers (replicas) tick at once.
 		var wg sync.WaitGroup
-		started := make([][]store.Run, 2)
+		started := make([][]runs.Run, 2)
 		for i := range started {
 			wg.Add(1)
 			go func() {
@@ -85,14 +85,14 @@ func TestSchedulesFireOnce(t *testing.T) {
 		// The run executes with the schedule's time in its metadata.
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			r, _ := s.DB.Run(ctx, s.AccountID, run.ID)
-			if r.Status == store.RunCompleted {
+			r, _ := runs.NewRepo(s.DB, nil).Run(ctx, s.AccountID, run.ID)
+			if r.Status == runs.RunCompleted {
 				if r.Output == nil || *r.Output != "report for 2026-11-22T10:00:00Z" {
 					t.Errorf("output %v", r.Output)
 				}
 				break
 			}
-			if time.Now().After(deadline) || r.Status == store.RunFailed {
+			if time.Now().After(deadline) || r.Status == runs.RunFailed {
 				t.Fatalf("scheduled run %s: %s", r.Status, r.Error)
 			}
 			time.Sleep(50 * time.Millisecond)

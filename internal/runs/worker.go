@@ -47,14 +47,14 @@ type Worker struct {
 // workflow twice. A retried job (attempt > 1) may take back the run its
 // earlier attempt held when it died.
 func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
-	r, err := w.S.DB.RunForWorker(ctx, job.Args.RunID)
+	r, err := w.S.Repo.RunForWorker(ctx, job.Args.RunID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted with its account
 	}
 	if err != nil {
 		return err
 	}
-	if store.RunTerminal(r.Status) {
+	if RunTerminal(r.Status) {
 		return nil
 	}
 	return w.S.execute(ctx, r, w.CancelPoll, job.JobRow != nil && job.Attempt > 1)
@@ -64,21 +64,21 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 // It first takes the run by a compare-and-set to processing: when that
 // fails, a cancel settled the run or another worker holds it, and there
 // is nothing to do.
-func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Duration, recovering bool) error {
-	take := s.DB.StartRunAttemptThen
+func (s *Service) execute(ctx context.Context, r Run, cancelPoll time.Duration, recovering bool) error {
+	take := s.Repo.StartRunAttemptThen
 	if recovering {
-		take = s.DB.RecoverRunAttemptThen
+		take = s.Repo.RecoverRunAttemptThen
 	}
 	// The processing status event commits with the move it announces; a
 	// cancel that lost the race to take the run asked before we held it,
 	// which the same transaction reads.
 	var cancelAsked bool
 	attempt, err := take(ctx, r.ID, func(tx *sql.Tx) error {
-		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": store.RunProcessing}}); err != nil {
+		if _, err := s.Bus.AppendTx(ctx, tx, r.AccountID, r.ID, events.New{Type: "status", Data: map[string]any{"run_id": r.ID, "status": RunProcessing}}); err != nil {
 			return err
 		}
 		var err error
-		cancelAsked, err = s.DB.CancelRequestedTx(ctx, tx, r.ID)
+		cancelAsked, err = s.Repo.CancelRequestedTx(ctx, tx, r.ID)
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
@@ -92,7 +92,7 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 	fail := func(msg string) error {
 		// An earlier attempt may have journaled judgments a crash kept
 		// from being marked (see journal.settle).
-		_, err := s.finish(ctx, r, attempt, store.RunResult{Status: store.RunFailed, ErrorCount: 1, Error: msg, Judged: attempt > 1})
+		_, err := s.finish(ctx, r, attempt, RunResult{Status: RunFailed, ErrorCount: 1, Error: msg, Judged: attempt > 1})
 		return err
 	}
 	if cancelAsked {
@@ -137,29 +137,29 @@ func (s *Service) execute(ctx context.Context, r store.Run, cancelPoll time.Dura
 		h.defaultModel = s.DefaultModel(ctx, r.AccountID)
 	}
 	// A rerun's journal holds the steps it reuses from its first attempt.
-	j := &journal{db: s.DB, bus: s.Bus, run: r, first: attempt == 1 && r.RerunOfRunID == ""}
+	j := &journal{db: s.DB, repo: s.Repo, bus: s.Bus, run: r, first: attempt == 1 && r.RerunOfRunID == ""}
 	out, err := s.Engine.Execute(runCtx, a.Definition, er, j, h)
-	res := store.RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
+	res := RunResult{Credits: out.Credits, ErrorCount: out.ErrorCount, HITLWaitMS: h.hitlWait.Milliseconds()}
 	switch {
 	case err == nil:
-		res.Status, res.Output, res.OutputContentType = store.RunCompleted, &out.Output, &out.ContentType
+		res.Status, res.Output, res.OutputContentType = RunCompleted, &out.Output, &out.ContentType
 	case errors.Is(err, engine.ErrParked):
-		res.Status = store.RunWaitingHuman
+		res.Status = RunWaitingHuman
 	case errors.Is(context.Cause(runCtx), errCancelled):
-		res.Status, res.Error = store.RunFailed, "Run cancelled"
+		res.Status, res.Error = RunFailed, "Run cancelled"
 	case ctx.Err() != nil:
 		// The process is shutting down: leave the run to be resumed.
 		return ctx.Err()
 	case errors.Is(err, llm.ErrInsufficientCredits):
-		res.Status, res.Error = store.RunFailed, "The account ran out of credits during the run: "+err.Error()
+		res.Status, res.Error = RunFailed, "The account ran out of credits during the run: "+err.Error()
 	default:
-		res.Status, res.Error = store.RunFailed, err.Error()
+		res.Status, res.Error = RunFailed, err.Error()
 	}
-	if res.Status == store.RunFailed && res.ErrorCount == 0 {
+	if res.Status == RunFailed && res.ErrorCount == 0 {
 		res.ErrorCount = 1
 	}
 	moved, err := s.finishJournal(ctx, r, attempt, res, j)
-	if err != nil || !moved || res.Status != store.RunWaitingHuman {
+	if err != nil || !moved || res.Status != RunWaitingHuman {
 		return err
 	}
 	// Parked. A decision that landed between the review request and the
@@ -183,7 +183,7 @@ func (s *Service) watchCancel(ctx context.Context, runID string, cancel context.
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if c, err := s.DB.CancelRequested(ctx, runID); err == nil && c {
+			if c, err := s.Repo.CancelRequested(ctx, runID); err == nil && c {
 				cancel(errCancelled)
 				return
 			}
@@ -205,7 +205,7 @@ func attachmentsInput(atts []engine.Attachment) string {
 // host is engine.Host for one run.
 type host struct {
 	s        *Service
-	run      store.Run
+	run      Run
 	model    llm.Provider
 	hitlWait time.Duration
 	// defaultModel is the account's default model for this run's steps
@@ -255,13 +255,13 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 		return "", fmt.Errorf("called agent %s: %w", agentID, ErrDisabled)
 	}
 	chain := append(append([]string(nil), parent.CallChain...), parent.AgentID)
-	sub := store.Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
+	sub := Run{AccountID: parent.AccountID, AgentID: agentID, Input: &input,
 		Metadata: parent.Metadata, ParentRunID: parent.ID, CallChain: chain, TriggerType: "call_agent"}
 	if !wait {
 		_, err := h.s.createQueued(ctx, sub)
 		return "", err
 	}
-	sub, err = h.s.DB.CreateRun(ctx, traced(ctx, sub))
+	sub, err = h.s.Repo.CreateRun(ctx, traced(ctx, sub))
 	if err != nil {
 		return "", err
 	}
@@ -269,11 +269,11 @@ func (h *host) CallAgent(ctx context.Context, parent *engine.Run, agentID, input
 	if err := h.s.execute(ctx, sub, 0, false); err != nil {
 		return "", err
 	}
-	done, err := h.s.DB.Run(ctx, parent.AccountID, sub.ID)
+	done, err := h.s.Repo.Run(ctx, parent.AccountID, sub.ID)
 	if err != nil {
 		return "", err
 	}
-	if done.Status != store.RunCompleted || done.Output == nil {
+	if done.Status != RunCompleted || done.Output == nil {
 		return "", fmt.Errorf("called agent %s: run %s %s: %s", agentID, sub.ID, done.Status, done.Error)
 	}
 	return *done.Output, nil

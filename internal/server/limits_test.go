@@ -38,7 +38,7 @@ func TestWorkflowLimitsFromConfiguration(t *testing.T) {
 			}
 			run := waitTerminal(t, s, start.RunID)
 			last := run.Attempts[len(run.Attempts)-1]
-			if run.Status != store.RunFailed || last.Error == nil || !strings.Contains(*last.Error, c.want) {
+			if run.Status != runs.RunFailed || last.Error == nil || !strings.Contains(*last.Error, c.want) {
 				t.Errorf("%s: want a failure with %q, got %s %v", c.def, c.want, run.Status, deref(last.Error))
 			}
 		}
@@ -55,7 +55,7 @@ func waitTerminal(t *testing.T, s *testserver.Server, runID string) runs.RunResp
 		if r.Status != http.StatusOK {
 			t.Fatalf("get run: %d %s", r.Status, r.Body)
 		}
-		if store.RunTerminal(snap.Status) {
+		if runs.RunTerminal(snap.Status) {
 			return snap
 		}
 		if time.Now().After(deadline) {

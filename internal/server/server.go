@@ -224,16 +224,20 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 	// Evaluations and governance: the engine's overseers (governance
 	// first, so a blocked output is never judged) and evaluate_step.
 	// Judgments and plain-language policy rules are metered model calls.
+	// The runs area's repository comes first: evaluations tell replays
+	// from production runs through it, governance records a run's input
+	// check on it, and it writes the judgments the runs journal packed as
+	// the evals area, which owns their format, packs them (runs → evals).
+	runRows := runs.NewRepo(db, evals.PackJudgments)
 	s.Evals = evals.New(evals.Deps{DB: db, Agents: agentRows(db), Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
-		Alerts:  oversightAlerts(s.Alerts, db), // oversight → alerts
-		Signals: s.ModelAlerts.RecordSignal})   // evals → models
-	// The store writes the judgments the runs journal packed as the evals
-	// area, which owns their format, packs them (store → evals).
-	db.SetJudgmentsPacker(evals.PackJudgments)
+		Alerts:  oversightAlerts(s.Alerts, runRows), // oversight → alerts
+		Signals: s.ModelAlerts.RecordSignal,         // evals → models
+		Replays: runRows})                           // evals → runs
 	s.Governance = governance.New(governance.Deps{DB: db, Agents: agentRows(db), Model: billing.NewMetered(router, billing.Meter{DB: db}, cat), Router: router, Catalog: cat,
-		Alerts:        oversightAlerts(s.Alerts, db), // oversight → alerts
-		OutputBlocked: lateOutputBlocks(s),           // output auto-block (mail area)
-		Signals:       s.ModelAlerts.RecordSignal})   // governance → models
+		Alerts:        oversightAlerts(s.Alerts, runRows), // oversight → alerts
+		OutputBlocked: lateOutputBlocks(s),                // output auto-block (mail area)
+		Signals:       s.ModelAlerts.RecordSignal,         // governance → models
+		RunInputs:     runRows})                           // governance → runs
 	s.Evals.RegisterSteps(eng.Registry)
 	eng.AddOverseers(governance.Overseer{S: s.Governance}, evals.Overseer{S: s.Evals})
 	s.DefaultModels = defaults.New(db, router, cat)
@@ -254,11 +258,11 @@ func assemble(ctx context.Context, cfg Config, bootstrapOut io.Writer, operator 
 				slog.Warn("model lifecycle check on save", "agent", agentID, "err", err)
 			}
 		}})
-	s.Runs = runs.New(runs.Deps{DB: db, Bus: s.Bus, Queue: lateQueue{s}, Engine: eng,
+	s.Runs = runs.New(runs.Deps{DB: db, Repo: runRows, Bus: s.Bus, Queue: lateQueue{s}, Engine: eng,
 		Agents: agentsForRuns{s.Agents}, Uploads: agentsForRuns{s.Agents}, // runs → agents
 		Models: router, Catalog: cat, Meter: billing.Meter{DB: db}, Secrets: s.Secrets,
 		DefaultModel: s.DefaultModels.For,
-		Finished:     s.Alerts.RunFinished,       // runs → alerts
+		Finished:     finishedRuns(s.Alerts),     // runs → alerts
 		Verdicts:     runVerdicts(s.Governance)}) // runs → governance
 
 	// Models area: the playground, which calls the router metered like

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -149,12 +150,12 @@ func TestShutdownMidRun(t *testing.T) {
 		cfg.Addr = "127.0.0.1:0"
 		s2, _, _ := startServer(t, cfg)
 		deadline := time.Now().Add(60 * time.Second)
-		var r store.Run
+		var r runs.Run
 		for {
-			if r, err = s2.DB.Run(ctx, k.AccountID, runID); err != nil {
+			if r, err = runs.NewRepo(s2.DB, nil).Run(ctx, k.AccountID, runID); err != nil {
 				t.Fatal(err)
 			}
-			if store.RunTerminal(r.Status) {
+			if runs.RunTerminal(r.Status) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -162,10 +163,10 @@ func TestShutdownMidRun(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		if r.Status != store.RunCompleted || r.Output == nil || *r.Output != "first x / hooked" {
+		if r.Status != runs.RunCompleted || r.Output == nil || *r.Output != "first x / hooked" {
 			t.Fatalf("run %s output %v error %q", r.Status, r.Output, r.Error)
 		}
-		steps, _ := s2.DB.Steps(ctx, runID)
+		steps, _ := runs.NewRepo(s2.DB, nil).Steps(ctx, runID)
 		ran := map[string]int{}
 		for _, st := range steps {
 			ran[st.StepID]++

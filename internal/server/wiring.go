@@ -19,7 +19,6 @@ import (
 	"github.com/agentry/agentry/internal/models/modelalerts"
 	"github.com/agentry/agentry/internal/oversight"
 	"github.com/agentry/agentry/internal/runs"
-	"github.com/agentry/agentry/internal/store"
 )
 
 // The areas talk to each other through small interfaces of their own, so
@@ -30,11 +29,11 @@ import (
 // oversightAlerts passes evaluation and governance signals to the alerts
 // area (the two Signal types have the same fields), except those of a
 // regression's replay.
-func oversightAlerts(a *alerts.Service, db *store.DB) oversight.Alerter {
+func oversightAlerts(a *alerts.Service, replays runRegressions) oversight.Alerter {
 	return oversight.AlerterFunc(func(ctx context.Context, ev oversight.Signal) error {
 		// A regression's replay raises no alert (docs/regressions.md).
 		if ev.RunID != "" {
-			if reg, err := db.RunRegressionID(ctx, ev.RunID); err != nil || reg != "" {
+			if reg, err := replays.RunRegressionID(ctx, ev.RunID); err != nil || reg != "" {
 				return err
 			}
 		}

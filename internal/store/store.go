@@ -2,24 +2,26 @@
 // or PostgreSQL, the versioned migrations of each dialect, transactions,
 // and the helpers an area's repository (its repo*.go, beside its service)
 // queries and scans with (repo.go), and the rows two areas share (an
-// evaluation criterion: criteria.go). It still holds the repository of
-// the runs, whose SQL has not moved yet. The SQL is shared
-// between the dialects wherever both accept it ($N placeholders,
-// RETURNING, ON CONFLICT); the few differences of SQL sit behind Dialect,
-// so the areas' services do not know which database runs. Four packages above this one do, each for a part the two
-// databases offer differently, not for SQL: jobs (River's driver for each),
-// events (LISTEN/NOTIFY on PostgreSQL, delivery in process on SQLite),
-// knowledge (pgvector when PostgreSQL has it, else the in-process vector
-// index; and its full-text index re-reads recent sequence numbers on
-// PostgreSQL, whose transactions may commit them out of order) and server
-// (a secrets key file is worth a warning on PostgreSQL, where replicas on
-// other hosts cannot share it).
+// evaluation criterion: criteria.go). Every area's own SQL sits beside its
+// service; what SQL stays here is shared by several: the account row's lock
+// (accounts.go), the credit ledger's write that account creation and
+// billing share (credits.go), and the process-wide settings (settings.go).
+// The SQL is shared between the dialects wherever both accept it ($N
+// placeholders, RETURNING, ON CONFLICT); the few differences of SQL sit
+// behind Dialect, so the areas' services do not know which database runs.
+// Four packages above this one do, each for a part the two databases offer
+// differently, not for SQL: jobs (River's driver for each), events
+// (LISTEN/NOTIFY on PostgreSQL, delivery in process on SQLite), knowledge
+// (pgvector when PostgreSQL has it, else the in-process vector index; and
+// its full-text index re-reads recent sequence numbers on PostgreSQL, whose
+// transactions may commit them out of order) and server (a secrets key file
+// is worth a warning on PostgreSQL, where replicas on other hosts cannot
+// share it).
 package store
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +30,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -73,10 +74,6 @@ type DB struct {
 	stmts sync.Map // query → *sql.Stmt on R
 
 	checkpointers []*checkpointer // SQLite: one per file
-
-	// packJudgments is how judgments are packed on SQLite (see
-	// PackJudgments), registered by SetJudgmentsPacker.
-	packJudgments atomic.Pointer[func(json.RawMessage) json.RawMessage]
 }
 
 // prepared returns a statement on the read pool, prepared once per query

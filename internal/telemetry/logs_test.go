@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -75,14 +76,14 @@ func TestRunLogLines(t *testing.T) {
 		s := testserver.Start(t, d, func(c *server.Config) { c.AllowPrivateWebhooks = true })
 		hook := s.StoreAgent(t, s.AccountID, "Hooker", `{"child_steps":[{"id":"call","step_type":"webhook_call","url":"`+failing.URL+`"}]}`, "dynamic_input")
 		failed := waitRun(t, s, startRun(t, s, hook, "x"))
-		if failed.Status != store.RunFailed || failed.TraceID == "" {
+		if failed.Status != runs.RunFailed || failed.TraceID == "" {
 			t.Fatalf("webhook run %s, trace %q", failed.Status, failed.TraceID)
 		}
 		wantStatus(t, s.Do(t, "POST", "/governance/policies", s.Key, map[string]any{"name": "No personal data", "config": map[string]any{
 			"action": "block", "rules": []any{map[string]any{"type": "pii", "kinds": []string{"email"}}}}}), http.StatusCreated)
 		echo := s.StoreAgent(t, s.AccountID, "Echo", `{"child_steps":[{"id":"t","step_type":"text","text":"{{input}}"}]}`, "dynamic_input")
 		blocked := waitRun(t, s, startRun(t, s, echo, "write to jane.doe@example.com"))
-		if blocked.Status != store.RunFailed {
+		if blocked.Status != runs.RunFailed {
 			t.Fatalf("blocked run %s", blocked.Status)
 		}
 
@@ -154,7 +155,7 @@ func TestExportNeverFailsRuns(t *testing.T) {
 		before := scrape(t, s)[`agentry_trace_spans_dropped_total{reason="export_failed"}`]
 		echo := s.StoreAgent(t, s.AccountID, "Echo", `{"child_steps":[{"id":"t","step_type":"text","text":"{{input}}"}]}`, "dynamic_input")
 		for i := 0; i < 3; i++ {
-			if snap := waitRun(t, s, startRun(t, s, echo, "x")); snap.Status != store.RunCompleted {
+			if snap := waitRun(t, s, startRun(t, s, echo, "x")); snap.Status != runs.RunCompleted {
 				t.Fatalf("run %s", snap.Status)
 			}
 		}

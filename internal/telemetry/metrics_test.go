@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/llm/fakellm"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -82,7 +83,7 @@ func TestMetrics(t *testing.T) {
 			"expectation_config": map[string]any{"json_schema": map[string]any{"type": "object", "required": []string{"name"}}}}), http.StatusCreated)
 		fake.Enqueue(fakellm.Reply{Text: `{"nom": "Ada"}`, Usage: fakellm.Usage{Input: 30, Output: 8}},
 			fakellm.Reply{Text: `{"name": "Ada"}`, Usage: fakellm.Usage{Input: 50, Output: 9}})
-		if snap := waitRun(t, s, startRun(t, s, a.ID, "Ada wrote")); snap.Status != store.RunCompleted {
+		if snap := waitRun(t, s, startRun(t, s, a.ID, "Ada wrote")); snap.Status != runs.RunCompleted {
 			t.Fatalf("extractor run %s", snap.Status)
 		}
 
@@ -91,7 +92,7 @@ func TestMetrics(t *testing.T) {
 		wantStatus(t, s.Do(t, "POST", "/governance/policies", s.Key, map[string]any{"name": "No personal data", "config": map[string]any{
 			"action": "block", "rules": []any{map[string]any{"type": "pii", "kinds": []string{"email"}}}}}), http.StatusCreated)
 		echo := s.StoreAgent(t, s.AccountID, "Echo", `{"child_steps":[{"id":"t","step_type":"text","text":"{{input}}"}]}`, "dynamic_input")
-		if snap := waitRun(t, s, startRun(t, s, echo, "write to jane.doe@example.com")); snap.Status != store.RunFailed {
+		if snap := waitRun(t, s, startRun(t, s, echo, "write to jane.doe@example.com")); snap.Status != runs.RunFailed {
 			t.Fatalf("blocked run %s", snap.Status)
 		}
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -96,7 +97,7 @@ func TestRunTraceAcrossReplicas(t *testing.T) {
 			{"id":"show","step_type":"display_result","template":"published: {{input}}"}]}]}]}`, "dynamic_input")
 		runID := startRun(t, api, agent, "draft")
 		stopB := startWorker(t, url, "replica-b")
-		if snap := waitRun(t, api, runID); snap.Status != store.RunWaitingHuman {
+		if snap := waitRun(t, api, runID); snap.Status != runs.RunWaitingHuman {
 			t.Fatalf("run %s, want waiting_human", snap.Status)
 		}
 		wantStatus(t, api.Do(t, "POST", "/agents/runs/"+runID+"/reviews/decision", api.Key, map[string]any{"decision": "approve"}), http.StatusOK)
@@ -108,7 +109,7 @@ func TestRunTraceAcrossReplicas(t *testing.T) {
 		stopB() // mid-step: the job is cancelled and left for another replica
 		startWorker(t, url, "replica-c")
 		snap := waitRun(t, api, runID)
-		if snap.Status != store.RunCompleted || snap.TraceID == "" {
+		if snap.Status != runs.RunCompleted || snap.TraceID == "" {
 			t.Fatalf("run %s, trace %q", snap.Status, snap.TraceID)
 		}
 

@@ -106,7 +106,7 @@ func waitRun(t *testing.T, s *testserver.Server, runID string) runs.RunResponse 
 		r := s.Do(t, "GET", "/agents/runs/"+runID, s.Key, nil)
 		wantStatus(t, r, http.StatusOK)
 		r.JSON(t, &snap)
-		if store.RunTerminal(snap.Status) || snap.Status == store.RunWaitingHuman {
+		if runs.RunTerminal(snap.Status) || snap.Status == runs.RunWaitingHuman {
 			return snap
 		}
 		if time.Now().After(deadline) {
@@ -160,7 +160,7 @@ func TestRunTrace(t *testing.T) {
 		traceparent := "traceparent: 00-" + callerTrace + "-" + callerSpan + "-01"
 		runID := startRun(t, s, agent, "why do otters hold hands", traceparent)
 		snap := waitRun(t, s, runID)
-		if snap.Status != store.RunCompleted {
+		if snap.Status != runs.RunCompleted {
 			t.Fatalf("run %s: %v", snap.Status, snap.Output)
 		}
 		if snap.TraceID != callerTrace {
@@ -352,7 +352,7 @@ func TestMessageContentOptIn(t *testing.T) {
 		seenBefore := len(mcpTraceparents())
 		runID := startRun(t, s, agent, "purple elephants please")
 		snap := waitRun(t, s, runID)
-		if snap.Status != store.RunCompleted || snap.TraceID == "" {
+		if snap.Status != runs.RunCompleted || snap.TraceID == "" {
 			t.Fatalf("run %s, trace %q", snap.Status, snap.TraceID)
 		}
 		spans := recv.WaitTrace(t, snap.TraceID, 20*time.Second, func(ss []otlptest.Span) bool {
@@ -416,7 +416,7 @@ func TestBlockedOutputNotInTraces(t *testing.T) {
 			{"id":"answer","step_type":"prompt_call","model":"openai_gpt_4o_mini","prompt_template":"Say: {{input}}"}]}`, "dynamic_input")
 		fake.Enqueue(fakellm.Reply{Text: "grey elephants roam", Usage: fakellm.Usage{Input: 4, Output: 3}})
 		snap := waitRun(t, s, startRun(t, s, agent, "what roams"))
-		if snap.Status != store.RunFailed || snap.TraceID == "" {
+		if snap.Status != runs.RunFailed || snap.TraceID == "" {
 			t.Fatalf("run %s, trace %q", snap.Status, snap.TraceID)
 		}
 		spans := recv.WaitTrace(t, snap.TraceID, 20*time.Second, func(ss []otlptest.Span) bool {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/internal/mail/inbound"
 	"github.com/agentry/agentry/internal/mail/mailtest"
 	"github.com/agentry/agentry/internal/mail/sending"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -104,7 +105,7 @@ func TestLateBounceRecorded(t *testing.T) {
 		// It started no run of the sender (which has no email trigger). The
 		// other account's agent treated its copy as ordinary mail: an
 		// automatic reply, which its default settings discard.
-		rs, _, _ := e.ts.DB.RunsOfAgent(context.Background(), e.ts.AccountID, sender, "", 100, 0)
+		rs, _, _ := runs.NewRepo(e.ts.DB, nil).RunsOfAgent(context.Background(), e.ts.AccountID, sender, "", 100, 0)
 		if len(rs) != 1 {
 			t.Fatalf("sender has %d runs", len(rs))
 		}

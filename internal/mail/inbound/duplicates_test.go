@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -73,7 +74,7 @@ func TestOneDeliveryPerMailbox(t *testing.T) {
 
 		waitRuns(t, e, "completed", 1)
 		time.Sleep(300 * time.Millisecond) // a duplicate run would have started by now
-		rs, _, err := e.ts.DB.RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, "", 100, 0)
+		rs, _, err := runs.NewRepo(e.ts.DB, nil).RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, "", 100, 0)
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("the agent has %d runs, want 1 (%v)", len(rs), err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents"
 	"github.com/agentry/agentry/internal/mail/mailtest"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/server"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -99,11 +100,11 @@ func code(err error) int {
 }
 
 // runs waits until the agent has n runs in status and returns them.
-func waitRuns(t *testing.T, e env, status string, n int) []store.Run {
+func waitRuns(t *testing.T, e env, status string, n int) []runs.Run {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		rs, _, err := e.ts.DB.RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, status, 100, 0)
+		rs, _, err := runs.NewRepo(e.ts.DB, nil).RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, status, 100, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +299,7 @@ func TestMailIsRejected(t *testing.T) {
 			t.Fatalf("list %+v", list)
 		}
 		time.Sleep(300 * time.Millisecond) // let any wrongly accepted message run
-		if rs, _, _ := e.ts.DB.RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, "", 100, 0); len(rs) != 0 {
+		if rs, _, _ := runs.NewRepo(e.ts.DB, nil).RunsOfAgent(context.Background(), e.ts.AccountID, e.agentID, "", 100, 0); len(rs) != 0 {
 			t.Fatalf("rejected mail started %d runs: %v", len(rs), rs[0].Metadata)
 		}
 		var rejs []map[string]any

@@ -237,7 +237,7 @@ func (s *Service) Process(ctx context.Context, accountID, emailID string, retry 
 	return s.finish(ctx, e, "run", firstRun(started))
 }
 
-func firstRun(rs []store.Run) string {
+func firstRun(rs []runs.Run) string {
 	if len(rs) == 0 {
 		return ""
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -224,7 +225,7 @@ func (r repo) runOfInboundEmail(ctx context.Context, accountID, agentID, emailID
 // accounts whose inbox is paused, which mail/protect answers).
 func (r repo) accountsWithQueuedEmailRuns(ctx context.Context, limit int) ([]string, error) {
 	return store.All(ctx, r.db.R, store.ScanString, `SELECT DISTINCT account_id FROM runs WHERE status = $1 AND trigger_type = 'email_received' LIMIT $2`,
-		store.RunQueued, limit)
+		runs.RunQueued, limit)
 }
 
 // emailRunsStartedSince counts the account's email runs created or
@@ -239,12 +240,12 @@ func (r repo) emailRunsStartedSince(ctx context.Context, accountID string, t tim
 	}
 	var created, startedLater int
 	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE account_id = $1 AND trigger_type = 'email_received'
-		AND created_at >= $2 AND status <> $3`+limit+`) q`, accountID, t, store.RunQueued).Scan(&created)
+		AND created_at >= $2 AND status <> $3`+limit+`) q`, accountID, t, runs.RunQueued).Scan(&created)
 	if err != nil || (upTo > 0 && created >= upTo) {
 		return created, err
 	}
 	err = r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE account_id = $1 AND trigger_type = 'email_received'
-		AND started_at >= $2 AND created_at < $2 AND status <> $3`+limit+`) q`, accountID, t, store.RunQueued).Scan(&startedLater)
+		AND started_at >= $2 AND created_at < $2 AND status <> $3`+limit+`) q`, accountID, t, runs.RunQueued).Scan(&startedLater)
 	n := created + startedLater
 	if upTo > 0 && n > upTo {
 		n = upTo

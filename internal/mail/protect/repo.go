@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -206,7 +207,7 @@ func (r repo) pausedAccounts(ctx context.Context, limit int) ([]string, error) {
 func (r repo) queuedEmailRuns(ctx context.Context, accountID string) (int, error) {
 	var n int
 	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE account_id = $1 AND status = $2 AND trigger_type = 'email_received'`,
-		accountID, store.RunQueued).Scan(&n)
+		accountID, runs.RunQueued).Scan(&n)
 	return n, err
 }
 
@@ -215,5 +216,5 @@ func (r repo) queuedEmailRuns(ctx context.Context, accountID string) (int, error
 func (r repo) oldestQueuedEmailRuns(ctx context.Context, accountID string, limit int) ([]string, error) {
 	return store.All(ctx, r.db.R, func(row store.Scanner) (id string, err error) { return id, row.Scan(&id) },
 		`SELECT id FROM runs WHERE account_id = $1 AND status = $2 AND trigger_type = 'email_received' ORDER BY id LIMIT $3`,
-		accountID, store.RunQueued, limit)
+		accountID, runs.RunQueued, limit)
 }

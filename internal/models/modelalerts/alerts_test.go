@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/internal/models/catalog"
 	"github.com/agentry/agentry/internal/models/lifecycle"
 	"github.com/agentry/agentry/internal/models/modelalerts"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -287,15 +288,15 @@ func TestRollbackOnFailedRun(t *testing.T) {
 			t.Fatalf("a governance flag rolled back: %+v", ch)
 		}
 		// A run of the agent fails.
-		run, err := f.db.CreateRun(ctx, store.Run{AccountID: acct, AgentID: agent})
+		run, err := runs.NewRepo(f.db, nil).CreateRun(ctx, runs.Run{AccountID: acct, AgentID: agent})
 		if err != nil {
 			t.Fatal(err)
 		}
-		att, err := f.db.StartRunAttempt(ctx, run.ID)
+		att, err := runs.NewRepo(f.db, nil).StartRunAttempt(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.db.FinishRunAttempt(ctx, run.ID, att, store.RunResult{Status: store.RunFailed, Error: "boom"}); err != nil {
+		if err := runs.NewRepo(f.db, nil).FinishRunAttempt(ctx, run.ID, att, runs.RunResult{Status: runs.RunFailed, Error: "boom"}); err != nil {
 			t.Fatal(err)
 		}
 		ch, err := f.svc.UpgradeAgent(ctx, acct, agent)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/models/lifecycle"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -62,17 +63,17 @@ func TestModelAlertsRepo(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cancel := range []bool{false, true} {
-			r, err := db.CreateRun(ctx, store.Run{AccountID: acct, AgentID: "agent-1"})
+			r, err := runs.NewRepo(db, nil).CreateRun(ctx, runs.Run{AccountID: acct, AgentID: "agent-1"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if cancel {
-				if _, err := db.RequestCancel(ctx, acct, r.ID); err != nil {
+				if _, err := runs.NewRepo(db, nil).RequestCancel(ctx, acct, r.ID); err != nil {
 					t.Fatal(err)
 				}
 			}
-			att, _ := db.StartRunAttempt(ctx, r.ID)
-			if err := db.FinishRunAttempt(ctx, r.ID, att, store.RunResult{Status: store.RunFailed, Error: "x"}); err != nil {
+			att, _ := runs.NewRepo(db, nil).StartRunAttempt(ctx, r.ID)
+			if err := runs.NewRepo(db, nil).FinishRunAttempt(ctx, r.ID, att, runs.RunResult{Status: runs.RunFailed, Error: "x"}); err != nil {
 				t.Fatal(err)
 			}
 		}

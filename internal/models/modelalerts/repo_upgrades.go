@@ -131,9 +131,13 @@ func (rp repo) signalsSince(ctx context.Context, accountID, agentID string, sinc
 		return nil, err
 	}
 	rows, err = rp.db.R.QueryContext(ctx, `SELECT ended_at FROM runs WHERE account_id = $1 AND agent_id = $2 AND status = $3
-		AND cancel_requested = FALSE AND ended_at IS NOT NULL AND ended_at >= $4 AND regression_id IS NULL`, accountID, agentID, store.RunFailed, since.UTC())
+		AND cancel_requested = FALSE AND ended_at IS NOT NULL AND ended_at >= $4 AND regression_id IS NULL`, accountID, agentID, runFailed, since.UTC())
 	if err := scan(rows, err, string(lifecycle.SignalRunFailed)); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// runFailed is a failed run's status, as the runs area writes it in its
+// runs table (runs.RunFailed), which the rollback rules read.
+const runFailed = "failed"

@@ -1,4 +1,4 @@
-package store
+package runs
 
 import (
 	"context"
@@ -15,12 +15,12 @@ import (
 // run's stored input is replaced by it: the matched data is kept nowhere.
 // A run whose input was not stored (its uploads are its input) keeps a
 // null input.
-func (db *DB) SetRunGovernanceInput(ctx context.Context, accountID, runID, status string, redacted *string) error {
+func (q *Repo) SetRunGovernanceInput(ctx context.Context, accountID, runID, status string, redacted *string) error {
 	if redacted == nil {
-		_, err := db.W.ExecContext(ctx, `UPDATE runs SET governance_input_status = $1 WHERE id = $2 AND account_id = $3`, status, runID, accountID)
+		_, err := q.db.W.ExecContext(ctx, `UPDATE runs SET governance_input_status = $1 WHERE id = $2 AND account_id = $3`, status, runID, accountID)
 		return err
 	}
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return q.db.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET governance_input_status = $1,
 			input = CASE WHEN input IS NULL THEN NULL ELSE $2 END WHERE id = $3 AND account_id = $4`, status, *redacted, runID, accountID); err != nil {
 			return err

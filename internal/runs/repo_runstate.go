@@ -1,4 +1,4 @@
-package store
+package runs
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // A run's status is a small state machine, and every change of it goes
@@ -25,7 +27,7 @@ import (
 
 // moveRun moves runID from one of the statuses in from to status to, with
 // the extra assignments set (whose placeholders are $1…$n for args), and
-// returns ErrConflict when the run was in none of them — nothing is
+// returns store.ErrConflict when the run was in none of them — nothing is
 // written then. A terminal status in from is refused: it is never left.
 func moveRun(ctx context.Context, tx *sql.Tx, runID string, from []string, to, set string, args ...any) error {
 	if len(from) == 0 {
@@ -58,7 +60,7 @@ func moveRun(ctx context.Context, tx *sql.Tx, runID string, from []string, to, s
 		return err
 	}
 	if moved != 1 {
-		return ErrConflict
+		return store.ErrConflict
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package store_test
+package runs_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/runs"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -19,61 +20,62 @@ func TestRunStateMachine(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		db := storetest.Open(t, d)
+		repo := runs.NewRepo(db, nil)
 		_, a, _ := directory.CreateUser(ctx, db, directory.NewUser{Name: "S"})
-		newRun := func() store.Run {
-			r, err := db.CreateRun(ctx, store.Run{AccountID: a.ID, AgentID: "agent-1"})
+		newRun := func() runs.Run {
+			r, err := repo.CreateRun(ctx, runs.Run{AccountID: a.ID, AgentID: "agent-1"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return r
 		}
-		cancelled := store.RunResult{Status: store.RunFailed, Error: "Run cancelled"}
+		cancelled := runs.RunResult{Status: runs.RunFailed, Error: "Run cancelled"}
 
 		// Settled runs are never taken or settled again.
 		r := newRun()
-		if err := db.FinishRunAttempt(ctx, r.ID, 0, cancelled); err != nil {
+		if err := repo.FinishRunAttempt(ctx, r.ID, 0, cancelled); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.StartRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
+		if _, err := repo.StartRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a worker took a cancelled run: %v", err)
 		}
-		if _, err := db.RecoverRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
+		if _, err := repo.RecoverRunAttempt(ctx, r.ID); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a retried job took a cancelled run: %v", err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, 0, cancelled); !errors.Is(err, store.ErrConflict) {
+		if err := repo.FinishRunAttempt(ctx, r.ID, 0, cancelled); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a run was settled twice: %v", err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, 0, store.RunResult{Status: store.RunWaitingHuman}); err == nil {
+		if err := repo.FinishRunAttempt(ctx, r.ID, 0, runs.RunResult{Status: runs.RunWaitingHuman}); err == nil {
 			t.Error("a run nobody holds was parked")
 		}
 
 		// A held run: a cancel cannot settle it; only its attempt ends it.
 		r = newRun()
-		n, err := db.StartRunAttempt(ctx, r.ID)
+		n, err := repo.StartRunAttempt(ctx, r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, 0, cancelled); !errors.Is(err, store.ErrConflict) {
+		if err := repo.FinishRunAttempt(ctx, r.ID, 0, cancelled); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a cancel settled a run a worker holds: %v", err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunWaitingHuman}); err != nil {
+		if err := repo.FinishRunAttempt(ctx, r.ID, n, runs.RunResult{Status: runs.RunWaitingHuman}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunFailed}); !errors.Is(err, store.ErrConflict) {
+		if err := repo.FinishRunAttempt(ctx, r.ID, n, runs.RunResult{Status: runs.RunFailed}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a parked run was ended by its closed attempt: %v", err)
 		}
 		// Parked: a resume takes it, and a rescued older attempt cannot end it.
-		m, err := db.StartRunAttempt(ctx, r.ID)
+		m, err := repo.StartRunAttempt(ctx, r.ID)
 		if err != nil || m != n+1 {
 			t.Fatalf("resume: %d %v", m, err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, n, store.RunResult{Status: store.RunCompleted}); !errors.Is(err, store.ErrConflict) {
+		if err := repo.FinishRunAttempt(ctx, r.ID, n, runs.RunResult{Status: runs.RunCompleted}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a stale attempt ended the run: %v", err)
 		}
-		if err := db.FinishRunAttempt(ctx, r.ID, m, store.RunResult{Status: store.RunCompleted}); err != nil {
+		if err := repo.FinishRunAttempt(ctx, r.ID, m, runs.RunResult{Status: runs.RunCompleted}); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := db.Run(ctx, a.ID, r.ID); got.Status != store.RunCompleted {
+		if got, _ := repo.Run(ctx, a.ID, r.ID); got.Status != runs.RunCompleted {
 			t.Errorf("status %s", got.Status)
 		}
 
@@ -83,8 +85,8 @@ func TestRunStateMachine(t *testing.T) {
 			var took, settled error
 			var wg sync.WaitGroup
 			wg.Add(2)
-			go func() { defer wg.Done(); _, took = db.StartRunAttempt(ctx, r.ID) }()
-			go func() { defer wg.Done(); settled = db.FinishRunAttempt(ctx, r.ID, 0, cancelled) }()
+			go func() { defer wg.Done(); _, took = repo.StartRunAttempt(ctx, r.ID) }()
+			go func() { defer wg.Done(); settled = repo.FinishRunAttempt(ctx, r.ID, 0, cancelled) }()
 			wg.Wait()
 			if (took == nil) == (settled == nil) {
 				t.Fatalf("race %d: worker %v, cancel %v: want exactly one winner", i, took, settled)
@@ -96,8 +98,8 @@ func TestRunStateMachine(t *testing.T) {
 			if !errors.Is(loser, store.ErrConflict) {
 				t.Fatalf("race %d: the loser failed with %v", i, loser)
 			}
-			got, _ := db.Run(ctx, a.ID, r.ID)
-			if want := map[bool]string{true: store.RunProcessing, false: store.RunFailed}[took == nil]; got.Status != want {
+			got, _ := repo.Run(ctx, a.ID, r.ID)
+			if want := map[bool]string{true: runs.RunProcessing, false: runs.RunFailed}[took == nil]; got.Status != want {
 				t.Fatalf("race %d: status %s, want %s", i, got.Status, want)
 			}
 		}
