@@ -81,6 +81,55 @@ type restartingProxy struct {
 	mu      sync.Mutex
 	down    bool
 	cancels []context.CancelFunc
+	// bodyWaiters are closed at the next write of a response body.
+	bodyWaiters []chan struct{}
+}
+
+// nextBody returns a channel closed once the proxy has passed on the first
+// bytes of a response body after this call. A run stream's first event
+// names its run, so a command that has been sent it can follow the run
+// after a cut; one cut before it cannot (and says so).
+func (p *restartingProxy) nextBody() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch := make(chan struct{})
+	p.bodyWaiters = append(p.bodyWaiters, ch)
+	return ch
+}
+
+func (p *restartingProxy) sawBody() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ch := range p.bodyWaiters {
+		close(ch)
+	}
+	p.bodyWaiters = nil
+}
+
+// bodyWriter tells the proxy when a response body passes.
+type bodyWriter struct {
+	http.ResponseWriter
+	p *restartingProxy
+}
+
+func (w bodyWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	if n > 0 {
+		w.p.sawBody()
+	}
+	return n, err
+}
+
+// Unwrap lets the reverse proxy flush through to the client.
+func (w bodyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func waitBody(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream sent nothing through the proxy")
+	}
 }
 
 func newRestartingProxy(t *testing.T, target string) *restartingProxy {
@@ -100,7 +149,7 @@ func newRestartingProxy(t *testing.T, target string) *restartingProxy {
 			}
 			return
 		}
-		rp.ServeHTTP(w, r.WithContext(ctx))
+		rp.ServeHTTP(bodyWriter{w, p}, r.WithContext(ctx))
 	}))
 	t.Cleanup(p.Close)
 	return p
@@ -175,10 +224,12 @@ func TestRunsFollowRidesOutARestart(t *testing.T) {
 		// The server goes away mid-stream and comes back: the stream
 		// reconnects with Last-Event-ID and prints the answer once.
 		done := make(chan result, 1)
+		named := proxy.nextBody()
 		go func() {
 			done <- runCtx(context.Background(), append(g, "runs", "stream", h.agent, "--input", "again")...)
 		}()
 		h.waitArrived(t)
+		waitBody(t, named) // the cut comes after the event naming the run
 		proxy.setDown(true)
 		// Longer than a few quick retries (5 at 1s) would ride out.
 		time.Sleep(6500 * time.Millisecond)
@@ -193,11 +244,12 @@ func TestRunsFollowRidesOutARestart(t *testing.T) {
 		// A server that stays away: after --reconnect-for, exit 10 with
 		// the command to follow the run later.
 		h2 := holdAgent(t, ts)
+		named = proxy.nextBody()
 		go func() {
 			done <- runCtx(context.Background(), append(g, "runs", "stream", h2.agent, "--input", "x", "--reconnect-for", "1s")...)
 		}()
 		h2.waitArrived(t)
-		time.Sleep(500 * time.Millisecond) // let the command read the events sent so far
+		waitBody(t, named)
 		proxy.setDown(true)
 		r = <-done
 		if r.code != cli.ExitUnreachable || !strings.Contains(r.stderr, "agentry runs follow ") {
