@@ -25,12 +25,14 @@ import (
 // written, restarts it, and expects the export to complete with every
 // content, the half-written file replaced by a whole one.
 func TestExportFinishesAfterKill(t *testing.T) {
-	// Not in parallel: its jobs do real work against a job timeout of a
-	// few seconds, which other tests' processes would make it miss.
+	// Not in parallel with the other tests: its jobs do real work against
+	// a job timeout of a few seconds, which other tests' processes would
+	// make it miss. Its two databases' cases, one process each, run side
+	// by side: two such processes leave each job its time.
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
 		blobDir := filepath.Join(dataDir, "blobs")

@@ -25,12 +25,14 @@ import (
 // searchable: a content is recorded with its job in one transaction, and
 // an interrupted job is rescued and run again.
 func TestIndexingSurvivesKill(t *testing.T) {
-	// Not in parallel: its jobs do real work against a job timeout of a
-	// few seconds, which other tests' processes would make it miss.
+	// Not in parallel with the other tests: its jobs do real work against
+	// a job timeout of a few seconds, which other tests' processes would
+	// make it miss. Its two databases' cases, one process each, run side
+	// by side: two such processes leave each job its time.
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
 		// The rescuer takes the killed process's jobs once they have run

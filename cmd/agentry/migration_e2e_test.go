@@ -25,12 +25,14 @@ import (
 // passage ends with a vector of the new size, none of the old, and the
 // source switched; search answers from the new vectors.
 func TestMigrationSurvivesKill(t *testing.T) {
-	// Not in parallel: its jobs do real work against a job timeout of a
-	// few seconds, which other tests' processes would make it miss.
+	// Not in parallel with the other tests: its jobs do real work against
+	// a job timeout of a few seconds, which other tests' processes would
+	// make it miss. Its two databases' cases, one process each, run side
+	// by side: two such processes leave each job its time.
 	if testing.Short() {
 		t.Skip("starts child processes and waits for the job rescuer")
 	}
-	storetest.Each(t, func(t *testing.T, d store.Dialect) {
+	storetest.EachParallel(t, func(t *testing.T, d store.Dialect) {
 		ctx := context.Background()
 		dbURL, dataDir := storetest.URL(t, d), t.TempDir()
 		env := []string{"SERVICE_JOB_TIMEOUT=20s", "SERVICE_JOB_RESCUE_AFTER=25s", "SERVICE_BOOTSTRAP_API_KEY=" + e2eKey, "SERVICE_MAX_WORKERS=2"}
