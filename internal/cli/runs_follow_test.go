@@ -24,9 +24,9 @@ import (
 
 // runCtx is run with a context the test cancels (Ctrl-C: main cancels the
 // command's context on SIGINT).
-func runCtx(ctx context.Context, args ...string) result {
+func runCtx(t *testing.T, ctx context.Context, args ...string) result {
 	root := &cobra.Command{Use: "agentry", SilenceUsage: true, SilenceErrors: true}
-	cli.Register(root)
+	cli.RegisterEnv(root, func(k string) string { return getenv(t, k) })
 	var out, errb bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errb)
@@ -179,7 +179,7 @@ func TestRunsStreamCtrlCAndFollow(t *testing.T) {
 		// says which run goes on and how to follow it again.
 		ctx, interrupt := context.WithCancel(context.Background())
 		done := make(chan result, 1)
-		go func() { done <- runCtx(ctx, append(g, "runs", "stream", h.agent, "--input", "there")...) }()
+		go func() { done <- runCtx(t, ctx, append(g, "runs", "stream", h.agent, "--input", "there")...) }()
 		h.waitArrived(t)
 		time.Sleep(500 * time.Millisecond) // let the command read the events sent so far
 		interrupt()
@@ -195,7 +195,7 @@ func TestRunsStreamCtrlCAndFollow(t *testing.T) {
 
 		// Follow it again, with and without --agent; it ends with the run.
 		follow := make(chan result, 1)
-		go func() { follow <- runCtx(context.Background(), append(g, "runs", "follow", runID)...) }()
+		go func() { follow <- runCtx(t, context.Background(), append(g, "runs", "follow", runID)...) }()
 		time.Sleep(200 * time.Millisecond) // attached before the release (the replay covers it either way)
 		h.release()
 		r = <-follow
@@ -226,7 +226,7 @@ func TestRunsFollowRidesOutARestart(t *testing.T) {
 		done := make(chan result, 1)
 		named := proxy.nextBody()
 		go func() {
-			done <- runCtx(context.Background(), append(g, "runs", "stream", h.agent, "--input", "again")...)
+			done <- runCtx(t, context.Background(), append(g, "runs", "stream", h.agent, "--input", "again")...)
 		}()
 		h.waitArrived(t)
 		waitBody(t, named) // the cut comes after the event naming the run
@@ -246,7 +246,7 @@ func TestRunsFollowRidesOutARestart(t *testing.T) {
 		h2 := holdAgent(t, ts)
 		named = proxy.nextBody()
 		go func() {
-			done <- runCtx(context.Background(), append(g, "runs", "stream", h2.agent, "--input", "x", "--reconnect-for", "1s")...)
+			done <- runCtx(t, context.Background(), append(g, "runs", "stream", h2.agent, "--input", "x", "--reconnect-for", "1s")...)
 		}()
 		h2.waitArrived(t)
 		waitBody(t, named)
