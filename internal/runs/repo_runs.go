@@ -124,14 +124,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	_ = json.Unmarshal([]byte(ups), &r.InputUploadIDs)
 	_ = json.Unmarshal([]byte(chain), &r.CallChain)
 	r.Credits = store.FromMicro(micro)
-	if started.Valid {
-		t := started.Time.UTC()
-		r.StartedAt = &t
-	}
-	if ended.Valid {
-		t := ended.Time.UTC()
-		r.EndedAt = &t
-	}
+	r.StartedAt, r.EndedAt = store.TimeOrNil(started), store.TimeOrNil(ended)
 	return r, nil
 }
 
@@ -269,10 +262,7 @@ func runAttempts(ctx context.Context, q interface {
 		if err := rows.Scan(&a.Attempt, &a.Status, &a.StartedAt, &ended, &a.Error); err != nil {
 			return nil, err
 		}
-		if ended.Valid {
-			t := ended.Time.UTC()
-			a.EndedAt = &t
-		}
+		a.EndedAt = store.TimeOrNil(ended)
 		out = append(out, a)
 	}
 	return out, rows.Err()

@@ -95,10 +95,7 @@ func (q *Repo) Steps(ctx context.Context, runID string) ([]StepRow, error) {
 			&s.ContentType, &s.StartedAt, &ended, &micro, &tc, &s.Error, &s.Stopped, &s.Final, &s.Superseded); err != nil {
 			return nil, err
 		}
-		if ended.Valid {
-			t := ended.Time.UTC()
-			s.EndedAt = &t
-		}
+		s.EndedAt = store.TimeOrNil(ended)
 		s.Credits, s.ToolCalls = store.FromMicro(micro), json.RawMessage(tc)
 		out = append(out, s)
 	}
