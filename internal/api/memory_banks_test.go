@@ -275,6 +275,27 @@ func TestGeneralBankSearchAndLoad(t *testing.T) {
 	})
 }
 
+// waitStartupSweep waits for the memory sweep the server runs when it
+// starts (River's leader enqueues it once elected, which can take a few
+// seconds on a busy machine). Run after the test has filled a bank over
+// its max_turns, it would compact the bank, which is its job, while the
+// test checks that dry runs leave the bank alone.
+func waitStartupSweep(t *testing.T, s *testserver.Server) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var n int
+		if err := s.DB.R.QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'memory_sweep' AND state = 'completed'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the startup memory sweep did not run")
+		}
+	}
+}
+
 // TestCompactionDryRunsWriteNothing: test-compaction on a bank's entries,
 // on samples and on generated entries, with the offline model; the bank
 // is unchanged afterwards.
@@ -282,6 +303,7 @@ func TestCompactionDryRunsWriteNothing(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
+		waitStartupSweep(t, s)
 		bank := createBank(t, s, s.Key, map[string]any{"name": "Chats", "type": "conversation", "max_turns": 2})
 		for _, text := range []string{"Ada's order is 4417.", "It ships to Berlin on Friday.", "She prefers email."} {
 			if _, err := memory.TestRows(s.DB).AddMemoryEntry(context.Background(), memory.Entry{AccountID: s.AccountID, BankID: bank, Partition: "ada", Content: text, Tokens: 6}); err != nil {
