@@ -108,18 +108,8 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	if input.Valid {
-		r.Input = &input.String
-	}
-	if out.Valid {
-		r.Output = &out.String
-	}
-	if outC.Valid {
-		r.OutputContentType = &outC.String
-	}
-	if rerunInput.Valid {
-		r.RerunInput = &rerunInput.String
-	}
+	r.Input, r.Output = store.StringOrNil(input), store.StringOrNil(out)
+	r.OutputContentType, r.RerunInput = store.StringOrNil(outC), store.StringOrNil(rerunInput)
 	_ = json.Unmarshal([]byte(md), &r.Metadata)
 	_ = json.Unmarshal([]byte(ups), &r.InputUploadIDs)
 	_ = json.Unmarshal([]byte(chain), &r.CallChain)
