@@ -161,6 +161,7 @@ type pgServer struct {
 	base     *url.URL
 	admin    *sql.DB
 	template string
+	copies   copyLifecycle // spares made ahead, drops done behind (pgcopies.go)
 }
 
 var (
@@ -192,11 +193,15 @@ func openPGServer(raw string) (*pgServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin.SetMaxOpenConns(4)
+	admin.SetMaxOpenConns(6) // the tests' creates, the spares' maker, the dropper
 	s := &pgServer{base: u, admin: admin, template: pgName(baseName, "tpl_"+templateKey())}
 	if err := s.ensureTemplate(context.Background()); err != nil {
 		admin.Close()
 		return nil, err
+	}
+	if err := s.sweepOrphans(context.Background()); err != nil {
+		// Only disk space is at stake: go on.
+		fmt.Fprintf(os.Stderr, "storetest: looking for test databases left behind: %v\n", err)
 	}
 	return s, nil
 }
@@ -261,9 +266,21 @@ func (s *pgServer) urlOf(name string) string {
 }
 
 // create makes a database for one test, a copy of the template (or empty)
-// and returns its name.
+// and returns its name. A copy comes from the spares made ahead when there
+// is one (pgcopies.go).
 func (s *pgServer) create(ctx context.Context, empty bool) (string, error) {
-	name := pgName(strings.TrimPrefix(s.base.Path, "/"), "t_"+randomSuffix())
+	if !empty {
+		if name, ok := s.takeSpare(); ok {
+			return name, nil
+		}
+	}
+	return s.createNow(ctx, empty)
+}
+
+// createNow makes a database at once, named for this process (see
+// testDBName).
+func (s *pgServer) createNow(ctx context.Context, empty bool) (string, error) {
+	name := s.testDBName()
 	stmt := `CREATE DATABASE ` + name + ` TEMPLATE ` + s.template
 	if empty {
 		stmt = `CREATE DATABASE ` + name
