@@ -38,8 +38,8 @@ const spareCopies = 2
 
 type copyLifecycle struct {
 	mu       sync.Mutex
-	requests int      // copies asked for by this process's tests
-	queued   []string // databases waiting to be dropped
+	requests int           // copies asked for by this process's tests
+	queued   []string      // databases waiting to be dropped
 	dropped  chan struct{} // closed when the running dropper goroutine ends; nil when none runs
 	spares   chan string
 }
