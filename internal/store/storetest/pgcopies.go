@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
+
+	"github.com/agentry/agentry/internal/store"
 )
 
 // A test's PostgreSQL database costs two slow statements, and neither has
@@ -39,9 +40,15 @@ const spareCopies = 2
 type copyLifecycle struct {
 	mu       sync.Mutex
 	requests int           // copies asked for by this process's tests
-	queued   []string      // databases waiting to be dropped
-	dropped  chan struct{} // closed when the running dropper goroutine ends; nil when none runs
+	own      []queuedDrop  // this process's databases, dropped first
+	orphans  []queuedDrop  // what ended processes left (sweepOrphans)
+	dropping bool          // the dropper goroutine is running
 	spares   chan string
+}
+
+type queuedDrop struct {
+	name    string
+	dropped chan struct{} // closed once dropped (or the drop failed)
 }
 
 // testDBName names a new test database: the base database's name, "t_", this
@@ -96,73 +103,89 @@ func (s *pgServer) makeSpares(spares chan<- string) {
 	}
 }
 
-// dropLater queues a test's database for the dropper.
-func (s *pgServer) dropLater(name string) {
+// dropLater queues a test's database for the dropper and returns what is
+// closed once it is dropped.
+func (s *pgServer) dropLater(name string) <-chan struct{} {
+	return s.queueDrop(name, false)
+}
+
+func (s *pgServer) queueDrop(name string, orphan bool) <-chan struct{} {
 	c := &s.copies
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.queued = append(c.queued, name)
-	if c.dropped == nil {
-		c.dropped = make(chan struct{})
-		go s.dropQueued(c.dropped)
+	q := queuedDrop{name: name, dropped: make(chan struct{})}
+	if orphan {
+		c.orphans = append(c.orphans, q)
+	} else {
+		c.own = append(c.own, q)
 	}
+	if !c.dropping {
+		c.dropping = true
+		go s.dropQueued()
+	}
+	return q.dropped
 }
 
 // dropQueued drops the queued databases one at a time (their checkpoints
-// would queue up in the server anyway) until none is left.
-func (s *pgServer) dropQueued(done chan struct{}) {
+// would queue up in the server anyway), this process's before the
+// orphans, until none is left.
+func (s *pgServer) dropQueued() {
 	c := &s.copies
 	for {
 		c.mu.Lock()
-		if len(c.queued) == 0 {
-			c.dropped = nil
-			close(done)
+		var q queuedDrop
+		switch {
+		case len(c.own) > 0:
+			q, c.own = c.own[0], c.own[1:]
+		case len(c.orphans) > 0:
+			q, c.orphans = c.orphans[0], c.orphans[1:]
+		default:
+			c.dropping = false
 			c.mu.Unlock()
 			return
 		}
-		name := c.queued[0]
-		c.queued = c.queued[1:]
 		c.mu.Unlock()
-		if err := s.drop(name); err != nil {
+		if err := s.drop(q.name); err != nil {
 			// No test is left to report to; the next process's sweep or CI's
 			// end drops it.
-			fmt.Fprintf(os.Stderr, "storetest: drop test database %s: %v\n", name, err)
+			fmt.Fprintf(os.Stderr, "storetest: drop test database %s: %v\n", q.name, err)
 		}
+		close(q.dropped)
 	}
 }
 
 // sweepOrphans queues the drop of the test databases of this base whose
-// process has ended: what a process did not drop before exiting. It assumes
-// the test processes sharing a base database run on this machine, as the
-// suites and CI do.
+// process has ended: what a process did not drop before exiting. They go
+// after this process's own.
 func (s *pgServer) sweepOrphans(ctx context.Context) error {
+	names, err := s.orphans(ctx)
+	for _, name := range names {
+		s.queueDrop(name, true)
+	}
+	return err
+}
+
+// orphans lists the test databases of this base whose process has ended. It
+// assumes the test processes sharing a base database run on this machine,
+// as the suites and CI do.
+func (s *pgServer) orphans(ctx context.Context) ([]string, error) {
 	prefix := s.testDBPrefix()
-	rows, err := s.admin.QueryContext(ctx, `SELECT datname FROM pg_database WHERE left(datname, $1) = $2`, len(prefix), prefix)
-	if err != nil {
-		return err
-	}
-	var names []string
-	for rows.Next() {
+	names, err := store.All(ctx, s.admin, func(r store.Scanner) (string, error) {
 		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return err
-		}
-		names = append(names, name)
+		return name, r.Scan(&name)
+	}, `SELECT datname FROM pg_database WHERE left(datname, $1) = $2`, len(prefix), prefix)
+	if err != nil {
+		return nil, err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
+	var out []string
 	for _, name := range names {
 		pidPart, _, ok := strings.Cut(strings.TrimPrefix(name, prefix), "_")
 		pid, err := strconv.Atoi(pidPart)
-		if !ok || err != nil || pid == os.Getpid() || processAlive(pid) {
-			continue
+		if ok && err == nil && pid != os.Getpid() && !processAlive(pid) {
+			out = append(out, name)
 		}
-		s.dropLater(name)
 	}
-	return nil
+	return out, nil
 }
 
 // processAlive reports whether process pid exists on this machine.
@@ -176,19 +199,3 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// waitDropped waits until every queued database is dropped, for tests of
-// this file.
-func (s *pgServer) waitDropped(timeout time.Duration) bool {
-	s.copies.mu.Lock()
-	done := s.copies.dropped
-	s.copies.mu.Unlock()
-	if done == nil {
-		return true
-	}
-	select {
-	case <-done:
-		return true
-	case <-time.After(timeout):
-		return false
-	}
-}
