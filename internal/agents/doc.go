@@ -14,5 +14,9 @@
 // through interfaces of their own that the server answers with this
 // area's repository (Repo; internal/server/wiring_agents.go), so none of
 // them imports this package. The agent's row type is in agentrow, which
-// they may import.
+// they may import, and so are the questions other areas ask of the agents
+// tables in their own queries and transactions (is this agent live in
+// this account, its name, its trigger, the due schedules): the agents,
+// agent_triggers and trigger_schedules tables are named only by this
+// area's packages.
 package agents

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -32,19 +33,7 @@ func (r Repo) CreateAgent(ctx context.Context, in NewAgent) (Agent, error) {
 	a.CreatedAt, a.UpdatedAt, a.DefinitionSavedAt = now, now, now
 	a.DefinitionSavedBy = a.CreatedBy
 	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
-		rollback, err := rollbackJSON(a.Settings.ModelRollbackTriggers)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO agents (id, account_id, name, description, schema_version, definition,
-			change_id, definition_saved_at, definition_saved_by, evaluation_mode, default_evaluation_tier, max_retries,
-			retry_on_failure, sampling_config, prompt_model_auto_upgrade_strategy, prompt_model_auto_rollback_enabled,
-			prompt_model_auto_rollback_triggers, created_by, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)`,
-			a.ID, a.AccountID, a.Name, store.NullIfNil(a.Description), a.SchemaVersion, string(a.Definition),
-			a.ChangeID, now, store.NullIfEmpty(a.CreatedBy), a.Settings.EvaluationMode, store.NullIfNil(a.Settings.DefaultEvaluationTier),
-			a.Settings.MaxRetries, a.Settings.RetryOnFailure, store.NullJSON(a.Settings.SamplingConfig),
-			a.Settings.ModelUpgradeStrategy, a.Settings.ModelRollbackEnabled, rollback, store.NullIfEmpty(a.CreatedBy), now)
+		err := agentrow.Insert(ctx, tx, a, now)
 		if err != nil {
 			if store.IsForeignKeyViolation(err) {
 				return store.ErrNotFound
@@ -121,7 +110,7 @@ func (r Repo) updateAgent(ctx context.Context, accountID, id, userID string, edi
 		} else {
 			a.ChangeID, a.DefinitionSavedAt, a.DefinitionSavedBy = old.ChangeID, old.DefinitionSavedAt, old.DefinitionSavedBy
 		}
-		rollback, err := rollbackJSON(a.Settings.ModelRollbackTriggers)
+		rollback, err := agentrow.RollbackTriggersJSON(a.Settings.ModelRollbackTriggers)
 		if err != nil {
 			return err
 		}
@@ -210,15 +199,4 @@ func writeCalls(ctx context.Context, tx *sql.Tx, accountID, callerID string, cal
 		}
 	}
 	return nil
-}
-
-func rollbackJSON(triggers []string) (any, error) {
-	if triggers == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(triggers)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
 }

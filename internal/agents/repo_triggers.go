@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -19,8 +20,7 @@ func insertTrigger(ctx context.Context, tx *sql.Tx, t Trigger, now time.Time) (T
 	if len(t.Config) == 0 {
 		t.Config = json.RawMessage(`{}`)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO agent_triggers (id, account_id, agent_id, trigger_type, config, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6)`, t.ID, t.AccountID, t.AgentID, t.Type, string(t.Config), now); err != nil {
+	if err := agentrow.InsertTrigger(ctx, tx, t.ID, t.AccountID, t.AgentID, t.Type, t.Config, now); err != nil {
 		return Trigger{}, err
 	}
 	for i := range t.Schedules {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/billing"
+	"github.com/agentry/agentry/internal/runs/runrow"
 )
 
 // Detection from runs. The runs area calls RunFinished after a run's
@@ -41,10 +42,10 @@ type FinishedRun struct {
 }
 
 // The terminal statuses of a run, as the runs area writes them in its
-// runs table (runs.RunCompleted, runs.RunFailed), which detection reads.
+// runs table (runrow.Completed, runrow.Failed), which detection reads.
 const (
-	runCompleted = "completed"
-	runFailed    = "failed"
+	runCompleted = runrow.Completed
+	runFailed    = runrow.Failed
 )
 
 // RunFinished queues a run that reached a terminal status. It never

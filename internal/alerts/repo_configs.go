@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -59,11 +60,11 @@ func (r repo) createConfig(ctx context.Context, c AlertConfig) (AlertConfig, err
 	c.RecipientUserIDs = store.NonNil(c.RecipientUserIDs)
 	recipients, _ := json.Marshal(c.RecipientUserIDs)
 	if c.AgentID != "" {
-		var n int
-		if err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM agents WHERE id = $1 AND account_id = $2`, c.AgentID, c.AccountID).Scan(&n); err != nil {
+		exists, err := agentrow.Exists(ctx, r.db.R, c.AccountID, c.AgentID)
+		if err != nil {
 			return c, err
 		}
-		if n == 0 {
+		if !exists {
 			return c, store.ErrNotFound
 		}
 	}

@@ -6,47 +6,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
 // What the alert detectors read (runs, credits, source pulls) and the log
 // of alert deliveries.
 
+// The runs are the runs area's table: the detectors read them through
+// its leaf package, runrow, which counts no regression replay.
+
 // recentTerminalRuns returns the statuses of an agent's last n finished
-// runs, latest started first (ids are time-ordered, so the agent index
-// serves it).
+// runs, latest started first.
 func (r repo) recentTerminalRuns(ctx context.Context, accountID, agentID string, n int) ([]string, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT status FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
-		AND regression_id IS NULL ORDER BY id DESC LIMIT $5`, accountID, agentID, runCompleted, runFailed, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return runrow.RecentTerminalStatuses(ctx, r.db.R, accountID, agentID, n)
 }
 
 // runWindow counts an agent's runs created in a window: all of them, those
 // that ended, and those that failed.
-type runWindow struct{ Created, Ended, Failed int }
+type runWindow = runrow.Window
 
 // runWindowOf counts the runs of an agent (agentID "" for the whole
 // account) created since `since`, for the rate detectors.
 func (r repo) runWindowOf(ctx context.Context, accountID, agentID string, since time.Time) (runWindow, error) {
-	var w runWindow
-	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*),
-		COALESCE(SUM(CASE WHEN status IN ($4, $5) THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = $5 THEN 1 ELSE 0 END), 0)
-		FROM runs WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND id >= $3 AND regression_id IS NULL`,
-		accountID, agentID, idFloor(since), runCompleted, runFailed).Scan(&w.Created, &w.Ended, &w.Failed)
-	return w, err
+	return runrow.WindowSince(ctx, r.db.R, accountID, agentID, idFloor(since))
 }
 
 // idFloor is the smallest UUIDv7 of time t: ids begin with their creation
@@ -58,34 +41,17 @@ func idFloor(t time.Time) string {
 }
 
 // runBrief is what the detectors need of a run.
-type runBrief struct {
-	ID, AgentID, Status, Error string
-	StartedAt, EndedAt         *time.Time
-}
-
-const runBriefColumns = `id, agent_id, status, COALESCE(error, ''), started_at, ended_at`
-
-func scanRunBrief(row store.Scanner) (runBrief, error) {
-	var (
-		b              runBrief
-		started, ended sql.NullTime
-	)
-	err := row.Scan(&b.ID, &b.AgentID, &b.Status, &b.Error, &started, &ended)
-	b.StartedAt, b.EndedAt = store.TimeOrNil(started), store.TimeOrNil(ended)
-	return b, err
-}
+type runBrief = runrow.Brief
 
 // runsEndedBetween lists an account's runs (of one agent unless agentID is
 // "") that ended in (from, to], oldest first, at most limit.
 func (r repo) runsEndedBetween(ctx context.Context, accountID, agentID string, from, to time.Time, limit int) ([]runBrief, error) {
-	return store.All(ctx, r.db.R, scanRunBrief, `SELECT `+runBriefColumns+` FROM runs
-		WHERE account_id = $1 AND ($2 = '' OR agent_id = $2) AND ended_at > $3 AND ended_at <= $4 AND status IN ($5, $6)
-		AND regression_id IS NULL ORDER BY ended_at, id LIMIT $7`, accountID, agentID, from.UTC(), to.UTC(), runCompleted, runFailed, limit)
+	return runrow.EndedBetween(ctx, r.db.R, accountID, agentID, from, to, limit)
 }
 
 // runBriefOf reads one run for the detectors.
 func (r repo) runBriefOf(ctx context.Context, accountID, runID string) (runBrief, error) {
-	return store.One(ctx, r.db.R, scanRunBrief, `SELECT `+runBriefColumns+` FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID)
+	return runrow.BriefOf(ctx, r.db.R, accountID, runID)
 }
 
 // creditsSpent sums what an account was debited in [from, to).

@@ -487,8 +487,10 @@ var tablesOwnedByArea = map[string][]string{
 	// The evaluations area. evaluation_criteria and evaluation_results
 	// are not listed: an agent's import and export write and read its
 	// criteria in the agent's transaction (internal/agents/repo_extras.go),
-	// the account search reads criteria (internal/search), and the
-	// store's migrate.go moves SQLite's results into their own file.
+	// the account search reads criteria (internal/search), the store's
+	// migrate.go moves SQLite's results into their own file, and the runs
+	// area's runrow.ResultRuns joins results to their runs, to group and
+	// page them by run in one statement.
 	"internal/evals": {"criteria_deletions"},
 
 	// The model lifecycle's alerts, upgrades and rollback signals.
@@ -503,26 +505,25 @@ var tablesOwnedByArea = map[string][]string{
 	// and the account lock (store) write the account row.
 	"internal/auth": {"api_keys"},
 
-	// The runs area: the reviews human_in_the_loop steps ask for, a run's
-	// attempts and its files. runs and run_steps are not listed: the
-	// alerts area reads finished runs for its detectors, the evaluations
-	// area reads runs and materializes the judgments journaled on
-	// run_steps, the mail area counts an account's parked e-mail runs, the
-	// model rollback rules count failed runs, and storetest seeds runs
-	// for the lists' tests at scale.
-	"internal/runs": {"run_reviews", "run_attempts", "run_attachments"},
+	// The runs area: its runs and their step attempts, the reviews
+	// human_in_the_loop steps ask for, a run's attempts and its files.
+	// The areas that read runs (the alerts' detectors, the evaluations and
+	// the judgments journaled on run_steps, inbound mail's parked runs and
+	// quota, the model rollback rules) and storetest's seeding at scale ask
+	// the runs area's leaf package, internal/runs/runrow, which takes their
+	// querier or transaction.
+	"internal/runs": {"runs", "run_steps", "run_reviews", "run_attempts", "run_attachments"},
 
 	"internal/regressions": {"regression_items", "regressions"},
 
-	// The agents area: its input uploads, the agents a definition calls
-	// and the definitions a save replaced. agents, agent_triggers and
-	// trigger_schedules are not listed: other areas still name them in
-	// their own queries (the runs scheduler and inbound mail find agents
-	// by trigger; alerts, governance, evals, the MCP exposure, solutions,
-	// memory, outbound mail and the store's runs.go check or name an
-	// agent in their transactions), and evals and governance bump
-	// agents.oversight_rev through agentrow.BumpOversight.
-	"internal/agents": {"agent_input_uploads", "agent_calls", "agent_definition_history"},
+	// The agents area: its agents, their triggers and schedules, its input
+	// uploads, the agents a definition calls and the definitions a save
+	// replaced. Other areas ask about an agent (is it live in this account,
+	// its name, its trigger; the runs scheduler's due schedules) through
+	// the area's leaf package, internal/agents/agentrow, inside their own
+	// transactions where the question belongs to a write, and evals and
+	// governance bump agents.oversight_rev through agentrow.BumpOversight.
+	"internal/agents": {"agents", "agent_triggers", "trigger_schedules", "agent_input_uploads", "agent_calls", "agent_definition_history"},
 
 	// The metered model calls. credit_ledger is not listed: the store
 	// writes it with the opening balance in an account's creation

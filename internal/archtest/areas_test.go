@@ -26,7 +26,7 @@ var areaPackages = []string{
 // interface it needs and does not import the other area at all.
 var areaImports = map[string]string{
 	"alerts → secrets":      "webhook signatures: the secrets area's Secret and ErrMissingSecret",
-	"mail → runs":           "inbound mail starts runs; its protections count an account's parked runs",
+	"mail → runs":           "inbound mail starts runs; its protections cancel an account's parked runs",
 	"mail → secrets":        "email domains seal their DKIM keys with the secrets box",
 	"memory → knowledge":    "memory banks are knowledge sources, searched and written through it",
 	"regressions → evals":   "a regression's replays are judged by the evaluations area",

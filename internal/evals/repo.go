@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -37,19 +38,23 @@ func (rp repo) createCriterion(ctx context.Context, c EvaluationCriterion) (Eval
 	now := store.Now()
 	c.ID, c.CreatedAt, c.UpdatedAt = store.NewID(), now, now
 	err := rp.db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
-			evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
-			evaluation_tier, extra, created_at, updated_at)
-			SELECT $1, account_id, id, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15 FROM agents
-			WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`,
-			c.ID, c.AccountID, c.AgentID, store.NullIfEmpty(c.StepID), store.NullIfNil(c.Description), c.EvaluationMode, c.Enabled,
-			store.NullJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, store.NullIfNil(c.EvaluationPrompt), c.PassThreshold,
-			store.NullIfNil(c.EvaluationTier), store.NullJSON(c.Extra), now)
+		// The agent must be a live one of the account, asked in this
+		// transaction (the agents area's question, agentrow.Live).
+		live, err := agentrow.Live(ctx, tx, c.AccountID, c.AgentID)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if !live {
 			return store.ErrNotFound
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
+			evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
+			evaluation_tier, extra, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+			c.ID, c.AccountID, c.AgentID, store.NullIfEmpty(c.StepID), store.NullIfNil(c.Description), c.EvaluationMode, c.Enabled,
+			store.NullJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, store.NullIfNil(c.EvaluationPrompt), c.PassThreshold,
+			store.NullIfNil(c.EvaluationTier), store.NullJSON(c.Extra), now); err != nil {
+			return err
 		}
 		// The bump locks the agent's row (PostgreSQL; SQLite has one
 		// writer), so creates counting after it cannot pass the limit
@@ -77,10 +82,17 @@ var ErrTooManyCriteria = errors.New("too many evaluation criteria")
 // criterion returns one criterion of the account (of a live agent).
 func (rp repo) criterion(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {
 	c, err := store.ScanCriterion(rp.db.R.QueryRowContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria c
-		WHERE c.id = $1 AND c.account_id = $2
-		AND EXISTS (SELECT 1 FROM agents a WHERE a.id = c.agent_id AND a.account_id = c.account_id AND a.deleted_at IS NULL)`, id, accountID))
+		WHERE c.id = $1 AND c.account_id = $2`, id, accountID))
 	if err == sql.ErrNoRows {
 		return c, store.ErrNotFound
+	}
+	if err != nil {
+		return c, err
+	}
+	// A deleted agent's criteria are gone with it.
+	live, err := agentrow.Live(ctx, rp.db.R, accountID, c.AgentID)
+	if err == nil && !live {
+		err = store.ErrNotFound
 	}
 	return c, err
 }
@@ -601,122 +613,41 @@ func (rp repo) resultRuns(ctx context.Context, f ResultFilter) ([]RunEvaluations
 	status := f.Status
 	f.Status = ""
 	where, args := f.where()
-	having := ""
-	if status != "" {
-		args = append(args, status)
-		having = ` HAVING SUM(CASE WHEN r.status = $` + itoa(len(args)) + ` THEN 1 ELSE 0 END) > 0`
-	}
-	from := ` FROM evaluation_results r JOIN runs u ON u.id = r.agent_run_id AND u.account_id = r.account_id` + where +
-		` GROUP BY r.agent_run_id, u.status, u.created_at` + having
-	var total int
-	if err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT r.agent_run_id`+from+`) g`, args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	limit := f.Limit
-	if limit < 0 {
-		limit = total + 1
-	}
-	args = append(args, limit, f.Offset)
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT r.agent_run_id, u.status, u.created_at, COUNT(*),
-		COALESCE(SUM(CASE WHEN r.status = 'passed' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN r.status = 'error' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN r.status = 'skipped' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN r.flagged THEN 1 ELSE 0 END), 0)`+from+
-		` ORDER BY u.created_at DESC, r.agent_run_id DESC LIMIT $`+itoa(len(args)-1)+` OFFSET $`+itoa(len(args)), args...)
+	// Grouped and paged by run, so joined to the runs in one statement,
+	// which the runs area keeps (runrow).
+	rs, total, err := runrow.ResultRuns(ctx, rp.db.R, where, args, status, f.Limit, f.Offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
 	var out []RunEvaluations
-	for rows.Next() {
-		var r RunEvaluations
-		if err := rows.Scan(&r.RunID, &r.RunStatus, &r.RunCreatedAt, &r.Total, &r.Passed, &r.Failed, &r.Error, &r.Skipped, &r.Flagged); err != nil {
-			return nil, 0, err
-		}
-		r.RunCreatedAt = r.RunCreatedAt.UTC()
-		out = append(out, r)
+	for _, r := range rs {
+		out = append(out, RunEvaluations{RunID: r.RunID, RunStatus: r.RunStatus, RunCreatedAt: r.RunCreatedAt,
+			ResultCounts: ResultCounts{Total: r.Total, Passed: r.Passed, Failed: r.Failed, Error: r.Error, Skipped: r.Skipped, Flagged: r.Flagged}})
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // CompatibleRun is a completed attempt of a criterion's step in a run.
-type CompatibleRun struct {
-	RunID, StepRunID, RunStatus string
-	Input                       *string
-	StartedAt, CompletedAt      *time.Time
-}
+type CompatibleRun = runrow.CompletedStep
 
 // compatibleRuns lists the completed, current attempts of step stepID in
 // the agent's runs, newest first.
 func (rp repo) compatibleRuns(ctx context.Context, accountID, agentID, stepID string, startedAfter *time.Time, offset, limit int) ([]CompatibleRun, int, error) {
-	where := ` FROM run_steps s JOIN runs u ON u.id = s.run_id
-		WHERE s.account_id = $1 AND u.account_id = $1 AND u.agent_id = $2 AND s.step_id = $3 AND s.status = 'completed' AND NOT s.superseded`
-	args := []any{accountID, agentID, stepID}
-	if startedAfter != nil {
-		args = append(args, startedAfter.UTC())
-		where += ` AND u.started_at >= $4`
-	}
-	var total int
-	if err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	args = append(args, limit, offset)
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT u.id, s.id, u.status, u.input, u.started_at, s.ended_at`+where+
-		` ORDER BY u.created_at DESC, s.id DESC LIMIT $`+itoa(len(args)-1)+` OFFSET $`+itoa(len(args)), args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []CompatibleRun
-	for rows.Next() {
-		var (
-			c            CompatibleRun
-			input        sql.NullString
-			started, end sql.NullTime
-		)
-		if err := rows.Scan(&c.RunID, &c.StepRunID, &c.RunStatus, &input, &started, &end); err != nil {
-			return nil, 0, err
-		}
-		c.Input = store.StringOrNil(input)
-		if started.Valid {
-			t := started.Time.UTC()
-			c.StartedAt = &t
-		}
-		if end.Valid {
-			t := end.Time.UTC()
-			c.CompletedAt = &t
-		}
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+	return runrow.CompletedSteps(ctx, rp.db.R, accountID, agentID, stepID, startedAfter, offset, limit)
 }
 
 // stepRunOutput returns the output of a completed step attempt of one of
 // the agent's runs, with the run's input.
 func (rp repo) stepRunOutput(ctx context.Context, accountID, agentID, stepRunID string) (output, runInput, stepID string, err error) {
-	var out, in sql.NullString
-	err = rp.db.R.QueryRowContext(ctx, `SELECT s.output, u.input, s.step_id FROM run_steps s JOIN runs u ON u.id = s.run_id
-		WHERE s.id = $1 AND s.account_id = $2 AND u.account_id = $2 AND u.agent_id = $3 AND s.status = 'completed'`,
-		stepRunID, accountID, agentID).Scan(&out, &in, &stepID)
-	if err == sql.ErrNoRows {
-		return "", "", "", store.ErrNotFound
-	}
-	return out.String, in.String, stepID, err
+	return runrow.StepOutput(ctx, rp.db.R, accountID, agentID, stepRunID)
 }
 
 // runOfAgent reports whether runID is a run of the account's agent agentID.
 func (rp repo) runOfAgent(ctx context.Context, accountID, agentID, runID string) (bool, error) {
-	var n int
-	err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE id = $1 AND account_id = $2 AND agent_id = $3`,
-		runID, accountID, agentID).Scan(&n)
-	return n > 0, err
+	return runrow.OfAgent(ctx, rp.db.R, accountID, agentID, runID)
 }
 
 // stepRunOfRun reports whether stepRunID is a step attempt of run runID.
 func (rp repo) stepRunOfRun(ctx context.Context, accountID, runID, stepRunID string) (bool, error) {
-	var n int
-	err := rp.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_steps WHERE id = $1 AND run_id = $2 AND account_id = $3`,
-		stepRunID, runID, accountID).Scan(&n)
-	return n > 0, err
+	return runrow.StepOfRun(ctx, rp.db.R, accountID, runID, stepRunID)
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -26,6 +27,10 @@ import (
 // results materialize first (the service does, materialize.go), so a result is listed
 // as soon as its run has ended or parked; materializeRunJudgments serves
 // a read of one run still going.
+//
+// The runs and their step attempts are the runs area's tables: the marks
+// and the journaled judgments are read and cleared through its leaf
+// package, runrow, in this area's transactions.
 
 // StepJudgment is one evaluation result as journaled with its step
 // attempt. The account, agent, run, attempt and step come from the rows
@@ -53,12 +58,7 @@ const judgedRunsPerMaterialize = 256
 // judgments not yet materialized: one read of a partial index that is
 // empty when there are none, so readers can ask before every read.
 func (rp repo) judgmentsPending(ctx context.Context) (bool, error) {
-	var one int
-	err := rp.db.R.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE judgments_pending LIMIT 1`).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+	return runrow.JudgmentsPending(ctx, rp.db.R)
 }
 
 // materializeJudgments copies the judgments of every marked run into
@@ -89,9 +89,8 @@ func (rp repo) materializeJudgments(ctx context.Context) (int, error) {
 // ends or parks). An ended run is left to materializeJudgments, without
 // taking SQLite's writer for a read.
 func (rp repo) materializeRunJudgments(ctx context.Context, accountID, runID string) (int, error) {
-	var status string
-	err := rp.db.R.QueryRowContext(ctx, `SELECT status FROM runs WHERE id = $1 AND account_id = $2`, runID, accountID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && runEnded(status)) {
+	status, err := runrow.Status(ctx, rp.db.R, accountID, runID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && runrow.Ended(status)) {
 		return 0, nil
 	}
 	if err != nil {
@@ -101,9 +100,9 @@ func (rp repo) materializeRunJudgments(ctx context.Context, accountID, runID str
 	return n, err
 }
 
-// judgedRun is a run whose judgments are copied; updatedAt is its
+// judgedRun is a run whose judgments are copied; UpdatedAt is its
 // updated_at as text (SQLite uses it, see materializeJudgmentsSQLite).
-type judgedRun struct{ id, accountID, agentID, updatedAt string }
+type judgedRun = runrow.Marked
 
 // materializeJudgmentsOnce copies the judgments of up to
 // judgedRunsPerMaterialize marked runs, or of the account's one run
@@ -113,8 +112,7 @@ func (rp repo) materializeJudgmentsOnce(ctx context.Context, accountID, runID st
 		return rp.materializeJudgmentsSQLite(ctx, accountID, runID)
 	}
 	err = rp.db.Tx(ctx, func(tx *sql.Tx) error {
-		q, args := markedRunsQuery(accountID, runID)
-		marked, err := scanJudgedRuns(tx.QueryContext(ctx, q+rp.db.LockFor("UPDATE SKIP LOCKED"), args...))
+		marked, err := runrow.MarkedRuns(ctx, tx, accountID, runID, judgedRunsPerMaterialize, rp.db.LockFor("UPDATE SKIP LOCKED"))
 		if err != nil || len(marked) == 0 {
 			return err
 		}
@@ -124,8 +122,7 @@ func (rp repo) materializeJudgmentsOnce(ctx context.Context, accountID, runID st
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE WHERE judgments_pending AND id IN (`+store.Placeholders(1, len(ids))+`)`, ids...)
-		return err
+		return runrow.Unmark(ctx, tx, ids)
 	})
 	if err != nil {
 		return 0, 0, err
@@ -133,22 +130,12 @@ func (rp repo) materializeJudgmentsOnce(ctx context.Context, accountID, runID st
 	return written, runs, nil
 }
 
-// markedRunsQuery selects up to judgedRunsPerMaterialize marked runs, or
-// the account's one run runID, for scanJudgedRuns.
-func markedRunsQuery(accountID, runID string) (string, []any) {
-	const cols = `SELECT id, account_id, agent_id, CAST(updated_at AS TEXT) FROM runs`
-	if runID != "" {
-		return cols + ` WHERE id = $1 AND account_id = $2`, []any{runID, accountID}
-	}
-	return cols + ` WHERE judgments_pending ORDER BY id LIMIT $1`, []any{judgedRunsPerMaterialize}
-}
-
 // indexJudgedRuns returns the runs by id, and their ids as parameters.
 func indexJudgedRuns(marked []judgedRun) (map[string]judgedRun, []any) {
 	byID := make(map[string]judgedRun, len(marked))
 	ids := make([]any, len(marked))
 	for i, r := range marked {
-		byID[r.id], ids[i] = r, r.id
+		byID[r.ID], ids[i] = r, r.ID
 	}
 	return byID, ids
 }
@@ -163,22 +150,6 @@ func liveResults(rs []EvaluationResult, live map[string]string) []EvaluationResu
 		}
 	}
 	return kept
-}
-
-func scanJudgedRuns(rows *sql.Rows, err error) ([]judgedRun, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []judgedRun
-	for rows.Next() {
-		var r judgedRun
-		if err := rows.Scan(&r.id, &r.accountID, &r.agentID, &r.updatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // copyJudgments copies the judgments of the runs ids into results within
@@ -212,8 +183,7 @@ func (rp repo) copyJudgments(ctx context.Context, tx *sql.Tx, ids []any, runs ma
 // run sets): one that journaled more meanwhile keeps its mark, and the
 // next pass copies the rest.
 func (rp repo) materializeJudgmentsSQLite(ctx context.Context, accountID, runID string) (written, runs int, err error) {
-	q, args := markedRunsQuery(accountID, runID)
-	marked, err := scanJudgedRuns(rp.db.R.QueryContext(ctx, q, args...))
+	marked, err := runrow.MarkedRuns(ctx, rp.db.R, accountID, runID, judgedRunsPerMaterialize, "")
 	if err != nil || len(marked) == 0 {
 		return 0, 0, err
 	}
@@ -260,8 +230,7 @@ func (rp repo) materializeJudgmentsSQLite(ctx context.Context, accountID, runID 
 	}
 	err = rp.db.Tx(ctx, func(tx *sql.Tx) error {
 		for _, r := range marked {
-			n, err := store.RowsAffected(tx.ExecContext(ctx, `UPDATE runs SET judgments_pending = FALSE
-				WHERE id = $1 AND judgments_pending AND CAST(updated_at AS TEXT) = $2`, r.id, r.updatedAt))
+			n, err := runrow.UnmarkIfUnchanged(ctx, tx, r.ID, r.UpdatedAt)
 			if err != nil {
 				return err
 			}
@@ -280,19 +249,13 @@ func (rp repo) materializeJudgmentsSQLite(ctx context.Context, accountID, runID 
 // journaledResults reads the judgments the runs' step attempts hold, as
 // results of those runs.
 func journaledResults(ctx context.Context, q store.Querier, runIDs []any, runs map[string]judgedRun) ([]EvaluationResult, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, run_id, step_id, judgments FROM run_steps
-		WHERE run_id IN (`+store.Placeholders(1, len(runIDs))+`) AND judgments IS NOT NULL`, runIDs...)
+	journaled, err := runrow.JournaledJudgments(ctx, q, runIDs)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var out []EvaluationResult
-	for rows.Next() {
-		var id, runID, stepID string
-		var stored []byte
-		if err := rows.Scan(&id, &runID, &stepID, &stored); err != nil {
-			return nil, err
-		}
+	for _, sj := range journaled {
+		id, runID, stepID, stored := sj.ID, sj.RunID, sj.StepID, sj.Stored
 		var js []StepJudgment
 		raw, err := unpackJudgments(stored)
 		if err == nil {
@@ -306,13 +269,13 @@ func journaledResults(ctx context.Context, q store.Querier, runIDs []any, runs m
 		}
 		r := runs[runID]
 		for _, j := range js {
-			out = append(out, EvaluationResult{ID: j.ID, AccountID: r.accountID, AgentID: r.agentID, CriteriaID: j.CriteriaID,
+			out = append(out, EvaluationResult{ID: j.ID, AccountID: r.AccountID, AgentID: r.AgentID, CriteriaID: j.CriteriaID,
 				AgentRunID: runID, AgentStepRunID: id, StepID: stepID, EvaluationMode: j.EvaluationMode, Status: j.Status,
 				Score: j.Score, Flagged: j.Flagged, RetryTriggered: j.RetryTriggered, RetryCount: j.RetryCount,
 				Details: j.Details, EvaluatedAt: j.EvaluatedAt, CreatedAt: j.EvaluatedAt})
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // liveCriteria returns the account of each criterion rs name that still
@@ -347,7 +310,3 @@ func (rp repo) liveCriteria(ctx context.Context, tx store.Querier, rs []Evaluati
 	}
 	return live, rows.Err()
 }
-
-// runEnded reports whether a run's status, as the runs area writes it in
-// its runs table, is terminal (runs.RunTerminal): completed or failed.
-func runEnded(status string) bool { return status == "completed" || status == "failed" }

@@ -144,24 +144,22 @@ func (r repo) createPolicy(ctx context.Context, p GovernancePolicy) (GovernanceP
 		if n >= MaxPoliciesPerScope {
 			return errTooManyPolicies
 		}
-		var (
-			res sql.Result
-			err error
-		)
-		if p.AgentID == "" {
-			res, err = tx.ExecContext(ctx, insertPolicy+` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`, policyArgs(p)...)
-		} else {
-			res, err = tx.ExecContext(ctx, insertPolicy+` SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 FROM agents
-				WHERE id = $3 AND account_id = $2 AND deleted_at IS NULL`, policyArgs(p)...)
+		if p.AgentID != "" {
+			// The agent must be a live one of the account, asked in this
+			// transaction (the agents area's question, agentrow.Live).
+			live, err := agentrow.Live(ctx, tx, p.AccountID, p.AgentID)
+			if err != nil {
+				return err
+			}
+			if !live {
+				return store.ErrNotFound
+			}
 		}
-		if err != nil {
+		if _, err := tx.ExecContext(ctx, insertPolicy+` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`, policyArgs(p)...); err != nil {
 			if store.IsForeignKeyViolation(err) {
 				return store.ErrNotFound
 			}
 			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return store.ErrNotFound
 		}
 		return agentrow.BumpOversight(ctx, tx, p.AccountID, p.AgentID)
 	})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -461,21 +462,8 @@ func (r repo) ExpireMemoryEntries(ctx context.Context, accountID, bankID string,
 }
 
 // MemoryBankAgents lists the live agents of the account whose current
-// definition names the bank, by name.
+// definition names the bank, by name (the agents area's table, read
+// through agentrow).
 func (r repo) MemoryBankAgents(ctx context.Context, accountID, bankID string) ([][2]string, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT id, name FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND definition LIKE $2 ORDER BY name, id`,
-		accountID, "%"+bankID+"%")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := [][2]string{}
-	for rows.Next() {
-		var a [2]string
-		if err := rows.Scan(&a[0], &a[1]); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return agentrow.LiveWithDefinitionContaining(ctx, r.db.R, accountID, bankID)
 }

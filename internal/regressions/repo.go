@@ -12,8 +12,8 @@ import (
 // The regressions area keeps its own persistence (issue 31's vertical
 // slices): the tables regressions and regression_items are read and
 // written only here. The runs table's reads a regression needs (its
-// source runs, their credits, whether a run is a replay) stay with the
-// runs' SQL in the store; a replay run records its item through the hook
+// source runs, their credits, whether a run is a replay) are the runs
+// area's (internal/runs/repo_regressions.go); a replay run records its item through the hook
 // this area hands runs.Replay, in the transaction that creates the run.
 
 // The regression row holds the request and its status; one item per

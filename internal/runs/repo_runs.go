@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -44,11 +45,7 @@ func (q *Repo) CreateRunTx(ctx context.Context, tx *sql.Tx, r Run) (Run, error) 
 	return createRun(ctx, tx, r)
 }
 
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
+func createRun(ctx context.Context, ex store.Querier, r Run) (Run, error) {
 	r.ID, r.CreatedAt, r.UpdatedAt = store.NewID(), store.Now(), store.Now()
 	if r.Status == "" {
 		r.Status = RunPending
@@ -57,15 +54,23 @@ func createRun(ctx context.Context, ex execer, r Run) (Run, error) {
 	ups, _ := json.Marshal(orEmptyList(r.InputUploadIDs))
 	chain, _ := json.Marshal(orEmptyList(r.CallChain))
 	// A run the caller did not pin to a version runs the agent's current
-	// one, read in the same statement.
+	// one, read just before (in the caller's transaction when it has one).
+	changeID := store.NullIfEmpty(r.ChangeID)
+	if r.ChangeID == "" {
+		current, err := agentrow.ChangeID(ctx, ex, r.AgentID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return r, err
+		}
+		changeID = store.NullIfEmpty(current)
+	}
 	_, err := ex.ExecContext(ctx, `INSERT INTO runs (id, account_id, agent_id, status, priority, trigger_type, input, metadata,
 		input_upload_ids, replay_of_run_id, parent_run_id, call_chain, created_at, updated_at, trace_context,
 		change_id, rerun_of_run_id, rerun_from_step, rerun_input, regression_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14,
-		COALESCE($15, (SELECT change_id FROM agents WHERE id = $3)), $16, $17, $18, $19)`,
+		$15, $16, $17, $18, $19)`,
 		r.ID, r.AccountID, r.AgentID, r.Status, r.Priority, r.TriggerType, r.Input, string(md), string(ups),
 		store.NullIfEmpty(r.ReplayOfRunID), store.NullIfEmpty(r.ParentRunID), string(chain), r.CreatedAt, store.NullIfEmpty(r.TraceContext),
-		store.NullIfEmpty(r.ChangeID), store.NullIfEmpty(r.RerunOfRunID), store.NullIfEmpty(r.RerunFromStep), r.RerunInput, store.NullIfEmpty(r.RegressionID))
+		changeID, store.NullIfEmpty(r.RerunOfRunID), store.NullIfEmpty(r.RerunFromStep), r.RerunInput, store.NullIfEmpty(r.RegressionID))
 	return r, err
 }
 

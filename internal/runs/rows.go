@@ -3,6 +3,8 @@ package runs
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/agentry/agentry/internal/runs/runrow"
 )
 
 // The runs area's rows: a run, its attempts, its step attempts and its
@@ -10,14 +12,15 @@ import (
 // repo_attachments.go) reads and writes them, and the statuses a run
 // moves through (repo_runstate.go).
 
-// Run statuses.
+// Run statuses (declared in runrow, which the areas that may not import
+// this one read runs with).
 const (
-	RunPending      = "pending"
-	RunQueued       = "queued"
-	RunProcessing   = "processing"
-	RunCompleted    = "completed"
-	RunFailed       = "failed"
-	RunWaitingHuman = "waiting_human"
+	RunPending      = runrow.Pending
+	RunQueued       = runrow.Queued
+	RunProcessing   = runrow.Processing
+	RunCompleted    = runrow.Completed
+	RunFailed       = runrow.Failed
+	RunWaitingHuman = runrow.WaitingHuman
 )
 
 // unheldStatuses are those of a run no worker executes: a worker may take
@@ -25,7 +28,7 @@ const (
 var unheldStatuses = []string{RunPending, RunQueued, RunWaitingHuman}
 
 // RunTerminal reports whether a run status is final.
-func RunTerminal(status string) bool { return status == RunCompleted || status == RunFailed }
+func RunTerminal(status string) bool { return runrow.Ended(status) }
 
 // Run is an agent run.
 type Run struct {

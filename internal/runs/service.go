@@ -1,6 +1,9 @@
 // Package runs owns agent runs: starting them, executing them as durable
 // jobs through the engine, their step journal and events, cancellation,
 // reviews of human_in_the_loop steps, and the snapshots the API answers.
+// Its tables runs and run_steps are named only by this area: the areas
+// that may not import it (alerts, evaluations, the model lifecycle) and
+// inbound mail read runs through its leaf package, runrow.
 package runs
 
 import (

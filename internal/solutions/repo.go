@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/knowledge"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -21,7 +22,9 @@ import (
 // names solutions and solution_agents (an import links an agent to
 // solutions named in its payload, an export names an agent's solutions:
 // internal/agents/repo_extras.go), because they run in its own queries
-// and transaction.
+// and transaction. The agents a solution links are the agents area's
+// table: whether one is live, its name and trigger are asked of that
+// area's leaf package, agentrow.
 
 // Record is a solution as stored, without its links.
 type Record struct {
@@ -49,34 +52,54 @@ const (
 // linkQueries are the statements of one link kind. Each is a literal (no
 // table name is spliced into SQL), so what a kind may touch is read here.
 type linkQueries struct {
-	live   string // counts a live resource of the account: $1 account, $2 id
-	named  string // the oldest live resource of the account by lower-case name: $1 account, $2 name
-	insert string // links: $1 solution, $2 resource, $3 account, $4 time
-	remove string // unlinks: $1 solution, $2 resource, $3 account
+	live   func(ctx context.Context, q store.Querier, accountID, id string) (bool, error)          // a live resource of the account?
+	named  func(ctx context.Context, q store.Querier, accountID, lowerName string) (string, error) // the oldest live one by lower-case name
+	insert string                                                                                  // links: $1 solution, $2 resource, $3 account, $4 time
+	remove string                                                                                  // unlinks: $1 solution, $2 resource, $3 account
 }
 
 var linkSQL = map[string]linkQueries{
 	LinkAgents: {
-		live:  `SELECT COUNT(*) FROM agents WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`,
-		named: `SELECT id FROM agents WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`,
+		// The agents are the agents area's table: it answers (agentrow).
+		live:  agentrow.Live,
+		named: agentrow.LiveNamed,
 		insert: `INSERT INTO solution_agents (solution_id, agent_id, account_id, created_at)
 			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		remove: `DELETE FROM solution_agents WHERE solution_id = $1 AND agent_id = $2 AND account_id = $3`,
 	},
 	LinkKnowledgeBases: {
-		live:  `SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`,
-		named: `SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`,
+		live:  countsLive(`SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`),
+		named: oldestNamed(`SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`),
 		insert: `INSERT INTO solution_knowledge_bases (solution_id, knowledge_base_id, account_id, created_at)
 			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		remove: `DELETE FROM solution_knowledge_bases WHERE solution_id = $1 AND knowledge_base_id = $2 AND account_id = $3`,
 	},
 	LinkSources: {
-		live:  `SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`,
-		named: `SELECT id FROM sources WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`,
+		live:  countsLive(`SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`),
+		named: oldestNamed(`SELECT id FROM sources WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`),
 		insert: `INSERT INTO solution_sources (solution_id, source_id, account_id, created_at)
 			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		remove: `DELETE FROM solution_sources WHERE solution_id = $1 AND source_id = $2 AND account_id = $3`,
 	},
+}
+
+// countsLive is a link kind's live check by a query counting a live
+// resource of the account ($1 account, $2 id).
+func countsLive(query string) func(ctx context.Context, q store.Querier, accountID, id string) (bool, error) {
+	return func(ctx context.Context, q store.Querier, accountID, id string) (bool, error) {
+		var n int
+		err := q.QueryRowContext(ctx, query, accountID, id).Scan(&n)
+		return n > 0, err
+	}
+}
+
+// oldestNamed is a link kind's lookup by name by a query for the oldest
+// live resource of the account by lower-case name ($1 account, $2 name);
+// store.ErrNotFound when there is none.
+func oldestNamed(query string) func(ctx context.Context, q store.Querier, accountID, lowerName string) (string, error) {
+	return func(ctx context.Context, q store.Querier, accountID, lowerName string) (string, error) {
+		return store.One(ctx, q, store.ScanString, query, accountID, lowerName)
+	}
 }
 
 // errLinkTarget means a link names a resource the account does not have.
@@ -112,20 +135,60 @@ func (r repo) list(ctx context.Context, accountID, search, sort string, desc boo
 	n := len(args)
 	out, err := store.All(ctx, r.db.R, func(row store.Scanner) (SolutionSummary, error) {
 		var s SolutionSummary
-		if err := row.Scan(&s.ID, &s.AccountID, &s.Name, &s.Description, &s.CreatedAt, &s.UpdatedAt, &s.Agents, &s.KnowledgeBases, &s.Sources); err != nil {
+		if err := row.Scan(&s.ID, &s.AccountID, &s.Name, &s.Description, &s.CreatedAt, &s.UpdatedAt, &s.KnowledgeBases, &s.Sources); err != nil {
 			return s, err
 		}
 		s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
 		return s, nil
 	}, `SELECT s.id, s.account_id, s.name, s.description, s.created_at, s.updated_at,
-		(SELECT COUNT(*) FROM solution_agents l JOIN agents a ON a.id = l.agent_id WHERE l.solution_id = s.id AND a.deleted_at IS NULL),
 		(SELECT COUNT(*) FROM solution_knowledge_bases l JOIN knowledge_bases k ON k.id = l.knowledge_base_id WHERE l.solution_id = s.id AND k.deleted_at IS NULL),
 		(SELECT COUNT(*) FROM solution_sources l JOIN sources r ON r.id = l.source_id WHERE l.solution_id = s.id AND r.deleted_at IS NULL)
 		FROM solutions s `+where+` ORDER BY s.`+col+dir+`, s.id`+dir+` LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2), append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := r.countLiveAgents(ctx, out); err != nil {
+		return nil, 0, err
+	}
 	return out, total, nil
+}
+
+// countLiveAgents sets the number of live linked agents of each of a page
+// of solutions: the links are this area's, which agents are live the
+// agents area's (agentrow).
+func (r repo) countLiveAgents(ctx context.Context, page []SolutionSummary) error {
+	if len(page) == 0 {
+		return nil
+	}
+	ids := make([]any, len(page))
+	for i := range page {
+		ids[i] = page[i].ID
+	}
+	links, err := store.All(ctx, r.db.R, func(row store.Scanner) ([2]string, error) {
+		var l [2]string
+		return l, row.Scan(&l[0], &l[1])
+	}, `SELECT solution_id, agent_id FROM solution_agents WHERE solution_id IN (`+store.Placeholders(1, len(ids))+`)`, ids...)
+	if err != nil {
+		return err
+	}
+	agentIDs := make([]string, len(links))
+	for i, l := range links {
+		agentIDs[i] = l[1]
+	}
+	live, err := agentrow.LiveAmong(ctx, r.db.R, agentIDs)
+	if err != nil {
+		return err
+	}
+	n := map[string]int{}
+	for _, l := range links {
+		if live[l[1]] {
+			n[l[0]]++
+		}
+	}
+	for i := range page {
+		page[i].Agents = n[page[i].ID]
+	}
+	return nil
 }
 
 // create adds a solution to an account; store.ErrNotFound for an unknown
@@ -185,11 +248,11 @@ func (r repo) missing(ctx context.Context, accountID, kind string, ids []string)
 	}
 	var missing []string
 	for _, id := range ids {
-		var n int
-		if err := r.db.R.QueryRowContext(ctx, q.live, accountID, id).Scan(&n); err != nil {
+		live, err := q.live(ctx, r.db.R, accountID, id)
+		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
+		if !live {
 			missing = append(missing, id)
 		}
 	}
@@ -203,10 +266,7 @@ func (r repo) idNamed(ctx context.Context, accountID, kind, name string) (string
 	if !ok {
 		return "", errUnknownKind(kind)
 	}
-	return store.One(ctx, r.db.R, func(row store.Scanner) (string, error) {
-		var id string
-		return id, row.Scan(&id)
-	}, q.named, accountID, strings.ToLower(strings.TrimSpace(name)))
+	return q.named(ctx, r.db.R, accountID, strings.ToLower(strings.TrimSpace(name)))
 }
 
 // link links the account's resources of a kind to a solution; links that
@@ -274,26 +334,36 @@ type LinkedKnowledgeBase struct {
 // LinkedSource is a source of a solution.
 type LinkedSource struct{ ID, Name string }
 
-// links lists a solution's live linked resources, by name.
-func (r repo) links(ctx context.Context, accountID, solutionID string) ([]LinkedAgent, []LinkedKnowledgeBase, []LinkedSource, error) {
-	agents, err := store.All(ctx, r.db.R, func(row store.Scanner) (LinkedAgent, error) {
-		var a LinkedAgent
-		var cfg string
-		if err := row.Scan(&a.ID, &a.Name, &cfg); err != nil {
-			return a, err
-		}
-		a.KnowledgeBaseIDs = []string{}
+// linkedAgents lists a solution's live linked agents, by name, with the
+// knowledge base each one's trigger watches. The links are this area's,
+// the agents and their triggers the agents area's (agentrow).
+func (r repo) linkedAgents(ctx context.Context, accountID, solutionID string) ([]LinkedAgent, error) {
+	ids, err := store.All(ctx, r.db.R, store.ScanString, `SELECT agent_id FROM solution_agents WHERE solution_id = $1 AND account_id = $2`,
+		solutionID, accountID)
+	if err != nil {
+		return nil, err
+	}
+	briefs, err := agentrow.LiveBriefsByName(ctx, r.db.R, accountID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LinkedAgent, len(briefs))
+	for i, b := range briefs {
+		a := LinkedAgent{ID: b.ID, Name: b.Name, KnowledgeBaseIDs: []string{}}
 		var c struct {
 			KnowledgeBaseID string `json:"knowledge_base_id"`
 		}
-		if json.Unmarshal([]byte(cfg), &c) == nil && c.KnowledgeBaseID != "" {
+		if json.Unmarshal([]byte(b.TriggerConfig), &c) == nil && c.KnowledgeBaseID != "" {
 			a.KnowledgeBaseIDs = append(a.KnowledgeBaseIDs, c.KnowledgeBaseID)
 		}
-		return a, nil
-	}, `SELECT a.id, a.name, COALESCE(t.config, '') FROM solution_agents l
-		JOIN agents a ON a.id = l.agent_id AND a.account_id = l.account_id
-		LEFT JOIN agent_triggers t ON t.agent_id = a.id
-		WHERE l.solution_id = $1 AND l.account_id = $2 AND a.deleted_at IS NULL ORDER BY a.name, a.id`, solutionID, accountID)
+		out[i] = a
+	}
+	return out, nil
+}
+
+// links lists a solution's live linked resources, by name.
+func (r repo) links(ctx context.Context, accountID, solutionID string) ([]LinkedAgent, []LinkedKnowledgeBase, []LinkedSource, error) {
+	agents, err := r.linkedAgents(ctx, accountID, solutionID)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -3,7 +3,9 @@ package inbound
 // Inbound mail keeps its own persistence (issue 31's vertical slices):
 // the tables inbound_emails (the durable queue) and email_trigger_configs
 // are read and written only here. The blocklist, the discarded messages
-// and the breaker are mail/protect's; the runs and agents the store's.
+// and the breaker are mail/protect's; the agents (which one an address
+// reaches) and the runs (those mail started) are asked of their areas'
+// leaf packages, agentrow and runrow.
 
 import (
 	"context"
@@ -11,10 +13,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
 
-	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/agents/agentrow"
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -123,27 +125,26 @@ func (r repo) prune(ctx context.Context, before time.Time) error {
 // shared domain's <agent_id>@ addresses carry no account. Only the mail
 // listener calls it, to learn the account everything else is scoped by.
 func (r repo) routeByAgentID(ctx context.Context, agentID string) (Route, error) {
-	return r.route(ctx, `a.id = $1`, agentID)
+	rt, err := agentrow.LiveRoute(ctx, r.db.R, "", agentID)
+	return Route(rt), err
 }
 
 // routeInAccount finds the account's live agent with this id.
 func (r repo) routeInAccount(ctx context.Context, accountID, agentID string) (Route, error) {
-	return r.route(ctx, `a.id = $1 AND a.account_id = $2`, agentID, accountID)
+	rt, err := agentrow.LiveRoute(ctx, r.db.R, accountID, agentID)
+	return Route(rt), err
 }
 
 // routeByAlias finds the account's live agent whose trigger has this
-// alias (lower case).
+// alias (lower case): the alias is this area's, the agent the agents
+// area's (agentrow).
 func (r repo) routeByAlias(ctx context.Context, accountID, alias string) (Route, error) {
-	return r.route(ctx, `a.id = (SELECT c.agent_id FROM email_trigger_configs c WHERE c.account_id = $1 AND c.alias = $2)
-		AND a.account_id = $1`, accountID, alias)
-}
-
-func (r repo) route(ctx context.Context, where string, args ...any) (Route, error) {
-	return store.One(ctx, r.db.R, func(row store.Scanner) (Route, error) {
-		var rt Route
-		return rt, row.Scan(&rt.AccountID, &rt.AgentID, &rt.TriggerID, &rt.TriggerType)
-	}, `SELECT a.account_id, a.id, t.id, t.trigger_type FROM agents a
-		JOIN agent_triggers t ON t.agent_id = a.id WHERE a.deleted_at IS NULL AND `+where, args...)
+	agentID, err := store.One(ctx, r.db.R, store.ScanString, `SELECT agent_id FROM email_trigger_configs WHERE account_id = $1 AND alias = $2`,
+		accountID, alias)
+	if err != nil {
+		return Route{}, err
+	}
+	return r.routeInAccount(ctx, accountID, agentID)
 }
 
 // triggerConfig returns a trigger's email settings, or the defaults when
@@ -183,9 +184,7 @@ func (r repo) putTriggerConfig(ctx context.Context, c TriggerConfig) error {
 	}
 	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		if c.Alias != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE email_trigger_configs SET alias = NULL WHERE account_id = $1 AND alias = $2
-				AND agent_id <> $3 AND agent_id IN (SELECT id FROM agents WHERE account_id = $1 AND deleted_at IS NOT NULL)`,
-				c.AccountID, c.Alias, c.AgentID); err != nil {
+			if err := releaseDeletedAgentsAlias(ctx, tx, c.AccountID, c.Alias, c.AgentID); err != nil {
 				return err
 			}
 		}
@@ -203,17 +202,41 @@ func (r repo) putTriggerConfig(ctx context.Context, c TriggerConfig) error {
 	return err
 }
 
-// Inbound mail's questions about the runs it started: the runs table is
-// the runs area's, these reads of it are mail's own (its metadata key,
-// its trigger type, its hourly quota), so they are asked here.
+// releaseDeletedAgentsAlias clears the alias from another agent's trigger
+// of the account when that agent is deleted, in tx. Which agents are
+// deleted is the agents area's answer (agentrow).
+func releaseDeletedAgentsAlias(ctx context.Context, tx *sql.Tx, accountID, alias, agentID string) error {
+	holders, err := store.All(ctx, tx, store.ScanString, `SELECT agent_id FROM email_trigger_configs WHERE account_id = $1 AND alias = $2
+		AND agent_id <> $3`, accountID, alias, agentID)
+	if err != nil || len(holders) == 0 {
+		return err
+	}
+	deleted, err := agentrow.DeletedAmong(ctx, tx, accountID, holders)
+	if err != nil {
+		return err
+	}
+	for _, h := range holders {
+		if !deleted[h] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE email_trigger_configs SET alias = NULL WHERE account_id = $1 AND alias = $2 AND agent_id = $3`,
+			accountID, alias, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Inbound mail's questions about the runs it started (its metadata key,
+// its trigger type, its hourly quota): the runs table is the runs area's,
+// which answers them (runrow).
 
 // runOfInboundEmail finds a run an earlier attempt at processing the
 // message already started (its metadata names the message), so a retried
 // job never starts a second one ("" when none). since bounds the search
 // to runs created after the message arrived.
 func (r repo) runOfInboundEmail(ctx context.Context, accountID, agentID, emailID string, since time.Time) (string, error) {
-	id, err := store.One(ctx, r.db.R, store.ScanString, `SELECT id FROM runs WHERE account_id = $1 AND agent_id = $2 AND created_at >= $3
-		AND metadata LIKE $4 ORDER BY id LIMIT 1`, accountID, agentID, since, `%"inbound_email_id":"`+emailID+`"%`)
+	id, err := runrow.WithMetadataSince(ctx, r.db.R, accountID, agentID, since, `%"inbound_email_id":"`+emailID+`"%`)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
@@ -224,28 +247,14 @@ func (r repo) runOfInboundEmail(ctx context.Context, accountID, agentID, emailID
 // email runs, across accounts: the catch-up sweep's work list (with the
 // accounts whose inbox is paused, which mail/protect answers).
 func (r repo) accountsWithQueuedEmailRuns(ctx context.Context, limit int) ([]string, error) {
-	return store.All(ctx, r.db.R, store.ScanString, `SELECT DISTINCT account_id FROM runs WHERE status = $1 AND trigger_type = 'email_received' LIMIT $2`,
-		runs.RunQueued, limit)
+	return runrow.AccountsWithQueuedEmailRuns(ctx, r.db.R, limit)
 }
 
 // emailRunsStartedSince counts the account's email runs created or
 // started since t that are not parked: what the hourly quota spends. The
 // count stops at upTo (when > 0): the quota only asks whether it is spent.
-// Runs created since t and runs created before but started since are
-// counted apart, so each half is one range of the quota indexes.
 func (r repo) emailRunsStartedSince(ctx context.Context, accountID string, t time.Time, upTo int) (int, error) {
-	limit := ""
-	if upTo > 0 {
-		limit = " LIMIT " + strconv.Itoa(upTo)
-	}
-	var created, startedLater int
-	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE account_id = $1 AND trigger_type = 'email_received'
-		AND created_at >= $2 AND status <> $3`+limit+`) q`, accountID, t, runs.RunQueued).Scan(&created)
-	if err != nil || (upTo > 0 && created >= upTo) {
-		return created, err
-	}
-	err = r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM runs WHERE account_id = $1 AND trigger_type = 'email_received'
-		AND started_at >= $2 AND created_at < $2 AND status <> $3`+limit+`) q`, accountID, t, runs.RunQueued).Scan(&startedLater)
+	created, startedLater, err := runrow.EmailRunsNotParked(ctx, r.db.R, accountID, t, upTo)
 	n := created + startedLater
 	if upTo > 0 && n > upTo {
 		n = upTo

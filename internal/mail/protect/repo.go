@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentry/agentry/internal/runs"
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -200,21 +200,15 @@ func (r repo) pausedAccounts(ctx context.Context, limit int) ([]string, error) {
 }
 
 // The breaker's backlog is the account's parked (queued) email runs. The
-// runs table is the runs area's; these two reads of it are the breaker's
-// own questions, asked here so no other package keeps mail's SQL.
+// runs table is the runs area's, so it answers these (runrow).
 
 // queuedEmailRuns counts the account's parked email runs.
 func (r repo) queuedEmailRuns(ctx context.Context, accountID string) (int, error) {
-	var n int
-	err := r.db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs WHERE account_id = $1 AND status = $2 AND trigger_type = 'email_received'`,
-		accountID, runs.RunQueued).Scan(&n)
-	return n, err
+	return runrow.QueuedEmailRuns(ctx, r.db.R, accountID)
 }
 
 // oldestQueuedEmailRuns lists up to limit of the account's parked email
 // runs, oldest first.
 func (r repo) oldestQueuedEmailRuns(ctx context.Context, accountID string, limit int) ([]string, error) {
-	return store.All(ctx, r.db.R, func(row store.Scanner) (id string, err error) { return id, row.Scan(&id) },
-		`SELECT id FROM runs WHERE account_id = $1 AND status = $2 AND trigger_type = 'email_received' ORDER BY id LIMIT $3`,
-		accountID, runs.RunQueued, limit)
+	return runrow.OldestQueuedEmailRuns(ctx, r.db.R, accountID, limit)
 }

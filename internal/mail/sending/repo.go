@@ -8,11 +8,11 @@ package sending
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -69,15 +69,38 @@ func optOutScope(agentID string) string {
 	return agentID
 }
 
-const optOutColumns = `o.id, o.account_id, COALESCE(o.agent_id, ''), COALESCE(a.name, ''), o.recipient_email, COALESCE(o.reason, ''), COALESCE(o.comment, ''), o.created_at`
+const optOutColumns = `o.id, o.account_id, COALESCE(o.agent_id, ''), o.recipient_email, COALESCE(o.reason, ''), COALESCE(o.comment, ''), o.created_at`
 
-const optOutFrom = ` FROM mail_optouts o LEFT JOIN agents a ON a.id = o.agent_id AND a.account_id = o.account_id`
+const optOutFrom = ` FROM mail_optouts o`
 
 func scanOptOut(row store.Scanner) (OptOut, error) {
 	var o OptOut
-	err := row.Scan(&o.ID, &o.AccountID, &o.AgentID, &o.AgentName, &o.RecipientEmail, &o.Reason, &o.Comment, &o.CreatedAt)
+	err := row.Scan(&o.ID, &o.AccountID, &o.AgentID, &o.RecipientEmail, &o.Reason, &o.Comment, &o.CreatedAt)
 	o.CreatedAt = o.CreatedAt.UTC()
 	return o, err
+}
+
+// nameAgents sets the name of each opt-out's agent ("" for an account-wide
+// one, or an agent that no longer exists), read from the agents area's
+// table through agentrow, on q.
+func nameAgents(ctx context.Context, q store.Querier, accountID string, outs []OptOut) error {
+	var ids []string
+	for _, o := range outs {
+		if o.AgentID != "" {
+			ids = append(ids, o.AgentID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	names, err := agentrow.Names(ctx, q, accountID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range outs {
+		outs[i].AgentName = names[outs[i].AgentID]
+	}
+	return nil
 }
 
 // addOptOut records an opt-out; recording it again is a no-op that
@@ -94,8 +117,14 @@ func (r repo) addOptOut(ctx context.Context, o OptOut) (OptOut, error) {
 		}
 		return OptOut{}, err
 	}
-	return store.One(ctx, r.db.W, scanOptOut, `SELECT `+optOutColumns+optOutFrom+`
+	stored, err := store.One(ctx, r.db.W, scanOptOut, `SELECT `+optOutColumns+optOutFrom+`
 		WHERE o.account_id = $1 AND o.recipient_email = $2 AND o.scope_key = $3`, o.AccountID, o.RecipientEmail, optOutScope(o.AgentID))
+	if err != nil {
+		return stored, err
+	}
+	one := []OptOut{stored}
+	err = nameAgents(ctx, r.db.W, o.AccountID, one)
+	return one[0], err
 }
 
 // optOuts lists an account's opt-outs, newest first, with the total;
@@ -114,7 +143,10 @@ func (r repo) optOuts(ctx context.Context, accountID, agentID string, limit, off
 	n := len(args)
 	out, err := store.All(ctx, r.db.R, scanOptOut, `SELECT `+optOutColumns+optOutFrom+`
 		WHERE `+where+` ORDER BY o.created_at DESC, o.id DESC LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2), append(args, limit, offset)...)
-	return out, total, err
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nameAgents(ctx, r.db.R, accountID, out)
 }
 
 // optedOut returns which of recipients (lower-cased) opted out of the
@@ -271,14 +303,9 @@ func (r repo) recordLateBounce(ctx context.Context, accountID, id, recipient str
 }
 
 // agentName returns the name of one of an account's agents ("" when it
-// does not exist): the display name of the mail it sends. The agents
-// table is the agents area's; the sender's name is read here with the
-// opt-outs, which join it too.
+// does not exist): the display name of the mail it sends, read from the
+// agents area's table through agentrow.
 func (r repo) agentName(ctx context.Context, accountID, agentID string) (string, error) {
-	name, err := store.One(ctx, r.db.R, func(row store.Scanner) (n string, err error) { return n, row.Scan(&n) },
-		`SELECT name FROM agents WHERE account_id = $1 AND id = $2`, accountID, agentID)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
-	}
-	return name, err
+	names, err := agentrow.Names(ctx, r.db.R, accountID, []string{agentID})
+	return names[agentID], err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/models/lifecycle"
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -104,40 +105,23 @@ func (rp repo) recordSignal(ctx context.Context, accountID, agentID, signal stri
 // the recorded ones, and a lifecycle.SignalRunFailed for every run that failed other
 // than by being cancelled (a cancel is the user's doing, not the model's).
 func (rp repo) signalsSince(ctx context.Context, accountID, agentID string, since time.Time) ([]ModelSignal, error) {
-	var out []ModelSignal
-	scan := func(rows *sql.Rows, err error, signal string) error {
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			s := ModelSignal{Signal: signal}
-			if signal == "" {
-				err = rows.Scan(&s.Signal, &s.At)
-			} else {
-				err = rows.Scan(&s.At)
-			}
-			if err != nil {
-				return err
-			}
-			s.At = s.At.UTC()
-			out = append(out, s)
-		}
-		return rows.Err()
-	}
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT signal, occurred_at FROM model_signals
+	out, err := store.All(ctx, rp.db.R, func(row store.Scanner) (ModelSignal, error) {
+		var s ModelSignal
+		err := row.Scan(&s.Signal, &s.At)
+		s.At = s.At.UTC()
+		return s, err
+	}, `SELECT signal, occurred_at FROM model_signals
 		WHERE account_id = $1 AND agent_id = $2 AND occurred_at >= $3`, accountID, agentID, since.UTC())
-	if err := scan(rows, err, ""); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	rows, err = rp.db.R.QueryContext(ctx, `SELECT ended_at FROM runs WHERE account_id = $1 AND agent_id = $2 AND status = $3
-		AND cancel_requested = FALSE AND ended_at IS NOT NULL AND ended_at >= $4 AND regression_id IS NULL`, accountID, agentID, runFailed, since.UTC())
-	if err := scan(rows, err, string(lifecycle.SignalRunFailed)); err != nil {
+	// The failed runs are the runs area's table, read through runrow.
+	failed, err := runrow.FailedEndingsSince(ctx, rp.db.R, accountID, agentID, since)
+	if err != nil {
 		return nil, err
+	}
+	for _, at := range failed {
+		out = append(out, ModelSignal{Signal: string(lifecycle.SignalRunFailed), At: at})
 	}
 	return out, nil
 }
-
-// runFailed is a failed run's status, as the runs area writes it in its
-// runs table (runs.RunFailed), which the rollback rules read.
-const runFailed = "failed"

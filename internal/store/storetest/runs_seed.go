@@ -5,18 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
 // SeedRuns writes n finished-looking runs of accountID straight into the
-// runs table, spread evenly over the span before end and over agents, for
-// benchmarks and tests of lists at scale (100,000 runs in seconds, where
-// executing them would take minutes). Each has an id minted for its
+// runs table (through the runs area's runrow.InsertSeeds), spread evenly
+// over the span before end and over agents, for benchmarks and tests of
+// lists at scale (100,000 runs in seconds, where executing them would
+// take minutes). Each has an id minted for its
 // creation time, as store.NewID would have; about 90% completed, 7% failed,
 // the rest processing; 80% dynamic_input, 15% schedule, 5% call_agent. It
 // returns the ids, oldest first.
@@ -36,22 +36,19 @@ func SeedRuns(tb testing.TB, db *store.DB, accountID string, agents []string, n 
 		tb.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	failure := "step failed: the model answered 500"
 	for start := 0; start < n; start += batch {
-		var (
-			sb   strings.Builder
-			args []any
-		)
-		sb.WriteString(`INSERT INTO runs (id, account_id, agent_id, status, trigger_type, credits, error, created_at, started_at, ended_at, updated_at) VALUES `)
+		seeds := make([]runrow.Seed, 0, batch)
 		for i := start; i < min(start+batch, n); i++ {
 			created := end.Add(-span + time.Duration(i)*(span/time.Duration(n))).UTC()
 			id := idAt(created)
 			ids = append(ids, id)
-			status, trigger, errText := runCompleted, "dynamic_input", any(nil)
+			status, trigger, errText := runrow.Completed, "dynamic_input", (*string)(nil)
 			switch {
 			case i%100 < 7:
-				status, errText = runFailed, "step failed: the model answered 500"
+				status, errText = runrow.Failed, &failure
 			case i%100 < 10 && i >= n-50:
-				status = runProcessing
+				status = runrow.Processing
 			}
 			switch {
 			case i%20 == 0:
@@ -60,25 +57,15 @@ func SeedRuns(tb testing.TB, db *store.DB, accountID string, agents []string, n 
 				trigger = "schedule"
 			}
 			started := created.Add(20 * time.Millisecond)
-			var ended any = started.Add(time.Duration(200+(i*37)%4800) * time.Millisecond)
-			if status == runProcessing {
-				ended = nil
+			ended := started.Add(time.Duration(200+(i*37)%4800) * time.Millisecond)
+			endedAt := &ended
+			if status == runrow.Processing {
+				endedAt = nil
 			}
-			if i > start {
-				sb.WriteString(", ")
-			}
-			p := len(args)
-			sb.WriteString("(")
-			for k := 1; k <= 11; k++ {
-				if k > 1 {
-					sb.WriteString(", ")
-				}
-				sb.WriteString("$" + strconv.Itoa(p+k))
-			}
-			sb.WriteString(")")
-			args = append(args, id, accountID, agents[i%len(agents)], status, trigger, int64(1000*(i%50)), errText, created, started, ended, created)
+			seeds = append(seeds, runrow.Seed{ID: id, AccountID: accountID, AgentID: agents[i%len(agents)], Status: status, TriggerType: trigger,
+				Credits: int64(1000 * (i % 50)), Error: errText, CreatedAt: created, StartedAt: started, EndedAt: endedAt})
 		}
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		if err := runrow.InsertSeeds(ctx, tx, seeds); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -94,14 +81,6 @@ func SeedRuns(tb testing.TB, db *store.DB, accountID string, agents []string, n 
 	}
 	return ids
 }
-
-// The statuses of the runs area's runs (runs.RunCompleted…): this
-// package cannot import the runs area, whose tests import it.
-const (
-	runCompleted  = "completed"
-	runFailed     = "failed"
-	runProcessing = "processing"
-)
 
 // idAt mints a UUIDv7 for time t.
 func idAt(t time.Time) string {
