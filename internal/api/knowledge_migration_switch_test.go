@@ -100,34 +100,44 @@ func TestEmbeddingMigrationSwitchLeavesWritesFree(t *testing.T) {
 
 		other := s.NewTenant(t, "other")
 		agent := makeAgent(t, s, other.AccountID, `{"child_steps":[{"id":"hi","step_type":"text","text":"hello"}]}`)
+		// Another tenant writes every 25 ms: first for a second alone, to see
+		// how long a write takes on this machine as loaded as it is, then all
+		// through the migration.
+		writeEvery25ms := func(stop <-chan struct{}) (slowest *time.Duration, writes *int, done *sync.WaitGroup) {
+			var mu sync.Mutex
+			slowest, writes, done = new(time.Duration), new(int), &sync.WaitGroup{}
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				tick := time.NewTicker(25 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+					began := time.Now()
+					r := s.Do(t, "POST", "/agents/"+agent+"/runs", other.Key, map[string]any{"input": "x"})
+					took := time.Since(began)
+					if r.Status != http.StatusOK {
+						t.Errorf("run creation: %d %s", r.Status, r.Body)
+						return
+					}
+					mu.Lock()
+					*slowest, *writes = max(*slowest, took), *writes+1
+					mu.Unlock()
+				}
+			}()
+			return slowest, writes, done
+		}
+		stopAlone := make(chan struct{})
+		aloneSlowest, _, aloneDone := writeEvery25ms(stopAlone)
+		time.Sleep(time.Second) // a fixed sample of the machine, not a wait for a condition
+		close(stopAlone)
+		aloneDone.Wait()
 		stop := make(chan struct{})
-		var mu sync.Mutex
-		var slowest time.Duration
-		var writes int
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { // another tenant writes all along, every 25 ms
-			defer wg.Done()
-			tick := time.NewTicker(25 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				began := time.Now()
-				r := s.Do(t, "POST", "/agents/"+agent+"/runs", other.Key, map[string]any{"input": "x"})
-				took := time.Since(began)
-				if r.Status != http.StatusOK {
-					t.Errorf("run creation: %d %s", r.Status, r.Body)
-					return
-				}
-				mu.Lock()
-				slowest, writes = max(slowest, took), writes+1
-				mu.Unlock()
-			}
-		}()
+		slowestP, writesP, wg := writeEvery25ms(stop)
 		began := time.Now()
 		r = s.Do(t, "POST", "/sources/"+sid+"/embedding-migration", s.Key, map[string]any{"target_embedding_model": knowledge.OfflineEmbeddingModel, "target_dimensions": 128})
 		wantStatus(t, r, http.StatusOK)
@@ -161,6 +171,7 @@ func TestEmbeddingMigrationSwitchLeavesWritesFree(t *testing.T) {
 		migrated := time.Since(began)
 		close(stop)
 		wg.Wait()
+		slowest, writes := *slowestP, *writesP
 		if m["status"] != "completed" {
 			t.Fatalf("migration: %v", m)
 		}
@@ -171,16 +182,22 @@ func TestEmbeddingMigrationSwitchLeavesWritesFree(t *testing.T) {
 		began = time.Now()
 		res := search(t, s, s.Key, kbID, map[string]any{"query": "otter kelp"})
 		firstSearch := time.Since(began)
-		t.Logf("%s: %d chunks migrated in %s; %d run creations of another account meanwhile, the slowest %s; first search after it %s",
-			d, n, migrated.Round(time.Millisecond), writes, slowest.Round(time.Millisecond), firstSearch.Round(time.Millisecond))
+		t.Logf("%s: %d chunks migrated in %s; %d run creations of another account meanwhile, the slowest %s (%s alone before); first search after it %s",
+			d, n, migrated.Round(time.Millisecond), writes, slowest.Round(time.Millisecond), aloneSlowest.Round(time.Millisecond), firstSearch.Round(time.Millisecond))
 		if len(res.Results) == 0 {
 			t.Error("no results after the switch")
 		}
 		if partial == 0 {
 			t.Error("no moment of the switch showed part of the chunks switched: it ran as one transaction")
 		}
-		if slowest > time.Second {
-			t.Errorf("another account's run creation took %s during the switch; want under 1 s", slowest)
+		// Under 1 s, or on a machine so loaded that a write alone took more
+		// than a quarter of a second, under four times that: the bound is on
+		// what the switch adds, not on the machine's load. (One switch
+		// transaction held every write for 0.6–1 s on a quiet machine, and
+		// that also shows as no partial moment above.)
+		bound := max(time.Second, 4**aloneSlowest)
+		if slowest > bound {
+			t.Errorf("another account's run creation took %s during the switch (%s alone before it); want under %s", slowest, *aloneSlowest, bound)
 		}
 		if firstSearch > time.Second {
 			t.Errorf("the first search after the switch took %s; want under 1 s (the graph is built by the job)", firstSearch)
