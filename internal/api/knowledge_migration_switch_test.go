@@ -194,9 +194,14 @@ func TestEmbeddingMigrationSwitchLeavesWritesFree(t *testing.T) {
 		// than a quarter of a second, under four times that: the bound is on
 		// what the switch adds, not on the machine's load. (One switch
 		// transaction held every write for 0.6–1 s on a quiet machine, and
-		// that also shows as no partial moment above.)
+		// that also shows as no partial moment above.) SQLite only: its one
+		// writer is what a long switch stalls. On PostgreSQL another
+		// account's writes wait on no lock of the switch, whatever its
+		// transactions, so there the figure only measured how much CPU
+		// pgvector's graph inserts left (1.04–1.17 s in two CI runs on
+		// two cores): it is logged above, not bounded.
 		bound := max(time.Second, 4**aloneSlowest)
-		if slowest > bound {
+		if d == store.SQLite && slowest > bound {
 			t.Errorf("another account's run creation took %s during the switch (%s alone before it); want under %s", slowest, *aloneSlowest, bound)
 		}
 		if firstSearch > time.Second {
