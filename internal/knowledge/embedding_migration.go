@@ -220,25 +220,14 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 	target.EmbeddingModel, target.Dimensions = m.TargetModel, m.TargetDims
 	emb := s.embedderFor(target)
 	for range 5 { // chunks added while embedding are embedded on the next pass
-		// The totals are counted once a pass: a chunk added meanwhile is
-		// counted (and embedded) by the next one.
-		total, err := s.repo().oldGenerationChunks(ctx, m)
-		if err != nil {
-			return err
-		}
-		staged, err := s.repo().countStagedVectors(ctx, m.ID)
-		if err != nil {
-			return err
-		}
-		for after := int64(0); ; {
-			batch, err := s.repo().unstagedChunks(ctx, m, after, embedBatch)
+		for {
+			batch, total, err := s.repo().unstagedChunks(ctx, m, embedBatch)
 			if err != nil {
 				return err
 			}
 			if len(batch) == 0 {
 				break
 			}
-			after = batch[len(batch)-1].Seq
 			texts := make([]string, len(batch))
 			seqs := make([]int64, len(batch))
 			for i, c := range batch {
@@ -256,7 +245,10 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 			if err := s.repo().stageMigrationVectors(ctx, m.ID, seqs, vecs); err != nil {
 				return err
 			}
-			staged += len(batch) // each was unstaged: a new row
+			staged, err := s.repo().countStagedVectors(ctx, m.ID)
+			if err != nil {
+				return err
+			}
 			ok, err := s.repo().migrationProgress(ctx, m.ID, staged, max(total, staged), fmt.Sprintf("embedded %d of %d chunks", staged, total))
 			if err != nil {
 				return err
@@ -268,7 +260,7 @@ func (s *Service) runMigration(ctx context.Context, a MigrationArgs) error {
 		// A source with no chunks yet has nothing to embed: the switch below
 		// still moves it to the new model. MigrationProgress also makes a
 		// pending migration running, which the switch expects.
-		if total, err := s.repo().oldGenerationChunks(ctx, m); err != nil {
+		if _, total, err := s.repo().unstagedChunks(ctx, m, 1); err != nil {
 			return err
 		} else if ok, err := s.repo().migrationProgress(ctx, m.ID, total, total, "switching to the new index"); err != nil || !ok {
 			if err == nil {
