@@ -39,10 +39,10 @@ const spareCopies = 2
 
 type copyLifecycle struct {
 	mu       sync.Mutex
-	requests int           // copies asked for by this process's tests
-	own      []queuedDrop  // this process's databases, dropped first
-	orphans  []queuedDrop  // what ended processes left (sweepOrphans)
-	dropping bool          // the dropper goroutine is running
+	requests int          // copies asked for by this process's tests
+	own      []queuedDrop // this process's databases, dropped first
+	orphans  []queuedDrop // what ended processes left (sweepOrphans)
+	dropping bool         // the dropper goroutine is running
 	spares   chan string
 }
 
@@ -198,4 +198,3 @@ func processAlive(pid int) bool {
 	// EPERM: it exists, as another user's.
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
-
