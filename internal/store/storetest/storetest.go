@@ -1,9 +1,8 @@
 // Package storetest opens a fresh, migrated database for a test: SQLite in
 // the test's temporary directory, or, when SERVICE_TEST_DATABASE_URL is set,
-// a database of its own on that PostgreSQL server, dropped after the test
+// a database of its own on that PostgreSQL server, dropped when the test
 // ends. Each is a copy of a template migrated once (template.go), not
-// migrated anew; on PostgreSQL the copies are made ahead and dropped behind
-// the tests (pgcopies.go). Every store and API suite runs through it, so each runs on
+// migrated anew. Every store and API suite runs through it, so each runs on
 // both.
 package storetest
 
@@ -50,7 +49,7 @@ func EachParallel(t *testing.T, fn func(t *testing.T, d store.Dialect)) {
 // URL returns a database URL for a fresh, migrated database of dialect d:
 // a copy of the migrated template (see template.go) in a temporary
 // directory, or a PostgreSQL database of its own made from the template
-// and dropped after the test ends. It is what a child process (agentry
+// and dropped when the test ends. It is what a child process (agentry
 // serve) is given in end-to-end tests; migrating it again is a no-op.
 func URL(t testing.TB, d store.Dialect) string {
 	t.Helper()
@@ -89,8 +88,11 @@ func newURL(t testing.TB, d store.Dialect, empty bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Dropped behind the tests (pgcopies.go): a drop waits for a checkpoint.
-	t.Cleanup(func() { srv.dropLater(name) })
+	t.Cleanup(func() {
+		if err := srv.drop(name); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+		}
+	})
 	return srv.urlOf(name)
 }
 

@@ -161,7 +161,6 @@ type pgServer struct {
 	base     *url.URL
 	admin    *sql.DB
 	template string
-	copies   copyLifecycle // spares made ahead, drops done behind (pgcopies.go)
 }
 
 var (
@@ -193,15 +192,11 @@ func openPGServer(raw string) (*pgServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin.SetMaxOpenConns(6) // the tests' creates, the spares' maker, the dropper
+	admin.SetMaxOpenConns(4)
 	s := &pgServer{base: u, admin: admin, template: pgName(baseName, "tpl_"+templateKey())}
 	if err := s.ensureTemplate(context.Background()); err != nil {
 		admin.Close()
 		return nil, err
-	}
-	if err := s.sweepOrphans(context.Background()); err != nil {
-		// Only disk space is at stake: go on.
-		fmt.Fprintf(os.Stderr, "storetest: looking for test databases left behind: %v\n", err)
 	}
 	return s, nil
 }
@@ -266,21 +261,9 @@ func (s *pgServer) urlOf(name string) string {
 }
 
 // create makes a database for one test, a copy of the template (or empty)
-// and returns its name. A copy comes from the spares made ahead when there
-// is one (pgcopies.go).
+// and returns its name.
 func (s *pgServer) create(ctx context.Context, empty bool) (string, error) {
-	if !empty {
-		if name, ok := s.takeSpare(); ok {
-			return name, nil
-		}
-	}
-	return s.createNow(ctx, empty)
-}
-
-// createNow makes a database at once, named for this process (see
-// testDBName).
-func (s *pgServer) createNow(ctx context.Context, empty bool) (string, error) {
-	name := s.testDBName()
+	name := pgName(strings.TrimPrefix(s.base.Path, "/"), "t_"+randomSuffix())
 	stmt := `CREATE DATABASE ` + name + ` TEMPLATE ` + s.template
 	if empty {
 		stmt = `CREATE DATABASE ` + name
@@ -297,13 +280,6 @@ func (s *pgServer) createNow(ctx context.Context, empty bool) (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("create a test database: %w", err)
-	}
-	// A commit need not wait for the write-ahead log to reach the disk: the
-	// tests kill servers, never PostgreSQL, and what one session committed
-	// is visible to the next at once either way. Set on the database, as a
-	// copy does not inherit its template's settings.
-	if _, err := s.admin.ExecContext(ctx, `ALTER DATABASE `+name+` SET synchronous_commit = off`); err != nil {
-		return "", fmt.Errorf("set up a test database: %w", err)
 	}
 	return name, nil
 }
