@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,9 +49,33 @@ const rescueInterval = "200ms"
 type child struct {
 	cmd  *exec.Cmd
 	addr string
-	logs *strings.Builder
+	logs *childLogs
 }
 
+// childLogs keeps a child's stdout and stderr: the process's copying
+// goroutines write while the test reads.
+type childLogs struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *childLogs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *childLogs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// servingAddr is the address in the child's "agentry serving" line.
+var servingAddr = regexp.MustCompile(`msg="agentry serving".*? addr=(\S+)`)
+
+// freeAddr is a loopback address nobody listens on now, for a listener
+// that must keep its address across restarts (the SMTP one).
 func freeAddr(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -60,18 +86,23 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServe runs `agentry serve` in a child process and waits until ready.
+// The child binds a port the kernel picks and the test reads it from the
+// child's log: a port picked by the test and handed over could meanwhile
+// be taken by another test's child (a restart on its old address), whose
+// readiness the check would then see.
 func startServe(t *testing.T, dbURL, dataDir string, env ...string) *child {
 	t.Helper()
-	return startServeAt(t, freeAddr(t), dbURL, dataDir, env...)
+	return startServeAt(t, "127.0.0.1:0", dbURL, dataDir, env...)
 }
 
 // startServeAt is startServe on a given address (a restart on the same one).
 func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *child {
 	t.Helper()
-	c := &child{addr: addr, logs: &strings.Builder{}}
+	c := &child{logs: &childLogs{}}
 	c.cmd = exec.Command(os.Args[0])
+	// Info, not less: the address is in the "agentry serving" line.
 	c.cmd.Env = append(os.Environ(), "AGENTRY_E2E_CHILD=1", "AGENTRY_E2E_ARGS=serve",
-		"SERVICE_ADDR="+c.addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=warn", "SERVICE_SMTP_ADDR=off",
+		"SERVICE_ADDR="+addr, "SERVICE_DATABASE_URL="+dbURL, "SERVICE_DATA_DIR="+dataDir, "SERVICE_LOG_LEVEL=info", "SERVICE_SMTP_ADDR=off",
 		// A job its killed process left running is retried once it has
 		// run for the test's SERVICE_JOB_RESCUE_AFTER, not up to 45 s
 		// later, when River's rescuer (every 30 s, on a leader elected up
@@ -92,16 +123,23 @@ func startServeAt(t *testing.T, addr, dbURL, dataDir string, env ...string) *chi
 	// with another package's tests and browsers, have taken 30 s to start one.
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + c.addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return c
+		if c.addr == "" {
+			if m := servingAddr.FindStringSubmatch(c.logs.String()); m != nil {
+				c.addr = m[1]
+			}
+		}
+		if c.addr != "" {
+			resp, err := http.Get("http://" + c.addr + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return c
+				}
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("agentry serve did not become ready:\n%s", c.logs.String())
+	t.Fatalf("agentry serve did not become ready:\n%s", c.logs)
 	return nil
 }
 

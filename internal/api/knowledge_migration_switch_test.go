@@ -64,7 +64,7 @@ func bulkSource(t *testing.T, s *testserver.Server, n int) string {
 // switch of a large source used to rewrite every chunk in one write
 // transaction, stalling every tenant's writes on SQLite, and the new
 // vector graph was built by the first search after it. Now the switch goes
-// in steps of 500 chunks and the graph is built by the migration job: while
+// in steps of 100 chunks and the graph is built by the migration job: while
 // a 12,000-chunk source switches, another account's run creations stay
 // fast, and the first search after the switch does not build anything.
 // On a 2-core VM (SQLite), with run creations every 25 ms, over three

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -398,7 +399,9 @@ func (m *memIndex) Prebuild(ctx context.Context, sourceID, model string, dims in
 		return nil, err
 	}
 	if len(ids) > 0 {
-		if err := p.ix.AddBatch(ids, vecs); err != nil {
+		// A job's build, not a request's: on all cores it held another
+		// tenant's run creation for over a second on two loaded cores.
+		if err := p.ix.AddBatchOn(max(1, runtime.GOMAXPROCS(0)-1), ids, vecs); err != nil {
 			return nil, err
 		}
 	}

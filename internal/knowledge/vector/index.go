@@ -191,6 +191,13 @@ func (ix *Index) Add(id string, v []float32) error {
 // write lock (a first load of a source). All vectors are checked before
 // any is added.
 func (ix *Index) AddBatch(ids []string, vecs [][]float32) error {
+	return ix.AddBatchOn(runtime.GOMAXPROCS(0), ids, vecs)
+}
+
+// AddBatchOn is AddBatch on at most workers goroutines: a build in the
+// background (an embedding migration's new graph) leaves the other cores
+// to requests.
+func (ix *Index) AddBatchOn(workers int, ids []string, vecs [][]float32) error {
 	if len(ids) != len(vecs) {
 		return errors.New("vector: ids and vectors differ in number")
 	}
@@ -206,7 +213,7 @@ func (ix *Index) AddBatch(ids []string, vecs [][]float32) error {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	workers := min(runtime.GOMAXPROCS(0), len(ids)/parallelMin)
+	workers = min(workers, len(ids)/parallelMin)
 	if workers < 2 {
 		for i, id := range ids {
 			if old, ok := ix.byID[id]; ok {
