@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -151,7 +152,7 @@ func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string
 	applyCriterion(&c, in)
 	c, err = s.repo.createCriterion(ctx, c)
 	if errors.Is(err, ErrTooManyCriteria) {
-		return c, invalid(fmt.Sprintf("an agent has at most %d evaluation criteria; delete one before adding another", store.MaxCriteriaPerAgent))
+		return c, invalid(fmt.Sprintf("an agent has at most %d evaluation criteria; delete one before adding another", evalrow.MaxCriteriaPerAgent))
 	}
 	return c, err
 }
