@@ -2,7 +2,10 @@
 // prompt, expectation_config checks, pass threshold, judge tier), their
 // results (recorded by the engine or pushed by external harnesses),
 // summaries, the engine overseer that judges steps in eval_and_retry and
-// sample_and_flag mode, and the evaluate_step step type.
+// sample_and_flag mode, and the evaluate_step step type. What other areas
+// need of its tables (an agent's import and export of its criteria, the
+// account search, the runs grouped with their results) is in its leaf
+// package, evalrow.
 package evals
 
 import (

@@ -53,21 +53,15 @@ func Contacts(ctx context.Context, q store.Querier, ids []string) (map[string]Co
 		for i, id := range ids[:n] {
 			part[i] = id
 		}
-		rows, err := store.All(ctx, q, func(row store.Scanner) (struct {
-			ID string
-			Contact
-		}, error) {
-			var c struct {
-				ID string
-				Contact
-			}
-			return c, row.Scan(&c.ID, &c.Name, &c.Email)
+		rows, err := store.All(ctx, q, func(row store.Scanner) ([3]string, error) {
+			var c [3]string // id, name, email
+			return c, row.Scan(&c[0], &c[1], &c[2])
 		}, `SELECT id, name, COALESCE(email, '') FROM users WHERE id IN (`+store.Placeholders(1, n)+`)`, part...)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range rows {
-			out[c.ID] = c.Contact
+			out[c[0]] = Contact{Name: c[1], Email: c[2]}
 		}
 		ids = ids[n:]
 	}
