@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/accounts/directory"
 	def "github.com/agentry/agentry/internal/agents/definition"
-	"github.com/agentry/agentry/internal/store"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 )
 
 // Applying an import's extras. The definition package has already set
@@ -34,7 +34,7 @@ var (
 type applied struct {
 	Schedules   []Schedule
 	Alerts      []AlertConfig
-	Criteria    []store.EvaluationCriterion
+	Criteria    []evalrow.Criterion
 	Policies    []Policy
 	SolutionIDs []string
 	Skips       []def.ImportSkip
@@ -90,8 +90,8 @@ func (s *Service) applyExtras(ctx context.Context, accountID string, trigger def
 	}
 	for i, m := range x.EvaluationCriteria {
 		c, why := criterion(m, st)
-		if why == "" && len(out.Criteria) == store.MaxCriteriaPerAgent {
-			why = fmt.Sprintf("an agent has at most %d evaluation criteria", store.MaxCriteriaPerAgent)
+		if why == "" && len(out.Criteria) == evalrow.MaxCriteriaPerAgent {
+			why = fmt.Sprintf("an agent has at most %d evaluation criteria", evalrow.MaxCriteriaPerAgent)
 		}
 		if why != "" {
 			skip(def.SkipEvaluationCriteria, map[string]any{"index": i, "step_id": m["step_id"]}, "evaluation criteria %d not applied: %s", i, why)
@@ -178,8 +178,8 @@ func (s *Service) alertConfig(ctx context.Context, accountID string, m map[strin
 
 // criterion reads imported evaluation criteria; settings the item leaves
 // out follow the agent's.
-func criterion(m map[string]any, st AgentSettings) (store.EvaluationCriterion, string) {
-	c := store.EvaluationCriterion{StepID: m["step_id"].(string)}
+func criterion(m map[string]any, st AgentSettings) (evalrow.Criterion, string) {
+	c := evalrow.Criterion{StepID: m["step_id"].(string)}
 	var ok bool
 	if c.Description, ok = optNullString(m, "description"); !ok {
 		return c, "description must be a string or null"

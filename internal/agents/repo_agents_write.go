@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -16,7 +17,7 @@ import (
 type NewAgent struct {
 	Agent              Agent // ID, ChangeID and times are assigned
 	Trigger            Trigger
-	EvaluationCriteria []store.EvaluationCriterion
+	EvaluationCriteria []evalrow.Criterion
 	SolutionIDs        []string
 	// Also are writes of other areas that go with the agent (an import's
 	// alert configurations and governance policies), each run in its

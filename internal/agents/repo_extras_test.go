@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -31,7 +32,7 @@ func TestExtrasRepo(t *testing.T) {
 			Definition: json.RawMessage(`{"child_steps":[]}`),
 			Settings:   AgentSettings{EvaluationMode: "eval_and_retry", ModelUpgradeStrategy: "none"}},
 			Trigger: Trigger{Type: "dynamic_input"},
-			EvaluationCriteria: []store.EvaluationCriterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true,
+			EvaluationCriteria: []evalrow.Criterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true,
 				MaxRetries: 2, PassThreshold: 0.7, Extra: json.RawMessage(`{"k":1}`)}},
 			SolutionIDs: []string{ops, theirs}})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
@@ -46,7 +47,7 @@ func TestAgentRows(t *testing.T) {
 		in.Agent.Settings.ModelRollbackTriggers = []string{}
 		in.Trigger = Trigger{Type: "schedule", Config: json.RawMessage(`{"name":"n"}`), Schedules: []Schedule{
 			{CronExpression: "0 6 * * 1", Timezone: "Europe/Paris", Enabled: true, Extra: json.RawMessage(`{"note":"x"}`), NextRunAt: &next}}}
-		in.EvaluationCriteria = []store.EvaluationCriterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true, MaxRetries: 2, PassThreshold: 0.7}}
+		in.EvaluationCriteria = []evalrow.Criterion{{StepID: "s", EvaluationMode: "eval_and_retry", Enabled: true, MaxRetries: 2, PassThreshold: 0.7}}
 		// Another area's write (alerts' configurations, governance's
 		// policies: their repo_test.go) runs in the agent's transaction,
 		// with its id.

@@ -5,7 +5,10 @@ package alerts
 // alert_preferences, alert_configs, alert_default_configs,
 // alert_run_marks, alert_source_pulls and alert_deliveries are read and
 // written only here (repo.go, repo_configs.go, repo_signals.go). The
-// store lends its pools, transactions and scan helpers; an agent import's
+// store lends its pools, transactions and scan helpers; the people an
+// alert names and distributes to are asked of the accounts area
+// (directory), what accounts spent of the billing area's ledger
+// (ledgerrow); an agent import's
 // configurations are written here too, in the agent's transaction
 // (agents.NewAgent.Also), and the agents area reaches them through the
 // server's wiring.
@@ -20,10 +23,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -376,55 +381,68 @@ type AlertThread struct {
 }
 
 // thread reads the history, comments and subscribers of an alert
-// (the caller has checked the alert is the account's).
+// (the caller has checked the alert is the account's). The people's names
+// and addresses are the accounts area's: asked of it (directory.Contacts)
+// for the users the three lists name, "" for a user that is gone.
 func (r repo) thread(ctx context.Context, alertID string) (AlertThread, error) {
 	th := AlertThread{History: []AlertHistoryEntry{}, Comments: []AlertComment{}, Subscribers: []AlertSubscriber{}}
-	rows, err := r.db.R.QueryContext(ctx, `SELECT h.id, COALESCE(h.previous_status, ''), h.new_status, COALESCE(h.changed_by_user_id, ''),
-		COALESCE(u.name, ''), COALESCE(h.note, ''), h.created_at FROM alert_history h LEFT JOIN users u ON u.id = h.changed_by_user_id
-		WHERE h.alert_id = $1 ORDER BY h.id`, alertID)
-	if err != nil {
-		return th, err
-	}
-	for rows.Next() {
+	var err error
+	th.History, err = store.All(ctx, r.db.R, func(row store.Scanner) (AlertHistoryEntry, error) {
 		var e AlertHistoryEntry
-		if err := rows.Scan(&e.ID, &e.PreviousStatus, &e.NewStatus, &e.ChangedByUserID, &e.ChangedByName, &e.Note, &e.CreatedAt); err != nil {
-			rows.Close()
-			return th, err
-		}
+		err := row.Scan(&e.ID, &e.PreviousStatus, &e.NewStatus, &e.ChangedByUserID, &e.Note, &e.CreatedAt)
 		e.CreatedAt = e.CreatedAt.UTC()
-		th.History = append(th.History, e)
-	}
-	rows.Close()
-	rows, err = r.db.R.QueryContext(ctx, `SELECT c.id, c.user_id, COALESCE(u.name, ''), c.body, c.created_at FROM alert_comments c
-		LEFT JOIN users u ON u.id = c.user_id WHERE c.alert_id = $1 ORDER BY c.id`, alertID)
+		return e, err
+	}, `SELECT id, COALESCE(previous_status, ''), new_status, COALESCE(changed_by_user_id, ''), COALESCE(note, ''), created_at
+		FROM alert_history WHERE alert_id = $1 ORDER BY id`, alertID)
 	if err != nil {
 		return th, err
 	}
-	for rows.Next() {
+	th.Comments, err = store.All(ctx, r.db.R, func(row store.Scanner) (AlertComment, error) {
 		var c AlertComment
-		if err := rows.Scan(&c.ID, &c.UserID, &c.UserName, &c.Body, &c.CreatedAt); err != nil {
-			rows.Close()
-			return th, err
-		}
+		err := row.Scan(&c.ID, &c.UserID, &c.Body, &c.CreatedAt)
 		c.CreatedAt = c.CreatedAt.UTC()
-		th.Comments = append(th.Comments, c)
-	}
-	rows.Close()
-	rows, err = r.db.R.QueryContext(ctx, `SELECT s.id, s.user_id, COALESCE(u.name, ''), COALESCE(u.email, ''), s.created_at
-		FROM alert_subscribers s LEFT JOIN users u ON u.id = s.user_id WHERE s.alert_id = $1 ORDER BY s.id`, alertID)
+		return c, err
+	}, `SELECT id, user_id, body, created_at FROM alert_comments WHERE alert_id = $1 ORDER BY id`, alertID)
 	if err != nil {
 		return th, err
 	}
-	defer rows.Close()
-	for rows.Next() {
+	th.Subscribers, err = store.All(ctx, r.db.R, func(row store.Scanner) (AlertSubscriber, error) {
 		var s AlertSubscriber
-		if err := rows.Scan(&s.ID, &s.UserID, &s.UserName, &s.Email, &s.CreatedAt); err != nil {
-			return th, err
-		}
+		err := row.Scan(&s.ID, &s.UserID, &s.CreatedAt)
 		s.CreatedAt = s.CreatedAt.UTC()
-		th.Subscribers = append(th.Subscribers, s)
+		return s, err
+	}, `SELECT id, user_id, created_at FROM alert_subscribers WHERE alert_id = $1 ORDER BY id`, alertID)
+	if err != nil {
+		return th, err
 	}
-	return th, rows.Err()
+	var users []string
+	for _, e := range th.History {
+		if e.ChangedByUserID != "" {
+			users = append(users, e.ChangedByUserID)
+		}
+	}
+	for _, c := range th.Comments {
+		users = append(users, c.UserID)
+	}
+	for _, s := range th.Subscribers {
+		users = append(users, s.UserID)
+	}
+	slices.Sort(users)
+	contacts, err := directory.Contacts(ctx, r.db.R, slices.Compact(users))
+	if err != nil {
+		return th, err
+	}
+	for i := range th.History {
+		th.History[i].ChangedByName = contacts[th.History[i].ChangedByUserID].Name
+	}
+	for i := range th.Comments {
+		th.Comments[i].UserName = contacts[th.Comments[i].UserID].Name
+	}
+	for i := range th.Subscribers {
+		c := contacts[th.Subscribers[i].UserID]
+		th.Subscribers[i].UserName, th.Subscribers[i].Email = c.Name, c.Email
+	}
+	return th, nil
 }
 
 // setStatus moves one of an account's alerts to status, recording
@@ -496,29 +514,12 @@ func (r repo) unsubscribeFrom(ctx context.Context, accountID, id, userID string)
 }
 
 // AlertMember is a member of an account as alert distribution sees it.
-type AlertMember struct {
-	UserID, Name, Email, Role string
-	AccountKind               string
-}
+type AlertMember = directory.RosterMember
 
 // members lists an account's members with their roles and e-mail
-// addresses, and the account's kind.
+// addresses, and the account's kind (the accounts area's roster).
 func (r repo) members(ctx context.Context, accountID string) ([]AlertMember, error) {
-	rows, err := r.db.R.QueryContext(ctx, `SELECT m.user_id, u.name, COALESCE(u.email, ''), m.role, a.kind FROM memberships m
-		JOIN users u ON u.id = m.user_id JOIN accounts a ON a.id = m.account_id WHERE m.account_id = $1 ORDER BY m.user_id`, accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []AlertMember
-	for rows.Next() {
-		var m AlertMember
-		if err := rows.Scan(&m.UserID, &m.Name, &m.Email, &m.Role, &m.AccountKind); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return directory.Roster(ctx, r.db.R, accountID)
 }
 
 // optOuts lists the alert types userID opted out of in organization orgID.

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/agents/agentrow"
+	"github.com/agentry/agentry/internal/billing/ledgerrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -71,7 +73,7 @@ func (r repo) createConfig(ctx context.Context, c AlertConfig) (AlertConfig, err
 	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// Counted under the account row's lock, so creates cannot pass
 		// the limit together.
-		if err := store.LockAccount(ctx, tx, c.AccountID); err != nil {
+		if err := directory.LockAccount(ctx, tx, c.AccountID); err != nil {
 			return err
 		}
 		var n int
@@ -239,14 +241,47 @@ func (r repo) setChecked(ctx context.Context, id string, at time.Time) error {
 
 // activeWithoutConfig lists accounts that have used credits since
 // `since`, have no configuration of alertType and were never given its
-// default, after afterID, for the credits sweep that creates the default
-// configurations.
+// default, after afterID, by id, at most limit, for the credits sweep
+// that creates the default configurations. Who spent is the billing
+// area's ledger's answer (ledgerrow.Spenders), taken a page at a time and
+// sifted here by this area's configurations until limit are found or the
+// spenders run out.
 func (r repo) activeWithoutConfig(ctx context.Context, alertType string, since time.Time, afterID string, limit int) ([]string, error) {
-	return store.All(ctx, r.db.R, store.ScanString, `SELECT a.id FROM accounts a WHERE a.id > $1
-		AND EXISTS (SELECT 1 FROM credit_ledger l WHERE l.account_id = a.id AND l.delta < 0 AND l.created_at >= $2)
-		AND NOT EXISTS (SELECT 1 FROM alert_configs c WHERE c.account_id = a.id AND c.alert_type = $3)
-		AND NOT EXISTS (SELECT 1 FROM alert_default_configs d WHERE d.account_id = a.id AND d.alert_type = $3)
-		ORDER BY a.id LIMIT $4`, afterID, since.UTC(), alertType, limit)
+	out := []string{}
+	for len(out) < limit {
+		spenders, err := ledgerrow.Spenders(ctx, r.db.R, since, afterID, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(spenders) == 0 {
+			break
+		}
+		args := make([]any, 0, len(spenders)+1)
+		args = append(args, alertType)
+		for _, id := range spenders {
+			args = append(args, id)
+		}
+		in := `IN (` + store.Placeholders(2, len(spenders)) + `)`
+		configured, err := store.All(ctx, r.db.R, store.ScanString, `SELECT account_id FROM alert_configs WHERE alert_type = $1 AND account_id `+in+`
+			UNION SELECT account_id FROM alert_default_configs WHERE alert_type = $1 AND account_id `+in, args...)
+		if err != nil {
+			return nil, err
+		}
+		skip := map[string]bool{}
+		for _, id := range configured {
+			skip[id] = true
+		}
+		for _, id := range spenders {
+			if !skip[id] && len(out) < limit {
+				out = append(out, id)
+			}
+		}
+		if len(spenders) < limit {
+			break
+		}
+		afterID = spenders[len(spenders)-1]
+	}
+	return out, nil
 }
 
 // createDefault stores c as the account's default configuration

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing/ledgerrow"
 	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -54,11 +55,10 @@ func (r repo) runBriefOf(ctx context.Context, accountID, runID string) (runBrief
 	return runrow.BriefOf(ctx, r.db.R, accountID, runID)
 }
 
-// creditsSpent sums what an account was debited in [from, to).
+// creditsSpent sums what an account was debited in [from, to): the
+// billing area's ledger answers (ledgerrow).
 func (r repo) creditsSpent(ctx context.Context, accountID string, from, to time.Time) (float64, error) {
-	var micro int64
-	err := r.db.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(-delta), 0) FROM credit_ledger
-		WHERE account_id = $1 AND delta < 0 AND created_at >= $2 AND created_at < $3`, accountID, from.UTC(), to.UTC()).Scan(&micro)
+	micro, err := ledgerrow.Spent(ctx, r.db.R, accountID, from, to)
 	return store.FromMicro(micro), err
 }
 

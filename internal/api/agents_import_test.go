@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/api"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
@@ -67,7 +68,7 @@ func TestAgentImportLimits(t *testing.T) {
 		callee := createAgent(t, s, s.Key, map[string]any{"name": "Escalation desk"})
 		payload := fullExport(callee.ID, s.UserID, stranger.UserID)
 		var crit []any
-		for range store.MaxCriteriaPerAgent + 1 {
+		for range evalrow.MaxCriteriaPerAgent + 1 {
 			crit = append(crit, map[string]any{"step_id": "draft", "evaluation_prompt": "Is it good?"})
 		}
 		payload["evaluation_criteria"] = crit
@@ -93,7 +94,7 @@ func TestAgentImportLimits(t *testing.T) {
 		var a api.AgentSummaryResponse
 		r.JSON(t, &a)
 		e := exportAgent(t, s, s.Key, a.ID)
-		if got := e["evaluation_criteria"].([]any); len(got) != store.MaxCriteriaPerAgent {
+		if got := e["evaluation_criteria"].([]any); len(got) != evalrow.MaxCriteriaPerAgent {
 			t.Errorf("%d criteria imported", len(got))
 		}
 		if got := e["governance_policies"].([]any); len(got) != governance.MaxPoliciesPerScope {

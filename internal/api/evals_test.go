@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/internal/api"
 	"github.com/agentry/agentry/internal/billing"
 	"github.com/agentry/agentry/internal/evals"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/llm/fakellm"
 	"github.com/agentry/agentry/internal/playground/playgroundtest"
 	"github.com/agentry/agentry/internal/runs"
@@ -297,7 +298,7 @@ func TestEvaluationCriteriaLimit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, d store.Dialect) {
 		s := testserver.Start(t, d)
 		agent := makeAgent(t, s, s.AccountID, chainDef)
-		for range store.MaxCriteriaPerAgent {
+		for range evalrow.MaxCriteriaPerAgent {
 			if _, err := s.S.Evals.StoreCriterion(context.Background(), evals.EvaluationCriterion{AccountID: s.AccountID, AgentID: agent,
 				StepID: "greet", EvaluationMode: "output_expectation", Enabled: true, PassThreshold: 0.5}); err != nil {
 				t.Fatal(err)

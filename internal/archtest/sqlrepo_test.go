@@ -9,10 +9,9 @@ import (
 	"testing"
 )
 
-// SQL lives in repositories (issue 31): the store (the shared layer, and
-// the areas whose SQL has not left it yet), its migrations, and each
-// area's repository files, named repo*.go or *_repo.go, beside its
-// service. A service, a handler or a job reads and writes through them,
+// SQL lives in repositories (issue 31): the store (the shared layer and
+// the migrations), and each area's repository files, named repo*.go or
+// *_repo.go, beside its service or in its leaf package (agentrow…). A service, a handler or a job reads and writes through them,
 // so a reader finds every query of an area in a few files. Test files and
 // the test-support packages (names ending in "test") may query anything.
 func TestSQLOnlyInRepositories(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -68,26 +69,25 @@ func scanKey(row store.Scanner) (APIKey, error) {
 
 // APIKeyByHash finds a key by the hash of its secret, revoked or not,
 // with its account's kind and its user's current role in that account
-// (read from the accounts area's tables with the key, so one query
-// answers a request). It runs on every uncached request, so its statement
-// is prepared once.
+// (asked of the accounts area, directory.KindAndRole). It runs on every
+// uncached request, so both statements are prepared once.
 func APIKeyByHash(ctx context.Context, db *store.DB, hash string) (APIKey, error) {
-	stmt, err := db.Prepared(ctx, `SELECT k.id, k.account_id, COALESCE(k.user_id, ''), k.name, k.prefix, k.role, k.created_at,
-		k.last_used_at, k.revoked_at, a.kind, COALESCE(m.role, '') FROM api_keys k JOIN accounts a ON a.id = k.account_id
-		LEFT JOIN memberships m ON m.account_id = k.account_id AND m.user_id = k.user_id WHERE k.key_hash = $1`)
+	stmt, err := db.Prepared(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE key_hash = $1`)
 	if err != nil {
 		return APIKey{}, err
 	}
-	var (
-		k        APIKey
-		used, rv sql.NullTime
-	)
-	err = stmt.QueryRowContext(ctx, hash).Scan(&k.ID, &k.AccountID, &k.UserID, &k.Name, &k.Prefix, &k.Role, &k.CreatedAt, &used, &rv, &k.AccountKind, &k.MemberRole)
+	k, err := scanKey(stmt.QueryRowContext(ctx, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIKey{}, store.ErrNotFound
 	}
-	k.LastUsedAt, k.RevokedAt = store.TimeOrNil(used), store.TimeOrNil(rv)
-	return k, err
+	if err != nil {
+		return k, err
+	}
+	k.AccountKind, k.MemberRole, err = directory.KindAndRole(ctx, db, k.AccountID, k.UserID)
+	if err != nil {
+		return APIKey{}, err
+	}
+	return k, nil
 }
 
 // APIKeys lists an account's keys, newest first. An empty account id is

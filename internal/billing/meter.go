@@ -3,7 +3,10 @@
 // implements the model layer's llm.Meter on the credit ledger, so that every
 // metered call is refused before it is made when the balance cannot cover
 // its estimate, and recorded with its usage and charged in one transaction
-// after. Credits keeps the balances, the ledger and the usage log.
+// after. Credits keeps the ledger and the usage log, and moves the balance
+// on the account's row through the accounts area (directory). What other
+// areas need of the ledger (an account's opening balance, the alerts'
+// spending) is in its leaf package, ledgerrow.
 package billing
 
 import (

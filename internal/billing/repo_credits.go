@@ -5,16 +5,20 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/billing/ledgerrow"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/store"
 )
 
 // Credits and usage keep their SQL here, beside the meter (issue 31's
 // vertical slices): the credit ledger's reads and movements, the metered
-// calls (model_usage) and what they total. One write stays in the store,
-// store.AdjustCredits: account creation (still the store's) writes the
-// opening balance with it in the account's own transaction, and every
-// movement here goes through the same statement.
+// calls (model_usage) and what they total. The balance is a column of the
+// account's row, the accounts area's: it moves it (directory.MoveCredits)
+// in the transaction that records the movement here (adjustCredits). The
+// ledger's writes and the reads other areas make of it are in this
+// area's leaf package, ledgerrow, which the accounts area also uses to
+// record a new account's opening balance.
 
 // DefaultOpeningCredits is the balance new accounts open with unless the
 // operator sets another (SERVICE_DEFAULT_CREDITS): 5,000,000 credits, which
@@ -73,8 +77,7 @@ func NewCredits(db *store.DB) Credits { return Credits{db} }
 // Balance returns an account's credit balance (store.ErrNotFound for an
 // unknown account).
 func (c Credits) Balance(ctx context.Context, accountID string) (float64, error) {
-	micro, err := store.One(ctx, c.db.R, func(row store.Scanner) (m int64, err error) { return m, row.Scan(&m) },
-		`SELECT credit_balance FROM accounts WHERE id = $1`, accountID)
+	micro, err := directory.CreditBalance(ctx, c.db.R, accountID)
 	return store.FromMicro(micro), err
 }
 
@@ -102,10 +105,23 @@ func (c Credits) adjust(ctx context.Context, accountID string, delta int64, reas
 	var after int64
 	err := c.db.Tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		after, err = store.AdjustCredits(ctx, tx, accountID, delta, reason, reference, overdraft)
+		after, err = adjustCredits(ctx, tx, accountID, delta, reason, reference, overdraft)
 		return err
 	})
 	return store.FromMicro(after), err
+}
+
+// adjustCredits moves an account's balance by delta micro-credits within
+// tx and records the movement in the ledger; it returns the balance after.
+// Without overdraft, a debit the balance does not cover changes nothing
+// and answers store.ErrInsufficientCredits; an unknown account answers
+// store.ErrNotFound (directory.MoveCredits).
+func adjustCredits(ctx context.Context, tx *sql.Tx, accountID string, delta int64, reason, reference string, overdraft bool) (int64, error) {
+	after, err := directory.MoveCredits(ctx, tx, accountID, delta, overdraft)
+	if err != nil {
+		return 0, err
+	}
+	return after, ledgerrow.Record(ctx, tx, accountID, delta, after, reason, reference)
 }
 
 // Ledger lists an account's most recent balance movements, newest first.
@@ -184,11 +200,10 @@ func (c Credits) RecordUsage(ctx context.Context, u Usage) (Usage, float64, erro
 			return err
 		}
 		if micro == 0 {
-			after, err = store.One(ctx, tx, func(row store.Scanner) (m int64, err error) { return m, row.Scan(&m) },
-				`SELECT credit_balance FROM accounts WHERE id = $1`, u.AccountID)
+			after, err = directory.CreditBalance(ctx, tx, u.AccountID)
 			return err
 		}
-		after, err = store.AdjustCredits(ctx, tx, u.AccountID, -micro, u.Purpose+" "+u.Model, "usage:"+u.ID, true)
+		after, err = adjustCredits(ctx, tx, u.AccountID, -micro, u.Purpose+" "+u.Model, "usage:"+u.ID, true)
 		return err
 	})
 	return u, store.FromMicro(after), err

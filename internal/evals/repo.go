@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -47,13 +48,7 @@ func (rp repo) createCriterion(ctx context.Context, c EvaluationCriterion) (Eval
 		if !live {
 			return store.ErrNotFound
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO evaluation_criteria (id, account_id, agent_id, step_id, description,
-			evaluation_mode, enabled, expectation_config, max_retries, retry_on_failure, evaluation_prompt, pass_threshold,
-			evaluation_tier, extra, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
-			c.ID, c.AccountID, c.AgentID, store.NullIfEmpty(c.StepID), store.NullIfNil(c.Description), c.EvaluationMode, c.Enabled,
-			store.NullJSON(c.ExpectationConfig), c.MaxRetries, c.RetryOnFailure, store.NullIfNil(c.EvaluationPrompt), c.PassThreshold,
-			store.NullIfNil(c.EvaluationTier), store.NullJSON(c.Extra), now); err != nil {
+		if err := evalrow.InsertCriterion(ctx, tx, c, now); err != nil {
 			return err
 		}
 		// The bump locks the agent's row (PostgreSQL; SQLite has one
@@ -67,7 +62,7 @@ func (rp repo) createCriterion(ctx context.Context, c EvaluationCriterion) (Eval
 			c.AgentID, c.AccountID).Scan(&n); err != nil {
 			return err
 		}
-		if n > store.MaxCriteriaPerAgent {
+		if n > evalrow.MaxCriteriaPerAgent {
 			return ErrTooManyCriteria
 		}
 		return nil
@@ -75,13 +70,13 @@ func (rp repo) createCriterion(ctx context.Context, c EvaluationCriterion) (Eval
 	return c, err
 }
 
-// ErrTooManyCriteria means the agent has store.MaxCriteriaPerAgent
+// ErrTooManyCriteria means the agent has evalrow.MaxCriteriaPerAgent
 // criteria already.
 var ErrTooManyCriteria = errors.New("too many evaluation criteria")
 
 // criterion returns one criterion of the account (of a live agent).
 func (rp repo) criterion(ctx context.Context, accountID, id string) (EvaluationCriterion, error) {
-	c, err := store.ScanCriterion(rp.db.R.QueryRowContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria c
+	c, err := evalrow.ScanCriterion(rp.db.R.QueryRowContext(ctx, `SELECT `+evalrow.CriterionColumns+` FROM evaluation_criteria c
 		WHERE c.id = $1 AND c.account_id = $2`, id, accountID))
 	if err == sql.ErrNoRows {
 		return c, store.ErrNotFound
@@ -170,7 +165,7 @@ func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offs
 	if limit < 0 {
 		limit = total + 1
 	}
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+evalrow.CriterionColumns+` FROM evaluation_criteria
 		WHERE account_id = $1 AND agent_id = $2 ORDER BY id LIMIT $3 OFFSET $4`, accountID, agentID, limit, offset)
 	if err != nil {
 		return nil, 0, err
@@ -178,7 +173,7 @@ func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offs
 	defer rows.Close()
 	var out []EvaluationCriterion
 	for rows.Next() {
-		c, err := store.ScanCriterion(rows)
+		c, err := evalrow.ScanCriterion(rows)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -190,7 +185,7 @@ func (rp repo) criteriaPage(ctx context.Context, accountID, agentID string, offs
 // enabledCriteria lists the enabled criteria of an agent that target a
 // step, for the engine to judge its steps by.
 func (rp repo) enabledCriteria(ctx context.Context, accountID, agentID string) ([]EvaluationCriterion, error) {
-	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+store.CriterionColumns+` FROM evaluation_criteria
+	rows, err := rp.db.R.QueryContext(ctx, `SELECT `+evalrow.CriterionColumns+` FROM evaluation_criteria
 		WHERE account_id = $1 AND agent_id = $2 AND enabled AND step_id IS NOT NULL ORDER BY id`, accountID, agentID)
 	if err != nil {
 		return nil, err
@@ -198,7 +193,7 @@ func (rp repo) enabledCriteria(ctx context.Context, accountID, agentID string) (
 	defer rows.Close()
 	var out []EvaluationCriterion
 	for rows.Next() {
-		c, err := store.ScanCriterion(rows)
+		c, err := evalrow.ScanCriterion(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -615,7 +610,7 @@ func (rp repo) resultRuns(ctx context.Context, f ResultFilter) ([]RunEvaluations
 	where, args := f.where()
 	// Grouped and paged by run, so joined to the runs in one statement,
 	// which the runs area keeps (runrow).
-	rs, total, err := runrow.ResultRuns(ctx, rp.db.R, where, args, status, f.Limit, f.Offset)
+	rs, total, err := runrow.ResultRuns(ctx, rp.db.R, evalrow.Results, where, args, status, f.Limit, f.Offset)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/internal/accounts/directory"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/store"
 	"github.com/agentry/agentry/internal/store/storetest"
 )
 
-// An agent holds at most store.MaxCriteriaPerAgent criteria, also when creates
+// An agent holds at most evalrow.MaxCriteriaPerAgent criteria, also when creates
 // race for the last place; other agents are not affected.
 func TestCriteriaPerAgentLimit(t *testing.T) {
 	t.Parallel()
@@ -26,7 +27,7 @@ func TestCriteriaPerAgentLimit(t *testing.T) {
 				EvaluationMode: "eval_and_retry", Enabled: true, PassThreshold: 1})
 			return err
 		}
-		for range store.MaxCriteriaPerAgent - 1 {
+		for range evalrow.MaxCriteriaPerAgent - 1 {
 			if err := create(full); err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +59,7 @@ func TestCriteriaPerAgentLimit(t *testing.T) {
 		if created != 1 || refused != 3 || bad != 0 {
 			t.Errorf("racing for the last place: %d created, %d refused", created, refused)
 		}
-		if _, total, err := rp.criteriaPage(ctx, acct.ID, full, 0, 1); err != nil || total != store.MaxCriteriaPerAgent {
+		if _, total, err := rp.criteriaPage(ctx, acct.ID, full, 0, 1); err != nil || total != evalrow.MaxCriteriaPerAgent {
 			t.Errorf("the full agent holds %d criteria, %v", total, err)
 		}
 		if err := create(other); err != nil {

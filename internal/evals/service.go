@@ -2,7 +2,10 @@
 // prompt, expectation_config checks, pass threshold, judge tier), their
 // results (recorded by the engine or pushed by external harnesses),
 // summaries, the engine overseer that judges steps in eval_and_retry and
-// sample_and_flag mode, and the evaluate_step step type.
+// sample_and_flag mode, and the evaluate_step step type. What other areas
+// need of its tables (an agent's import and export of its criteria, the
+// account search, the runs grouped with their results) is in its leaf
+// package, evalrow.
 package evals
 
 import (
@@ -18,6 +21,7 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/agents/definition"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/fault"
 	"github.com/agentry/agentry/internal/llm"
 	"github.com/agentry/agentry/internal/models/catalog"
@@ -151,7 +155,7 @@ func (s *Service) CreateCriterion(ctx context.Context, accountID, agentID string
 	applyCriterion(&c, in)
 	c, err = s.repo.createCriterion(ctx, c)
 	if errors.Is(err, ErrTooManyCriteria) {
-		return c, invalid(fmt.Sprintf("an agent has at most %d evaluation criteria; delete one before adding another", store.MaxCriteriaPerAgent))
+		return c, invalid(fmt.Sprintf("an agent has at most %d evaluation criteria; delete one before adding another", evalrow.MaxCriteriaPerAgent))
 	}
 	return c, err
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/store"
 )
@@ -133,7 +134,7 @@ func (r repo) createPolicy(ctx context.Context, p GovernancePolicy) (GovernanceP
 	err := r.db.Tx(ctx, func(tx *sql.Tx) error {
 		// Counted under the account row's lock, so creates cannot pass
 		// the limit together.
-		if err := store.LockAccount(ctx, tx, p.AccountID); err != nil {
+		if err := directory.LockAccount(ctx, tx, p.AccountID); err != nil {
 			return err
 		}
 		var n int

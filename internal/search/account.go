@@ -6,8 +6,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/auth"
+	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/governance"
+	"github.com/agentry/agentry/internal/knowledge/knowledgerow"
+	"github.com/agentry/agentry/internal/runs/runrow"
+	"github.com/agentry/agentry/internal/solutions/solutionrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -23,19 +28,21 @@ type Result struct {
 // order results of equal rank are listed. A type is searched by name and
 // description (ranked name-prefix > name-substring > description), or only
 // by exact id; a UUID query matches ids exactly in every type. Adding a
-// type (MCP clients, when they exist) is one entry here.
+// type (MCP clients, when they exist) is one entry here. An area that
+// keeps its tables to itself describes its table (governance.PolicySearch,
+// knowledgerow.BaseSearch…), so only it names the table.
 var Searchers = []Searcher{
-	{Type: "agent", Table: store.SearchTable{Table: "agents", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
-	{Type: "knowledge_base", Table: store.SearchTable{Table: "knowledge_bases", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
-	{Type: "source_connection", Table: store.SearchTable{Table: "sources", NameExpr: "name", DescExpr: "COALESCE(url, source_type)", Where: "deleted_at IS NULL"}},
-	{Type: "content", Table: store.SearchTable{Table: "contents", NameExpr: "COALESCE(title, filename)", DescExpr: "description"}},
-	{Type: "solution", Table: store.SearchTable{Table: "solutions", NameExpr: "name", DescExpr: "NULLIF(description, '')"}},
+	{Type: "agent", Table: agentrow.Search},
+	{Type: "knowledge_base", Table: knowledgerow.BaseSearch},
+	{Type: "source_connection", Table: knowledgerow.SourceSearch},
+	{Type: "content", Table: knowledgerow.ContentSearch},
+	{Type: "solution", Table: solutionrow.Search},
 	{Type: "memory_bank", Table: store.SearchTable{Table: "memory_banks", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
-	{Type: "evaluation_criteria", Table: store.SearchTable{Table: "evaluation_criteria", NameExpr: "COALESCE(description, evaluation_mode)", DescExpr: "evaluation_prompt"}},
+	{Type: "evaluation_criteria", Table: evalrow.CriteriaSearch},
 	{Type: "alert", Table: store.SearchTable{Table: "alerts", NameExpr: "title", DescExpr: "description"}},
 	{Type: "governance_policy", Table: governance.PolicySearch},
 	{Type: "api_key", Table: auth.KeySearch},
-	{Type: "run", Table: store.SearchTable{Table: "runs", NameExpr: "'Run ' || id", DescExpr: "status", IDOnly: true}},
+	{Type: "run", Table: runrow.Search},
 }
 
 // Searcher searches one resource type.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -66,7 +67,7 @@ func scanHosts(v sql.NullString) []string {
 func (r repo) put(ctx context.Context, accountID string, s Sealed, hosts []string, limit int) (info Info, created bool, err error) {
 	now := store.Now()
 	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
-		if err := store.LockAccount(ctx, tx, accountID); err != nil {
+		if err := directory.LockAccount(ctx, tx, accountID); err != nil {
 			return err
 		}
 		var stored sql.NullString

@@ -11,4 +11,8 @@
 // resource kinds, step types and templates it can name. With a model, the
 // plan comes back as JSON constrained by a schema, and a plan that fails
 // validation is sent back with the validator's errors, at most twice.
+//
+// The solution's row and what the agents area and the account search
+// need of the solutions' tables are in the area's leaf package,
+// solutionrow.
 package solutions

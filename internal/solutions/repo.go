@@ -12,29 +12,25 @@ import (
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
 	"github.com/agentry/agentry/internal/knowledge"
+	"github.com/agentry/agentry/internal/knowledge/knowledgerow"
+	"github.com/agentry/agentry/internal/solutions/solutionrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
 // The solutions area keeps its own persistence (issue 31's vertical
 // slices): the tables solutions, solution_agents, solution_knowledge_bases,
 // solution_sources, assistant_conversations, agent_assistant_turns and
-// assistant_feedback are read and written here. The agents area also
-// names solutions and solution_agents (an import links an agent to
-// solutions named in its payload, an export names an agent's solutions:
-// internal/agents/repo_extras.go), because they run in its own queries
-// and transaction. The agents a solution links are the agents area's
-// table: whether one is live, its name and trigger are asked of that
-// area's leaf package, agentrow.
+// assistant_feedback are read and written here and in the area's leaf
+// package, solutionrow, through which the agents area's import links an
+// agent to solutions in its own transaction and its export names them.
+// The resources a solution links are other areas' tables: whether an
+// agent is live, its name and trigger are asked of the agents area's
+// leaf package (agentrow), and the same of knowledge bases and sources of
+// the knowledge area's (knowledgerow).
 
-// Record is a solution as stored, without its links.
-type Record struct {
-	ID          string
-	AccountID   string
-	Name        string
-	Description string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
+// Record is a solution as stored, without its links: the row of the
+// area's leaf package, solutionrow, which the agents area reads too.
+type Record = solutionrow.Solution
 
 // SolutionSummary is a solution with the number of its links.
 type SolutionSummary struct {
@@ -50,7 +46,8 @@ const (
 )
 
 // linkQueries are the statements of one link kind. Each is a literal (no
-// table name is spliced into SQL), so what a kind may touch is read here.
+// table name is spliced into SQL), so what a kind may touch is read here
+// or in the owning area's leaf package.
 type linkQueries struct {
 	live   func(ctx context.Context, q store.Querier, accountID, id string) (bool, error)          // a live resource of the account?
 	named  func(ctx context.Context, q store.Querier, accountID, lowerName string) (string, error) // the oldest live one by lower-case name
@@ -68,38 +65,21 @@ var linkSQL = map[string]linkQueries{
 		remove: `DELETE FROM solution_agents WHERE solution_id = $1 AND agent_id = $2 AND account_id = $3`,
 	},
 	LinkKnowledgeBases: {
-		live:  countsLive(`SELECT COUNT(*) FROM knowledge_bases WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`),
-		named: oldestNamed(`SELECT id FROM knowledge_bases WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`),
+		// The knowledge bases and sources are the knowledge area's
+		// tables: it answers (knowledgerow).
+		live:  knowledgerow.LiveBase,
+		named: knowledgerow.LiveBaseNamed,
 		insert: `INSERT INTO solution_knowledge_bases (solution_id, knowledge_base_id, account_id, created_at)
 			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		remove: `DELETE FROM solution_knowledge_bases WHERE solution_id = $1 AND knowledge_base_id = $2 AND account_id = $3`,
 	},
 	LinkSources: {
-		live:  countsLive(`SELECT COUNT(*) FROM sources WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL`),
-		named: oldestNamed(`SELECT id FROM sources WHERE account_id = $1 AND deleted_at IS NULL AND LOWER(name) = $2 ORDER BY id LIMIT 1`),
+		live:  knowledgerow.LiveSource,
+		named: knowledgerow.LiveSourceNamed,
 		insert: `INSERT INTO solution_sources (solution_id, source_id, account_id, created_at)
 			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		remove: `DELETE FROM solution_sources WHERE solution_id = $1 AND source_id = $2 AND account_id = $3`,
 	},
-}
-
-// countsLive is a link kind's live check by a query counting a live
-// resource of the account ($1 account, $2 id).
-func countsLive(query string) func(ctx context.Context, q store.Querier, accountID, id string) (bool, error) {
-	return func(ctx context.Context, q store.Querier, accountID, id string) (bool, error) {
-		var n int
-		err := q.QueryRowContext(ctx, query, accountID, id).Scan(&n)
-		return n > 0, err
-	}
-}
-
-// oldestNamed is a link kind's lookup by name by a query for the oldest
-// live resource of the account by lower-case name ($1 account, $2 name);
-// store.ErrNotFound when there is none.
-func oldestNamed(query string) func(ctx context.Context, q store.Querier, accountID, lowerName string) (string, error) {
-	return func(ctx context.Context, q store.Querier, accountID, lowerName string) (string, error) {
-		return store.One(ctx, q, store.ScanString, query, accountID, lowerName)
-	}
 }
 
 // errLinkTarget means a link names a resource the account does not have.
@@ -135,28 +115,25 @@ func (r repo) list(ctx context.Context, accountID, search, sort string, desc boo
 	n := len(args)
 	out, err := store.All(ctx, r.db.R, func(row store.Scanner) (SolutionSummary, error) {
 		var s SolutionSummary
-		if err := row.Scan(&s.ID, &s.AccountID, &s.Name, &s.Description, &s.CreatedAt, &s.UpdatedAt, &s.KnowledgeBases, &s.Sources); err != nil {
-			return s, err
-		}
-		s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
-		return s, nil
-	}, `SELECT s.id, s.account_id, s.name, s.description, s.created_at, s.updated_at,
-		(SELECT COUNT(*) FROM solution_knowledge_bases l JOIN knowledge_bases k ON k.id = l.knowledge_base_id WHERE l.solution_id = s.id AND k.deleted_at IS NULL),
-		(SELECT COUNT(*) FROM solution_sources l JOIN sources r ON r.id = l.source_id WHERE l.solution_id = s.id AND r.deleted_at IS NULL)
-		FROM solutions s `+where+` ORDER BY s.`+col+dir+`, s.id`+dir+` LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2), append(args, limit, offset)...)
+		var err error
+		s.Record, err = solutionrow.Scan(row)
+		return s, err
+	}, `SELECT `+solutionrow.Columns+` FROM solutions s `+where+` ORDER BY s.`+col+dir+`, s.id`+dir+
+		` LIMIT $`+strconv.Itoa(n+1)+` OFFSET $`+strconv.Itoa(n+2), append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := r.countLiveAgents(ctx, out); err != nil {
+	if err := r.countLiveLinks(ctx, out); err != nil {
 		return nil, 0, err
 	}
 	return out, total, nil
 }
 
-// countLiveAgents sets the number of live linked agents of each of a page
-// of solutions: the links are this area's, which agents are live the
-// agents area's (agentrow).
-func (r repo) countLiveAgents(ctx context.Context, page []SolutionSummary) error {
+// countLiveLinks sets the number of live linked agents, knowledge bases
+// and sources of each of a page of solutions: the links are this area's,
+// which resources are live the agents' (agentrow) and the knowledge
+// area's (knowledgerow).
+func (r repo) countLiveLinks(ctx context.Context, page []SolutionSummary) error {
 	if len(page) == 0 {
 		return nil
 	}
@@ -164,29 +141,43 @@ func (r repo) countLiveAgents(ctx context.Context, page []SolutionSummary) error
 	for i := range page {
 		ids[i] = page[i].ID
 	}
-	links, err := store.All(ctx, r.db.R, func(row store.Scanner) ([2]string, error) {
-		var l [2]string
-		return l, row.Scan(&l[0], &l[1])
-	}, `SELECT solution_id, agent_id FROM solution_agents WHERE solution_id IN (`+store.Placeholders(1, len(ids))+`)`, ids...)
-	if err != nil {
-		return err
-	}
-	agentIDs := make([]string, len(links))
-	for i, l := range links {
-		agentIDs[i] = l[1]
-	}
-	live, err := agentrow.LiveAmong(ctx, r.db.R, agentIDs)
-	if err != nil {
-		return err
-	}
-	n := map[string]int{}
-	for _, l := range links {
-		if live[l[1]] {
-			n[l[0]]++
+	in := `IN (` + store.Placeholders(1, len(ids)) + `)`
+	for _, k := range []struct {
+		query string
+		live  func(ctx context.Context, q store.Querier, ids []string) (map[string]bool, error)
+		count func(s *SolutionSummary) *int
+	}{
+		{`SELECT solution_id, agent_id FROM solution_agents WHERE solution_id ` + in, agentrow.LiveAmong,
+			func(s *SolutionSummary) *int { return &s.Agents }},
+		{`SELECT solution_id, knowledge_base_id FROM solution_knowledge_bases WHERE solution_id ` + in, knowledgerow.LiveBasesAmong,
+			func(s *SolutionSummary) *int { return &s.KnowledgeBases }},
+		{`SELECT solution_id, source_id FROM solution_sources WHERE solution_id ` + in, knowledgerow.LiveSourcesAmong,
+			func(s *SolutionSummary) *int { return &s.Sources }},
+	} {
+		links, err := store.All(ctx, r.db.R, func(row store.Scanner) ([2]string, error) {
+			var l [2]string
+			return l, row.Scan(&l[0], &l[1])
+		}, k.query, ids...)
+		if err != nil {
+			return err
 		}
-	}
-	for i := range page {
-		page[i].Agents = n[page[i].ID]
+		linked := make([]string, len(links))
+		for i, l := range links {
+			linked[i] = l[1]
+		}
+		live, err := k.live(ctx, r.db.R, linked)
+		if err != nil {
+			return err
+		}
+		n := map[string]int{}
+		for _, l := range links {
+			if live[l[1]] {
+				n[l[0]]++
+			}
+		}
+		for i := range page {
+			*k.count(&page[i]) = n[page[i].ID]
+		}
 	}
 	return nil
 }
@@ -206,14 +197,7 @@ func (r repo) create(ctx context.Context, accountID, name, description string) (
 
 // byID returns one of the account's solutions.
 func (r repo) byID(ctx context.Context, accountID, id string) (Record, error) {
-	return store.One(ctx, r.db.R, func(row store.Scanner) (Record, error) {
-		var s Record
-		if err := row.Scan(&s.ID, &s.AccountID, &s.Name, &s.Description, &s.CreatedAt, &s.UpdatedAt); err != nil {
-			return s, err
-		}
-		s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
-		return s, nil
-	}, `SELECT id, account_id, name, description, created_at, updated_at FROM solutions WHERE account_id = $1 AND id = $2`, accountID, id)
+	return store.One(ctx, r.db.R, solutionrow.Scan, `SELECT `+solutionrow.Columns+` FROM solutions WHERE account_id = $1 AND id = $2`, accountID, id)
 }
 
 // update changes the fields given.
@@ -367,18 +351,22 @@ func (r repo) links(ctx context.Context, accountID, solutionID string) ([]Linked
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	kbs, err := store.All(ctx, r.db.R, func(row store.Scanner) (LinkedKnowledgeBase, error) {
-		var k LinkedKnowledgeBase
-		return k, row.Scan(&k.ID, &k.Name)
-	}, `SELECT k.id, k.name FROM solution_knowledge_bases l
-		JOIN knowledge_bases k ON k.id = l.knowledge_base_id AND k.account_id = l.account_id
-		WHERE l.solution_id = $1 AND l.account_id = $2 AND k.deleted_at IS NULL ORDER BY k.name, k.id`, solutionID, accountID)
+	// The linked knowledge bases and sources are the knowledge area's
+	// rows: it answers which are live and their names (knowledgerow).
+	kbIDs, err := store.All(ctx, r.db.R, store.ScanString, `SELECT knowledge_base_id FROM solution_knowledge_bases
+		WHERE solution_id = $1 AND account_id = $2`, solutionID, accountID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	kbIDs := make([]string, len(kbs))
-	for i := range kbs {
-		kbIDs[i] = kbs[i].ID
+	liveKBs, err := knowledgerow.LiveBasesByName(ctx, r.db.R, accountID, kbIDs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	kbs := make([]LinkedKnowledgeBase, len(liveKBs))
+	kbIDs = make([]string, len(liveKBs))
+	for i, k := range liveKBs {
+		kbs[i] = LinkedKnowledgeBase{ID: k.ID, Name: k.Name}
+		kbIDs[i] = k.ID
 	}
 	kbSources, err := knowledge.KnowledgeBaseSources(ctx, r.db, kbIDs)
 	if err != nil {
@@ -387,14 +375,18 @@ func (r repo) links(ctx context.Context, accountID, solutionID string) ([]Linked
 	for i := range kbs {
 		kbs[i].SourceIDs = kbSources[kbs[i].ID]
 	}
-	srcs, err := store.All(ctx, r.db.R, func(row store.Scanner) (LinkedSource, error) {
-		var s LinkedSource
-		return s, row.Scan(&s.ID, &s.Name)
-	}, `SELECT r.id, r.name FROM solution_sources l
-		JOIN sources r ON r.id = l.source_id AND r.account_id = l.account_id
-		WHERE l.solution_id = $1 AND l.account_id = $2 AND r.deleted_at IS NULL ORDER BY r.name, r.id`, solutionID, accountID)
+	srcIDs, err := store.All(ctx, r.db.R, store.ScanString, `SELECT source_id FROM solution_sources
+		WHERE solution_id = $1 AND account_id = $2`, solutionID, accountID)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	liveSrcs, err := knowledgerow.LiveSourcesByName(ctx, r.db.R, accountID, srcIDs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	srcs := make([]LinkedSource, len(liveSrcs))
+	for i, l := range liveSrcs {
+		srcs[i] = LinkedSource{ID: l.ID, Name: l.Name}
 	}
 	return agents, kbs, srcs, nil
 }

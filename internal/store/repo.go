@@ -72,13 +72,6 @@ func Affected(ctx context.Context, q Querier, query string, args ...any) error {
 	return err
 }
 
-// LockAccount locks an account's row for the rest of tx, so counts taken
-// under it (of an account's secrets, keys, …) cannot be passed by a
-// concurrent writer; ErrNotFound for an unknown account.
-func LockAccount(ctx context.Context, tx *sql.Tx, accountID string) error {
-	return lockAccountRow(ctx, tx, accountID)
-}
-
 // IsUniqueViolation reports whether err is a unique-key refusal, on
 // either database: an area's repository answers ErrConflict for it.
 func IsUniqueViolation(err error) bool { return isUniqueViolation(err) }
@@ -151,15 +144,4 @@ func NonNil(s []string) []string { return nonNil(s) }
 // the store's search and the areas' name filters match a literal part.
 func EscapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// OpeningCredits records a new account's opening balance in tx, the
-// transaction that creates the account (the accounts area's sign-up), so
-// no account exists without it. Zero records nothing.
-func OpeningCredits(ctx context.Context, tx *sql.Tx, accountID string, credits float64) error {
-	if micro := ToMicro(credits); micro != 0 {
-		_, err := AdjustCredits(ctx, tx, accountID, micro, "opening balance", "", true)
-		return err
-	}
-	return nil
 }

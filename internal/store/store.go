@@ -1,11 +1,12 @@
 // Package store owns what every area's persistence shares: opening SQLite
 // or PostgreSQL, the versioned migrations of each dialect, transactions,
 // and the helpers an area's repository (its repo*.go, beside its service)
-// queries and scans with (repo.go), and the rows two areas share (an
-// evaluation criterion: criteria.go). Every area's own SQL sits beside its
-// service; what SQL stays here is shared by several: the account row's lock
-// (accounts.go), the credit ledger's write that account creation and
-// billing share (credits.go), and the process-wide settings (settings.go).
+// queries and scans with (repo.go). Every area's own SQL sits beside its
+// service, and what other areas need of its tables is in its leaf package
+// (agentrow, runrow, evalrow, solutionrow, knowledgerow, ledgerrow, and
+// the accounts area's directory), which takes their querier or
+// transaction; what SQL stays here is the migrations' (migrate.go) and
+// the process-wide settings (settings.go).
 // The SQL is shared between the dialects wherever both accept it ($N
 // placeholders, RETURNING, ON CONFLICT); the few differences of SQL sit
 // behind Dialect, so the areas' services do not know which database runs.

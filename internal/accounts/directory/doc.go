@@ -9,6 +9,15 @@
 // Signing up writes all three tables in one transaction (CreateUser: the
 // personal account with its opening credits, the user, the owner's
 // membership), and so does creating an organization; the functions keep
-// those transactions whole. Other areas still lock an account's row in
-// their own transactions through store.LockAccount.
+// those transactions whole. The opening credits are recorded in the
+// billing area's ledger through its leaf package, ledgerrow.
+//
+// Only this package names the three tables (archtest's
+// TestAreasOwnTheirTables). Other areas ask it what they need
+// (repo_asked.go), in their own transactions where the question belongs
+// to a write: the authenticator a key's account kind and member role, the
+// alerts their people, outbound mail the first owner's address, the model
+// defaults the account's default model, billing the balance on the
+// account's row; and areas that bound what an account creates lock its
+// row before counting (LockAccount).
 package directory

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/billing/ledgerrow"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -37,18 +38,23 @@ func CreateAccount(ctx context.Context, db *store.DB, kind, name string, opening
 }
 
 // createAccount inserts the account and its opening balance in tx, the
-// transaction that also makes its first member.
+// transaction that also makes its first member, so no account exists
+// without it: the balance on its row, the movement in the billing area's
+// ledger (ledgerrow). A zero balance records no movement.
 func createAccount(ctx context.Context, tx *sql.Tx, kind, name string, openingCredits float64) (Account, error) {
 	now := store.Now()
 	a := Account{ID: store.NewID(), Kind: kind, Name: name, CreatedAt: now, UpdatedAt: now}
+	micro := store.ToMicro(openingCredits)
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO accounts (id, kind, name, credit_balance, created_at, updated_at) VALUES ($1, $2, $3, 0, $4, $4)`,
-		a.ID, a.Kind, a.Name, now)
+		`INSERT INTO accounts (id, kind, name, credit_balance, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
+		a.ID, a.Kind, a.Name, micro, now)
 	if err != nil {
 		return Account{}, err
 	}
-	if err := store.OpeningCredits(ctx, tx, a.ID, openingCredits); err != nil {
-		return Account{}, err
+	if micro != 0 {
+		if err := ledgerrow.Record(ctx, tx, a.ID, micro, micro, "opening balance", ""); err != nil {
+			return Account{}, err
+		}
 	}
 	return a, nil
 }

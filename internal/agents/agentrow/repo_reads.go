@@ -194,3 +194,7 @@ func LiveBriefsByName(ctx context.Context, q store.Querier, accountID string, id
 	return store.All(ctx, q, scanBrief, `SELECT `+briefColumns+` FROM agents a LEFT JOIN agent_triggers t ON t.agent_id = a.id
 		WHERE a.account_id = $1 AND a.deleted_at IS NULL AND a.id IN (`+store.Placeholders(2, len(ids))+`) ORDER BY a.name, a.id`, args...)
 }
+
+// Search is how the account search (internal/search) finds agents: by
+// name and description, live ones only.
+var Search = store.SearchTable{Table: "agents", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agentry/agentry/internal/accounts/directory"
 	"github.com/agentry/agentry/internal/store"
 )
 
@@ -181,14 +182,7 @@ func (r repo) remove(ctx context.Context, accountID, id string) (StoredDomain, e
 
 // accountOwnerEmail is the e-mail address of the account's first owner
 // ("" when no owner has one): where a test message may go. The members
-// and users are the accounts area's tables; this one read of them is the
-// test message's own question.
+// and users are the accounts area's tables: it answers.
 func (r repo) accountOwnerEmail(ctx context.Context, accountID string) (string, error) {
-	email, err := store.One(ctx, r.db.R, func(row store.Scanner) (e string, err error) { return e, row.Scan(&e) },
-		`SELECT COALESCE(u.email, '') FROM memberships m JOIN users u ON u.id = m.user_id
-		WHERE m.account_id = $1 AND m.role = 'owner' AND u.email IS NOT NULL ORDER BY m.created_at LIMIT 1`, accountID)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
-	}
-	return email, err
+	return directory.FirstOwnerEmail(ctx, r.db.R, accountID)
 }

@@ -16,21 +16,8 @@ import (
 // finished runs, latest started first (ids are time-ordered, so the agent
 // index serves it).
 func RecentTerminalStatuses(ctx context.Context, q store.Querier, accountID, agentID string, n int) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT status FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
+	return store.All(ctx, q, store.ScanString, `SELECT status FROM runs WHERE account_id = $1 AND agent_id = $2 AND status IN ($3, $4)
 		AND regression_id IS NULL ORDER BY id DESC LIMIT $5`, accountID, agentID, Completed, Failed, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // Window counts an agent's runs created in a window: all of them, those
@@ -92,3 +79,7 @@ func FailedEndingsSince(ctx context.Context, q store.Querier, accountID, agentID
 	}, `SELECT ended_at FROM runs WHERE account_id = $1 AND agent_id = $2 AND status = $3
 		AND cancel_requested = FALSE AND ended_at IS NOT NULL AND ended_at >= $4 AND regression_id IS NULL`, accountID, agentID, Failed, since.UTC())
 }
+
+// Search is how the account search (internal/search) finds runs: by exact
+// id only, named "Run <id>" and described by their status.
+var Search = store.SearchTable{Table: "runs", NameExpr: "'Run ' || id", DescExpr: "status", IDOnly: true}

@@ -21,19 +21,20 @@ type ResultRun struct {
 }
 
 // ResultRuns groups evaluation results by run, newest run first, with the
-// number of runs. The results are the evaluations area's table, joined
-// here in one statement to their runs to group and page by the run:
-// where (" WHERE …" over the results as r, numbered from $1) and args
-// select them; status, when set, keeps the runs with at least one result
-// of that status. A negative limit lists them all.
-func ResultRuns(ctx context.Context, q store.Querier, where string, args []any, status string, limit, offset int) ([]ResultRun, int, error) {
+// number of runs. The results are the evaluations area's table, which
+// that area names (results: evalrow.Results); they are joined here in one
+// statement to their runs, to group and page by the run: where
+// (" WHERE …" over the results as r, numbered from $1) and args select
+// them; status, when set, keeps the runs with at least one result of that
+// status. A negative limit lists them all.
+func ResultRuns(ctx context.Context, q store.Querier, results, where string, args []any, status string, limit, offset int) ([]ResultRun, int, error) {
 	args = append([]any{}, args...)
 	having := ""
 	if status != "" {
 		args = append(args, status)
 		having = ` HAVING SUM(CASE WHEN r.status = $` + strconv.Itoa(len(args)) + ` THEN 1 ELSE 0 END) > 0`
 	}
-	from := ` FROM evaluation_results r JOIN runs u ON u.id = r.agent_run_id AND u.account_id = r.account_id` + where +
+	from := ` FROM ` + results + ` r JOIN runs u ON u.id = r.agent_run_id AND u.account_id = r.account_id` + where +
 		` GROUP BY r.agent_run_id, u.status, u.created_at` + having
 	var total int
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT r.agent_run_id`+from+`) g`, args...).Scan(&total); err != nil {
@@ -43,27 +44,19 @@ func ResultRuns(ctx context.Context, q store.Querier, where string, args []any, 
 		limit = total + 1
 	}
 	args = append(args, limit, offset)
-	rows, err := q.QueryContext(ctx, `SELECT r.agent_run_id, u.status, u.created_at, COUNT(*),
+	out, err := store.All(ctx, q, func(row store.Scanner) (ResultRun, error) {
+		var r ResultRun
+		err := row.Scan(&r.RunID, &r.RunStatus, &r.RunCreatedAt, &r.Total, &r.Passed, &r.Failed, &r.Error, &r.Skipped, &r.Flagged)
+		r.RunCreatedAt = r.RunCreatedAt.UTC()
+		return r, err
+	}, `SELECT r.agent_run_id, u.status, u.created_at, COUNT(*),
 		COALESCE(SUM(CASE WHEN r.status = 'passed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'failed' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'error' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.status = 'skipped' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN r.flagged THEN 1 ELSE 0 END), 0)`+from+
 		` ORDER BY u.created_at DESC, r.agent_run_id DESC LIMIT $`+strconv.Itoa(len(args)-1)+` OFFSET $`+strconv.Itoa(len(args)), args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []ResultRun
-	for rows.Next() {
-		var r ResultRun
-		if err := rows.Scan(&r.RunID, &r.RunStatus, &r.RunCreatedAt, &r.Total, &r.Passed, &r.Failed, &r.Error, &r.Skipped, &r.Flagged); err != nil {
-			return nil, 0, err
-		}
-		r.RunCreatedAt = r.RunCreatedAt.UTC()
-		out = append(out, r)
-	}
-	return out, total, rows.Err()
+	return out, total, err
 }
 
 // CompletedStep is a completed attempt of a step in a run.
@@ -89,27 +82,19 @@ func CompletedSteps(ctx context.Context, q store.Querier, accountID, agentID, st
 		return nil, 0, err
 	}
 	args = append(args, limit, offset)
-	rows, err := q.QueryContext(ctx, `SELECT u.id, s.id, u.status, u.input, u.started_at, s.ended_at`+where+
-		` ORDER BY u.created_at DESC, s.id DESC LIMIT $`+strconv.Itoa(len(args)-1)+` OFFSET $`+strconv.Itoa(len(args)), args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []CompletedStep
-	for rows.Next() {
+	out, err := store.All(ctx, q, func(row store.Scanner) (CompletedStep, error) {
 		var (
 			c            CompletedStep
 			input        sql.NullString
 			started, end sql.NullTime
 		)
-		if err := rows.Scan(&c.RunID, &c.StepRunID, &c.RunStatus, &input, &started, &end); err != nil {
-			return nil, 0, err
-		}
+		err := row.Scan(&c.RunID, &c.StepRunID, &c.RunStatus, &input, &started, &end)
 		c.Input = store.StringOrNil(input)
 		c.StartedAt, c.CompletedAt = store.TimeOrNil(started), store.TimeOrNil(end)
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+		return c, err
+	}, `SELECT u.id, s.id, u.status, u.input, u.started_at, s.ended_at`+where+
+		` ORDER BY u.created_at DESC, s.id DESC LIMIT $`+strconv.Itoa(len(args)-1)+` OFFSET $`+strconv.Itoa(len(args)), args...)
+	return out, total, err
 }
 
 // StepOutput returns the output of a completed step attempt of one of the

@@ -44,20 +44,10 @@ func MarkedRuns(ctx context.Context, q store.Querier, accountID, runID string, l
 	if runID != "" {
 		query, args = cols+` WHERE id = $1 AND account_id = $2`, []any{runID, accountID}
 	}
-	rows, err := q.QueryContext(ctx, query+lock, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Marked
-	for rows.Next() {
+	return store.All(ctx, q, func(row store.Scanner) (Marked, error) {
 		var r Marked
-		if err := rows.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.UpdatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, row.Scan(&r.ID, &r.AccountID, &r.AgentID, &r.UpdatedAt)
+	}, query+lock, args...)
 }
 
 // Unmark clears the mark of the runs ids (as parameters).
