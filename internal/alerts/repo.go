@@ -573,3 +573,7 @@ func (r repo) openOf(ctx context.Context, configID string) (string, error) {
 	}
 	return id, err
 }
+
+// Search is how the account search (internal/search) finds alerts: by
+// title and description.
+var Search = store.SearchTable{Table: "alerts", NameExpr: "title", DescExpr: "description"}

@@ -260,3 +260,7 @@ func (r repo) MemoryBanksWithThresholds(ctx context.Context) ([]MemoryBank, erro
 	}
 	return out, rows.Err()
 }
+
+// BankSearch is how the account search (internal/search) finds memory
+// banks: by name and description, deleted ones left out.
+var BankSearch = store.SearchTable{Table: "memory_banks", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}

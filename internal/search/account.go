@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/internal/agents/agentrow"
+	"github.com/agentry/agentry/internal/alerts"
 	"github.com/agentry/agentry/internal/auth"
 	"github.com/agentry/agentry/internal/evals/evalrow"
 	"github.com/agentry/agentry/internal/governance"
 	"github.com/agentry/agentry/internal/knowledge/knowledgerow"
+	"github.com/agentry/agentry/internal/memory"
 	"github.com/agentry/agentry/internal/runs/runrow"
 	"github.com/agentry/agentry/internal/solutions/solutionrow"
 	"github.com/agentry/agentry/internal/store"
@@ -28,8 +30,8 @@ type Result struct {
 // order results of equal rank are listed. A type is searched by name and
 // description (ranked name-prefix > name-substring > description), or only
 // by exact id; a UUID query matches ids exactly in every type. Adding a
-// type (MCP clients, when they exist) is one entry here. An area that
-// keeps its tables to itself describes its table (governance.PolicySearch,
+// type (MCP clients, when they exist) is one entry here. Every area
+// describes its own table (governance.PolicySearch,
 // knowledgerow.BaseSearch…), so only it names the table.
 var Searchers = []Searcher{
 	{Type: "agent", Table: agentrow.Search},
@@ -37,9 +39,9 @@ var Searchers = []Searcher{
 	{Type: "source_connection", Table: knowledgerow.SourceSearch},
 	{Type: "content", Table: knowledgerow.ContentSearch},
 	{Type: "solution", Table: solutionrow.Search},
-	{Type: "memory_bank", Table: store.SearchTable{Table: "memory_banks", NameExpr: "name", DescExpr: "description", Where: "deleted_at IS NULL"}},
+	{Type: "memory_bank", Table: memory.BankSearch},
 	{Type: "evaluation_criteria", Table: evalrow.CriteriaSearch},
-	{Type: "alert", Table: store.SearchTable{Table: "alerts", NameExpr: "title", DescExpr: "description"}},
+	{Type: "alert", Table: alerts.Search},
 	{Type: "governance_policy", Table: governance.PolicySearch},
 	{Type: "api_key", Table: auth.KeySearch},
 	{Type: "run", Table: runrow.Search},
