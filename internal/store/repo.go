@@ -120,6 +120,27 @@ func (db *DB) LockFor(mode string) string { return db.lockFor(mode) }
 // Placeholders returns "$from, …" for n parameters, for an IN list.
 func Placeholders(from, n int) string { return placeholders(from, n) }
 
+// IDsPerStatement bounds an IN list, well under both databases' limits on
+// a statement's parameters.
+const IDsPerStatement = 500
+
+// InChunks calls fn with ids as statement parameters, IDsPerStatement at a
+// time, for reads by an IN list of any length.
+func InChunks(ids []string, fn func(part []any) error) error {
+	for len(ids) > 0 {
+		n := min(len(ids), IDsPerStatement)
+		part := make([]any, n)
+		for i, id := range ids[:n] {
+			part[i] = id
+		}
+		if err := fn(part); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
 // NullIfEmpty is a text parameter that is NULL when s is "".
 func NullIfEmpty(s string) any { return nullable(s) }
 

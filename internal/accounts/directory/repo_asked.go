@@ -47,30 +47,21 @@ type Contact struct{ Name, Email string }
 // users, by id.
 func Contacts(ctx context.Context, q store.Querier, ids []string) (map[string]Contact, error) {
 	out := map[string]Contact{}
-	for len(ids) > 0 {
-		n := min(len(ids), idsPerStatement)
-		part := make([]any, n)
-		for i, id := range ids[:n] {
-			part[i] = id
-		}
+	err := store.InChunks(ids, func(part []any) error {
 		rows, err := store.All(ctx, q, func(row store.Scanner) ([3]string, error) {
 			var c [3]string // id, name, email
 			return c, row.Scan(&c[0], &c[1], &c[2])
-		}, `SELECT id, name, COALESCE(email, '') FROM users WHERE id IN (`+store.Placeholders(1, n)+`)`, part...)
-		if err != nil {
-			return nil, err
-		}
+		}, `SELECT id, name, COALESCE(email, '') FROM users WHERE id IN (`+store.Placeholders(1, len(part))+`)`, part...)
 		for _, c := range rows {
 			out[c[0]] = Contact{Name: c[1], Email: c[2]}
 		}
-		ids = ids[n:]
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
-
-// idsPerStatement bounds an IN list, well under both databases' limits
-// on a statement's parameters.
-const idsPerStatement = 500
 
 // RosterMember is a member of an account as a distribution list sees it
 // (the alerts'): the user's name, address and role, and the account's

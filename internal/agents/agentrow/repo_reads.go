@@ -12,10 +12,6 @@ import (
 // the caller's querier, a pool or the transaction the question belongs
 // to, so an area checks an agent in its own write's transaction.
 
-// idsPerStatement bounds an IN list, well under both databases' limits
-// on a statement's parameters.
-const idsPerStatement = 500
-
 // Exists reports whether agentID is an agent of the account, deleted or
 // not.
 func Exists(ctx context.Context, q store.Querier, accountID, agentID string) (bool, error) {
@@ -51,7 +47,7 @@ func ChangeID(ctx context.Context, q store.Querier, agentID string) (string, err
 // account, deleted or not, by id.
 func Names(ctx context.Context, q store.Querier, accountID string, ids []string) (map[string]string, error) {
 	out := map[string]string{}
-	err := inChunks(ids, func(part []any) error {
+	err := store.InChunks(ids, func(part []any) error {
 		rows, err := store.All(ctx, q, func(row store.Scanner) ([2]string, error) {
 			var p [2]string
 			return p, row.Scan(&p[0], &p[1])
@@ -69,7 +65,7 @@ func Names(ctx context.Context, q store.Querier, accountID string, ids []string)
 // caller's ids are its own account's already).
 func LiveAmong(ctx context.Context, q store.Querier, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := inChunks(ids, func(part []any) error {
+	err := store.InChunks(ids, func(part []any) error {
 		live, err := store.All(ctx, q, store.ScanString,
 			`SELECT id FROM agents WHERE deleted_at IS NULL AND id IN (`+store.Placeholders(1, len(part))+`)`, part...)
 		for _, id := range live {
@@ -83,7 +79,7 @@ func LiveAmong(ctx context.Context, q store.Querier, ids []string) (map[string]b
 // DeletedAmong returns which of ids are deleted agents of the account.
 func DeletedAmong(ctx context.Context, q store.Querier, accountID string, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := inChunks(ids, func(part []any) error {
+	err := store.InChunks(ids, func(part []any) error {
 		gone, err := store.All(ctx, q, store.ScanString, `SELECT id FROM agents WHERE account_id = $1 AND deleted_at IS NOT NULL
 			AND id IN (`+store.Placeholders(2, len(part))+`)`, append([]any{accountID}, part...)...)
 		for _, id := range gone {
@@ -109,7 +105,7 @@ type Brief struct {
 // account, deleted or not, by id.
 func Briefs(ctx context.Context, q store.Querier, accountID string, ids []string) (map[string]Brief, error) {
 	out := map[string]Brief{}
-	err := inChunks(ids, func(part []any) error {
+	err := store.InChunks(ids, func(part []any) error {
 		rows, err := store.All(ctx, q, scanBrief, `SELECT `+briefColumns+` FROM agents a LEFT JOIN agent_triggers t ON t.agent_id = a.id
 			WHERE a.account_id = $1 AND a.id IN (`+store.Placeholders(2, len(part))+`)`, append([]any{accountID}, part...)...)
 		for _, b := range rows {
@@ -162,22 +158,6 @@ func LiveRoute(ctx context.Context, q store.Querier, accountID, agentID string) 
 func LiveWithTrigger(ctx context.Context, q store.Querier, accountID, triggerType string) ([]string, error) {
 	return store.All(ctx, q, store.ScanString, `SELECT a.id FROM agents a JOIN agent_triggers t ON t.agent_id = a.id
 		WHERE a.account_id = $1 AND t.trigger_type = $2 AND a.deleted_at IS NULL ORDER BY a.id`, accountID, triggerType)
-}
-
-// inChunks calls fn with ids as parameters, idsPerStatement at a time.
-func inChunks(ids []string, fn func(part []any) error) error {
-	for len(ids) > 0 {
-		n := min(len(ids), idsPerStatement)
-		part := make([]any, n)
-		for i, id := range ids[:n] {
-			part[i] = id
-		}
-		if err := fn(part); err != nil {
-			return err
-		}
-		ids = ids[n:]
-	}
-	return nil
 }
 
 // LiveBriefsByName returns the briefs of those of ids that are live

@@ -10,10 +10,6 @@ import (
 // statements are literals, one per table, so what a function may touch
 // is read here.
 
-// idsPerStatement bounds an IN list, well under both databases' limits
-// on a statement's parameters.
-const idsPerStatement = 500
-
 // Named is a live resource's id and name.
 type Named struct{ ID, Name string }
 
@@ -62,26 +58,18 @@ func LiveSourcesAmong(ctx context.Context, q store.Querier, ids []string) (map[s
 	return among(ctx, q, `SELECT id FROM sources WHERE deleted_at IS NULL AND id IN (`, ids)
 }
 
-// among runs prefix + an IN list + ")" over ids, idsPerStatement at a
-// time, and answers the ids it returned.
+// among runs prefix + an IN list + ")" over ids, a chunk at a time, and
+// answers the ids it returned.
 func among(ctx context.Context, q store.Querier, prefix string, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	for len(ids) > 0 {
-		n := min(len(ids), idsPerStatement)
-		part := make([]any, n)
-		for i, id := range ids[:n] {
-			part[i] = id
-		}
-		found, err := store.All(ctx, q, store.ScanString, prefix+store.Placeholders(1, n)+`)`, part...)
-		if err != nil {
-			return nil, err
-		}
+	err := store.InChunks(ids, func(part []any) error {
+		found, err := store.All(ctx, q, store.ScanString, prefix+store.Placeholders(1, len(part))+`)`, part...)
 		for _, id := range found {
 			out[id] = true
 		}
-		ids = ids[n:]
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // LiveBasesByName returns those of ids that are live knowledge bases of
